@@ -1,0 +1,97 @@
+package globalsearch
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Kind classifies an error for callers that must react to it: the CLI's exit
+// status, the HTTP status, and the Lambda error type Step Functions matches.
+type Kind int
+
+// The closed set of error kinds.
+const (
+	// KindInternal is any failure not classified below (I/O, bugs).
+	KindInternal Kind = iota
+	// KindInvalidInput is a request that cannot run as given; nothing was read,
+	// written or called.
+	KindInvalidInput
+	// KindCorruptIndex is an index whose hierarchy is broken (a cycle, a
+	// missing parent); it names the offending ids.
+	KindCorruptIndex
+	// KindModelOutput is a model answer that breaks the JSON contract of
+	// SPEC §5.3 or §6.5, or was cut off by the output reserve.
+	KindModelOutput
+	// KindThrottled is a model or store that refused for load after its
+	// own retries; a later attempt may succeed.
+	KindThrottled
+	// KindModel is any other failed model call.
+	KindModel
+	// KindAllBatchesFailed is a search whose every map batch failed.
+	KindAllBatchesFailed
+	// KindPlanTooLarge is a plan beyond the state machine's limits.
+	KindPlanTooLarge
+	// KindNotFound is a run or record that does not exist.
+	KindNotFound
+)
+
+var kindNames = map[Kind]string{
+	KindInternal:         "internal",
+	KindInvalidInput:     "invalid input",
+	KindCorruptIndex:     "corrupt index",
+	KindModelOutput:      "model output invalid",
+	KindThrottled:        "throttled",
+	KindModel:            "model call failed",
+	KindAllBatchesFailed: "every map batch failed",
+	KindPlanTooLarge:     "plan too large",
+	KindNotFound:         "not found",
+}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Error is an error with a Kind. Its message is the message of Err alone, so
+// SPEC messages reach users verbatim.
+type Error struct {
+	Kind Kind
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error of kind k with a formatted message; %w wraps.
+func Errorf(k Kind, format string, args ...any) error {
+	return &Error{Kind: k, Err: fmt.Errorf(format, args...)}
+}
+
+// ErrNotFound is returned by stores for a run or record that does not exist.
+var ErrNotFound = &Error{Kind: KindNotFound, Err: errors.New("not found")}
+
+// KindOf returns the kind of the first *Error in err's chain, or
+// KindInternal.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return KindInternal
+}
+
+// BatchFailure is a map batch that failed every attempt.
+type BatchFailure struct {
+	BatchIndex   int      `json:"batchIndex"`
+	CommunityIDs []string `json:"communityIds"`
+	Message      string   `json:"message"`
+}
+
+// allFailedError lists every batch's error so that a failed search says why
+// (SPEC §5.2).
+func allFailedError(failures []BatchFailure) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "every map batch failed (%d batches)", len(failures))
+	for _, f := range failures {
+		fmt.Fprintf(&b, "; batch %d [%s]: %s", f.BatchIndex, strings.Join(f.CommunityIDs, ", "), f.Message)
+	}
+	return &Error{Kind: KindAllBatchesFailed, Err: errors.New(b.String())}
+}

@@ -1,0 +1,90 @@
+package globalsearch
+
+import "context"
+
+// Index reads the records of a namespace. A namespace that does not exist
+// reads as empty, not as an error.
+type Index interface {
+	Summaries(ctx context.Context, namespace string) ([]Summary, error)
+	Claims(ctx context.Context, namespace string) ([]Claim, error)
+	// Chunks returns the chunks among ids that exist, in any order; ids that
+	// do not exist are simply absent from the answer.
+	Chunks(ctx context.Context, namespace string, ids []string) ([]Chunk, error)
+}
+
+// Stage names the step a model call serves.
+type Stage string
+
+// The two stages that call a model.
+const (
+	StageMap    Stage = "map"
+	StageReduce Stage = "reduce"
+)
+
+// ModelRequest is one model call. Prompt is the rendered prompt (SPEC §5.1);
+// Query and Content are what it was rendered from, for models that build
+// their own prompt (the offline model) or want them apart.
+type ModelRequest struct {
+	Stage     Stage
+	Query     string
+	Content   string
+	Prompt    string
+	MaxTokens int
+}
+
+// ModelResponse is the text a model produced and the usage it reported.
+type ModelResponse struct {
+	Text         string
+	InputTokens  int
+	OutputTokens int
+	StopReason   string
+}
+
+// Model makes one model call: one attempt, no retry of its own beyond
+// transport-level retries (SPEC §5.2).
+type Model interface {
+	Complete(ctx context.Context, req ModelRequest) (ModelResponse, error)
+}
+
+// Requests records the request of a run before it starts, so that a caller
+// who repeats a start gets the same run back (SPEC §8 idempotency).
+type Requests interface {
+	// CreateRequest stores p unless a request with the same query id exists.
+	// It returns the stored request and whether this call created it.
+	CreateRequest(ctx context.Context, p Params) (Params, bool, error)
+	// Request returns the stored request or ErrNotFound.
+	Request(ctx context.Context, queryID string) (Params, error)
+}
+
+// Plans stores the plan of a run: its request and every batch. Saving a plan
+// again for the same query id replaces it.
+type Plans interface {
+	SavePlan(ctx context.Context, p Plan) error
+	// Plan returns the plan with every batch (content included), or ErrNotFound.
+	Plan(ctx context.Context, queryID string) (Plan, error)
+	// Batch returns one batch of a plan, or ErrNotFound.
+	Batch(ctx context.Context, queryID string, index int) (Batch, error)
+}
+
+// Answers stores map answers by (query id, batch index): saving an answer
+// for the same batch again overwrites it.
+type Answers interface {
+	SaveMapAnswer(ctx context.Context, queryID string, a MapAnswer) error
+	// MapAnswers returns the stored answers of a run ordered by batch index.
+	MapAnswers(ctx context.Context, queryID string) ([]MapAnswer, error)
+}
+
+// Results stores the result of a run; saving again overwrites it.
+type Results interface {
+	SaveResult(ctx context.Context, r Result) error
+	// Result returns the stored result or ErrNotFound.
+	Result(ctx context.Context, queryID string) (Result, error)
+}
+
+// Runs is everything a search persists about one run, keyed by query id.
+type Runs interface {
+	Requests
+	Plans
+	Answers
+	Results
+}

@@ -1,0 +1,386 @@
+package globalsearch
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxQueryRunes is the longest query accepted, in code points (SPEC §2).
+const MaxQueryRunes = 4000
+
+// LeafLevel selects every leaf summary whatever its level (SPEC §4.1).
+const LeafLevel Level = -1
+
+// Level is a community level: LeafLevel or a level number >= 0. It reads and
+// writes JSON as "leaf" or a number.
+type Level int
+
+func (l Level) String() string {
+	if l == LeafLevel {
+		return "leaf"
+	}
+	return strconv.Itoa(int(l))
+}
+
+// MarshalJSON writes "leaf" or the level number.
+func (l Level) MarshalJSON() ([]byte, error) {
+	if l == LeafLevel {
+		return []byte(`"leaf"`), nil
+	}
+	return []byte(strconv.Itoa(int(l))), nil
+}
+
+// UnmarshalJSON reads what parseLevel accepts.
+func (l *Level) UnmarshalJSON(data []byte) error {
+	v, err := parseLevel(data)
+	if err != nil {
+		return err
+	}
+	*l = v
+	return nil
+}
+
+// ParseLevel reads a level as a user types it: "leaf" or a number.
+func ParseLevel(s string) (Level, error) {
+	if s == "leaf" {
+		return LeafLevel, nil
+	}
+	return parseLevel([]byte(s))
+}
+
+var errLevel = errors.New(`communityLevel must be "leaf" or a non-negative integer`)
+
+func parseLevel(raw []byte) (Level, error) {
+	if string(raw) == `"leaf"` {
+		return LeafLevel, nil
+	}
+	n, ok := jsonInt(raw)
+	if !ok || n < 0 || n > math.MaxInt32 {
+		return 0, errLevel
+	}
+	return Level(n), nil
+}
+
+// Request is a search request as a Go caller builds it; nil fields take
+// their defaults. Params validates it through the same path as JSON.
+type Request struct {
+	Query               string `json:"query"`
+	Namespace           string `json:"namespace,omitempty"`
+	CommunityLevel      *Level `json:"communityLevel,omitempty"`
+	MapTokenBudget      *int   `json:"mapTokenBudget,omitempty"`
+	ReduceTokenBudget   *int   `json:"reduceTokenBudget,omitempty"`
+	MapOutputReserve    *int   `json:"mapOutputReserve,omitempty"`
+	ReduceOutputReserve *int   `json:"reduceOutputReserve,omitempty"`
+	MapConcurrency      *int   `json:"mapConcurrency,omitempty"`
+	ShuffleSeed         *int64 `json:"shuffleSeed,omitempty"`
+	Shuffle             *bool  `json:"shuffle,omitempty"`
+	QueryID             string `json:"queryId,omitempty"`
+}
+
+// Params validates the request against the defaults (SPEC §2).
+func (r Request) Params(d Defaults) (Params, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return Params{}, Errorf(KindInternal, "encode request: %w", err)
+	}
+	return ParseRequest(data, d)
+}
+
+// Params is a validated request with every default resolved. It is what a
+// run stores and what the workflow passes between steps.
+type Params struct {
+	QueryID             string `json:"queryId"`
+	Query               string `json:"query"`
+	Namespace           string `json:"namespace"`
+	CommunityLevel      Level  `json:"communityLevel"`
+	MapTokenBudget      int    `json:"mapTokenBudget"`
+	ReduceTokenBudget   int    `json:"reduceTokenBudget"`
+	MapOutputReserve    int    `json:"mapOutputReserve"`
+	ReduceOutputReserve int    `json:"reduceOutputReserve"`
+	MapConcurrency      int    `json:"mapConcurrency"`
+	ShuffleSeed         int64  `json:"shuffleSeed"`
+	Shuffle             bool   `json:"shuffle"`
+}
+
+// MapPromptBudget is what the Map prompt may use (SPEC §2).
+func (p Params) MapPromptBudget() int { return p.MapTokenBudget - p.MapOutputReserve }
+
+// ReducePromptBudget is what the Reduce prompt may use (SPEC §2).
+func (p Params) ReducePromptBudget() int { return p.ReduceTokenBudget - p.ReduceOutputReserve }
+
+// Defaults are the values a request field takes when it is absent: a
+// deployment's configured defaults, else SPEC §2's.
+type Defaults struct {
+	Namespace           string
+	CommunityLevel      Level
+	MapTokenBudget      int
+	ReduceTokenBudget   int
+	MapOutputReserve    int
+	ReduceOutputReserve int
+	MapConcurrency      int
+}
+
+// SpecDefaults are the defaults of SPEC §2.
+var SpecDefaults = Defaults{
+	Namespace:           "default",
+	CommunityLevel:      LeafLevel,
+	MapTokenBudget:      8000,
+	ReduceTokenBudget:   8000,
+	MapOutputReserve:    512,
+	ReduceOutputReserve: 1024,
+	MapConcurrency:      4,
+}
+
+// The environment variables a deployment sets its defaults with.
+var defaultsEnv = []struct {
+	name  string
+	field string
+}{
+	{"GRAPHRAG_NAMESPACE", "namespace"},
+	{"GRAPHRAG_COMMUNITY_LEVEL", "communityLevel"},
+	{"GRAPHRAG_MAP_TOKEN_BUDGET", "mapTokenBudget"},
+	{"GRAPHRAG_REDUCE_TOKEN_BUDGET", "reduceTokenBudget"},
+	{"GRAPHRAG_MAP_OUTPUT_RESERVE", "mapOutputReserve"},
+	{"GRAPHRAG_REDUCE_OUTPUT_RESERVE", "reduceOutputReserve"},
+	{"GRAPHRAG_MAP_CONCURRENCY", "mapConcurrency"},
+}
+
+// DefaultsFromEnv reads a deployment's defaults from GRAPHRAG_* variables
+// through lookup (os.LookupEnv). A set variable is checked by the same rule
+// as the request field it stands for, so a bad deployment fails at start.
+func DefaultsFromEnv(lookup func(string) (string, bool)) (Defaults, error) {
+	d := SpecDefaults
+	for _, e := range defaultsEnv {
+		v, ok := lookup(e.name)
+		if !ok || v == "" {
+			continue
+		}
+		raw := []byte(v)
+		if e.field == "namespace" || (e.field == "communityLevel" && v == "leaf") {
+			raw, _ = json.Marshal(v)
+		}
+		if err := d.apply(e.field, raw); err != nil {
+			return Defaults{}, Errorf(KindInvalidInput, "%s: %w", e.name, err)
+		}
+	}
+	return d, nil
+}
+
+func (d *Defaults) apply(field string, raw json.RawMessage) error {
+	var err error
+	switch field {
+	case "namespace":
+		d.Namespace, err = parseNamespace(raw)
+	case "communityLevel":
+		d.CommunityLevel, err = parseLevel(raw)
+	case "mapTokenBudget":
+		d.MapTokenBudget, err = parseCount(raw, 1, "mapTokenBudget must be a positive integer")
+	case "reduceTokenBudget":
+		d.ReduceTokenBudget, err = parseCount(raw, 1, "reduceTokenBudget must be a positive integer")
+	case "mapOutputReserve":
+		d.MapOutputReserve, err = parseCount(raw, 0, "mapOutputReserve must be a non-negative integer")
+	case "reduceOutputReserve":
+		d.ReduceOutputReserve, err = parseCount(raw, 0, "reduceOutputReserve must be a non-negative integer")
+	case "mapConcurrency":
+		d.MapConcurrency, err = parseCount(raw, 1, "mapConcurrency must be a positive integer")
+	}
+	return err
+}
+
+// requestFields is SPEC §2's table in its order: the first bad field is the
+// one reported.
+var requestFields = []string{
+	"query", "namespace", "communityLevel", "mapTokenBudget", "reduceTokenBudget",
+	"mapOutputReserve", "reduceOutputReserve", "mapConcurrency", "shuffleSeed",
+	"shuffle", "queryId",
+}
+
+var (
+	namespacePattern = regexp.MustCompile(`^[a-z0-9._-]{1,64}$`)
+	queryIDPattern   = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
+)
+
+// ParseRequest decodes and validates a JSON request (SPEC §2): unknown
+// fields are rejected, then each field is checked in the SPEC's order, then
+// the budgets against their reserves. A missing queryId or shuffleSeed is
+// generated here, so the returned Params replay the run exactly.
+func ParseRequest(data []byte, d Defaults) (Params, error) {
+	fields, err := decodeObject(data)
+	if err != nil {
+		return Params{}, err
+	}
+	for name := range fields {
+		if !slices.Contains(requestFields, name) {
+			return Params{}, Errorf(KindInvalidInput, "unknown request field %q", name)
+		}
+	}
+	p := Params{Shuffle: true, Namespace: d.Namespace, CommunityLevel: d.CommunityLevel,
+		MapTokenBudget: d.MapTokenBudget, ReduceTokenBudget: d.ReduceTokenBudget,
+		MapOutputReserve: d.MapOutputReserve, ReduceOutputReserve: d.ReduceOutputReserve,
+		MapConcurrency: d.MapConcurrency}
+	seedSet := false
+	for _, name := range requestFields {
+		raw, present := fields[name]
+		if !present && name != "query" {
+			continue
+		}
+		switch name {
+		case "query":
+			p.Query, err = parseQuery(raw)
+		case "shuffleSeed":
+			var n int64
+			n, err = parseInt64(raw, 0, "shuffleSeed must be a non-negative integer")
+			p.ShuffleSeed, seedSet = n, true
+		case "shuffle":
+			if err = json.Unmarshal(raw, &p.Shuffle); err != nil || string(raw) == "null" {
+				err = errors.New("shuffle must be a boolean")
+			}
+		case "queryId":
+			p.QueryID, err = parseString(raw, queryIDPattern, "queryId must be 1-80 characters of A-Z a-z 0-9 - _")
+		default:
+			var dd Defaults
+			if err = dd.apply(name, raw); err == nil {
+				p.setFromDefaults(name, dd)
+			}
+		}
+		if err != nil {
+			return Params{}, &Error{Kind: KindInvalidInput, Err: err}
+		}
+	}
+	if p.MapPromptBudget() <= 0 || p.ReducePromptBudget() <= 0 {
+		return Params{}, Errorf(KindInvalidInput, "token budgets must exceed their output reserves")
+	}
+	if p.QueryID == "" {
+		p.QueryID = NewQueryID()
+	}
+	if !seedSet {
+		p.ShuffleSeed = randomSeed()
+	}
+	return p, nil
+}
+
+func (p *Params) setFromDefaults(field string, d Defaults) {
+	switch field {
+	case "namespace":
+		p.Namespace = d.Namespace
+	case "communityLevel":
+		p.CommunityLevel = d.CommunityLevel
+	case "mapTokenBudget":
+		p.MapTokenBudget = d.MapTokenBudget
+	case "reduceTokenBudget":
+		p.ReduceTokenBudget = d.ReduceTokenBudget
+	case "mapOutputReserve":
+		p.MapOutputReserve = d.MapOutputReserve
+	case "reduceOutputReserve":
+		p.ReduceOutputReserve = d.ReduceOutputReserve
+	case "mapConcurrency":
+		p.MapConcurrency = d.MapConcurrency
+	}
+}
+
+func decodeObject(data []byte) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var fields map[string]json.RawMessage
+	if err := dec.Decode(&fields); err != nil || fields == nil {
+		return nil, Errorf(KindInvalidInput, "request must be a JSON object")
+	}
+	if dec.More() {
+		return nil, Errorf(KindInvalidInput, "request must be a single JSON object")
+	}
+	return fields, nil
+}
+
+func parseQuery(raw json.RawMessage) (string, error) {
+	if raw == nil {
+		return "", errors.New("query must not be empty")
+	}
+	var s string
+	if string(raw) == "null" || json.Unmarshal(raw, &s) != nil {
+		return "", errors.New("query must be a string")
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", errors.New("query must not be empty")
+	}
+	if utf8.RuneCountInString(s) > MaxQueryRunes {
+		return "", fmt.Errorf("query must be at most %d characters", MaxQueryRunes)
+	}
+	return s, nil
+}
+
+func parseNamespace(raw json.RawMessage) (string, error) {
+	return parseString(raw, namespacePattern, "namespace must be 1-64 characters of a-z 0-9 - _ .")
+}
+
+func parseString(raw json.RawMessage, pattern *regexp.Regexp, msg string) (string, error) {
+	var s string
+	if string(raw) == "null" || json.Unmarshal(raw, &s) != nil || !pattern.MatchString(s) {
+		return "", errors.New(msg)
+	}
+	return s, nil
+}
+
+func parseCount(raw json.RawMessage, min int64, msg string) (int, error) {
+	n, err := parseInt64(raw, min, msg)
+	if err != nil || n > math.MaxInt32 {
+		return 0, errors.New(msg)
+	}
+	return int(n), nil
+}
+
+func parseInt64(raw json.RawMessage, min int64, msg string) (int64, error) {
+	n, ok := jsonInt(raw)
+	if !ok || n < min {
+		return 0, errors.New(msg)
+	}
+	return n, nil
+}
+
+// jsonInt reads a JSON number that is a whole number: 5 and 5.0 and 5e0 are
+// 5; 2.5, strings, null and numbers beyond int64 are not integers.
+func jsonInt(raw []byte) (int64, bool) {
+	s := strings.TrimSpace(string(raw))
+	if s == "" || s[0] == '"' || s == "null" || s == "true" || s == "false" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, true
+	}
+	var num json.Number
+	if json.Unmarshal([]byte(s), &num) != nil {
+		return 0, false
+	}
+	f, err := num.Float64()
+	// 2^63 is the first float64 past MaxInt64.
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || f >= 1<<63 || f < -(1<<63) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// NewQueryID returns a fresh query id that is also a valid execution name.
+func NewQueryID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "q-" + hex.EncodeToString(b[:])
+}
+
+func randomSeed() int64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	// Keep seeds below 2^53 so JSON clients that read numbers as doubles
+	// can replay them exactly.
+	return int64(binary.LittleEndian.Uint64(b[:]) & (1<<53 - 1))
+}

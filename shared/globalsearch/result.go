@@ -1,0 +1,113 @@
+package globalsearch
+
+import "time"
+
+// Batch is one map batch of a plan (SPEC §4.3). EstimatedTokens is the
+// estimate of the whole Map prompt: skeleton + "\n" + Content.
+type Batch struct {
+	Index           int      `json:"index"`
+	CommunityIDs    []string `json:"communityIds"`
+	EstimatedTokens int      `json:"estimatedTokens"`
+	Content         string   `json:"content"`
+}
+
+// Plan is what prepare decided: the request, every batch, and what was
+// noticed about the index on the way.
+type Plan struct {
+	Params          Params    `json:"request"`
+	SummaryCount    int       `json:"summaryCount"`
+	Batches         []Batch   `json:"batches"`
+	OrphanClaims    int       `json:"orphanClaims"`
+	MissingChunks   int       `json:"missingChunks"`
+	AvailableLevels []int     `json:"availableLevels,omitempty"`
+	CreatedAt       time.Time `json:"createdAt"`
+}
+
+// MapAnswer is a valid map output of one batch (SPEC §5.3). Attempts counts
+// the model calls it took, the successful one included.
+type MapAnswer struct {
+	BatchIndex   int      `json:"batchIndex"`
+	CommunityIDs []string `json:"communityIds"`
+	Answer       string   `json:"answer"`
+	Usefulness   float64  `json:"usefulness"`
+	Attempts     int      `json:"attempts"`
+	InputTokens  int      `json:"inputTokens"`
+	OutputTokens int      `json:"outputTokens"`
+}
+
+// Status is the outcome of a run (SPEC §7).
+type Status string
+
+// The statuses of SPEC §7, and running for a run with no result yet.
+const (
+	StatusRunning   Status = "running"
+	StatusCompleted Status = "completed"
+	StatusPartial   Status = "partial"
+	StatusNoResults Status = "no_results"
+	StatusFailed    Status = "failed"
+)
+
+// NoResultsAnswer is the answer of every no_results run (SPEC §7).
+const NoResultsAnswer = "No relevant community summaries were found for this query."
+
+// SelectedAnswer is a map answer that reduce selected (SPEC §6).
+type SelectedAnswer struct {
+	Answer       string   `json:"answer"`
+	Usefulness   float64  `json:"usefulness"`
+	CommunityIDs []string `json:"communityIds"`
+}
+
+// BatchSummary describes one batch in the diagnostics.
+type BatchSummary struct {
+	CommunityIDs    []string `json:"communityIds"`
+	EstimatedTokens int      `json:"estimatedTokens"`
+}
+
+// MapScore is the usefulness one batch scored.
+type MapScore struct {
+	BatchIndex int     `json:"batchIndex"`
+	Usefulness float64 `json:"usefulness"`
+}
+
+// StageUsage is what one stage cost, as the model reported it.
+type StageUsage struct {
+	ModelCalls   int `json:"modelCalls"`
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
+}
+
+// Diagnostics are the signals of a run (SPEC §7).
+type Diagnostics struct {
+	SummaryCount        int            `json:"summaryCount"`
+	BatchCount          int            `json:"batchCount"`
+	Batches             []BatchSummary `json:"batches"`
+	MapScores           []MapScore     `json:"mapScores"`
+	SelectedAnswerCount int            `json:"selectedAnswerCount"`
+	ReducePromptTokens  int            `json:"reducePromptTokens"`
+	ShuffleSeed         int64          `json:"shuffleSeed"`
+	ModelCalls          int            `json:"modelCalls"`
+	InputTokens         int            `json:"inputTokens"`
+	OutputTokens        int            `json:"outputTokens"`
+	Map                 StageUsage     `json:"map"`
+	Reduce              StageUsage     `json:"reduce"`
+	OrphanClaims        int            `json:"orphanClaims"`
+	MissingChunks       int            `json:"missingChunks"`
+	AvailableLevels     []int          `json:"availableLevels,omitempty"`
+	StartedAt           time.Time      `json:"startedAt"`
+	FinishedAt          time.Time      `json:"finishedAt"`
+}
+
+// Result is the outcome of a run (SPEC §7).
+type Result struct {
+	QueryID            string           `json:"queryId"`
+	Namespace          string           `json:"namespace"`
+	Query              string           `json:"query"`
+	CommunityLevel     Level            `json:"communityLevel"`
+	Status             Status           `json:"status"`
+	Answer             string           `json:"answer"`
+	Error              string           `json:"error,omitempty"`
+	SelectedMapAnswers []SelectedAnswer `json:"selectedMapAnswers"`
+	FailedMapBatches   int              `json:"failedMapBatches"`
+	MapErrors          []BatchFailure   `json:"mapErrors"`
+	Diagnostics        Diagnostics      `json:"diagnostics"`
+}

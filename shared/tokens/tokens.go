@@ -1,0 +1,49 @@
+// Package tokens implements the project's token estimate (SPEC §3).
+//
+// It is an estimate, not a tokenizer: ASCII text is counted at four code
+// points a token and everything else at 1.8, which over-counts most English
+// and under-counts some scripts. Budgets built on it need headroom.
+package tokens
+
+import "unicode/utf8"
+
+// Count is the number of ASCII and non-ASCII code points in a text. Counts
+// add, so callers that grow a text piece by piece can keep a running Count
+// instead of re-reading the whole text at every step.
+type Count struct {
+	ASCII    int
+	NonASCII int
+}
+
+// Of counts the code points of s. Invalid UTF-8 bytes count as one non-ASCII
+// code point each, as they do when Go decodes them to U+FFFD.
+func Of(s string) Count {
+	ascii := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < utf8.RuneSelf {
+			ascii++
+		}
+	}
+	if ascii == len(s) {
+		return Count{ASCII: ascii}
+	}
+	return Count{ASCII: ascii, NonASCII: utf8.RuneCountInString(s) - ascii}
+}
+
+// Add returns the count of two texts joined.
+func (c Count) Add(o Count) Count {
+	return Count{ASCII: c.ASCII + o.ASCII, NonASCII: c.NonASCII + o.NonASCII}
+}
+
+// Runes is the number of code points counted.
+func (c Count) Runes() int { return c.ASCII + c.NonASCII }
+
+// Tokens is ceil(nonASCII/1.8 + ascii/4), computed in integers as
+// (20n + 9a + 35) / 36 so that no float rounding can move a budget edge
+// (SPEC §3).
+func (c Count) Tokens() int {
+	return (20*c.NonASCII + 9*c.ASCII + 35) / 36
+}
+
+// Estimate is the SPEC §3 token estimate of s.
+func Estimate(s string) int { return Of(s).Tokens() }
