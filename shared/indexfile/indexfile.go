@@ -1,0 +1,180 @@
+// Package indexfile reads and writes the JSON index file: one namespace of
+// summaries, claims and chunks (the README documents the shape). It is the
+// format `make run` loads, `ingest` uploads and `import graphrag --out`
+// writes.
+package indexfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// File is one namespace of an index.
+type File struct {
+	Namespace string `json:"namespace"`
+	globalsearch.Records
+}
+
+// Load reads and validates the index file at path.
+func Load(path string) (File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return File{}, fmt.Errorf("read index file: %w", err)
+	}
+	f, err := Parse(data)
+	if err != nil {
+		return File{}, fmt.Errorf("index file %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Save writes f to path as indented JSON.
+func Save(path string, f File) error {
+	var buf bytes.Buffer
+	if err := Write(&buf, f); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// Write encodes f as indented JSON.
+func Write(w io.Writer, f File) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(f)
+}
+
+type rawFile struct {
+	Namespace json.RawMessage   `json:"namespace"`
+	Summaries []json.RawMessage `json:"summaries"`
+	Claims    []json.RawMessage `json:"claims"`
+	Chunks    []json.RawMessage `json:"chunks"`
+}
+
+var namespacePattern = regexp.MustCompile(`^[a-z0-9._-]{1,64}$`)
+
+// Parse decodes and validates an index file. Unknown fields are rejected
+// and every error names the record (kind, position, id) and the field.
+func Parse(data []byte) (File, error) {
+	var raw rawFile
+	if err := strictDecode(data, &raw); err != nil {
+		return File{}, fmt.Errorf("index file: %w", err)
+	}
+	var f File
+	if raw.Namespace != nil {
+		if err := json.Unmarshal(raw.Namespace, &f.Namespace); err != nil || !namespacePattern.MatchString(f.Namespace) {
+			return File{}, errors.New(`field "namespace" must be 1-64 characters of a-z 0-9 - _ .`)
+		}
+	} else {
+		f.Namespace = globalsearch.SpecDefaults.Namespace
+	}
+	var err error
+	if f.Summaries, err = decodeAll[globalsearch.Summary]("summaries", raw.Summaries); err != nil {
+		return File{}, err
+	}
+	if f.Claims, err = decodeAll[globalsearch.Claim]("claims", raw.Claims); err != nil {
+		return File{}, err
+	}
+	if f.Chunks, err = decodeAll[globalsearch.Chunk]("chunks", raw.Chunks); err != nil {
+		return File{}, err
+	}
+	return f, Validate(f.Records)
+}
+
+func decodeAll[T any](kind string, raws []json.RawMessage) ([]T, error) {
+	out := make([]T, len(raws))
+	for i, r := range raws {
+		if err := strictDecode(r, &out[i]); err != nil {
+			return nil, fmt.Errorf("%s[%d]%s: %w", kind, i, idOf(r), err)
+		}
+	}
+	return out, nil
+}
+
+func idOf(raw json.RawMessage) string {
+	var probe struct {
+		ID any `json:"id"`
+	}
+	if json.Unmarshal(raw, &probe) == nil && probe.ID != nil {
+		return fmt.Sprintf(" (id %v)", probe.ID)
+	}
+	return ""
+}
+
+func strictDecode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return fmt.Errorf("field %q must be a %s, not a JSON %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+		}
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "int", "int64", "float64":
+		return "number"
+	case "slice":
+		return "list"
+	case "struct", "map":
+		return "object"
+	}
+	return goKind
+}
+
+// Validate checks what a well-formed namespace needs before it is stored or
+// searched: ids present and unique per kind, levels non-negative, claims
+// with a subject. The hierarchy itself (cycles, missing parents) is checked
+// by the search, which reports it as a corrupt index.
+func Validate(r globalsearch.Records) error {
+	seen := map[string]bool{}
+	for i, s := range r.Summaries {
+		switch {
+		case s.ID == "":
+			return fmt.Errorf("summaries[%d]: field \"id\" is required", i)
+		case seen[s.ID]:
+			return fmt.Errorf("summaries[%d] (id %s): duplicate id", i, s.ID)
+		case s.Level < 0:
+			return fmt.Errorf("summaries[%d] (id %s): field \"level\" must be >= 0", i, s.ID)
+		}
+		seen[s.ID] = true
+	}
+	clear(seen)
+	for i, c := range r.Claims {
+		switch {
+		case c.ID == "":
+			return fmt.Errorf("claims[%d]: field \"id\" is required", i)
+		case seen[c.ID]:
+			return fmt.Errorf("claims[%d] (id %s): duplicate id", i, c.ID)
+		case c.Subject == "":
+			return fmt.Errorf("claims[%d] (id %s): field \"subject\" is required", i, c.ID)
+		}
+		seen[c.ID] = true
+	}
+	clear(seen)
+	for i, c := range r.Chunks {
+		switch {
+		case c.ID == "":
+			return fmt.Errorf("chunks[%d]: field \"id\" is required", i)
+		case seen[c.ID]:
+			return fmt.Errorf("chunks[%d] (id %s): duplicate id", i, c.ID)
+		}
+		seen[c.ID] = true
+	}
+	return nil
+}

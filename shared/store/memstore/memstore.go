@@ -1,0 +1,234 @@
+// Package memstore is the embedded, in-process twin of the DynamoDB store:
+// an Index loaded from index files and a Runs store held in memory. It is
+// what `make run` and the tests use; it passes the same conformance suite
+// (storetest) as the DynamoDB adapter.
+package memstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+)
+
+// Store holds namespaces and runs in memory. It is safe for concurrent use.
+// Values go in and come out as copies, so callers never share its state.
+type Store struct {
+	mu         sync.RWMutex
+	namespaces map[string]globalsearch.Records
+	chunks     map[string]map[string]globalsearch.Chunk
+	requests   map[string]globalsearch.Params
+	plans      map[string]globalsearch.Plan
+	answers    map[string]map[int]globalsearch.MapAnswer
+	results    map[string]globalsearch.Result
+}
+
+var (
+	_ globalsearch.Index = (*Store)(nil)
+	_ globalsearch.Runs  = (*Store)(nil)
+)
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{
+		namespaces: map[string]globalsearch.Records{},
+		chunks:     map[string]map[string]globalsearch.Chunk{},
+		requests:   map[string]globalsearch.Params{},
+		plans:      map[string]globalsearch.Plan{},
+		answers:    map[string]map[int]globalsearch.MapAnswer{},
+		results:    map[string]globalsearch.Result{},
+	}
+}
+
+// Open returns a store holding the namespace of the index file at path.
+func Open(path string) (*Store, indexfile.File, error) {
+	f, err := indexfile.Load(path)
+	if err != nil {
+		return nil, indexfile.File{}, err
+	}
+	s := New()
+	if err := s.ReplaceNamespace(context.Background(), f.Namespace, f.Records); err != nil {
+		return nil, indexfile.File{}, err
+	}
+	return s, f, nil
+}
+
+// ReplaceNamespace replaces every record of a namespace.
+func (s *Store) ReplaceNamespace(_ context.Context, namespace string, r globalsearch.Records) error {
+	if err := indexfile.Validate(r); err != nil {
+		return fmt.Errorf("namespace %s: %w", namespace, err)
+	}
+	var copied globalsearch.Records
+	if err := deepCopy(r, &copied); err != nil {
+		return err
+	}
+	byID := make(map[string]globalsearch.Chunk, len(copied.Chunks))
+	for _, c := range copied.Chunks {
+		byID[c.ID] = c
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.namespaces[namespace] = copied
+	s.chunks[namespace] = byID
+	return nil
+}
+
+// Summaries implements globalsearch.Index.
+func (s *Store) Summaries(_ context.Context, namespace string) ([]globalsearch.Summary, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Clone(s.namespaces[namespace].Summaries), nil
+}
+
+// Claims implements globalsearch.Index.
+func (s *Store) Claims(_ context.Context, namespace string) ([]globalsearch.Claim, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	claims := slices.Clone(s.namespaces[namespace].Claims)
+	for i := range claims {
+		claims[i].SourceChunkIDs = slices.Clone(claims[i].SourceChunkIDs)
+	}
+	return claims, nil
+}
+
+// Chunks implements globalsearch.Index.
+func (s *Store) Chunks(_ context.Context, namespace string, ids []string) ([]globalsearch.Chunk, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	byID := s.chunks[namespace]
+	out := make([]globalsearch.Chunk, 0, len(ids))
+	for _, id := range ids {
+		if c, ok := byID[id]; ok {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// CreateRequest implements globalsearch.Requests.
+func (s *Store) CreateRequest(_ context.Context, p globalsearch.Params) (globalsearch.Params, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if have, ok := s.requests[p.QueryID]; ok {
+		return have, false, nil
+	}
+	s.requests[p.QueryID] = p
+	return p, true, nil
+}
+
+// Request implements globalsearch.Requests.
+func (s *Store) Request(_ context.Context, queryID string) (globalsearch.Params, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p, ok := s.requests[queryID]
+	if !ok {
+		return globalsearch.Params{}, globalsearch.ErrNotFound
+	}
+	return p, nil
+}
+
+// SavePlan implements globalsearch.Plans. A plan is saved with its request,
+// so a run started without CreateRequest (a schedule) has one too.
+func (s *Store) SavePlan(_ context.Context, p globalsearch.Plan) error {
+	var copied globalsearch.Plan
+	if err := deepCopy(p, &copied); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.plans[p.Params.QueryID] = copied
+	s.requests[p.Params.QueryID] = p.Params
+	return nil
+}
+
+// Plan implements globalsearch.Plans.
+func (s *Store) Plan(_ context.Context, queryID string) (globalsearch.Plan, error) {
+	s.mu.RLock()
+	p, ok := s.plans[queryID]
+	s.mu.RUnlock()
+	if !ok {
+		return globalsearch.Plan{}, globalsearch.ErrNotFound
+	}
+	var copied globalsearch.Plan
+	err := deepCopy(p, &copied)
+	return copied, err
+}
+
+// Batch implements globalsearch.Plans.
+func (s *Store) Batch(_ context.Context, queryID string, index int) (globalsearch.Batch, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p, ok := s.plans[queryID]
+	if !ok || index < 0 || index >= len(p.Batches) {
+		return globalsearch.Batch{}, globalsearch.ErrNotFound
+	}
+	b := p.Batches[index]
+	b.CommunityIDs = slices.Clone(b.CommunityIDs)
+	return b, nil
+}
+
+// SaveMapAnswer implements globalsearch.Answers.
+func (s *Store) SaveMapAnswer(_ context.Context, queryID string, a globalsearch.MapAnswer) error {
+	a.CommunityIDs = slices.Clone(a.CommunityIDs)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.answers[queryID] == nil {
+		s.answers[queryID] = map[int]globalsearch.MapAnswer{}
+	}
+	s.answers[queryID][a.BatchIndex] = a
+	return nil
+}
+
+// MapAnswers implements globalsearch.Answers.
+func (s *Store) MapAnswers(_ context.Context, queryID string) ([]globalsearch.MapAnswer, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	byIndex := s.answers[queryID]
+	out := make([]globalsearch.MapAnswer, 0, len(byIndex))
+	for _, i := range slices.Sorted(maps.Keys(byIndex)) {
+		a := byIndex[i]
+		a.CommunityIDs = slices.Clone(a.CommunityIDs)
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// SaveResult implements globalsearch.Results.
+func (s *Store) SaveResult(_ context.Context, r globalsearch.Result) error {
+	var copied globalsearch.Result
+	if err := deepCopy(r, &copied); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.results[r.QueryID] = copied
+	return nil
+}
+
+// Result implements globalsearch.Results.
+func (s *Store) Result(_ context.Context, queryID string) (globalsearch.Result, error) {
+	s.mu.RLock()
+	r, ok := s.results[queryID]
+	s.mu.RUnlock()
+	if !ok {
+		return globalsearch.Result{}, globalsearch.ErrNotFound
+	}
+	var copied globalsearch.Result
+	err := deepCopy(r, &copied)
+	return copied, err
+}
+
+// deepCopy copies through JSON, the same round trip a real store makes, so
+// the twin cannot keep a field the DynamoDB store would lose.
+func deepCopy(from, to any) error {
+	data, err := json.Marshal(from)
+	if err != nil {
+		return fmt.Errorf("copy %T: %w", from, err)
+	}
+	return json.Unmarshal(data, to)
+}
