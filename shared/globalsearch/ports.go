@@ -88,3 +88,9 @@ type Runs interface {
 	Answers
 	Results
 }
+
+// IndexWriter replaces the records of a namespace: the ingest and import
+// paths, never the search, write through it.
+type IndexWriter interface {
+	ReplaceNamespace(ctx context.Context, namespace string, r Records) error
+}

@@ -1,0 +1,95 @@
+// Command globalsearch runs GraphRAG global search on a laptop and manages
+// indexes: run, plan, tokens, ingest, import, invoke. It is the only place
+// that reads flags and environment and wires adapters together.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// command is one subcommand. run gets the arguments after the subcommand's
+// name.
+type command struct {
+	summary string
+	run     func(ctx context.Context, env *cliEnv, args []string) error
+}
+
+// cliEnv is what a command may touch of the outside world; tests replace it.
+type cliEnv struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	lookupEnv      func(string) (string, bool)
+	stderrIsTTY    bool
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"run":    {"run a global search and print the answer", runCommand},
+		"plan":   {"dry run: print the batches a search would send, with no model call", planCommand},
+		"tokens": {"print the token estimate (SPEC §3) of standard input", tokensCommand},
+	}
+}
+
+// usageError is a command line that cannot run; it exits 2 like invalid input.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, lookupEnv: os.LookupEnv, stderrIsTTY: isTerminal(os.Stderr)}
+	os.Exit(runMain(ctx, env, os.Args[1:]))
+}
+
+// runMain returns the exit status: 0 on success (no_results included), 2 for
+// invalid input or usage, 1 for any other failure.
+func runMain(ctx context.Context, env *cliEnv, args []string) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(env.stderr, cmds)
+		return 2
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(env.stderr, "globalsearch: unknown command %q\n", args[0])
+		printUsage(env.stderr, cmds)
+		return 2
+	}
+	err := cmd.run(ctx, env, args[1:])
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(env.stderr, "globalsearch %s: %v\n", args[0], err)
+	var usage *usageError
+	if errors.As(err, &usage) || globalsearch.KindOf(err) == globalsearch.KindInvalidInput {
+		return 2
+	}
+	return 1
+}
+
+func printUsage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintln(w, "usage: globalsearch <command> [flags]\n\ncommands:")
+	names := make([]string, 0, len(cmds))
+	for name := range cmds {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", name, cmds[name].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'globalsearch <command> -h' for a command's flags.")
+}
+
+func isTerminal(f *os.File) bool {
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
