@@ -83,6 +83,9 @@ type BatchFailure struct {
 	BatchIndex   int      `json:"batchIndex"`
 	CommunityIDs []string `json:"communityIds"`
 	Message      string   `json:"message"`
+	// Attempts is the model calls the batch took (0 when it never reached
+	// the model, e.g. a cancelled run).
+	Attempts int `json:"attempts"`
 }
 
 // allFailedError lists every batch's error so that a failed search says why

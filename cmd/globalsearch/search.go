@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
+)
+
+// searchFlags are the flags run and plan share; they map one to one onto
+// the request fields of SPEC §2.
+type searchFlags struct {
+	index                                                           indexOptions
+	model                                                           modelOptions
+	query                                                           string
+	namespace                                                       string
+	level                                                           string
+	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
+	seed                                                            int64
+	noShuffle                                                       bool
+	jsonOut                                                         bool
+	verbose                                                         bool
+	set                                                             map[string]bool
+}
+
+func parseSearchFlags(name string, env *cliEnv, args []string, withModel bool) (*searchFlags, error) {
+	f := &searchFlags{set: map[string]bool{}}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	f.index.register(fs)
+	if withModel {
+		f.model.register(fs)
+	}
+	fs.StringVar(&f.query, "query", "", "the question to answer (required)")
+	fs.StringVar(&f.namespace, "namespace", "", "namespace to search (default: the index file's, else \"default\")")
+	fs.StringVar(&f.level, "level", "leaf", `community level: "leaf" or a level number (0 is the coarsest)`)
+	fs.IntVar(&f.mapBudget, "map-budget", 0, "map token budget (default 8000)")
+	fs.IntVar(&f.reduceBudget, "reduce-budget", 0, "reduce token budget (default 8000)")
+	fs.IntVar(&f.mapReserve, "map-reserve", 0, "map output reserve (default 512)")
+	fs.IntVar(&f.reduceReserve, "reduce-reserve", 0, "reduce output reserve (default 1024)")
+	fs.IntVar(&f.concurrency, "concurrency", 0, "map calls in flight at most (default 4)")
+	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed (default: random, recorded in the result)")
+	fs.BoolVar(&f.noShuffle, "no-shuffle", false, "keep summaries in id order")
+	fs.BoolVar(&f.jsonOut, "json", false, "print the whole result as JSON")
+	fs.BoolVar(&f.verbose, "v", false, "log each step as JSON on stderr")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, &usageError{"help requested"}
+		}
+		return nil, &usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return nil, &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if f.set["seed"] && f.noShuffle {
+		return nil, &usageError{"--seed and --no-shuffle exclude each other"}
+	}
+	return f, nil
+}
+
+// params validates the flags as a request, through the same path as JSON.
+func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Params, error) {
+	defaults, err := globalsearch.DefaultsFromEnv(env.lookupEnv)
+	if err != nil {
+		return globalsearch.Params{}, err
+	}
+	if fileNamespace != "" {
+		defaults.Namespace = fileNamespace
+	}
+	req := globalsearch.Request{Query: f.query, Namespace: f.namespace}
+	if f.set["level"] {
+		level, err := globalsearch.ParseLevel(f.level)
+		if err != nil {
+			return globalsearch.Params{}, &globalsearch.Error{Kind: globalsearch.KindInvalidInput, Err: err}
+		}
+		req.CommunityLevel = &level
+	}
+	intFlag := func(name string, v int) *int {
+		if f.set[name] {
+			return &v
+		}
+		return nil
+	}
+	req.MapTokenBudget = intFlag("map-budget", f.mapBudget)
+	req.ReduceTokenBudget = intFlag("reduce-budget", f.reduceBudget)
+	req.MapOutputReserve = intFlag("map-reserve", f.mapReserve)
+	req.ReduceOutputReserve = intFlag("reduce-reserve", f.reduceReserve)
+	req.MapConcurrency = intFlag("concurrency", f.concurrency)
+	if f.set["seed"] {
+		req.ShuffleSeed = &f.seed
+	}
+	if f.noShuffle {
+		shuffle := false
+		req.Shuffle = &shuffle
+	}
+	return req.Params(defaults)
+}
+
+// engine wires the index, the model and an in-memory runs store.
+func (f *searchFlags) engine(ctx context.Context, env *cliEnv, withModel bool) (*globalsearch.Engine, globalsearch.Params, error) {
+	idx, fileNamespace, err := f.index.open(ctx, env)
+	if err != nil {
+		return nil, globalsearch.Params{}, err
+	}
+	p, err := f.params(env, fileNamespace)
+	if err != nil {
+		return nil, globalsearch.Params{}, err
+	}
+	e := &globalsearch.Engine{Index: idx, Runs: memstore.New()}
+	if f.verbose {
+		e.Logger = slog.New(slog.NewJSONHandler(env.stderr, nil))
+	}
+	if withModel {
+		if e.Model, err = f.model.open(ctx, env); err != nil {
+			return nil, globalsearch.Params{}, err
+		}
+	}
+	return e, p, nil
+}
+
+func runCommand(ctx context.Context, env *cliEnv, args []string) error {
+	f, err := parseSearchFlags("run", env, args, true)
+	if err != nil {
+		return err
+	}
+	e, p, err := f.engine(ctx, env, true)
+	if err != nil {
+		return err
+	}
+	if env.stderrIsTTY && !f.verbose {
+		var mu sync.Mutex
+		e.Progress = func(done, total int) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(env.stderr, "\rmap batches %d/%d", done, total)
+			if done == total {
+				fmt.Fprintln(env.stderr)
+			}
+		}
+	}
+	res, err := e.Search(ctx, p)
+	if f.jsonOut && res.QueryID != "" {
+		if werr := writeJSON(env.stdout, res); werr != nil {
+			return werr
+		}
+	} else if err == nil {
+		fmt.Fprintln(env.stdout, res.Answer)
+		fmt.Fprintln(env.stdout)
+		fmt.Fprintln(env.stdout, statusLine(res, &f.model))
+	}
+	return err
+}
+
+func statusLine(res globalsearch.Result, model *modelOptions) string {
+	d := res.Diagnostics
+	parts := []string{
+		fmt.Sprintf("status %s", res.Status),
+		fmt.Sprintf("%d summaries", d.SummaryCount),
+		fmt.Sprintf("%d batches", d.BatchCount),
+	}
+	if res.FailedMapBatches > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed", res.FailedMapBatches))
+	}
+	parts = append(parts,
+		fmt.Sprintf("%d model calls", d.ModelCalls),
+		fmt.Sprintf("tokens in %d out %d", d.InputTokens, d.OutputTokens),
+		fmt.Sprintf("seed %d", d.ShuffleSeed),
+		fmt.Sprintf("%s in %s", res.QueryID, d.FinishedAt.Sub(d.StartedAt).Round(1e6)))
+	if len(d.AvailableLevels) > 0 {
+		parts = append(parts, fmt.Sprintf("levels that exist: %v", d.AvailableLevels))
+	}
+	if usd, ok := model.cost(d.InputTokens, d.OutputTokens); ok {
+		parts = append(parts, fmt.Sprintf("cost ~$%.4f", usd))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// planOutput is what `plan --json` prints.
+type planOutput struct {
+	SummaryCount            int            `json:"summaryCount"`
+	BatchCount              int            `json:"batchCount"`
+	MapPromptBudget         int            `json:"mapPromptBudget"`
+	ReducePromptBudget      int            `json:"reducePromptBudget"`
+	MapSkeleton             string         `json:"mapSkeleton"`
+	ShuffleSeed             int64          `json:"shuffleSeed"`
+	EstimatedMapInputTokens int            `json:"estimatedMapInputTokens"`
+	MaxModelCalls           int            `json:"maxModelCalls"`
+	OrphanClaims            int            `json:"orphanClaims"`
+	MissingChunks           int            `json:"missingChunks"`
+	AvailableLevels         []int          `json:"availableLevels,omitempty"`
+	Batches                 []plannedBatch `json:"batches"`
+}
+
+type plannedBatch struct {
+	CommunityIDs    []string `json:"communityIds"`
+	EstimatedTokens int      `json:"estimatedTokens"`
+	Content         string   `json:"content"`
+}
+
+func planCommand(ctx context.Context, env *cliEnv, args []string) error {
+	f, err := parseSearchFlags("plan", env, args, true)
+	if err != nil {
+		return err
+	}
+	e, p, err := f.engine(ctx, env, false)
+	if err != nil {
+		return err
+	}
+	plan, err := e.Plan(ctx, p)
+	if err != nil {
+		return err
+	}
+	out := planOutput{
+		SummaryCount: plan.SummaryCount, BatchCount: len(plan.Batches),
+		MapPromptBudget: p.MapPromptBudget(), ReducePromptBudget: p.ReducePromptBudget(),
+		MapSkeleton: globalsearch.DefaultPrompts().Map.Skeleton(p.Query), ShuffleSeed: p.ShuffleSeed,
+		OrphanClaims: plan.OrphanClaims, MissingChunks: plan.MissingChunks, AvailableLevels: plan.AvailableLevels,
+		Batches: make([]plannedBatch, len(plan.Batches)),
+	}
+	for i, b := range plan.Batches {
+		out.Batches[i] = plannedBatch{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens, Content: b.Content}
+		out.EstimatedMapInputTokens += b.EstimatedTokens
+	}
+	if len(plan.Batches) > 0 {
+		out.MaxModelCalls = globalsearch.MapAttempts*len(plan.Batches) + globalsearch.ReduceAttempts
+	}
+	if f.jsonOut {
+		return writeJSON(env.stdout, out)
+	}
+	fmt.Fprintf(env.stdout, "%d summaries -> %d map batches (map prompt budget %d, reduce prompt budget %d, seed %d)\n",
+		out.SummaryCount, out.BatchCount, out.MapPromptBudget, out.ReducePromptBudget, out.ShuffleSeed)
+	for i, b := range out.Batches {
+		fmt.Fprintf(env.stdout, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, strings.Join(b.CommunityIDs, ", "))
+	}
+	fmt.Fprintf(env.stdout, "estimated map input %d tokens; at most %d model calls\n", out.EstimatedMapInputTokens, out.MaxModelCalls)
+	maxOut := len(plan.Batches)*p.MapOutputReserve + p.ReduceOutputReserve
+	if usd, ok := f.model.estimateCost(out.EstimatedMapInputTokens+p.ReducePromptBudget(), maxOut); ok {
+		fmt.Fprintf(env.stdout, "estimated cost at most ~$%.4f (one attempt per call)\n", usd)
+	}
+	if len(out.AvailableLevels) > 0 {
+		fmt.Fprintf(env.stdout, "no summary at level %s; levels that exist: %v\n", p.CommunityLevel, out.AvailableLevels)
+	}
+	return nil
+}
+
+func tokensCommand(_ context.Context, env *cliEnv, args []string) error {
+	if len(args) > 0 {
+		return &usageError{"tokens takes no arguments; it reads standard input"}
+	}
+	data, err := io.ReadAll(env.stdin)
+	if err != nil {
+		return fmt.Errorf("read standard input: %w", err)
+	}
+	fmt.Fprintln(env.stdout, strconv.Itoa(tokens.Estimate(string(data))))
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,123 @@
+package globalsearch
+
+import (
+	"slices"
+	"strings"
+)
+
+// hierarchy is the community forest of a namespace (SPEC §1).
+type hierarchy struct {
+	byID     map[string]*Summary
+	children map[string][]string // sorted by id
+}
+
+// newHierarchy links the summaries and checks the forest: a parent that does
+// not exist, or a cycle, is a corrupt index naming the ids. Walking parent
+// links with a visit state per node finds every cycle in linear time, so a
+// corrupt index can never hang the search.
+func newHierarchy(summaries []Summary) (*hierarchy, error) {
+	h := &hierarchy{byID: make(map[string]*Summary, len(summaries)), children: map[string][]string{}}
+	for i := range summaries {
+		h.byID[summaries[i].ID] = &summaries[i]
+	}
+	var missing []string
+	for i := range summaries {
+		s := &summaries[i]
+		if s.ParentCommunityID == "" {
+			continue
+		}
+		if _, ok := h.byID[s.ParentCommunityID]; !ok {
+			missing = append(missing, s.ID+" -> "+s.ParentCommunityID)
+			continue
+		}
+		h.children[s.ParentCommunityID] = append(h.children[s.ParentCommunityID], s.ID)
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, Errorf(KindCorruptIndex, "corrupt index: parentCommunityId names no summary: %s", strings.Join(missing, ", "))
+	}
+	for _, kids := range h.children {
+		slices.Sort(kids)
+	}
+	if cycle := h.findCycle(); cycle != nil {
+		return nil, Errorf(KindCorruptIndex, "corrupt index: parentCommunityId links form a cycle: %s", strings.Join(cycle, " -> "))
+	}
+	return h, nil
+}
+
+func (h *hierarchy) findCycle() []string {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make(map[string]int, len(h.byID))
+	ids := make([]string, 0, len(h.byID))
+	for id := range h.byID {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids) // the same cycle is reported the same way every time
+	for _, start := range ids {
+		var path []string
+		id := start
+		for id != "" && state[id] == unseen {
+			state[id] = onPath
+			path = append(path, id)
+			id = h.byID[id].ParentCommunityID
+		}
+		if id != "" && state[id] == onPath {
+			at := slices.Index(path, id)
+			return append(path[at:], id)
+		}
+		for _, p := range path {
+			state[p] = done
+		}
+	}
+	return nil
+}
+
+func (h *hierarchy) isLeaf(id string) bool {
+	_, exists := h.byID[id]
+	return exists && len(h.children[id]) == 0
+}
+
+// descendantLeaves returns the leaves under id, depth-first with children
+// in id order (SPEC §4.2); a leaf's only descendant leaf is itself.
+func (h *hierarchy) descendantLeaves(id string, out []string) []string {
+	kids := h.children[id]
+	if len(kids) == 0 {
+		return append(out, id)
+	}
+	for _, k := range kids {
+		out = h.descendantLeaves(k, out)
+	}
+	return out
+}
+
+// levels returns the distinct levels of the namespace, ascending.
+func (h *hierarchy) levels() []int {
+	var levels []int
+	for _, s := range h.byID {
+		if !slices.Contains(levels, s.Level) {
+			levels = append(levels, s.Level)
+		}
+	}
+	slices.Sort(levels)
+	return levels
+}
+
+// selectSummaries applies SPEC §4.1: leaves or one level, non-blank
+// summaries only, ordered by id.
+func (h *hierarchy) selectSummaries(level Level) []*Summary {
+	var out []*Summary
+	for id, s := range h.byID {
+		if strings.TrimSpace(s.Summary) == "" {
+			continue
+		}
+		if (level == LeafLevel && h.isLeaf(id)) || (level != LeafLevel && s.Level == int(level)) {
+			out = append(out, s)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Summary) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}

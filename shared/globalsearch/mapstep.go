@@ -1,0 +1,80 @@
+package globalsearch
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// MapBatch makes one attempt at one batch of a planned run (SPEC §5.2): it
+// reads the batch, calls the model once, validates the output and saves the
+// answer. attempt is the 1-based number of this attempt, recorded with the
+// answer. It never retries: the caller (Search, or the state machine's Retry)
+// owns the second attempt, so a batch never gets more than two.
+func (e *Engine) MapBatch(ctx context.Context, queryID string, index, attempt int) (MapAnswer, error) {
+	start := time.Now()
+	p, err := e.Runs.Request(ctx, queryID)
+	if err != nil {
+		return MapAnswer{}, fmt.Errorf("load request of %s: %w", queryID, err)
+	}
+	b, err := e.Runs.Batch(ctx, queryID, index)
+	if err != nil {
+		return MapAnswer{}, fmt.Errorf("load batch %d of %s: %w", index, queryID, err)
+	}
+	resp, err := e.Model.Complete(ctx, ModelRequest{
+		Stage:     StageMap,
+		Query:     p.Query,
+		Content:   b.Content,
+		Prompt:    e.prompts().Map.Render(p.Query, b.Content),
+		MaxTokens: p.MapOutputReserve,
+	})
+	if err == nil {
+		var a MapAnswer
+		a.Answer, a.Usefulness, err = ParseMapOutput(resp.Text)
+		if err == nil {
+			a.BatchIndex, a.CommunityIDs, a.Attempts = index, b.CommunityIDs, attempt
+			a.InputTokens, a.OutputTokens = resp.InputTokens, resp.OutputTokens
+			if err = e.Runs.SaveMapAnswer(ctx, queryID, a); err == nil {
+				e.logger().LogAttrs(ctx, slogInfo, "map batch done", stepAttrs(queryID, "map", start,
+					"batch", index, "attempts", attempt, "tokensIn", resp.InputTokens, "tokensOut", resp.OutputTokens,
+					"usefulness", a.Usefulness, "status", "ok")...)
+				return a, nil
+			}
+			err = fmt.Errorf("save answer of batch %d: %w", index, err)
+		}
+	}
+	e.logger().LogAttrs(ctx, slogError, "map batch attempt failed", stepAttrs(queryID, "map", start,
+		"batch", index, "attempts", attempt, "status", "failed", "error", err.Error())...)
+	return MapAnswer{}, fmt.Errorf("map batch %d: %w", index, err)
+}
+
+// forEachBatch runs try for every batch index with at most workers in
+// flight and up to attempts tries each. It returns the failures in index
+// order; a cancelled ctx fails what has not started.
+func forEachBatch(ctx context.Context, count, workers, attempts int, try func(ctx context.Context, index, attempt int) error) []error {
+	errs := make([]error, count)
+	workers = min(workers, count)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				for attempt := 1; attempt <= attempts; attempt++ {
+					if errs[i] = ctx.Err(); errs[i] != nil {
+						break
+					}
+					if errs[i] = try(ctx, i, attempt); errs[i] == nil {
+						break
+					}
+				}
+			}
+		})
+	}
+	for i := range count {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return errs
+}

@@ -1,0 +1,204 @@
+package globalsearch
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
+)
+
+// RenderCandidate is one map answer as the Reduce prompt shows it
+// (SPEC §6.2); usefulness is printed in shortest form (85, 72.5).
+func RenderCandidate(a MapAnswer) string {
+	return "[Usefulness: " + strconv.FormatFloat(a.Usefulness, 'f', -1, 64) +
+		"; Community IDs: " + strings.Join(a.CommunityIDs, ", ") + "]\n" + a.Answer
+}
+
+const candidateSeparator = "\n\n"
+
+// SelectAnswers picks the map answers that go to reduce (SPEC §6.1-6.3):
+// usefulness 0 dropped, the rest by usefulness descending with ties in batch
+// order, each added if the prompt still fits and otherwise skipped (a later,
+// shorter answer may still fit). It returns the selection, the content and
+// the estimated tokens of the whole Reduce prompt.
+func SelectAnswers(skeleton string, budget int, answers []MapAnswer) ([]MapAnswer, string, int) {
+	ranked := make([]MapAnswer, 0, len(answers))
+	for _, a := range answers {
+		if a.Usefulness > 0 {
+			ranked = append(ranked, a)
+		}
+	}
+	slices.SortStableFunc(ranked, func(a, b MapAnswer) int {
+		return cmp.Or(cmp.Compare(b.Usefulness, a.Usefulness), cmp.Compare(a.BatchIndex, b.BatchIndex))
+	})
+	base := tokens.Of(skeleton).Add(tokens.Count{ASCII: 1})
+	sep := tokens.Of(candidateSeparator)
+	var (
+		selected []MapAnswer
+		rendered []string
+		content  tokens.Count
+	)
+	for _, a := range ranked {
+		text := RenderCandidate(a)
+		grown := content.Add(tokens.Of(text))
+		if len(selected) > 0 {
+			grown = grown.Add(sep)
+		}
+		if base.Add(grown).Tokens() > budget {
+			continue
+		}
+		selected, rendered, content = append(selected, a), append(rendered, text), grown
+	}
+	if len(selected) == 0 {
+		return nil, "", 0
+	}
+	return selected, strings.Join(rendered, candidateSeparator), base.Add(content).Tokens()
+}
+
+// Reduce makes one attempt at the reduce step of a planned run (SPEC §6):
+// it reads the plan and the stored map answers, adds the batches that failed
+// (as the state machine's Catch or the in-process runner reports them),
+// selects within budget, calls the model once and saves the result.
+// attempt is 1-based; a failure on attempt ReduceAttempts saves a failed
+// result, so the runs store says failed before the run ends.
+func (e *Engine) Reduce(ctx context.Context, queryID string, failures []BatchFailure, attempt int) (Result, error) {
+	start := time.Now()
+	plan, err := e.Runs.Plan(ctx, queryID)
+	if err != nil {
+		return Result{}, fmt.Errorf("load plan of %s: %w", queryID, err)
+	}
+	answers, err := e.Runs.MapAnswers(ctx, queryID)
+	if err != nil {
+		return Result{}, fmt.Errorf("load map answers of %s: %w", queryID, err)
+	}
+	res := newResult(plan, answers, failures)
+	p := plan.Params
+	finish := func(status Status, runErr error) (Result, error) {
+		res.Status = status
+		if runErr != nil {
+			res.Error = runErr.Error()
+		}
+		res.Diagnostics.FinishedAt = e.now()
+		res.Diagnostics.ModelCalls = res.Diagnostics.Map.ModelCalls + res.Diagnostics.Reduce.ModelCalls
+		res.Diagnostics.InputTokens = res.Diagnostics.Map.InputTokens + res.Diagnostics.Reduce.InputTokens
+		res.Diagnostics.OutputTokens = res.Diagnostics.Map.OutputTokens + res.Diagnostics.Reduce.OutputTokens
+		if err := e.Runs.SaveResult(ctx, res); err != nil {
+			return res, fmt.Errorf("save result of %s: %w", queryID, err)
+		}
+		e.logger().LogAttrs(ctx, slogInfo, "reduced", stepAttrs(queryID, "reduce", start,
+			"attempts", attempt, "tokensIn", res.Diagnostics.Reduce.InputTokens, "tokensOut", res.Diagnostics.Reduce.OutputTokens,
+			"selected", res.Diagnostics.SelectedAnswerCount, "status", string(status))...)
+		return res, runErr
+	}
+
+	if len(plan.Batches) > 0 && len(answers) == 0 {
+		return finish(StatusFailed, allFailedError(res.MapErrors))
+	}
+	reducePrompt := e.prompts().Reduce
+	selected, content, promptTokens := SelectAnswers(reducePrompt.Skeleton(p.Query), p.ReducePromptBudget(), answers)
+	res.Diagnostics.SelectedAnswerCount = len(selected)
+	res.Diagnostics.ReducePromptTokens = promptTokens
+	for _, a := range selected {
+		res.SelectedMapAnswers = append(res.SelectedMapAnswers, SelectedAnswer{Answer: a.Answer, Usefulness: a.Usefulness, CommunityIDs: a.CommunityIDs})
+	}
+	if len(selected) == 0 {
+		res.Answer = NoResultsAnswer
+		return finish(StatusNoResults, nil)
+	}
+
+	res.Diagnostics.Reduce.ModelCalls = attempt
+	resp, err := e.Model.Complete(ctx, ModelRequest{
+		Stage:     StageReduce,
+		Query:     p.Query,
+		Content:   content,
+		Prompt:    reducePrompt.Render(p.Query, content),
+		MaxTokens: p.ReduceOutputReserve,
+	})
+	if err == nil {
+		res.Diagnostics.Reduce.InputTokens, res.Diagnostics.Reduce.OutputTokens = resp.InputTokens, resp.OutputTokens
+		res.Answer, err = ParseReduceOutput(resp.Text)
+	}
+	if err != nil {
+		err = fmt.Errorf("reduce attempt %d: %w", attempt, err)
+		e.logger().LogAttrs(ctx, slogError, "reduce attempt failed", stepAttrs(queryID, "reduce", start,
+			"attempts", attempt, "status", "failed", "error", err.Error())...)
+		if attempt >= ReduceAttempts {
+			res.Answer = ""
+			return finish(StatusFailed, err)
+		}
+		return Result{}, err
+	}
+	if len(res.MapErrors) > 0 {
+		return finish(StatusPartial, nil)
+	}
+	return finish(StatusCompleted, nil)
+}
+
+// newResult fills what every result says about its plan and map stage.
+func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
+	p := plan.Params
+	res := Result{
+		QueryID: p.QueryID, Namespace: p.Namespace, Query: p.Query, CommunityLevel: p.CommunityLevel,
+		SelectedMapAnswers: []SelectedAnswer{},
+		MapErrors:          reconcileFailures(plan, answers, failures),
+		Diagnostics: Diagnostics{
+			SummaryCount:    plan.SummaryCount,
+			BatchCount:      len(plan.Batches),
+			Batches:         make([]BatchSummary, len(plan.Batches)),
+			MapScores:       make([]MapScore, len(answers)),
+			ShuffleSeed:     p.ShuffleSeed,
+			OrphanClaims:    plan.OrphanClaims,
+			MissingChunks:   plan.MissingChunks,
+			AvailableLevels: plan.AvailableLevels,
+			StartedAt:       plan.CreatedAt,
+		},
+	}
+	res.FailedMapBatches = len(res.MapErrors)
+	for i, b := range plan.Batches {
+		res.Diagnostics.Batches[i] = BatchSummary{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens}
+	}
+	usage := &res.Diagnostics.Map
+	for i, a := range answers {
+		res.Diagnostics.MapScores[i] = MapScore{BatchIndex: a.BatchIndex, Usefulness: a.Usefulness}
+		usage.ModelCalls += a.Attempts
+		usage.InputTokens += a.InputTokens
+		usage.OutputTokens += a.OutputTokens
+	}
+	for _, f := range res.MapErrors {
+		usage.ModelCalls += f.Attempts
+	}
+	return res
+}
+
+// reconcileFailures returns one failure per batch that has no answer, in
+// batch order, with the batch's community ids. A batch with neither an
+// answer nor a reported failure (a lost iteration) counts as failed too,
+// so a result never claims more than the map stage delivered.
+func reconcileFailures(plan Plan, answers []MapAnswer, reported []BatchFailure) []BatchFailure {
+	answered := make(map[int]bool, len(answers))
+	for _, a := range answers {
+		answered[a.BatchIndex] = true
+	}
+	byIndex := map[int]BatchFailure{}
+	for _, f := range reported {
+		byIndex[f.BatchIndex] = f
+	}
+	out := []BatchFailure{}
+	for _, b := range plan.Batches {
+		if answered[b.Index] {
+			continue
+		}
+		f, ok := byIndex[b.Index]
+		if !ok {
+			f = BatchFailure{BatchIndex: b.Index, Message: "no map answer was recorded for this batch"}
+		}
+		f.CommunityIDs = b.CommunityIDs
+		out = append(out, f)
+	}
+	return out
+}
