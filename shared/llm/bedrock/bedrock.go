@@ -1,0 +1,257 @@
+// Package bedrock is the Model adapter for Amazon Bedrock: one Converse call
+// per ModelRequest (SPEC §8 "Model"), with the SDK's standard retryer taught
+// to also retry ModelNotReadyException. It never retries on its own beyond
+// that: the search (or the state machine) owns the second attempt (SPEC §5.2).
+package bedrock
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// SystemPrompt is the fixed system instruction sent with every call. The
+// rendered prompt already states the JSON contract (SPEC §5.1); repeating it
+// as a system instruction keeps chatty models from adding prose around it.
+const SystemPrompt = "Reply with a single JSON object only, exactly as the user's instructions describe. No prose, no markdown."
+
+// Defaults of the retryer New installs.
+const (
+	// DefaultMaxAttempts bounds the SDK's attempts per call (the first and
+	// three retries): with throttling's 1s base backoff that is at most
+	// 1+2+4 = 7s of sleeping, short enough to sit inside a map Lambda's
+	// deadline; longer waits are the state machine's retry (SPEC §8).
+	DefaultMaxAttempts = 4
+	// DefaultMaxBackoff caps one backoff sleep.
+	DefaultMaxBackoff = 8 * time.Second
+)
+
+// retryableCodes are the error codes the SDK does not retry by default but
+// which mean "try again shortly". ModelNotReadyException is Bedrock warming a
+// model up; the Go SDK, unlike some others, leaves it unretried.
+var retryableCodes = map[string]struct{}{
+	"ModelNotReadyException": {},
+}
+
+// throttleCodes are the error codes that mean the account or model refused
+// for load. Once the SDK gives up on them the call fails as KindThrottled, so
+// the caller knows a later attempt may succeed. ServiceQuotaExceededException
+// is classified here but not retried by the SDK: it usually means a quota
+// window (tokens per minute or day) that a few seconds will not reopen.
+var throttleCodes = map[string]struct{}{
+	"ThrottlingException":           {},
+	"ServiceQuotaExceededException": {},
+	"ModelNotReadyException":        {},
+	"ServiceUnavailableException":   {},
+	"TooManyRequestsException":      {},
+}
+
+// Model calls one Bedrock model (a model id or an inference profile id or
+// ARN) through Converse. It is safe for concurrent use.
+type Model struct {
+	client  *bedrockruntime.Client
+	modelID string
+}
+
+type options struct {
+	maxAttempts int
+	maxBackoff  time.Duration
+	clientOpts  []func(*bedrockruntime.Options)
+}
+
+// Option configures New.
+type Option func(*options)
+
+// WithMaxAttempts sets the SDK's attempts per call (default
+// DefaultMaxAttempts). Values below 1 are ignored.
+func WithMaxAttempts(n int) Option {
+	return func(o *options) {
+		if n >= 1 {
+			o.maxAttempts = n
+		}
+	}
+}
+
+// WithMaxBackoff caps one retry sleep (default DefaultMaxBackoff); tests set
+// it tiny.
+func WithMaxBackoff(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.maxBackoff = d
+		}
+	}
+}
+
+// WithClientOptions applies fn to the client's options after the retryer is
+// installed (for example an HTTP client or endpoint override). Replacing the
+// retryer here defeats the bounds above.
+func WithClientOptions(fn func(*bedrockruntime.Options)) Option {
+	return func(o *options) { o.clientOpts = append(o.clientOpts, fn) }
+}
+
+// New returns a Model for modelID using cfg (region, credentials, endpoint:
+// config.LoadDefaultConfig reads them from the standard AWS environment). It
+// installs the bounded retryer itself, so a caller cannot forget it; the
+// AWS_MAX_ATTEMPTS / RetryMaxAttempts of cfg is deliberately overridden by it.
+func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
+	modelID = strings.TrimSpace(modelID)
+	if modelID == "" {
+		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "bedrock model id must not be empty")
+	}
+	o := options{maxAttempts: DefaultMaxAttempts, maxBackoff: DefaultMaxBackoff}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	retryer := NewRetryer(o.maxAttempts, o.maxBackoff)
+	client := bedrockruntime.NewFromConfig(cfg, func(co *bedrockruntime.Options) {
+		co.Retryer = retryer
+		// Zero, or the client wraps our retryer with cfg's max attempts.
+		co.RetryMaxAttempts = 0
+		for _, fn := range o.clientOpts {
+			fn(co)
+		}
+	})
+	return &Model{client: client, modelID: modelID}, nil
+}
+
+// NewRetryer returns the SDK's standard retryer (exponential backoff with
+// jitter, retry quota, throttling and 5xx retried) that also retries
+// ModelNotReadyException, bounded to maxAttempts attempts and maxBackoff per
+// sleep. Every sleep ends early when the call's context does.
+func NewRetryer(maxAttempts int, maxBackoff time.Duration) aws.Retryer {
+	codes := make(map[string]struct{}, len(retryableCodes))
+	for c := range retryableCodes {
+		codes[c] = struct{}{}
+	}
+	return retry.NewStandard(func(so *retry.StandardOptions) {
+		so.MaxAttempts = maxAttempts
+		so.MaxBackoff = maxBackoff
+		so.Retryables = append(so.Retryables, retry.RetryableErrorCode{Codes: codes})
+		// Counted as throttling too, so it backs off like throttling (1s
+		// base) and costs the retry quota what throttling costs.
+		so.Throttles = append(so.Throttles, retry.ThrottleErrorCode{Codes: codes})
+	})
+}
+
+// ModelID is the model or inference profile the Model calls.
+func (m *Model) ModelID() string { return m.modelID }
+
+// Complete makes one Converse call: the rendered prompt as the user message,
+// maxTokens = req.MaxTokens (the stage's output reserve), temperature 0.
+func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
+	if req.MaxTokens <= 0 {
+		// Bedrock rejects maxTokens 0; say which knob to turn instead of
+		// spending a call on a validation error.
+		return globalsearch.ModelResponse{}, globalsearch.Errorf(globalsearch.KindInvalidInput,
+			"%s must be positive to call bedrock model %s (got %d)", reserveName(req.Stage), m.modelID, req.MaxTokens)
+	}
+	out, err := m.client.Converse(ctx, &bedrockruntime.ConverseInput{
+		ModelId: aws.String(m.modelID),
+		System:  []types.SystemContentBlock{&types.SystemContentBlockMemberText{Value: SystemPrompt}},
+		Messages: []types.Message{{
+			Role:    types.ConversationRoleUser,
+			Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: req.Prompt}},
+		}},
+		InferenceConfig: &types.InferenceConfiguration{
+			MaxTokens:   aws.Int32(int32(min(req.MaxTokens, 1<<31-1))),
+			Temperature: aws.Float32(0),
+		},
+	})
+	if err != nil {
+		return globalsearch.ModelResponse{}, m.classify(ctx, err)
+	}
+
+	resp := globalsearch.ModelResponse{StopReason: string(out.StopReason)}
+	if msg, ok := out.Output.(*types.ConverseOutputMemberMessage); ok {
+		var b strings.Builder
+		for _, block := range msg.Value.Content {
+			if t, ok := block.(*types.ContentBlockMemberText); ok {
+				b.WriteString(t.Value)
+			}
+		}
+		resp.Text = b.String()
+	}
+	if u := out.Usage; u != nil {
+		resp.InputTokens = int(aws.ToInt32(u.InputTokens))
+		resp.OutputTokens = int(aws.ToInt32(u.OutputTokens))
+	}
+
+	switch out.StopReason {
+	case types.StopReasonMaxTokens:
+		// A cut-off answer is almost never valid JSON; name the knob.
+		return resp, globalsearch.Errorf(globalsearch.KindModelOutput,
+			"bedrock model %s stopped at maxTokens %d: the output reserve %s was too small for its answer",
+			m.modelID, req.MaxTokens, reserveName(req.Stage))
+	case types.StopReasonModelContextWindowExceeded:
+		return resp, globalsearch.Errorf(globalsearch.KindModelOutput,
+			"bedrock model %s ran out of context window: lower the token budget of the %s stage",
+			m.modelID, req.Stage)
+	case types.StopReasonGuardrailIntervened, types.StopReasonContentFiltered:
+		return resp, globalsearch.Errorf(globalsearch.KindModelOutput,
+			"bedrock model %s refused to answer (stop reason %s)", m.modelID, out.StopReason)
+	}
+	if msg, ok := out.Output.(*types.ConverseOutputMemberMessage); !ok || len(msg.Value.Content) == 0 {
+		return resp, globalsearch.Errorf(globalsearch.KindModel,
+			"bedrock model %s returned no message (stop reason %q)", m.modelID, out.StopReason)
+	}
+	return resp, nil
+}
+
+// classify turns an SDK error into a globalsearch kind. It runs after the
+// SDK's own retries, so a throttling error here means the SDK gave up.
+func (m *Model) classify(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return globalsearch.Errorf(globalsearch.KindModel,
+			"bedrock model %s: call abandoned: %w (%v)", m.modelID, ctxErr, err)
+	}
+	attempts := 1
+	var maxErr *retry.MaxAttemptsError
+	if errors.As(err, &maxErr) {
+		attempts = maxErr.Attempt
+	}
+	status := 0
+	var withStatus interface{ HTTPStatusCode() int }
+	if errors.As(err, &withStatus) {
+		status = withStatus.HTTPStatusCode()
+	}
+	code := ""
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		code = apiErr.ErrorCode()
+	}
+	_, throttled := throttleCodes[code]
+	if throttled || status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+		return globalsearch.Errorf(globalsearch.KindThrottled,
+			"bedrock model %s throttled (%s, HTTP %d) after %d attempt(s): %w", m.modelID, orUnknown(code), status, attempts, err)
+	}
+	if code != "" {
+		return globalsearch.Errorf(globalsearch.KindModel,
+			"bedrock model %s failed (%s, HTTP %d): %w", m.modelID, code, status, err)
+	}
+	return globalsearch.Errorf(globalsearch.KindModel, "bedrock model %s: %w", m.modelID, err)
+}
+
+// reserveName is the request field whose value became maxTokens (SPEC §2).
+func reserveName(s globalsearch.Stage) string {
+	if s == globalsearch.StageReduce {
+		return "reduceOutputReserve"
+	}
+	return "mapOutputReserve"
+}
+
+func orUnknown(code string) string {
+	if code == "" {
+		return "no error code"
+	}
+	return code
+}

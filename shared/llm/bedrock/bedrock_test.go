@@ -1,0 +1,340 @@
+package bedrock_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
+)
+
+// reply is one canned answer of the fake Converse endpoint.
+type reply struct {
+	status    int
+	errorType string // X-Amzn-ErrorType; empty for a success
+	body      string
+	hang      bool // wait for the client to give up
+}
+
+func ok(text, stop string, in, out int) reply {
+	b, _ := json.Marshal(map[string]any{
+		"output":     map[string]any{"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"text": text}}}},
+		"stopReason": stop,
+		"usage":      map[string]any{"inputTokens": in, "outputTokens": out, "totalTokens": in + out},
+		"metrics":    map[string]any{"latencyMs": 1},
+	})
+	return reply{status: http.StatusOK, body: string(b)}
+}
+
+func fail(status int, errorType string) reply {
+	return reply{status: status, errorType: errorType, body: `{"message":"` + errorType + ` from fake"}`}
+}
+
+// seen is one request the fake received.
+type seen struct {
+	rawPath string
+	modelID string
+	body    map[string]any
+	auth    string
+}
+
+// fakeBedrock speaks the Converse wire format: POST /model/{modelId}/converse.
+// It answers replies in order and repeats the last one forever.
+type fakeBedrock struct {
+	mu      sync.Mutex
+	replies []reply
+	calls   []seen
+}
+
+func (f *fakeBedrock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	raw := r.URL.EscapedPath()
+	if r.Method != http.MethodPost || !strings.HasPrefix(raw, "/model/") || !strings.HasSuffix(raw, "/converse") {
+		http.Error(w, "unexpected "+r.Method+" "+raw, http.StatusNotFound)
+		return
+	}
+	id, _ := url.PathUnescape(strings.TrimSuffix(strings.TrimPrefix(raw, "/model/"), "/converse"))
+	var body map[string]any
+	data, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(data, &body)
+
+	f.mu.Lock()
+	f.calls = append(f.calls, seen{rawPath: raw, modelID: id, body: body, auth: r.Header.Get("Authorization")})
+	rep := f.replies[min(len(f.calls), len(f.replies))-1]
+	f.mu.Unlock()
+
+	if rep.hang {
+		<-r.Context().Done()
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if rep.errorType != "" {
+		w.Header().Set("X-Amzn-ErrorType", rep.errorType)
+	}
+	w.WriteHeader(rep.status)
+	_, _ = io.WriteString(w, rep.body)
+}
+
+func (f *fakeBedrock) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.calls)
+}
+
+// testConfig is an aws.Config that signs with static credentials and sends
+// every call to endpoint, so no test can reach AWS.
+func testConfig(endpoint string) aws.Config {
+	return aws.Config{
+		Region:       "us-east-1",
+		Credentials:  staticCredentials(),
+		BaseEndpoint: aws.String(endpoint),
+	}
+}
+
+func staticCredentials() aws.CredentialsProvider {
+	return aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+		return aws.Credentials{AccessKeyID: "AKIDTEST", SecretAccessKey: "secret", Source: "test"}, nil
+	})
+}
+
+const (
+	haiku      = "anthropic.claude-3-5-haiku-20241022-v1:0"
+	profileARN = "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-3-5-haiku-20241022-v1:0"
+)
+
+// wantPath is the request path the SDK sends for a model id.
+var wantPath = map[string]string{
+	haiku:      "/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse",
+	profileARN: "/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Ainference-profile%2Fus.anthropic.claude-3-5-haiku-20241022-v1%3A0/converse",
+}
+
+func TestComplete(t *testing.T) {
+	t.Setenv("AWS_BEARER_TOKEN_BEDROCK", "") // sign with SigV4 whatever the shell has
+
+	cases := []struct {
+		name      string
+		modelID   string
+		stage     globalsearch.Stage
+		replies   []reply
+		timeout   time.Duration
+		wantCalls int
+		wantText  string
+		wantIn    int
+		wantOut   int
+		wantStop  string
+		wantKind  globalsearch.Kind // KindInternal: no error
+		wantInErr []string
+		wantCtx   bool
+	}{
+		{
+			name: "success with usage", modelID: haiku, stage: globalsearch.StageMap,
+			replies:   []reply{ok(`{"answer":"a","usefulness":50}`, "end_turn", 120, 15)},
+			wantCalls: 1, wantText: `{"answer":"a","usefulness":50}`, wantIn: 120, wantOut: 15, wantStop: "end_turn",
+		},
+		{
+			name: "inference profile ARN", modelID: profileARN,
+			stage: globalsearch.StageReduce, replies: []reply{ok(`{"answer":"r"}`, "end_turn", 10, 2)},
+			wantCalls: 1, wantText: `{"answer":"r"}`, wantIn: 10, wantOut: 2, wantStop: "end_turn",
+		},
+		{
+			name: "throttling then success", modelID: haiku, stage: globalsearch.StageMap,
+			replies:   []reply{fail(429, "ThrottlingException"), fail(429, "ThrottlingException"), ok("{}", "end_turn", 5, 1)},
+			wantCalls: 3, wantText: "{}", wantIn: 5, wantOut: 1, wantStop: "end_turn",
+		},
+		{
+			name: "model not ready then success", modelID: haiku, stage: globalsearch.StageMap,
+			replies:   []reply{fail(429, "ModelNotReadyException"), ok("{}", "end_turn", 5, 1)},
+			wantCalls: 2, wantText: "{}", wantIn: 5, wantOut: 1, wantStop: "end_turn",
+		},
+		{
+			name: "service unavailable then success", modelID: haiku, stage: globalsearch.StageMap,
+			replies:   []reply{fail(503, "ServiceUnavailableException"), ok("{}", "end_turn", 5, 1)},
+			wantCalls: 2, wantText: "{}", wantIn: 5, wantOut: 1, wantStop: "end_turn",
+		},
+		{
+			name: "throttling forever", modelID: haiku, stage: globalsearch.StageMap,
+			replies:   []reply{fail(429, "ThrottlingException")},
+			wantCalls: bedrock.DefaultMaxAttempts, wantKind: globalsearch.KindThrottled,
+			wantInErr: []string{haiku, "ThrottlingException", "4 attempt(s)"},
+		},
+		{
+			name: "model not ready forever", modelID: haiku, stage: globalsearch.StageMap,
+			replies:   []reply{fail(429, "ModelNotReadyException")},
+			wantCalls: bedrock.DefaultMaxAttempts, wantKind: globalsearch.KindThrottled,
+			wantInErr: []string{"ModelNotReadyException"},
+		},
+		{
+			name: "service quota exceeded is throttled but not retried", modelID: haiku, stage: globalsearch.StageMap,
+			replies:   []reply{fail(400, "ServiceQuotaExceededException")},
+			wantCalls: 1, wantKind: globalsearch.KindThrottled,
+			wantInErr: []string{"ServiceQuotaExceededException"},
+		},
+		{
+			name: "validation error is not retried", modelID: haiku, stage: globalsearch.StageMap,
+			replies:   []reply{fail(400, "ValidationException")},
+			wantCalls: 1, wantKind: globalsearch.KindModel,
+			wantInErr: []string{haiku, "ValidationException"},
+		},
+		{
+			name: "access denied", modelID: haiku, stage: globalsearch.StageMap,
+			replies:   []reply{fail(403, "AccessDeniedException")},
+			wantCalls: 1, wantKind: globalsearch.KindModel,
+			wantInErr: []string{haiku, "AccessDeniedException"},
+		},
+		{
+			name: "truncated map output", modelID: haiku, stage: globalsearch.StageMap,
+			replies:   []reply{ok(`{"answer":"cut`, "max_tokens", 100, 64)},
+			wantCalls: 1, wantText: `{"answer":"cut`, wantIn: 100, wantOut: 64, wantStop: "max_tokens",
+			wantKind: globalsearch.KindModelOutput, wantInErr: []string{"mapOutputReserve", "too small"},
+		},
+		{
+			name: "truncated reduce output", modelID: haiku, stage: globalsearch.StageReduce,
+			replies:   []reply{ok(`{"answer":"cut`, "max_tokens", 100, 64)},
+			wantCalls: 1, wantText: `{"answer":"cut`, wantIn: 100, wantOut: 64, wantStop: "max_tokens",
+			wantKind: globalsearch.KindModelOutput, wantInErr: []string{"reduceOutputReserve"},
+		},
+		{
+			name: "context deadline", modelID: haiku, stage: globalsearch.StageMap,
+			replies: []reply{{hang: true}}, timeout: 100 * time.Millisecond,
+			wantCalls: 1, wantKind: globalsearch.KindModel, wantCtx: true,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := &fakeBedrock{replies: tc.replies}
+			srv := httptest.NewServer(fake)
+			defer srv.Close()
+			m, err := bedrock.New(testConfig(srv.URL), tc.modelID, bedrock.WithMaxBackoff(time.Millisecond))
+			require.NoError(t, err)
+
+			ctx := context.Background()
+			if tc.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.timeout)
+				defer cancel()
+			}
+			resp, err := m.Complete(ctx, globalsearch.ModelRequest{
+				Stage: tc.stage, Query: "q", Content: "c", Prompt: "Question: q\n\nData: c", MaxTokens: 64,
+			})
+
+			assert.Equal(t, tc.wantCalls, fake.count(), "calls the server received")
+			if tc.wantKind == globalsearch.KindInternal {
+				require.NoError(t, err)
+			} else {
+				require.Error(t, err)
+				assert.Equal(t, tc.wantKind, globalsearch.KindOf(err), "kind of %v", err)
+				for _, s := range tc.wantInErr {
+					assert.Contains(t, err.Error(), s)
+				}
+				assert.Equal(t, tc.wantCtx, errors.Is(err, context.DeadlineExceeded), "errors.Is DeadlineExceeded: %v", err)
+			}
+			assert.Equal(t, tc.wantText, resp.Text)
+			assert.Equal(t, tc.wantIn, resp.InputTokens)
+			assert.Equal(t, tc.wantOut, resp.OutputTokens)
+			assert.Equal(t, tc.wantStop, resp.StopReason)
+
+			// Every attempt carries the same request.
+			for _, c := range fake.calls {
+				assert.Equal(t, tc.modelID, c.modelID)
+				assert.Equal(t, wantPath[tc.modelID], c.rawPath, "the SDK escapes ':' and '/' in the model id label")
+				assert.True(t, strings.HasPrefix(c.auth, "AWS4-HMAC-SHA256 "), "SigV4-signed: %q", c.auth)
+				assertBody(t, c.body, "Question: q\n\nData: c", 64)
+			}
+		})
+	}
+}
+
+// assertBody checks the Converse request: the prompt as the only user
+// message, the fixed system instruction, maxTokens, temperature 0.
+func assertBody(t *testing.T, body map[string]any, prompt string, maxTokens int) {
+	t.Helper()
+	want := map[string]any{
+		"messages": []any{map[string]any{"role": "user", "content": []any{map[string]any{"text": prompt}}}},
+		"system":   []any{map[string]any{"text": bedrock.SystemPrompt}},
+		"inferenceConfig": map[string]any{
+			"maxTokens":   float64(maxTokens),
+			"temperature": float64(0),
+		},
+	}
+	assert.Equal(t, want, body)
+}
+
+func TestThrottlingBoundedByMaxAttempts(t *testing.T) {
+	t.Setenv("AWS_BEARER_TOKEN_BEDROCK", "")
+	fake := &fakeBedrock{replies: []reply{fail(429, "ThrottlingException")}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	m, err := bedrock.New(testConfig(srv.URL), haiku, bedrock.WithMaxAttempts(2), bedrock.WithMaxBackoff(time.Millisecond))
+	require.NoError(t, err)
+
+	_, err = m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageMap, Prompt: "p", MaxTokens: 8})
+
+	assert.Equal(t, globalsearch.KindThrottled, globalsearch.KindOf(err))
+	assert.Equal(t, 2, fake.count())
+}
+
+// TestEndpointFromEnvironment goes through config.LoadDefaultConfig the way
+// the CLI does, with the endpoint taken from the standard service-specific
+// variable.
+func TestEndpointFromEnvironment(t *testing.T) {
+	fake := &fakeBedrock{replies: []reply{ok(`{"answer":"env"}`, "end_turn", 3, 4)}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+
+	dir := t.TempDir()
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_BEARER_TOKEN_BEDROCK", "")
+	t.Setenv("AWS_ENDPOINT_URL", "")
+	t.Setenv("AWS_MAX_ATTEMPTS", "1") // New's own bound must win
+	t.Setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", srv.URL)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "config"), nil, 0o600))
+
+	cfg, err := config.LoadDefaultConfig(context.Background(),
+		config.WithRegion("eu-west-1"), config.WithCredentialsProvider(staticCredentials()))
+	require.NoError(t, err)
+	m, err := bedrock.New(cfg, "eu.anthropic.claude-3-5-haiku-20241022-v1:0", bedrock.WithMaxBackoff(time.Millisecond))
+	require.NoError(t, err)
+
+	resp, err := m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageReduce, Prompt: "p", MaxTokens: 1024})
+	require.NoError(t, err)
+	assert.Equal(t, globalsearch.ModelResponse{Text: `{"answer":"env"}`, InputTokens: 3, OutputTokens: 4, StopReason: "end_turn"}, resp)
+	require.Equal(t, 1, fake.count())
+	assert.Equal(t, "/model/eu.anthropic.claude-3-5-haiku-20241022-v1%3A0/converse", fake.calls[0].rawPath)
+	assert.Contains(t, fake.calls[0].auth, "/eu-west-1/bedrock/aws4_request", "signed for the configured region")
+
+	// AWS_MAX_ATTEMPTS=1 above must not switch off ModelNotReady retries.
+	fake.mu.Lock()
+	fake.calls, fake.replies = nil, []reply{fail(429, "ModelNotReadyException"), ok("{}", "end_turn", 1, 1)}
+	fake.mu.Unlock()
+	_, err = m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageMap, Prompt: "p", MaxTokens: 8})
+	require.NoError(t, err)
+	assert.Equal(t, 2, fake.count())
+}
+
+func TestInvalid(t *testing.T) {
+	_, err := bedrock.New(testConfig("http://127.0.0.1:1"), "  ")
+	assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
+
+	m, err := bedrock.New(testConfig("http://127.0.0.1:1"), haiku)
+	require.NoError(t, err)
+	_, err = m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageReduce, Prompt: "p", MaxTokens: 0})
+	assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
+	assert.Contains(t, err.Error(), "reduceOutputReserve")
+}
