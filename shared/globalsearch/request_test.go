@@ -1,0 +1,189 @@
+package globalsearch_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	gs "github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+func TestParseRequestDefaults(t *testing.T) {
+	p, err := gs.ParseRequest([]byte(`{"query":"  what changed?  "}`), gs.SpecDefaults)
+	require.NoError(t, err)
+	assert.Equal(t, "what changed?", p.Query)
+	assert.Equal(t, "default", p.Namespace)
+	assert.Equal(t, gs.LeafLevel, p.CommunityLevel)
+	assert.Equal(t, 8000, p.MapTokenBudget)
+	assert.Equal(t, 8000, p.ReduceTokenBudget)
+	assert.Equal(t, 512, p.MapOutputReserve)
+	assert.Equal(t, 1024, p.ReduceOutputReserve)
+	assert.Equal(t, 4, p.MapConcurrency)
+	assert.True(t, p.Shuffle)
+	assert.Equal(t, 7488, p.MapPromptBudget())
+	assert.Equal(t, 6976, p.ReducePromptBudget())
+	assert.Regexp(t, `^[A-Za-z0-9_-]{1,80}$`, p.QueryID, "a generated id is a valid execution name")
+	assert.GreaterOrEqual(t, p.ShuffleSeed, int64(0))
+}
+
+func TestParseRequestAccepts(t *testing.T) {
+	tests := []struct {
+		name  string
+		body  string
+		check func(t *testing.T, p gs.Params)
+	}{
+		{"5.0 is the integer 5", `{"query":"q","mapConcurrency":5.0}`, func(t *testing.T, p gs.Params) { assert.Equal(t, 5, p.MapConcurrency) }},
+		{"exponent integer", `{"query":"q","mapTokenBudget":1e4}`, func(t *testing.T, p gs.Params) { assert.Equal(t, 10000, p.MapTokenBudget) }},
+		{"level number", `{"query":"q","communityLevel":2}`, func(t *testing.T, p gs.Params) { assert.Equal(t, gs.Level(2), p.CommunityLevel) }},
+		{"level 2.0", `{"query":"q","communityLevel":2.0}`, func(t *testing.T, p gs.Params) { assert.Equal(t, gs.Level(2), p.CommunityLevel) }},
+		{"level leaf", `{"query":"q","communityLevel":"leaf"}`, func(t *testing.T, p gs.Params) { assert.Equal(t, gs.LeafLevel, p.CommunityLevel) }},
+		{"reserve zero", `{"query":"q","mapOutputReserve":0}`, func(t *testing.T, p gs.Params) { assert.Equal(t, 8000, p.MapPromptBudget()) }},
+		{"seed recorded", `{"query":"q","shuffleSeed":42}`, func(t *testing.T, p gs.Params) { assert.Equal(t, int64(42), p.ShuffleSeed) }},
+		{"no shuffle", `{"query":"q","shuffle":false}`, func(t *testing.T, p gs.Params) { assert.False(t, p.Shuffle) }},
+		{"query id", `{"query":"q","queryId":"Run_2026-11-30"}`, func(t *testing.T, p gs.Params) { assert.Equal(t, "Run_2026-11-30", p.QueryID) }},
+		{"namespace", `{"query":"q","namespace":"acme.docs_v2-1"}`, func(t *testing.T, p gs.Params) { assert.Equal(t, "acme.docs_v2-1", p.Namespace) }},
+		{"query of 4000 code points", `{"query":"` + strings.Repeat("中", 4000) + `"}`, func(t *testing.T, p gs.Params) { assert.Len(t, []rune(p.Query), 4000) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := gs.ParseRequest([]byte(tc.body), gs.SpecDefaults)
+			require.NoError(t, err)
+			tc.check(t, p)
+		})
+	}
+}
+
+func TestParseRequestRejects(t *testing.T) {
+	const (
+		levelMsg       = `communityLevel must be "leaf" or a non-negative integer`
+		mapBudgetMsg   = "mapTokenBudget must be a positive integer"
+		reduceBudget   = "reduceTokenBudget must be a positive integer"
+		mapReserveMsg  = "mapOutputReserve must be a non-negative integer"
+		reduceReserve  = "reduceOutputReserve must be a non-negative integer"
+		concurrencyMsg = "mapConcurrency must be a positive integer"
+		seedMsg        = "shuffleSeed must be a non-negative integer"
+		namespaceMsg   = "namespace must be 1-64 characters of a-z 0-9 - _ ."
+		queryIDMsg     = "queryId must be 1-80 characters of A-Z a-z 0-9 - _"
+	)
+	tests := []struct {
+		name, body, want string
+	}{
+		{"not json", `{"query":`, "request must be a JSON object"},
+		{"array", `[1]`, "request must be a JSON object"},
+		{"null", `null`, "request must be a JSON object"},
+		{"two objects", `{"query":"a"} {"query":"b"}`, "request must be a single JSON object"},
+		{"unknown field", `{"query":"q","mapTokenBudgte":100}`, `unknown request field "mapTokenBudgte"`},
+		{"missing query", `{}`, "query must not be empty"},
+		{"blank query", `{"query":" \t\n "}`, "query must not be empty"},
+		{"null query", `{"query":null}`, "query must be a string"},
+		{"number query", `{"query":5}`, "query must be a string"},
+		{"query too long", `{"query":"` + strings.Repeat("x", 4001) + `"}`, "query must be at most 4000 characters"},
+		{"namespace upper case", `{"query":"q","namespace":"Acme"}`, namespaceMsg},
+		{"namespace empty", `{"query":"q","namespace":""}`, namespaceMsg},
+		{"namespace too long", `{"query":"q","namespace":"` + strings.Repeat("a", 65) + `"}`, namespaceMsg},
+		{"namespace null", `{"query":"q","namespace":null}`, namespaceMsg},
+		{"namespace slash", `{"query":"q","namespace":"a/b"}`, namespaceMsg},
+		{"level string number", `{"query":"q","communityLevel":"2"}`, levelMsg},
+		{"level negative", `{"query":"q","communityLevel":-1}`, levelMsg},
+		{"level fraction", `{"query":"q","communityLevel":1.5}`, levelMsg},
+		{"level null", `{"query":"q","communityLevel":null}`, levelMsg},
+		{"level other word", `{"query":"q","communityLevel":"root"}`, levelMsg},
+		{"map budget zero", `{"query":"q","mapTokenBudget":0}`, mapBudgetMsg},
+		{"map budget fraction", `{"query":"q","mapTokenBudget":2.5}`, mapBudgetMsg},
+		{"map budget string", `{"query":"q","mapTokenBudget":"8000"}`, mapBudgetMsg},
+		{"map budget NaN string", `{"query":"q","mapTokenBudget":"NaN"}`, mapBudgetMsg},
+		{"map budget null", `{"query":"q","mapTokenBudget":null}`, mapBudgetMsg},
+		{"map budget negative", `{"query":"q","mapTokenBudget":-5}`, mapBudgetMsg},
+		{"map budget huge", `{"query":"q","mapTokenBudget":1e300}`, mapBudgetMsg},
+		{"map budget bool", `{"query":"q","mapTokenBudget":true}`, mapBudgetMsg},
+		{"reduce budget zero", `{"query":"q","reduceTokenBudget":0}`, reduceBudget},
+		{"reduce budget string", `{"query":"q","reduceTokenBudget":"1"}`, reduceBudget},
+		{"map reserve negative", `{"query":"q","mapOutputReserve":-1}`, mapReserveMsg},
+		{"map reserve fraction", `{"query":"q","mapOutputReserve":0.5}`, mapReserveMsg},
+		{"reduce reserve null", `{"query":"q","reduceOutputReserve":null}`, reduceReserve},
+		{"concurrency zero", `{"query":"q","mapConcurrency":0}`, concurrencyMsg},
+		{"concurrency string", `{"query":"q","mapConcurrency":"4"}`, concurrencyMsg},
+		{"seed negative", `{"query":"q","shuffleSeed":-3}`, seedMsg},
+		{"seed fraction", `{"query":"q","shuffleSeed":1.25}`, seedMsg},
+		{"seed null", `{"query":"q","shuffleSeed":null}`, seedMsg},
+		{"shuffle string", `{"query":"q","shuffle":"false"}`, "shuffle must be a boolean"},
+		{"shuffle null", `{"query":"q","shuffle":null}`, "shuffle must be a boolean"},
+		{"query id empty", `{"query":"q","queryId":""}`, queryIDMsg},
+		{"query id too long", `{"query":"q","queryId":"` + strings.Repeat("a", 81) + `"}`, queryIDMsg},
+		{"query id dot", `{"query":"q","queryId":"a.b"}`, queryIDMsg},
+		{"query id number", `{"query":"q","queryId":7}`, queryIDMsg},
+		{"budget equals reserve", `{"query":"q","mapTokenBudget":512}`, "token budgets must exceed their output reserves"},
+		{"reduce budget under reserve", `{"query":"q","reduceTokenBudget":100}`, "token budgets must exceed their output reserves"},
+		{"first bad field wins", `{"query":"","mapTokenBudget":"x"}`, "query must not be empty"},
+		{"order: level before budget", `{"query":"q","mapTokenBudget":0,"communityLevel":"x"}`, levelMsg},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := gs.ParseRequest([]byte(tc.body), gs.SpecDefaults)
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+			assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
+		})
+	}
+}
+
+func TestRequestParamsUsesTheJSONPath(t *testing.T) {
+	budget, reserve := 300, 300
+	_, err := gs.Request{Query: "q", MapTokenBudget: &budget, MapOutputReserve: &reserve}.Params(gs.SpecDefaults)
+	require.Error(t, err)
+	assert.Equal(t, "token budgets must exceed their output reserves", err.Error())
+
+	level := gs.Level(1)
+	seed := int64(9)
+	p, err := gs.Request{Query: "q", CommunityLevel: &level, ShuffleSeed: &seed, QueryID: "abc"}.Params(gs.SpecDefaults)
+	require.NoError(t, err)
+	assert.Equal(t, gs.Level(1), p.CommunityLevel)
+	assert.Equal(t, int64(9), p.ShuffleSeed)
+	assert.Equal(t, "abc", p.QueryID)
+}
+
+func TestDefaultsFromEnv(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantErr string
+		check   func(t *testing.T, d gs.Defaults)
+	}{
+		{"none set", nil, "", func(t *testing.T, d gs.Defaults) { assert.Equal(t, gs.SpecDefaults, d) }},
+		{"overrides", map[string]string{"GRAPHRAG_MAP_TOKEN_BUDGET": "16000", "GRAPHRAG_COMMUNITY_LEVEL": "1", "GRAPHRAG_NAMESPACE": "acme"}, "",
+			func(t *testing.T, d gs.Defaults) {
+				assert.Equal(t, 16000, d.MapTokenBudget)
+				assert.Equal(t, gs.Level(1), d.CommunityLevel)
+				assert.Equal(t, "acme", d.Namespace)
+			}},
+		{"leaf", map[string]string{"GRAPHRAG_COMMUNITY_LEVEL": "leaf"}, "", func(t *testing.T, d gs.Defaults) { assert.Equal(t, gs.LeafLevel, d.CommunityLevel) }},
+		{"bad budget", map[string]string{"GRAPHRAG_MAP_TOKEN_BUDGET": "lots"}, "GRAPHRAG_MAP_TOKEN_BUDGET: mapTokenBudget must be a positive integer", nil},
+		{"bad namespace", map[string]string{"GRAPHRAG_NAMESPACE": "UPPER"}, "GRAPHRAG_NAMESPACE: namespace must be 1-64 characters of a-z 0-9 - _ .", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := gs.DefaultsFromEnv(func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok })
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Equal(t, tc.wantErr, err.Error())
+				assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
+				return
+			}
+			require.NoError(t, err)
+			tc.check(t, d)
+		})
+	}
+}
+
+func TestEnvDefaultsApplyBelowTheRequest(t *testing.T) {
+	d := gs.SpecDefaults
+	d.MapConcurrency = 2
+	p, err := gs.ParseRequest([]byte(`{"query":"q"}`), d)
+	require.NoError(t, err)
+	assert.Equal(t, 2, p.MapConcurrency)
+	p, err = gs.ParseRequest([]byte(`{"query":"q","mapConcurrency":3}`), d)
+	require.NoError(t, err)
+	assert.Equal(t, 3, p.MapConcurrency)
+}
