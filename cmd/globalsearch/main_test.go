@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
+)
+
+// testEnv runs the CLI in process with captured output and no environment.
+func testEnv(stdin string) (*cliEnv, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	return &cliEnv{
+		stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut,
+		lookupEnv: func(string) (string, bool) { return "", false },
+	}, &out, &errOut
+}
+
+func writeIndex(t *testing.T, f indexfile.File) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "index.json")
+	require.NoError(t, indexfile.Save(path, f))
+	return path
+}
+
+func smallIndex() indexfile.File {
+	return indexfile.File{Namespace: "tiny", Records: globalsearch.Records{
+		Summaries: []globalsearch.Summary{
+			{ID: "root", Level: 0, Summary: "The harbour economy changed over the decade."},
+			{ID: "fish", Level: 1, ParentCommunityID: "root", Summary: "Fishing quotas were cut and the fleet shrank."},
+			{ID: "solar", Level: 1, ParentCommunityID: "root", Summary: "Solar farms replaced diesel generators on the islands."},
+		},
+		Claims: []globalsearch.Claim{{ID: "k1", CommunityID: "solar", Subject: "Grid", Object: "Solar", Description: "solar share rose", SourceChunkIDs: []string{"c1"}}},
+		Chunks: []globalsearch.Chunk{{ID: "c1", Text: "By 2030 solar met half of demand."}},
+	}}
+}
+
+func TestTokensCommand(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+	}{
+		{"hello world", "3\n"}, {"中文测试", "3\n"}, {"", "0\n"},
+	}
+	for _, tc := range tests {
+		env, out, _ := testEnv(tc.in)
+		assert.Equal(t, 0, runMain(context.Background(), env, []string{"tokens"}))
+		assert.Equal(t, tc.want, out.String())
+	}
+}
+
+func TestExitStatuses(t *testing.T) {
+	path := writeIndex(t, smallIndex())
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"no command", nil, 2, "usage"},
+		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{"blank query is invalid input", []string{"plan", "--index", path, "--query", "  "}, 2, "query must not be empty"},
+		{"bad level", []string{"plan", "--index", path, "--query", "q", "--level", "top"}, 2, `communityLevel must be "leaf" or a non-negative integer`},
+		{"bad budget", []string{"plan", "--index", path, "--query", "q", "--map-budget", "0"}, 2, "mapTokenBudget must be a positive integer"},
+		{"seed and no-shuffle", []string{"plan", "--index", path, "--query", "q", "--seed", "1", "--no-shuffle"}, 2, "exclude each other"},
+		{"budget below prompt", []string{"plan", "--index", path, "--query", "q", "--map-budget", "600"}, 2, "map token budget cannot fit the map prompt"},
+		{"missing index file", []string{"plan", "--index", filepath.Join(t.TempDir(), "nope.json"), "--query", "q"}, 1, "read index file"},
+		{"unknown model", []string{"run", "--index", path, "--query", "q", "--model", "gpt-99"}, 2, "gpt-99"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, errOut := testEnv("")
+			assert.Equal(t, tc.wantCode, runMain(context.Background(), env, tc.args))
+			assert.Contains(t, errOut.String(), tc.wantErr)
+		})
+	}
+}
+
+func TestPlanJSON(t *testing.T) {
+	path := writeIndex(t, smallIndex())
+	env, out, errOut := testEnv("")
+	code := runMain(context.Background(), env, []string{"plan", "--index", path, "--query", "What changed?", "--seed", "3", "--json"})
+	require.Equal(t, 0, code, errOut.String())
+	var plan planOutput
+	require.NoError(t, json.Unmarshal(out.Bytes(), &plan))
+	assert.Equal(t, 2, plan.SummaryCount, "the two leaves of the file's own namespace")
+	assert.Equal(t, 1, plan.BatchCount)
+	assert.Equal(t, 7488, plan.MapPromptBudget)
+	assert.Equal(t, 6976, plan.ReducePromptBudget)
+	assert.Equal(t, int64(3), plan.ShuffleSeed)
+	assert.Equal(t, 4, plan.MaxModelCalls)
+	assert.Contains(t, plan.MapSkeleton, "What changed?")
+	require.Len(t, plan.Batches, 1)
+	assert.Equal(t, tokens.Estimate(plan.MapSkeleton+"\n"+plan.Batches[0].Content), plan.Batches[0].EstimatedTokens)
+	assert.Equal(t, plan.Batches[0].EstimatedTokens, plan.EstimatedMapInputTokens)
+	assert.Contains(t, plan.Batches[0].Content, "- (c1) By 2030 solar met half of demand.")
+}
+
+func TestPlanLevelThatDoesNotExist(t *testing.T) {
+	path := writeIndex(t, smallIndex())
+	env, out, _ := testEnv("")
+	require.Equal(t, 0, runMain(context.Background(), env, []string{"plan", "--index", path, "--query", "q", "--level", "5"}))
+	assert.Contains(t, out.String(), "levels that exist: [0 1]")
+}
+
+func TestRunOfflineOnTheSampleIndex(t *testing.T) {
+	sample := filepath.Join("..", "..", "testdata", "sample-index.json")
+	if _, err := os.Stat(sample); err != nil {
+		t.Fatalf("the sample index that make run uses is missing: %v", err)
+	}
+	env, out, errOut := testEnv("")
+	code := runMain(context.Background(), env, []string{"run", "--index", sample, "--query",
+		"What are the main themes across Veloria's development over the decade?", "--seed", "1", "--json"})
+	require.Equal(t, 0, code, errOut.String())
+	var res globalsearch.Result
+	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+	assert.Equal(t, globalsearch.StatusCompleted, res.Status)
+	assert.NotEmpty(t, res.Answer)
+	assert.Greater(t, res.Diagnostics.BatchCount, 1, "the long summary is split across batches")
+	assert.Equal(t, res.Diagnostics.BatchCount+1, res.Diagnostics.ModelCalls)
+	assert.Equal(t, int64(1), res.Diagnostics.ShuffleSeed)
+}
+
+func TestRunPrintsAnswerAndStatusLine(t *testing.T) {
+	path := writeIndex(t, smallIndex())
+	env, out, errOut := testEnv("")
+	code := runMain(context.Background(), env, []string{"run", "--index", path, "--query", "How did solar power change?"})
+	require.Equal(t, 0, code, errOut.String())
+	assert.Contains(t, out.String(), "status completed")
+	assert.Contains(t, strings.ToLower(out.String()), "solar")
+}
