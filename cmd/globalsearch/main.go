@@ -35,6 +35,7 @@ func commands() map[string]command {
 		"run":    {"run a global search and print the answer", runCommand},
 		"plan":   {"dry run: print the batches a search would send, with no model call", planCommand},
 		"tokens": {"print the token estimate (SPEC §3) of standard input", tokensCommand},
+		"import": {"import a Microsoft GraphRAG output folder (parquet) as an index", importCommand},
 	}
 }
 

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/graphrag"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+)
+
+// importNamespacePattern is the namespace rule of SPEC §1, checked before
+// anything is read.
+var importNamespacePattern = regexp.MustCompile(`^[a-z0-9._-]{1,64}$`)
+
+// unmatchedExamples is how many unmatched claims the summary shows per
+// reason: enough to recognise the pattern, not a wall of text.
+const unmatchedExamples = 3
+
+// importCommand implements
+//
+//	globalsearch import graphrag --dir DIR [--content summary|full_content]
+//	    [--namespace NS] (--out FILE | --table T)
+func importCommand(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) == 0 || args[0] != "graphrag" {
+		return &usageError{"usage: globalsearch import graphrag --dir DIR [--content summary|full_content] [--namespace NS] (--out FILE | --table T)"}
+	}
+	fs := flag.NewFlagSet("import graphrag", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	var (
+		dir       = fs.String("dir", "", "GraphRAG output folder holding community_reports.parquet and the other parquet files")
+		content   = fs.String("content", string(graphrag.ContentSummary), `report text to import: "summary" or "full_content"`)
+		namespace = fs.String("namespace", globalsearch.SpecDefaults.Namespace, "namespace the records go to")
+		out       = fs.String("out", "", "write an index file (JSON) to this path")
+		table     = fs.String("table", "", "replace the namespace in this DynamoDB table")
+	)
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return &usageError{"import graphrag: help requested"}
+		}
+		return &usageError{err.Error()}
+	}
+	// Validate every flag before reading a byte (STYLE 7).
+	switch {
+	case fs.NArg() > 0:
+		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	case *dir == "":
+		return &usageError{"--dir is required"}
+	case *content != string(graphrag.ContentSummary) && *content != string(graphrag.ContentFullContent):
+		return &usageError{fmt.Sprintf("--content must be %q or %q", graphrag.ContentSummary, graphrag.ContentFullContent)}
+	case !importNamespacePattern.MatchString(*namespace):
+		return &usageError{"--namespace must be 1-64 characters of a-z 0-9 - _ ."}
+	case (*out == "") == (*table == ""):
+		return &usageError{"exactly one of --out and --table is required"}
+	case *table != "":
+		// The DynamoDB adapter (shared/store) is not in this tree yet.
+		return &usageError{"--table is not yet supported: write an index file with --out and load it with ingest when it is"}
+	}
+
+	records, report, err := graphrag.Import(ctx, *dir, graphrag.Options{Content: graphrag.Content(*content), Progress: env.stderr})
+	if err != nil {
+		return fmt.Errorf("import %s: %w", *dir, err)
+	}
+	if err := indexfile.Save(*out, indexfile.File{Namespace: *namespace, Records: records}); err != nil {
+		return fmt.Errorf("write index file: %w", err)
+	}
+	printImportReport(env.stdout, report)
+	fmt.Fprintf(env.stdout, "wrote namespace %s to %s\n", *namespace, *out)
+	return nil
+}
+
+// printImportReport prints what was imported and, grouped by reason, what
+// was not.
+func printImportReport(w io.Writer, r graphrag.Report) {
+	levels := make([]string, 0, len(r.Levels))
+	for _, l := range slices.Sorted(maps.Keys(r.Levels)) {
+		levels = append(levels, fmt.Sprintf("%d:%d", l, r.Levels[l]))
+	}
+	fmt.Fprintf(w, "summaries: %d (%d leaves; per level %s; %d blank)\n", r.Summaries, r.Leaves, strings.Join(levels, " "), r.BlankSummaries)
+	fmt.Fprintf(w, "claims:    %d attached of %d covariates, %d unmatched (not stored)\n", r.ClaimsAttached, r.Covariates, len(r.Unmatched))
+	byReason := map[string][]graphrag.UnmatchedClaim{}
+	for _, u := range r.Unmatched {
+		byReason[u.Reason] = append(byReason[u.Reason], u)
+	}
+	for _, reason := range slices.Sorted(maps.Keys(byReason)) {
+		list := byReason[reason]
+		fmt.Fprintf(w, "  %d: %s\n", len(list), reason)
+		for _, u := range list[:min(len(list), unmatchedExamples)] {
+			fmt.Fprintf(w, "    claim %s, subject %q\n", u.ID, truncate(u.Subject, 60))
+		}
+	}
+	fmt.Fprintf(w, "chunks:    %d\n", r.Chunks)
+	for _, warning := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
+}
+
+// truncate shortens s to n code points: GraphRAG sometimes puts a whole
+// sentence where an entity name belongs.
+func truncate(s string, n int) string {
+	runes := []rune(s)
+	if len(runes) <= n {
+		return s
+	}
+	return string(runes[:n]) + "…"
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+)
+
+// importTestReport is the smallest community_reports.parquet: a root and
+// one child.
+type importTestReport struct {
+	Community int64  `parquet:"community"`
+	Level     int64  `parquet:"level"`
+	Parent    int64  `parquet:"parent"`
+	Title     string `parquet:"title"`
+	Summary   string `parquet:"summary"`
+}
+
+func runImportCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	env := &cliEnv{stdin: bytes.NewReader(nil), stdout: &out, stderr: &errOut, lookupEnv: func(string) (string, bool) { return "", false }}
+	code = runMain(context.Background(), env, append([]string{"import"}, args...))
+	return code, out.String(), errOut.String()
+}
+
+func TestImportCommand(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, parquet.WriteFile(filepath.Join(dir, "community_reports.parquet"), []importTestReport{
+		{Community: 0, Level: 0, Parent: -1, Title: "Root", Summary: "root summary"},
+		{Community: 1, Level: 1, Parent: 0, Title: "Child", Summary: "child summary"},
+	}))
+	out := filepath.Join(t.TempDir(), "index.json")
+
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout []string
+		wantStderr string
+	}{
+		{name: "no source", args: nil, wantCode: 2, wantStderr: "usage: globalsearch import graphrag"},
+		{name: "unknown source", args: []string{"lightrag"}, wantCode: 2, wantStderr: "usage: globalsearch import graphrag"},
+		{name: "no dir", args: []string{"graphrag", "--out", out}, wantCode: 2, wantStderr: "--dir is required"},
+		{name: "no destination", args: []string{"graphrag", "--dir", dir}, wantCode: 2, wantStderr: "exactly one of --out and --table"},
+		{name: "two destinations", args: []string{"graphrag", "--dir", dir, "--out", out, "--table", "t"}, wantCode: 2, wantStderr: "exactly one of --out and --table"},
+		{name: "bad content", args: []string{"graphrag", "--dir", dir, "--out", out, "--content", "all"}, wantCode: 2, wantStderr: `--content must be "summary" or "full_content"`},
+		{name: "bad namespace", args: []string{"graphrag", "--dir", dir, "--out", out, "--namespace", "Bad NS"}, wantCode: 2, wantStderr: "--namespace must be"},
+		{name: "table not yet", args: []string{"graphrag", "--dir", dir, "--table", "t"}, wantCode: 2, wantStderr: "--table is not yet supported"},
+		{name: "missing folder", args: []string{"graphrag", "--dir", filepath.Join(dir, "nope"), "--out", out}, wantCode: 1, wantStderr: "nope"},
+		{
+			name:       "writes index file",
+			args:       []string{"graphrag", "--dir", dir, "--out", out, "--namespace", "carol"},
+			wantStdout: []string{"summaries: 2 (1 leaves; per level 0:1 1:1; 0 blank)", "claims:    0 attached of 0 covariates", "wrote namespace carol to " + out, "warning: no covariates.parquet"},
+			wantStderr: "import: opened community_reports.parquet",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runImportCLI(t, tc.args...)
+			assert.Equal(t, tc.wantCode, code, "stderr: %s", stderr)
+			for _, want := range tc.wantStdout {
+				assert.Contains(t, stdout, want)
+			}
+			assert.Contains(t, stderr, tc.wantStderr)
+		})
+	}
+
+	f, err := indexfile.Load(out)
+	require.NoError(t, err)
+	assert.Equal(t, "carol", f.Namespace)
+	require.Len(t, f.Summaries, 2)
+	assert.Equal(t, "0", f.Summaries[1].ParentCommunityID)
+}

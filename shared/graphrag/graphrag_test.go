@@ -1,0 +1,485 @@
+package graphrag
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// Row types for the generated fixtures. Pointers are nullable columns, the
+// way pandas writes every column GraphRAG saves.
+
+// v3 layout: GraphRAG 2.x/3.x file and column names.
+type reportV3 struct {
+	Community   int64   `parquet:"community"`
+	Level       int64   `parquet:"level"`
+	Parent      *int64  `parquet:"parent,optional"`
+	Children    []int64 `parquet:"children,list"`
+	Title       *string `parquet:"title,optional"`
+	Summary     *string `parquet:"summary,optional"`
+	FullContent *string `parquet:"full_content,optional"`
+}
+
+type communityV3 struct {
+	Community int64    `parquet:"community"`
+	Level     int64    `parquet:"level"`
+	Parent    *int64   `parquet:"parent,optional"`
+	Children  []int64  `parquet:"children,list"`
+	EntityIDs []string `parquet:"entity_ids,optional,list"`
+}
+
+type entityV3 struct {
+	ID    string  `parquet:"id"`
+	Title *string `parquet:"title,optional"`
+}
+
+type covariateV3 struct {
+	ID              *string `parquet:"id,optional"`
+	HumanReadableID int64   `parquet:"human_readable_id"`
+	Type            *string `parquet:"type,optional"`
+	SubjectID       *string `parquet:"subject_id,optional"`
+	ObjectID        *string `parquet:"object_id,optional"`
+	Status          *string `parquet:"status,optional"`
+	Description     *string `parquet:"description,optional"`
+	TextUnitID      *string `parquet:"text_unit_id,optional"`
+}
+
+type textUnitV3 struct {
+	ID         string  `parquet:"id"`
+	Text       *string `parquet:"text,optional"`
+	DocumentID *string `parquet:"document_id,optional"`
+}
+
+// v1 layout: create_final_ file names, community numbers as text, no
+// parent column (the hierarchy only in legacy two-level `children`),
+// entities named by `name`, covariates without `id` or `status`, units
+// linked to a list of documents.
+type reportV1 struct {
+	Community   string  `parquet:"community"`
+	Level       int64   `parquet:"level"`
+	Summary     *string `parquet:"summary,optional"`
+	FullContent *string `parquet:"full_content,optional"`
+}
+
+type communityV1 struct {
+	Community int64    `parquet:"community"`
+	Level     int64    `parquet:"level"`
+	Children  []int64  `parquet:"children"`
+	EntityIDs []string `parquet:"entity_ids,list"`
+}
+
+type entityV1 struct {
+	ID   string `parquet:"id"`
+	Name string `parquet:"name"`
+}
+
+type covariateV1 struct {
+	HumanReadableID int64   `parquet:"human_readable_id"`
+	SubjectID       *string `parquet:"subject_id,optional"`
+	ObjectID        *string `parquet:"object_id,optional"`
+	Description     *string `parquet:"description,optional"`
+	TextUnitID      *string `parquet:"text_unit_id,optional"`
+}
+
+type textUnitV1 struct {
+	ID          string   `parquet:"id"`
+	Text        string   `parquet:"text"`
+	DocumentIDs []string `parquet:"document_ids,list"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func writeParquet[T any](t *testing.T, dir, name string, rows []T) {
+	t.Helper()
+	require.NoError(t, parquet.WriteFile(filepath.Join(dir, name), rows))
+}
+
+// The hierarchy of both layouts: roots 0 and 3; 0 has children 1 and 2.
+// Leaves are 1, 2, 3. SCROOGE (e1) sits in leaves 2 and 3, so the smallest,
+// 2, gets its claims.
+func writeV3(t *testing.T, dir string) {
+	writeParquet(t, dir, "community_reports.parquet", []reportV3{
+		{Community: 3, Level: 0, Parent: ptr[int64](-1), Title: ptr("Lone"), Summary: ptr("s3"), FullContent: ptr("f3")},
+		{Community: 0, Level: 0, Parent: ptr[int64](-1), Children: []int64{1, 2}, Title: ptr("Root"), Summary: ptr("s0"), FullContent: ptr("f0")},
+		{Community: 1, Level: 1, Parent: ptr[int64](0), Summary: ptr("s1"), FullContent: ptr("f1")},
+		{Community: 2, Level: 1, Parent: ptr[int64](0), Title: ptr("Two"), FullContent: ptr("f2")},
+	})
+	writeParquet(t, dir, "communities.parquet", []communityV3{
+		{Community: 3, Level: 0, Parent: ptr[int64](-1), EntityIDs: []string{"e1"}},
+		{Community: 0, Level: 0, Parent: ptr[int64](-1), Children: []int64{1, 2}, EntityIDs: []string{"e1", "e2", "e3", "e5"}},
+		{Community: 1, Level: 1, Parent: ptr[int64](0), EntityIDs: []string{"e2"}},
+		{Community: 2, Level: 1, Parent: ptr[int64](0), EntityIDs: []string{"e3", "e1", "e5"}},
+	})
+	writeParquet(t, dir, "entities.parquet", []entityV3{
+		{ID: "e1", Title: ptr("SCROOGE")},
+		{ID: "e2", Title: ptr("MARLEY")},
+		{ID: "e3", Title: ptr("TINY TIM")},
+		{ID: "e4", Title: ptr("LONER")},
+		{ID: "e5", Title: ptr("ghost")},
+		{ID: "e6"},
+	})
+	writeParquet(t, dir, "covariates.parquet", []covariateV3{
+		{ID: ptr("c1"), HumanReadableID: 1, Type: ptr("GREED"), SubjectID: ptr("SCROOGE"), ObjectID: ptr("NONE"), Status: ptr("TRUE"), Description: ptr("d1"), TextUnitID: ptr("t1")},
+		{ID: ptr("c2"), HumanReadableID: 2, SubjectID: ptr("MARLEY"), ObjectID: ptr("SCROOGE"), Status: ptr("FALSE"), Description: ptr("d2")},
+		{ID: ptr("c3"), HumanReadableID: 3, SubjectID: ptr(" GHOST"), Description: ptr("d3"), TextUnitID: ptr("t2")},
+		{ID: ptr("c4"), HumanReadableID: 4, SubjectID: ptr("NOBODY"), Description: ptr("d4")},
+		{ID: ptr("c5"), HumanReadableID: 5, SubjectID: ptr("LONER"), Description: ptr("d5")},
+		{ID: ptr("c6"), HumanReadableID: 6, Description: ptr("d6")},
+		{HumanReadableID: 7, SubjectID: ptr("TINY TIM"), ObjectID: ptr(""), Status: ptr("SUSPECTED"), Description: ptr("d7"), TextUnitID: ptr("t1")},
+	})
+	writeParquet(t, dir, "text_units.parquet", []textUnitV3{
+		{ID: "t1", Text: ptr("chunk one"), DocumentID: ptr("doc1")},
+		{ID: "t2"},
+	})
+}
+
+func writeV1(t *testing.T, dir string) {
+	writeParquet(t, dir, "create_final_community_reports.parquet", []reportV1{
+		{Community: "0", Level: 0, Summary: ptr("s0"), FullContent: ptr("f0")},
+		{Community: "1", Level: 1, Summary: ptr("s1"), FullContent: ptr("f1")},
+		{Community: "2", Level: 1, FullContent: ptr("f2")},
+		{Community: "3", Level: 0, Summary: ptr("s3"), FullContent: ptr("f3")},
+	})
+	writeParquet(t, dir, "create_final_communities.parquet", []communityV1{
+		{Community: 0, Level: 0, Children: []int64{1, 2}, EntityIDs: []string{"e1", "e2"}},
+		{Community: 1, Level: 1, EntityIDs: []string{"e2"}},
+		{Community: 2, Level: 1, EntityIDs: []string{"e1"}},
+		{Community: 3, Level: 0, EntityIDs: []string{"e1"}},
+	})
+	writeParquet(t, dir, "create_final_entities.parquet", []entityV1{{ID: "e1", Name: "SCROOGE"}, {ID: "e2", Name: "MARLEY"}})
+	writeParquet(t, dir, "create_final_covariates.parquet", []covariateV1{
+		{HumanReadableID: 0, SubjectID: ptr("SCROOGE"), ObjectID: ptr("MARLEY"), Description: ptr("d0"), TextUnitID: ptr("t1")},
+		{HumanReadableID: 1, SubjectID: ptr("MARLEY"), Description: ptr("d1")},
+	})
+	writeParquet(t, dir, "create_final_text_units.parquet", []textUnitV1{
+		{ID: "t1", Text: "chunk one", DocumentIDs: []string{"doc1", "doc2"}},
+		{ID: "t2", Text: "chunk two"},
+	})
+}
+
+func TestImport(t *testing.T) {
+	v3Claims := []globalsearch.Claim{
+		{ID: "c1", CommunityID: "2", Subject: "SCROOGE", Description: "d1", SourceChunkIDs: []string{"t1"}},
+		{ID: "c2", CommunityID: "1", Subject: "MARLEY", Object: "SCROOGE", Description: "[status: FALSE] d2", SourceChunkIDs: []string{}},
+		{ID: "c3", CommunityID: "2", Subject: " GHOST", Description: "d3", SourceChunkIDs: []string{"t2"}},
+		{ID: "7", CommunityID: "2", Subject: "TINY TIM", Description: "[status: SUSPECTED] d7", SourceChunkIDs: []string{"t1"}},
+	}
+	v3Unmatched := []UnmatchedClaim{
+		{ID: "c4", Subject: "NOBODY", Reason: ReasonUnknownEntity},
+		{ID: "c5", Subject: "LONER", Reason: ReasonNoCommunity},
+		{ID: "c6", Reason: ReasonNoSubject},
+	}
+	v3Chunks := []globalsearch.Chunk{{ID: "t1", Text: "chunk one", DocumentID: "doc1"}, {ID: "t2"}}
+	tests := []struct {
+		name          string
+		write         func(*testing.T, string)
+		content       Content
+		wantSummaries []globalsearch.Summary
+		wantClaims    []globalsearch.Claim
+		wantChunks    []globalsearch.Chunk
+		wantUnmatched []UnmatchedClaim
+		wantBlank     int
+	}{
+		{
+			name:  "v3 layout, summary text",
+			write: writeV3,
+			wantSummaries: []globalsearch.Summary{
+				{ID: "0", Level: 0, Title: "Root", Summary: "s0"},
+				{ID: "1", Level: 1, ParentCommunityID: "0", Summary: "s1"},
+				{ID: "2", Level: 1, ParentCommunityID: "0", Title: "Two"},
+				{ID: "3", Level: 0, Title: "Lone", Summary: "s3"},
+			},
+			wantClaims:    v3Claims,
+			wantChunks:    v3Chunks,
+			wantUnmatched: v3Unmatched,
+			wantBlank:     1,
+		},
+		{
+			name:    "v3 layout, full content",
+			write:   writeV3,
+			content: ContentFullContent,
+			wantSummaries: []globalsearch.Summary{
+				{ID: "0", Level: 0, Title: "Root", Summary: "f0"},
+				{ID: "1", Level: 1, ParentCommunityID: "0", Summary: "f1"},
+				{ID: "2", Level: 1, ParentCommunityID: "0", Title: "Two", Summary: "f2"},
+				{ID: "3", Level: 0, Title: "Lone", Summary: "f3"},
+			},
+			wantClaims:    v3Claims,
+			wantChunks:    v3Chunks,
+			wantUnmatched: v3Unmatched,
+		},
+		{
+			name:  "v1 layout: hierarchy from children, text ids, no status",
+			write: writeV1,
+			wantSummaries: []globalsearch.Summary{
+				{ID: "0", Level: 0, Summary: "s0"},
+				{ID: "1", Level: 1, ParentCommunityID: "0", Summary: "s1"},
+				{ID: "2", Level: 1, ParentCommunityID: "0"},
+				{ID: "3", Level: 0, Summary: "s3"},
+			},
+			wantClaims: []globalsearch.Claim{
+				{ID: "0", CommunityID: "2", Subject: "SCROOGE", Object: "MARLEY", Description: "d0", SourceChunkIDs: []string{"t1"}},
+				{ID: "1", CommunityID: "1", Subject: "MARLEY", Description: "d1", SourceChunkIDs: []string{}},
+			},
+			wantChunks: []globalsearch.Chunk{{ID: "t1", Text: "chunk one", DocumentID: "doc1"}, {ID: "t2", Text: "chunk two"}},
+			wantBlank:  1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.write(t, dir)
+			var progress bytes.Buffer
+			records, report, err := Import(context.Background(), dir, Options{Content: tc.content, Progress: &progress})
+			require.NoError(t, err)
+			assert.Equal(t, tc.wantSummaries, records.Summaries)
+			assert.Equal(t, tc.wantClaims, records.Claims)
+			assert.Equal(t, tc.wantChunks, records.Chunks)
+			assert.Equal(t, tc.wantUnmatched, report.Unmatched)
+			assert.Equal(t, 4, report.Summaries)
+			assert.Equal(t, 3, report.Leaves)
+			assert.Equal(t, map[int]int{0: 2, 1: 2}, report.Levels)
+			assert.Equal(t, tc.wantBlank, report.BlankSummaries)
+			assert.Equal(t, len(tc.wantClaims), report.ClaimsAttached)
+			assert.Equal(t, len(tc.wantClaims)+len(tc.wantUnmatched), report.Covariates)
+			assert.Equal(t, len(tc.wantChunks), report.Chunks)
+			assert.Empty(t, report.Warnings)
+			assert.Contains(t, progress.String(), "summaries")
+		})
+	}
+}
+
+func TestImportOptionalFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeV3(t, dir)
+	for _, f := range []string{"covariates.parquet", "text_units.parquet", "communities.parquet", "entities.parquet"} {
+		require.NoError(t, os.Remove(filepath.Join(dir, f)))
+	}
+	records, report, err := Import(context.Background(), dir, Options{})
+	require.NoError(t, err)
+	assert.Len(t, records.Summaries, 4)
+	assert.Equal(t, []globalsearch.Claim{}, records.Claims, "an empty list, not null, in the index file")
+	assert.Equal(t, []globalsearch.Chunk{}, records.Chunks)
+	require.Len(t, report.Warnings, 2)
+	assert.Contains(t, report.Warnings[0], "no covariates.parquet")
+	assert.Contains(t, report.Warnings[1], "no text_units.parquet")
+}
+
+func TestImportParentWithoutReport(t *testing.T) {
+	dir := t.TempDir()
+	writeParquet(t, dir, "community_reports.parquet", []reportV3{
+		{Community: 0, Level: 0, Parent: ptr[int64](-1), Summary: ptr("s0")},
+		{Community: 1, Level: 1, Parent: ptr[int64](0), Summary: ptr("s1")},
+		{Community: 2, Level: 1, Parent: ptr[int64](9), Summary: ptr("s2")},
+		{Community: 3, Level: 0, Summary: ptr("no parent at all")},
+	})
+	records, report, err := Import(context.Background(), dir, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, "0", records.Summaries[1].ParentCommunityID)
+	assert.Empty(t, records.Summaries[2].ParentCommunityID, "a dangling parent link is dropped")
+	assert.Empty(t, records.Summaries[3].ParentCommunityID)
+	assert.Equal(t, 3, report.Leaves)
+	require.NotEmpty(t, report.Warnings)
+	assert.Contains(t, report.Warnings[0], "2 (parent 9)")
+}
+
+func TestImportErrors(t *testing.T) {
+	type badReport struct {
+		Community int64   `parquet:"community"`
+		Summary   *string `parquet:"summary,optional"`
+	}
+	type nullCommunity struct {
+		Community *int64 `parquet:"community,optional"`
+		Level     int64  `parquet:"level"`
+		Summary   string `parquet:"summary"`
+	}
+	type badCovariate struct {
+		ID          string `parquet:"id"`
+		Description string `parquet:"description"`
+	}
+	type badEntity struct {
+		ID string `parquet:"id"`
+	}
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, dir string)
+		content Content
+		want    []string
+		missing *MissingColumnError
+	}{
+		{
+			name:  "no community reports",
+			setup: func(t *testing.T, dir string) {},
+			want:  []string{"community_reports.parquet or create_final_community_reports.parquet"},
+		},
+		{
+			name: "required column missing",
+			setup: func(t *testing.T, dir string) {
+				writeParquet(t, dir, "community_reports.parquet", []badReport{{Community: 1}})
+			},
+			want:    []string{"community_reports.parquet", `"level"`, "community, summary"},
+			missing: &MissingColumnError{File: "community_reports.parquet", Column: `"level"`},
+		},
+		{
+			name: "chosen content column missing",
+			setup: func(t *testing.T, dir string) {
+				type noFull struct {
+					Community int64  `parquet:"community"`
+					Level     int64  `parquet:"level"`
+					Summary   string `parquet:"summary"`
+				}
+				writeParquet(t, dir, "community_reports.parquet", []noFull{{Community: 1}})
+			},
+			content: ContentFullContent,
+			missing: &MissingColumnError{File: "community_reports.parquet", Column: `"full_content"`},
+		},
+		{
+			name: "null community",
+			setup: func(t *testing.T, dir string) {
+				writeParquet(t, dir, "community_reports.parquet", []nullCommunity{{Community: ptr[int64](1)}, {}})
+			},
+			want: []string{"community_reports.parquet row 1", `"community" is null`},
+		},
+		{
+			name: "covariates without subject",
+			setup: func(t *testing.T, dir string) {
+				writeV3(t, dir)
+				writeParquet(t, dir, "covariates.parquet", []badCovariate{{ID: "c1"}})
+			},
+			missing: &MissingColumnError{File: "covariates.parquet", Column: `"subject_id"`},
+		},
+		{
+			name: "entities without a name",
+			setup: func(t *testing.T, dir string) {
+				writeV3(t, dir)
+				writeParquet(t, dir, "entities.parquet", []badEntity{{ID: "e1"}})
+			},
+			missing: &MissingColumnError{File: "entities.parquet", Column: `"title" or "name"`},
+		},
+		{
+			name: "covariates without entities",
+			setup: func(t *testing.T, dir string) {
+				writeV3(t, dir)
+				require.NoError(t, os.Remove(filepath.Join(dir, "entities.parquet")))
+			},
+			want: []string{"entities.parquet"},
+		},
+		{
+			name: "not parquet",
+			setup: func(t *testing.T, dir string) {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "community_reports.parquet"), []byte("community,level\n"), 0o644))
+			},
+			want: []string{"community_reports.parquet: not a readable parquet file"},
+		},
+		{
+			name:    "unknown content",
+			setup:   writeV3,
+			content: "abstract",
+			want:    []string{`content must be "summary" or "full_content"`},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.setup(t, dir)
+			_, _, err := Import(context.Background(), dir, Options{Content: tc.content})
+			require.Error(t, err)
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+			if tc.missing != nil {
+				var missing *MissingColumnError
+				require.ErrorAs(t, err, &missing)
+				assert.Equal(t, tc.missing.File, missing.File)
+				assert.Equal(t, tc.missing.Column, missing.Column)
+			}
+		})
+	}
+}
+
+func TestImportCanceled(t *testing.T) {
+	dir := t.TempDir()
+	writeV3(t, dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err := Import(ctx, dir, Options{})
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+func TestColumnConversions(t *testing.T) {
+	type row struct {
+		AsFloat  *float64 `parquet:"as_float,optional"`
+		AsText   *string  `parquet:"as_text,optional"`
+		Nums     []int64  `parquet:"nums,optional,list" parquet-element:",optional"`
+		Findings []struct {
+			A string `parquet:"a"`
+			B string `parquet:"b"`
+		} `parquet:"findings,list"`
+	}
+	dir := t.TempDir()
+	writeParquet(t, dir, "t.parquet", []row{
+		{AsFloat: ptr(3.0), AsText: ptr(" 4 "), Nums: []int64{1, 2}},
+		{},
+		{AsFloat: ptr(2.5), AsText: ptr("x"), Nums: []int64{}},
+		{AsText: ptr("5.0")},
+	})
+	tb, err := openTable(filepath.Join(dir, "t.parquet"), "t.parquet")
+	require.NoError(t, err)
+	floats, err := tb.column("as_float", true)
+	require.NoError(t, err)
+	texts, err := tb.column("as_text", true)
+	require.NoError(t, err)
+	nums, err := tb.column("nums", true)
+	require.NoError(t, err)
+
+	tests := []struct {
+		name    string
+		col     *column
+		row     int
+		want    int64
+		wantOK  bool
+		wantErr string
+	}{
+		{name: "integral float", col: floats, row: 0, want: 3, wantOK: true},
+		{name: "padded text", col: texts, row: 0, want: 4, wantOK: true},
+		{name: "integral float as text", col: texts, row: 3, want: 5, wantOK: true},
+		{name: "null", col: floats, row: 1},
+		{name: "fraction", col: floats, row: 2, wantErr: `t.parquet row 2: column "as_float": 2.5 is not an integer`},
+		{name: "not a number", col: texts, row: 2, wantErr: `"x" is not an integer`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n, ok, err := tc.col.int(tc.row)
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, n)
+			assert.Equal(t, tc.wantOK, ok)
+		})
+	}
+
+	got, err := nums.ints(0)
+	require.NoError(t, err)
+	assert.Equal(t, []int64{1, 2}, got)
+	assert.Nil(t, nums.strs(1), "null list")
+	assert.Nil(t, nums.strs(2), "empty list")
+	assert.Equal(t, []string{"1", "2"}, nums.strs(0))
+
+	_, err = tb.column("findings", true)
+	assert.ErrorContains(t, err, `t.parquet: column "findings": is a group of several columns`)
+	absent, err := tb.column("absent", false)
+	require.NoError(t, err)
+	assert.False(t, absent.present)
+	assert.Empty(t, absent.str(3))
+}

@@ -1,0 +1,307 @@
+package graphrag
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// MissingColumnError is a parquet file without a column the import needs.
+// Column may list alternatives ("id" or "human_readable_id").
+type MissingColumnError struct {
+	File   string
+	Column string
+	// Have lists the columns the file does have, to spot a renamed one.
+	Have []string
+}
+
+func (e *MissingColumnError) Error() string {
+	return fmt.Sprintf("%s: required column %s is missing (the file has: %s)", e.File, e.Column, strings.Join(e.Have, ", "))
+}
+
+// table is one parquet file read column by column, by name. GraphRAG's
+// schema drifts between versions (columns added, renamed, ints written as
+// floats or strings by pandas), so nothing here binds to a Go struct: a
+// column is looked up by its top-level name, its values are read whatever
+// their physical type, and the typed accessors convert and report.
+type table struct {
+	name string // the file's base name, for messages
+	file *parquet.File
+	rows int
+}
+
+// openTable reads the footer of the parquet file at path. The whole file is
+// read into memory first: GraphRAG outputs are megabytes, and a byte slice
+// needs no file handle to close on every error path.
+func openTable(path, name string) (*table, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := parquet.OpenFile(bytesReaderAt(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a readable parquet file: %w", name, err)
+	}
+	return &table{name: name, file: f, rows: int(f.NumRows())}, nil
+}
+
+// bytesReaderAt is an io.ReaderAt over a byte slice.
+type bytesReaderAt []byte
+
+func (b bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off > int64(len(b)) {
+		return 0, fmt.Errorf("read at offset %d of %d bytes", off, len(b))
+	}
+	n := copy(p, b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// columnNames lists the top-level columns, for error messages.
+func (t *table) columnNames() []string {
+	var names []string
+	for _, c := range t.file.Root().Columns() {
+		names = append(names, c.Name())
+	}
+	return names
+}
+
+// has reports whether the file has a top-level column of that name.
+func (t *table) has(name string) bool { return t.file.Root().Column(name) != nil }
+
+// column is the content of one column: for each row, its non-null values
+// (none for a null or an empty list, one for a scalar, any number for a
+// list), already converted to Go values (string, int64, float64, bool).
+type column struct {
+	file, name string
+	present    bool
+	cells      [][]any
+}
+
+// column reads the named top-level column. A missing column is an error when
+// required, else an absent column whose every cell is null.
+func (t *table) column(name string, required bool) (*column, error) {
+	c := t.file.Root().Column(name)
+	if c == nil {
+		if required {
+			return nil, &MissingColumnError{File: t.name, Column: strconv.Quote(name), Have: t.columnNames()}
+		}
+		return &column{file: t.name, name: name, cells: make([][]any, t.rows)}, nil
+	}
+	leaf, err := singleLeaf(c)
+	if err != nil {
+		return nil, fmt.Errorf("%s: column %q: %w", t.name, name, err)
+	}
+	cells, err := readLeaf(leaf, t.rows)
+	if err != nil {
+		return nil, fmt.Errorf("%s: column %q: %w", t.name, name, err)
+	}
+	return &column{file: t.name, name: name, present: true, cells: cells}, nil
+}
+
+// firstColumn reads the first of names the file has (a column renamed
+// between GraphRAG versions). None of them is an error when required.
+func (t *table) firstColumn(required bool, names ...string) (*column, error) {
+	for _, n := range names {
+		if t.has(n) {
+			return t.column(n, true)
+		}
+	}
+	if required {
+		quoted := make([]string, len(names))
+		for i, n := range names {
+			quoted[i] = strconv.Quote(n)
+		}
+		return nil, &MissingColumnError{File: t.name, Column: strings.Join(quoted, " or "), Have: t.columnNames()}
+	}
+	return &column{file: t.name, name: names[0], cells: make([][]any, t.rows)}, nil
+}
+
+// singleLeaf descends from a top-level column to its one leaf: itself for a
+// scalar, the element of a list whatever the list's group names are
+// (`list.element` from pyarrow, `list.item`, `bag.array` from older
+// writers). A column with several leaves (a list of structs such as
+// `findings`) is not something the import reads.
+func singleLeaf(c *parquet.Column) (*parquet.Column, error) {
+	for !c.Leaf() {
+		children := c.Columns()
+		if len(children) != 1 {
+			return nil, errors.New("is a group of several columns, not a scalar or a list of scalars")
+		}
+		c = children[0]
+	}
+	return c, nil
+}
+
+// readLeaf reads every value of a leaf column across row groups and folds
+// them into rows. A value with repetition level 0 starts a row; only a value
+// defined down to the leaf (definition level at its maximum) is data, lower
+// levels encode a null or an empty list. Counting rows this way also copes
+// with old writers whose pages do not start at row boundaries.
+func readLeaf(c *parquet.Column, numRows int) ([][]any, error) {
+	pages := c.Pages()
+	defer pages.Close()
+	cells := make([][]any, 0, numRows)
+	maxDef := c.MaxDefinitionLevel()
+	buf := make([]parquet.Value, 256)
+	for {
+		page, err := pages.ReadPage()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		values := page.Values()
+		for {
+			n, err := values.ReadValues(buf)
+			for _, v := range buf[:n] {
+				if v.RepetitionLevel() == 0 {
+					cells = append(cells, nil)
+				}
+				if len(cells) == 0 {
+					parquet.Release(page)
+					return nil, errors.New("data starts in the middle of a row")
+				}
+				if v.DefinitionLevel() == maxDef && !v.IsNull() {
+					cells[len(cells)-1] = append(cells[len(cells)-1], goValue(v))
+				}
+			}
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				parquet.Release(page)
+				return nil, err
+			}
+		}
+		parquet.Release(page)
+	}
+	if len(cells) != numRows {
+		return nil, fmt.Errorf("holds %d rows, the file says %d", len(cells), numRows)
+	}
+	return cells, nil
+}
+
+// goValue converts a parquet value to a Go value that outlives its page
+// (strings are copied out of the page buffer).
+func goValue(v parquet.Value) any {
+	switch v.Kind() {
+	case parquet.Boolean:
+		return v.Boolean()
+	case parquet.Int32:
+		return int64(v.Int32())
+	case parquet.Int64:
+		return v.Int64()
+	case parquet.Float:
+		return float64(v.Float())
+	case parquet.Double:
+		return v.Double()
+	default: // ByteArray, FixedLenByteArray, Int96: text or opaque bytes
+		return string(v.ByteArray())
+	}
+}
+
+// str returns row i as text: "" for null. Numbers are formatted, so an id
+// column written as integers still reads as an id.
+func (c *column) str(i int) string {
+	vals := c.cells[i]
+	if len(vals) == 0 {
+		return ""
+	}
+	return formatValue(vals[0])
+}
+
+// strs returns row i as a list of text values (nil for null or empty).
+func (c *column) strs(i int) []string {
+	vals := c.cells[i]
+	if len(vals) == 0 {
+		return nil
+	}
+	out := make([]string, len(vals))
+	for j, v := range vals {
+		out[j] = formatValue(v)
+	}
+	return out
+}
+
+// int returns row i as an integer; ok is false for null. A float with a
+// fraction or text that is not an integer is an error naming the row: pandas
+// writes an int column with nulls as float64, and GraphRAG 0.x wrote
+// community numbers as strings, so both are accepted when integral.
+func (c *column) int(i int) (n int64, ok bool, err error) {
+	vals := c.cells[i]
+	if len(vals) == 0 {
+		return 0, false, nil
+	}
+	n, err = toInt(vals[0])
+	if err != nil {
+		return 0, false, fmt.Errorf("%s row %d: column %q: %w", c.file, i, c.name, err)
+	}
+	return n, true, nil
+}
+
+// ints returns row i as a list of integers (nil for null or empty).
+func (c *column) ints(i int) ([]int64, error) {
+	vals := c.cells[i]
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	out := make([]int64, len(vals))
+	for j, v := range vals {
+		n, err := toInt(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s row %d: column %q: %w", c.file, i, c.name, err)
+		}
+		out[j] = n
+	}
+	return out, nil
+}
+
+func toInt(v any) (int64, error) {
+	switch x := v.(type) {
+	case int64:
+		return x, nil
+	case float64:
+		if x != math.Trunc(x) || math.IsInf(x, 0) || math.Abs(x) > 1<<53 {
+			return 0, fmt.Errorf("%v is not an integer", x)
+		}
+		return int64(x), nil
+	case string:
+		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		if err != nil {
+			// "3.0" from a float written as text.
+			f, ferr := strconv.ParseFloat(strings.TrimSpace(x), 64)
+			if ferr != nil || f != math.Trunc(f) {
+				return 0, fmt.Errorf("%q is not an integer", x)
+			}
+			return int64(f), nil
+		}
+		return n, nil
+	default:
+		return 0, fmt.Errorf("%v (%T) is not an integer", v, v)
+	}
+}
+
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	default:
+		return fmt.Sprint(v)
+	}
+}
