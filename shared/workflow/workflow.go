@@ -1,0 +1,246 @@
+// Package workflow is the Step Functions edge of the search: the task
+// payloads the state machine (statemachine/globalsearch.asl.json) passes,
+// the prepare, map and reduce Lambda handlers built on a
+// *globalsearch.Engine, and the named error types the ASL's Retry and Catch
+// match. The handlers only decode, call one Engine step and translate
+// errors: the search rules live in globalsearch, so the in-process run and
+// the deployed workflow cannot drift apart.
+//
+// Payloads stay small (SPEC §8): states carry ids, indexes and counts; batch
+// text, answers and results live in the runs table.
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// MaxBatches is the largest plan the state machine runs (SPEC §8). An
+// execution's history holds at most 25,000 events. A map iteration that
+// succeeds first time costs 7 (iteration started, task entered, scheduled,
+// started, succeeded, exited, iteration succeeded); one that fails twice and
+// is caught costs about 11 (two scheduled/started/failed triples and the
+// catch's Pass state). 2,000 x 11 = 22,000 leaves room for the fixed states
+// and Lambda-service retries even when every batch fails. It also keeps the
+// Map state's output (about 40 bytes per item) far below 256 KiB.
+const MaxBatches = 2000
+
+// MapAttempts is what the state machine gives one batch: the first attempt
+// and one Retry (MaxAttempts 1), SPEC §5.2.
+const MapAttempts = globalsearch.MapAttempts
+
+// Options are the aws-lambda-go options every workflow handler runs with, in
+// Lambda (lambda.StartWithOptions) and in tests and the CLI
+// (lambda.NewHandlerWithOptions): task inputs are written by our own ASL, so
+// an unknown field is a contract break, not something to ignore.
+func Options() []lambda.Option {
+	return []lambda.Option{lambda.WithDisallowUnknownFields(true)}
+}
+
+// PrepareInput is the Prepare task's payload: the execution's input (a
+// search request, SPEC §2) and the execution's name, which becomes the query
+// id of a request that has none (SPEC §8 idempotency).
+type PrepareInput struct {
+	Request       json.RawMessage `json:"request"`
+	ExecutionName string          `json:"executionName,omitempty"`
+}
+
+// PrepareOutput is what Prepare hands the Map state.
+type PrepareOutput = globalsearch.PrepareOutput
+
+// MapInput is one Map iteration's task payload. Attempt is 1-based, from
+// $$.State.RetryCount + 1.
+type MapInput struct {
+	QueryID    string `json:"queryId"`
+	BatchIndex int    `json:"batchIndex"`
+	Attempt    int    `json:"attempt"`
+}
+
+// MapOutput is one batch that produced an answer; the answer itself is in
+// the runs table.
+type MapOutput struct {
+	BatchIndex int     `json:"batchIndex"`
+	Usefulness float64 `json:"usefulness"`
+}
+
+// MapResult is one item of the Map state's output: a MapOutput, or a batch
+// whose iteration failed, as the Catch inside the iteration writes it
+// (`{"failed": true, "batchIndex": n, "error": "ModelOutputError"}`). Only
+// the error's name travels: a Cause per failed batch could push the Map
+// output past 256 KiB; the map function logs each attempt's full message
+// with queryId and batch.
+type MapResult struct {
+	BatchIndex int     `json:"batchIndex"`
+	Usefulness float64 `json:"usefulness,omitempty"`
+	Failed     bool    `json:"failed,omitempty"`
+	Error      string  `json:"error,omitempty"`
+}
+
+// ReduceInput is the Reduce task's payload.
+type ReduceInput struct {
+	QueryID    string      `json:"queryId"`
+	MapResults []MapResult `json:"mapResults"`
+	Attempt    int         `json:"attempt"`
+}
+
+// ReduceOutput ends the execution; the result is in the runs table.
+type ReduceOutput struct {
+	QueryID string              `json:"queryId"`
+	Status  globalsearch.Status `json:"status"`
+}
+
+// Handlers are the three task handlers over one Engine.
+type Handlers struct {
+	Engine   *globalsearch.Engine
+	Defaults globalsearch.Defaults
+}
+
+// Prepare validates the request, records it, plans the run and returns its
+// batch indexes. A request that cannot run (invalid input, a corrupt index,
+// a plan too large) is saved as a failed result before the named error is
+// returned, so the runs table says failed before the execution does.
+func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput, error) {
+	ctx, cancel := withMargin(ctx)
+	defer cancel()
+	p, err := globalsearch.ParseRequest(withQueryID(in.Request, in.ExecutionName), h.Defaults)
+	if err != nil {
+		h.failUnparsed(ctx, in, err)
+		return PrepareOutput{}, Named(err)
+	}
+	// The stored request wins: a retried or redriven prepare (and a run the
+	// API started) replays the same shuffle seed and so the same plan.
+	stored, _, err := h.Engine.Runs.CreateRequest(ctx, p)
+	if err != nil {
+		return PrepareOutput{}, named(ctx, fmt.Errorf("record request of %s: %w", p.QueryID, err))
+	}
+	out, err := h.Engine.Prepare(ctx, stored)
+	if err != nil {
+		_, err = h.Engine.FailRun(context.WithoutCancel(ctx), stored, err)
+		return PrepareOutput{}, named(ctx, err)
+	}
+	return out, nil
+}
+
+// Map makes exactly one attempt at one batch (SPEC §5.2): the second is the
+// state machine's Retry.
+func (h *Handlers) Map(ctx context.Context, in MapInput) (MapOutput, error) {
+	if in.QueryID == "" || in.BatchIndex < 0 {
+		return MapOutput{}, &InvalidInputError{"map input needs a queryId and a batchIndex >= 0"}
+	}
+	ctx, cancel := withMargin(ctx)
+	defer cancel()
+	a, err := h.Engine.MapBatch(ctx, in.QueryID, in.BatchIndex, max(in.Attempt, 1))
+	if err != nil {
+		return MapOutput{}, named(ctx, err)
+	}
+	return MapOutput{BatchIndex: a.BatchIndex, Usefulness: a.Usefulness}, nil
+}
+
+// Reduce makes one attempt at reduce with the failed batches the Map state
+// reported. Engine.Reduce saves a failed result when every batch failed or
+// on the last attempt, before the error reaches the state machine.
+func (h *Handlers) Reduce(ctx context.Context, in ReduceInput) (ReduceOutput, error) {
+	if in.QueryID == "" {
+		return ReduceOutput{}, &InvalidInputError{"reduce input needs a queryId"}
+	}
+	ctx, cancel := withMargin(ctx)
+	defer cancel()
+	var failures []globalsearch.BatchFailure
+	for _, r := range in.MapResults {
+		if r.Failed {
+			failures = append(failures, globalsearch.BatchFailure{
+				BatchIndex: r.BatchIndex,
+				Message:    fmt.Sprintf("map batch failed %d times, last with %s (the map function's log has each attempt's message)", MapAttempts, r.Error),
+				Attempts:   MapAttempts,
+			})
+		}
+	}
+	res, err := h.Engine.Reduce(ctx, in.QueryID, failures, max(in.Attempt, 1))
+	if err != nil {
+		return ReduceOutput{}, named(ctx, err)
+	}
+	return ReduceOutput{QueryID: res.QueryID, Status: res.Status}, nil
+}
+
+// failUnparsed records a request that failed validation as a failed run when
+// it has a usable query id (its own, else the execution name), so a caller
+// polling that id learns why.
+func (h *Handlers) failUnparsed(ctx context.Context, in PrepareInput, cause error) {
+	var loose struct {
+		Query   any    `json:"query"`
+		QueryID string `json:"queryId"`
+	}
+	_ = json.Unmarshal(in.Request, &loose)
+	p := globalsearch.Params{QueryID: loose.QueryID}
+	if p.QueryID == "" || !validQueryID(p.QueryID) {
+		p.QueryID = in.ExecutionName
+	}
+	if !validQueryID(p.QueryID) {
+		return
+	}
+	if q, ok := loose.Query.(string); ok {
+		p.Query = q
+	}
+	_, _ = h.Engine.FailRun(context.WithoutCancel(ctx), p, cause)
+}
+
+// withQueryID sets queryId to name in a request object that has none, so
+// ParseRequest validates it like any other field. Anything that is not a
+// JSON object is returned as is, for ParseRequest to reject.
+func withQueryID(request json.RawMessage, name string) []byte {
+	if name == "" {
+		return request
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(request, &fields) != nil || fields == nil {
+		return request
+	}
+	if _, ok := fields["queryId"]; ok {
+		return request
+	}
+	fields["queryId"], _ = json.Marshal(name)
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return request
+	}
+	return out
+}
+
+// validQueryID applies ParseRequest's own queryId rule (SPEC §2) to id.
+func validQueryID(id string) bool {
+	raw, _ := json.Marshal(map[string]string{"query": "-", "queryId": id})
+	_, err := globalsearch.ParseRequest(raw, globalsearch.SpecDefaults)
+	return err == nil
+}
+
+// errHandlerDeadline is the cause of a context that withMargin ended.
+var errHandlerDeadline = errors.New("the call did not finish before the Lambda deadline (less a margin to report it)")
+
+// withMargin ends ctx a little before the Lambda deadline, so a slow model
+// or table call fails with a named, retryable error instead of the function
+// timing out (States.Timeout carries no result and no runs-table update).
+// The margin is a tenth of the time left, between 1 and 5 seconds.
+func withMargin(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	margin := min(max(time.Until(deadline)/10, time.Second), 5*time.Second)
+	return context.WithDeadlineCause(ctx, deadline.Add(-margin), errHandlerDeadline)
+}
+
+// named translates err, reporting a call that ran out of the handler's time
+// as such rather than as whatever error the SDK wrapped it in.
+func named(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), errHandlerDeadline) {
+		return &ThrottledError{fmt.Sprintf("%v: %v", errHandlerDeadline, err)}
+	}
+	return Named(err)
+}

@@ -1,0 +1,299 @@
+package workflow_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
+)
+
+// fakeModel is a scripted model: complete decides each answer.
+type fakeModel struct {
+	complete func(ctx context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error)
+}
+
+func (m *fakeModel) Complete(ctx context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
+	return m.complete(ctx, req)
+}
+
+// answering returns a model that answers every map batch with usefulness u
+// and every reduce call with "final answer".
+func answering(u int) *fakeModel {
+	return &fakeModel{complete: func(_ context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
+		if req.Stage == globalsearch.StageReduce {
+			return globalsearch.ModelResponse{Text: `{"answer":"final answer"}`}, nil
+		}
+		return globalsearch.ModelResponse{Text: `{"answer":"partial answer","usefulness":` + itoa(u) + `}`}, nil
+	}}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// fixture is a runs store and index with three level-0 summaries that a
+// 1200-token map budget puts in three batches.
+func fixture(t *testing.T, model globalsearch.Model) (*workflow.Handlers, *memstore.Store) {
+	t.Helper()
+	s := memstore.New()
+	text := strings.Repeat("Trade and growth shaped the decade. ", 55)
+	require.NoError(t, s.ReplaceNamespace(context.Background(), "ns", globalsearch.Records{Summaries: []globalsearch.Summary{
+		{ID: "a", Summary: text}, {ID: "b", Summary: text}, {ID: "c", Summary: text},
+	}}))
+	require.NoError(t, s.ReplaceNamespace(context.Background(), "broken", globalsearch.Records{Summaries: []globalsearch.Summary{
+		{ID: "x", Level: 1, ParentCommunityID: "missing", Summary: "orphan"},
+	}}))
+	d := globalsearch.SpecDefaults
+	d.Namespace, d.MapTokenBudget, d.MapOutputReserve = "ns", 1200, 0
+	e := &globalsearch.Engine{Index: s, Model: model, Runs: s, MaxBatches: workflow.MaxBatches}
+	return &workflow.Handlers{Engine: e, Defaults: d}, s
+}
+
+// invoke runs fn through aws-lambda-go's JSON path, as Lambda does.
+func invoke(t *testing.T, fn any, payload string) (string, error) {
+	t.Helper()
+	out, err := lambda.NewHandlerWithOptions(fn, workflow.Options()...).Invoke(context.Background(), []byte(payload))
+	return string(out), err
+}
+
+func TestNamedMapsEveryKind(t *testing.T) {
+	cases := []struct {
+		kind globalsearch.Kind
+		want string
+	}{
+		{globalsearch.KindInvalidInput, "InvalidInputError"},
+		{globalsearch.KindCorruptIndex, "CorruptIndexError"},
+		{globalsearch.KindPlanTooLarge, "PlanTooLargeError"},
+		{globalsearch.KindAllBatchesFailed, "AllBatchesFailedError"},
+		{globalsearch.KindModelOutput, "ModelOutputError"},
+		{globalsearch.KindThrottled, "ThrottledError"},
+		{globalsearch.KindModel, "ModelError"},
+		{globalsearch.KindNotFound, "NotFoundError"},
+		{globalsearch.KindInternal, "InternalError"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.want, func(t *testing.T) {
+			cause := globalsearch.Errorf(tc.kind, "boom %d", 7)
+			err := workflow.Named(errors.Join(errors.New("context"), cause))
+			assert.Equal(t, tc.want, workflow.ErrorType(err))
+			assert.Contains(t, err.Error(), "boom 7")
+			// aws-lambda-go's own rule gives the same name.
+			_, invokeErr := invoke(t, func(context.Context) error { return workflow.Named(cause) }, `{}`)
+			assert.Equal(t, tc.want, workflow.ErrorType(invokeErr))
+		})
+	}
+	assert.Len(t, workflow.ErrorTypes(), len(cases))
+	assert.Equal(t, "InternalError", workflow.ErrorType(workflow.Named(errors.New("plain"))))
+	assert.NoError(t, workflow.Named(nil))
+}
+
+func TestPrepare(t *testing.T) {
+	cases := []struct {
+		name       string
+		payload    string
+		maxBatches int
+		wantID     string
+		wantType   string
+		wantMsg    string
+		wantFailed string // query id whose stored result must say failed
+	}{
+		{name: "request with its own id", payload: `{"request":{"query":"what changed?","queryId":"q1","shuffle":false},"executionName":"exec-1"}`,
+			wantID: "q1"},
+		{name: "schedule without id takes the execution name", payload: `{"request":{"query":"what changed?"},"executionName":"exec-2"}`,
+			wantID: "exec-2"},
+		{name: "invalid request is recorded as failed", payload: `{"request":{"query":"   "},"executionName":"exec-3"}`,
+			wantType: "InvalidInputError", wantMsg: "query must not be empty", wantFailed: "exec-3"},
+		{name: "unknown request field", payload: `{"request":{"query":"x","mapBudget":5},"executionName":"exec-4"}`,
+			wantType: "InvalidInputError", wantMsg: `unknown request field "mapBudget"`, wantFailed: "exec-4"},
+		{name: "execution name that is no query id", payload: `{"request":{"query":"x"},"executionName":"has.dot"}`,
+			wantType: "InvalidInputError", wantMsg: "queryId must be"},
+		{name: "plan too large", payload: `{"request":{"query":"x","queryId":"big"}}`, maxBatches: 2,
+			wantType: "PlanTooLargeError", wantMsg: "raise mapTokenBudget", wantFailed: "big"},
+		{name: "corrupt index", payload: `{"request":{"query":"x","queryId":"bad","namespace":"broken"}}`,
+			wantType: "CorruptIndexError", wantFailed: "bad"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h, s := fixture(t, answering(50))
+			if tc.maxBatches > 0 {
+				h.Engine.MaxBatches = tc.maxBatches
+			}
+			out, err := invoke(t, h.Prepare, tc.payload)
+			if tc.wantType != "" {
+				require.Error(t, err)
+				assert.Equal(t, tc.wantType, workflow.ErrorType(err))
+				assert.Contains(t, err.Error(), tc.wantMsg)
+				if tc.wantFailed != "" {
+					res, rerr := s.Result(context.Background(), tc.wantFailed)
+					require.NoError(t, rerr)
+					assert.Equal(t, globalsearch.StatusFailed, res.Status)
+					assert.Equal(t, err.Error(), res.Error)
+				}
+				return
+			}
+			require.NoError(t, err)
+			var got workflow.PrepareOutput
+			require.NoError(t, json.Unmarshal([]byte(out), &got))
+			assert.Equal(t, workflow.PrepareOutput{QueryID: tc.wantID, BatchCount: 3, BatchIndexes: []int{0, 1, 2}}, got)
+			_, err = s.Plan(context.Background(), tc.wantID)
+			assert.NoError(t, err)
+		})
+	}
+}
+
+func TestPrepareReplaysStoredRequest(t *testing.T) {
+	h, s := fixture(t, answering(50))
+	_, err := invoke(t, h.Prepare, `{"request":{"query":"first"},"executionName":"same"}`)
+	require.NoError(t, err)
+	first, err := s.Request(context.Background(), "same")
+	require.NoError(t, err)
+	// A retried prepare generates a new seed when parsing; the stored
+	// request must win so the plan does not change.
+	_, err = invoke(t, h.Prepare, `{"request":{"query":"first"},"executionName":"same"}`)
+	require.NoError(t, err)
+	again, err := s.Request(context.Background(), "same")
+	require.NoError(t, err)
+	assert.Equal(t, first, again)
+}
+
+func TestPrepareRejectsUnknownTaskField(t *testing.T) {
+	h, _ := fixture(t, answering(50))
+	_, err := invoke(t, h.Prepare, `{"request":{"query":"x"},"execution":"typo"}`)
+	assert.ErrorContains(t, err, "unknown field")
+}
+
+func TestMap(t *testing.T) {
+	throttled := &fakeModel{complete: func(context.Context, globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
+		return globalsearch.ModelResponse{}, globalsearch.Errorf(globalsearch.KindThrottled, "ThrottlingException: slow down")
+	}}
+	failing := &fakeModel{complete: func(context.Context, globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
+		return globalsearch.ModelResponse{}, globalsearch.Errorf(globalsearch.KindModel, "ValidationException")
+	}}
+	prose := &fakeModel{complete: func(context.Context, globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
+		return globalsearch.ModelResponse{Text: "not json"}, nil
+	}}
+	cases := []struct {
+		name     string
+		model    globalsearch.Model
+		payload  string
+		want     string
+		wantType string
+	}{
+		{"answer", answering(72), `{"queryId":"q1","batchIndex":1,"attempt":1}`, `{"batchIndex":1,"usefulness":72}`, ""},
+		{"model output", prose, `{"queryId":"q1","batchIndex":0,"attempt":1}`, "", "ModelOutputError"},
+		{"throttled", throttled, `{"queryId":"q1","batchIndex":0,"attempt":2}`, "", "ThrottledError"},
+		{"model call", failing, `{"queryId":"q1","batchIndex":0,"attempt":1}`, "", "ModelError"},
+		{"unknown batch", answering(1), `{"queryId":"q1","batchIndex":9,"attempt":1}`, "", "NotFoundError"},
+		{"unknown run", answering(1), `{"queryId":"nope","batchIndex":0,"attempt":1}`, "", "NotFoundError"},
+		{"no query id", answering(1), `{"batchIndex":0,"attempt":1}`, "", "InvalidInputError"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h, s := fixture(t, tc.model)
+			_, err := invoke(t, h.Prepare, `{"request":{"query":"what changed?","queryId":"q1"}}`)
+			require.NoError(t, err)
+			out, err := invoke(t, h.Map, tc.payload)
+			if tc.wantType != "" {
+				require.Error(t, err)
+				assert.Equal(t, tc.wantType, workflow.ErrorType(err))
+				return
+			}
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.want, out)
+			answers, err := s.MapAnswers(context.Background(), "q1")
+			require.NoError(t, err)
+			require.Len(t, answers, 1)
+			assert.Equal(t, 1, answers[0].Attempts)
+		})
+	}
+}
+
+func TestMapDeadlineIsNamedAndRetryable(t *testing.T) {
+	slow := &fakeModel{complete: func(ctx context.Context, _ globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
+		<-ctx.Done()
+		return globalsearch.ModelResponse{}, ctx.Err()
+	}}
+	h, _ := fixture(t, slow)
+	_, err := invoke(t, h.Prepare, `{"request":{"query":"q","queryId":"q1"}}`)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	_, err = lambda.NewHandlerWithOptions(h.Map, workflow.Options()...).Invoke(ctx, []byte(`{"queryId":"q1","batchIndex":0,"attempt":1}`))
+	require.Error(t, err)
+	assert.Equal(t, "ThrottledError", workflow.ErrorType(err))
+	assert.NoError(t, ctx.Err(), "the handler must answer before the Lambda deadline")
+}
+
+func TestReduce(t *testing.T) {
+	badReduce := &fakeModel{complete: func(_ context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
+		if req.Stage == globalsearch.StageReduce {
+			return globalsearch.ModelResponse{Text: `{"result":"x"}`}, nil
+		}
+		return globalsearch.ModelResponse{Text: `{"answer":"a","usefulness":40}`}, nil
+	}}
+	cases := []struct {
+		name       string
+		model      globalsearch.Model
+		mapped     []int // batches the map stage answered
+		payload    string
+		want       string
+		wantType   string
+		wantStored globalsearch.Status // "" when no result may be stored
+	}{
+		{name: "completed", model: answering(60), mapped: []int{0, 1, 2},
+			payload: `{"queryId":"q1","attempt":1,"mapResults":[{"batchIndex":0,"usefulness":60},{"batchIndex":1,"usefulness":60},{"batchIndex":2,"usefulness":60}]}`,
+			want:    `{"queryId":"q1","status":"completed"}`, wantStored: globalsearch.StatusCompleted},
+		{name: "partial", model: answering(60), mapped: []int{0, 2},
+			payload: `{"queryId":"q1","attempt":1,"mapResults":[{"batchIndex":0,"usefulness":60},{"failed":true,"batchIndex":1,"error":"ModelOutputError"},{"batchIndex":2,"usefulness":60}]}`,
+			want:    `{"queryId":"q1","status":"partial"}`, wantStored: globalsearch.StatusPartial},
+		{name: "every batch failed", model: answering(60),
+			payload:  `{"queryId":"q1","attempt":1,"mapResults":[{"failed":true,"batchIndex":0,"error":"ThrottledError"},{"failed":true,"batchIndex":1,"error":"ModelError"},{"failed":true,"batchIndex":2,"error":"ModelError"}]}`,
+			wantType: "AllBatchesFailedError", wantStored: globalsearch.StatusFailed},
+		{name: "bad reduce output, first attempt", model: badReduce, mapped: []int{0, 1, 2},
+			payload:  `{"queryId":"q1","attempt":1,"mapResults":[]}`,
+			wantType: "ModelOutputError"},
+		{name: "bad reduce output, last attempt", model: badReduce, mapped: []int{0, 1, 2},
+			payload:  `{"queryId":"q1","attempt":2,"mapResults":[]}`,
+			wantType: "ModelOutputError", wantStored: globalsearch.StatusFailed},
+		{name: "unknown run", model: answering(60), payload: `{"queryId":"zz","attempt":1,"mapResults":[]}`, wantType: "NotFoundError"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h, s := fixture(t, tc.model)
+			_, err := invoke(t, h.Prepare, `{"request":{"query":"what changed?","queryId":"q1"}}`)
+			require.NoError(t, err)
+			for _, i := range tc.mapped {
+				_, err := invoke(t, h.Map, `{"queryId":"q1","batchIndex":`+itoa(i)+`,"attempt":1}`)
+				require.NoError(t, err)
+			}
+			out, err := invoke(t, h.Reduce, tc.payload)
+			if tc.wantType != "" {
+				require.Error(t, err)
+				assert.Equal(t, tc.wantType, workflow.ErrorType(err))
+			} else {
+				require.NoError(t, err)
+				assert.JSONEq(t, tc.want, out)
+			}
+			res, rerr := s.Result(context.Background(), "q1")
+			if tc.wantStored == "" {
+				assert.ErrorIs(t, rerr, globalsearch.ErrNotFound)
+				return
+			}
+			require.NoError(t, rerr)
+			assert.Equal(t, tc.wantStored, res.Status)
+			if tc.wantStored == globalsearch.StatusPartial {
+				require.Len(t, res.MapErrors, 1)
+				assert.Contains(t, res.MapErrors[0].Message, "ModelOutputError")
+				assert.Equal(t, []string{res.Diagnostics.Batches[1].CommunityIDs[0]}, res.MapErrors[0].CommunityIDs)
+			}
+		})
+	}
+}
