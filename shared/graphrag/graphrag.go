@@ -389,7 +389,7 @@ func (im *importer) readReports(t *table) ([]int64, error) {
 		hasParent[r.parent] = true
 	}
 	if len(missing) > 0 {
-		im.warn("%d communities name a parent with no report; they are imported as roots: %s", len(missing), strings.Join(missing, ", "))
+		im.warn("%d communities name a parent that has no report (or themselves); they are imported as roots: %s", len(missing), strings.Join(missing, ", "))
 	}
 
 	var leaves []int64
@@ -498,7 +498,9 @@ func (im *importer) readCovariates(t *table, byName map[string][]string) error {
 		if id == "" {
 			id = readable.str(i)
 		}
-		subject := cols["subject_id"].str(i)
+		// Names are trimmed: the map text shows them (SPEC §4.2) and an LLM
+		// sometimes pads them.
+		subject := strings.TrimSpace(cols["subject_id"].str(i))
 		unmatched := func(reason string) {
 			im.report.Unmatched = append(im.report.Unmatched, UnmatchedClaim{ID: id, Subject: subject, Reason: reason})
 		}
@@ -509,13 +511,13 @@ func (im *importer) readCovariates(t *table, byName map[string][]string) error {
 		case seen[id]:
 			unmatched(ReasonDuplicateID)
 			continue
-		case strings.TrimSpace(subject) == "":
+		case subject == "":
 			unmatched(ReasonNoSubject)
 			continue
 		}
 		entityIDs, ok := byName[subject]
 		if !ok {
-			entityIDs, ok = folded[strings.ToUpper(strings.TrimSpace(subject))]
+			entityIDs, ok = folded[strings.ToUpper(subject)]
 		}
 		if !ok {
 			unmatched(ReasonUnknownEntity)
@@ -542,7 +544,7 @@ func (im *importer) readCovariates(t *table, byName map[string][]string) error {
 			SourceChunkIDs: []string{},
 		}
 		// GraphRAG writes "NONE" when a claim has no object.
-		if o := cols["object_id"].str(i); strings.TrimSpace(o) != "" && o != "NONE" {
+		if o := strings.TrimSpace(cols["object_id"].str(i)); o != "" && o != "NONE" {
 			c.Object = o
 		}
 		if st := strings.ToUpper(strings.TrimSpace(cols["status"].str(i))); claimStatusShown[st] {

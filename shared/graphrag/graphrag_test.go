@@ -128,7 +128,7 @@ func writeV3(t *testing.T, dir string) {
 	})
 	writeParquet(t, dir, "covariates.parquet", []covariateV3{
 		{ID: ptr("c1"), HumanReadableID: 1, Type: ptr("GREED"), SubjectID: ptr("SCROOGE"), ObjectID: ptr("NONE"), Status: ptr("TRUE"), Description: ptr("d1"), TextUnitID: ptr("t1")},
-		{ID: ptr("c2"), HumanReadableID: 2, SubjectID: ptr("MARLEY"), ObjectID: ptr("SCROOGE"), Status: ptr("FALSE"), Description: ptr("d2")},
+		{ID: ptr("c2"), HumanReadableID: 2, SubjectID: ptr("MARLEY"), ObjectID: ptr("SCROOGE "), Status: ptr("FALSE"), Description: ptr("d2")},
 		{ID: ptr("c3"), HumanReadableID: 3, SubjectID: ptr(" GHOST"), Description: ptr("d3"), TextUnitID: ptr("t2")},
 		{ID: ptr("c4"), HumanReadableID: 4, SubjectID: ptr("NOBODY"), Description: ptr("d4")},
 		{ID: ptr("c5"), HumanReadableID: 5, SubjectID: ptr("LONER"), Description: ptr("d5")},
@@ -169,7 +169,7 @@ func TestImport(t *testing.T) {
 	v3Claims := []globalsearch.Claim{
 		{ID: "c1", CommunityID: "2", Subject: "SCROOGE", Description: "d1", SourceChunkIDs: []string{"t1"}},
 		{ID: "c2", CommunityID: "1", Subject: "MARLEY", Object: "SCROOGE", Description: "[status: FALSE] d2", SourceChunkIDs: []string{}},
-		{ID: "c3", CommunityID: "2", Subject: " GHOST", Description: "d3", SourceChunkIDs: []string{"t2"}},
+		{ID: "c3", CommunityID: "2", Subject: "GHOST", Description: "d3", SourceChunkIDs: []string{"t2"}},
 		{ID: "7", CommunityID: "2", Subject: "TINY TIM", Description: "[status: SUSPECTED] d7", SourceChunkIDs: []string{"t1"}},
 	}
 	v3Unmatched := []UnmatchedClaim{
