@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -18,7 +17,6 @@ import (
 
 // importNamespacePattern is the namespace rule of SPEC §1, checked before
 // anything is read.
-var importNamespacePattern = regexp.MustCompile(`^[a-z0-9._-]{1,64}$`)
 
 // unmatchedExamples is how many unmatched claims the summary shows per
 // reason: enough to recognise the pattern, not a wall of text.
@@ -55,7 +53,7 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return &usageError{"--dir is required"}
 	case *content != string(graphrag.ContentSummary) && *content != string(graphrag.ContentFullContent):
 		return &usageError{fmt.Sprintf("--content must be %q or %q", graphrag.ContentSummary, graphrag.ContentFullContent)}
-	case !importNamespacePattern.MatchString(*namespace):
+	case !globalsearch.ValidNamespace(*namespace):
 		return &usageError{"--namespace must be 1-64 characters of a-z 0-9 - _ ."}
 	case (*out == "") == (*table == ""):
 		return &usageError{"exactly one of --out and --table is required"}

@@ -370,6 +370,9 @@ func jsonInt(raw []byte) (int64, bool) {
 	return int64(f), true
 }
 
+// ValidNamespace reports whether ns is a namespace name (SPEC §1).
+func ValidNamespace(ns string) bool { return namespacePattern.MatchString(ns) }
+
 // NewQueryID returns a fresh query id that is also a valid execution name.
 func NewQueryID() string {
 	var b [12]byte

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
@@ -59,8 +58,6 @@ type rawFile struct {
 	Chunks    []json.RawMessage `json:"chunks"`
 }
 
-var namespacePattern = regexp.MustCompile(`^[a-z0-9._-]{1,64}$`)
-
 // Parse decodes and validates an index file. Unknown fields are rejected
 // and every error names the record (kind, position, id) and the field.
 func Parse(data []byte) (File, error) {
@@ -70,7 +67,7 @@ func Parse(data []byte) (File, error) {
 	}
 	var f File
 	if raw.Namespace != nil {
-		if err := json.Unmarshal(raw.Namespace, &f.Namespace); err != nil || !namespacePattern.MatchString(f.Namespace) {
+		if err := json.Unmarshal(raw.Namespace, &f.Namespace); err != nil || !globalsearch.ValidNamespace(f.Namespace) {
 			return File{}, errors.New(`field "namespace" must be 1-64 characters of a-z 0-9 - _ .`)
 		}
 	} else {
