@@ -4,24 +4,199 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
+	"github.com/graphrag-global/graphrag-global/shared/llm/offline"
+	"github.com/graphrag-global/graphrag-global/shared/llm/openai"
 )
+
+// Environment variables the model flags read.
+const (
+	envPriceIn      = "GRAPHRAG_PRICE_IN"
+	envPriceOut     = "GRAPHRAG_PRICE_OUT"
+	envOpenAIAPIKey = "OPENAI_API_KEY"
+)
+
+const modelUsage = "offline | bedrock:<model-or-inference-profile-id> | openai:<model>@<base-url>"
+
+// The model providers --model names.
+const (
+	providerOffline = "offline"
+	providerBedrock = "bedrock"
+	providerOpenAI  = "openai"
+)
+
+// modelSpec is a parsed --model value.
+type modelSpec struct {
+	provider string
+	model    string // bedrock model or profile id; openai model name
+	baseURL  string // openai only
+}
 
 // modelOptions are the flags that choose and price the model.
 type modelOptions struct {
-	spec string
+	spec              string
+	priceIn, priceOut priceFlag
+	// envRead is set once resolve has applied GRAPHRAG_PRICE_IN/OUT.
+	envRead bool
+}
+
+// priceFlag is a USD price per 1,000 tokens; set says whether it was given,
+// so "no price" and "free" stay apart.
+type priceFlag struct {
+	usd float64
+	set bool
+}
+
+func (p *priceFlag) String() string {
+	if p == nil || !p.set {
+		return ""
+	}
+	return strconv.FormatFloat(p.usd, 'g', -1, 64)
+}
+
+func (p *priceFlag) Set(s string) error {
+	v, err := parsePrice(s)
+	if err != nil {
+		return err
+	}
+	p.usd, p.set = v, true
+	return nil
+}
+
+func parsePrice(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Errorf("price must be a non-negative number of USD per 1,000 tokens, got %q", s)
+	}
+	return v, nil
 }
 
 func (o *modelOptions) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.spec, "model", "offline", "model: offline")
+	fs.StringVar(&o.spec, "model", providerOffline, "model: "+modelUsage)
+	fs.Var(&o.priceIn, "price-in", "USD per 1,000 input tokens, to print a cost (default $"+envPriceIn+")")
+	fs.Var(&o.priceOut, "price-out", "USD per 1,000 output tokens, to print a cost (default $"+envPriceOut+")")
+}
+
+// resolve fills the prices not given as flags from GRAPHRAG_PRICE_IN/OUT and
+// checks they come as a pair. open calls it; a command that prices without
+// opening a model (plan) must call it before estimateCost for the
+// environment to count. Calling it again does nothing.
+func (o *modelOptions) resolve(env *cliEnv) error {
+	if o.envRead {
+		return nil
+	}
+	for _, p := range []struct {
+		flag *priceFlag
+		name string
+	}{{&o.priceIn, envPriceIn}, {&o.priceOut, envPriceOut}} {
+		if p.flag.set {
+			continue
+		}
+		v, ok := env.lookupEnv(p.name)
+		if !ok || strings.TrimSpace(v) == "" {
+			continue
+		}
+		usd, err := parsePrice(v)
+		if err != nil {
+			return &usageError{fmt.Sprintf("%s: %v", p.name, err)}
+		}
+		*p.flag = priceFlag{usd: usd, set: true}
+	}
+	o.envRead = true
+	// One price alone would print a cost that silently leaves out half the
+	// bill.
+	if o.priceIn.set != o.priceOut.set {
+		return &usageError{"--price-in and --price-out (or " + envPriceIn + " and " + envPriceOut + ") go together: give both or neither"}
+	}
+	return nil
+}
+
+// cost is the USD cost of the tokens a run reported; ok is false when no
+// price was given.
+func (o *modelOptions) cost(inputTokens, outputTokens int) (usd float64, ok bool) {
+	if !o.priceIn.set || !o.priceOut.set {
+		return 0, false
+	}
+	return float64(inputTokens)/1000*o.priceIn.usd + float64(outputTokens)/1000*o.priceOut.usd, true
+}
+
+// estimateCost is the most a plan may cost: every output reserve spent in
+// full. It prices tokens exactly as cost does.
+func (o *modelOptions) estimateCost(inputTokens, maxOutputTokens int) (float64, bool) {
+	return o.cost(inputTokens, maxOutputTokens)
+}
+
+// parseModelSpec parses a --model value; a bad one is a usageError that says
+// what was expected.
+func parseModelSpec(s string) (modelSpec, error) {
+	s = strings.TrimSpace(s)
+	if s == providerOffline {
+		return modelSpec{provider: providerOffline}, nil
+	}
+	provider, rest, found := strings.Cut(s, ":")
+	if !found {
+		return modelSpec{}, &usageError{fmt.Sprintf("unknown --model %q; want %s", s, modelUsage)}
+	}
+	switch provider {
+	case providerBedrock:
+		if rest == "" || strings.ContainsAny(rest, " \t\n") {
+			return modelSpec{}, &usageError{fmt.Sprintf(
+				"--model %q: want bedrock:<model-or-inference-profile-id>, e.g. bedrock:anthropic.claude-3-5-haiku-20241022-v1:0", s)}
+		}
+		return modelSpec{provider: providerBedrock, model: rest}, nil
+	case providerOpenAI:
+		// The model is before the first '@': model names carry ':' and '/'
+		// (llama3.1:8b, meta-llama/Llama-3.1-8B-Instruct) but not '@'.
+		model, base, found := strings.Cut(rest, "@")
+		example := "e.g. openai:llama3.1@http://localhost:11434/v1"
+		if !found || model == "" || base == "" {
+			return modelSpec{}, &usageError{fmt.Sprintf("--model %q: want openai:<model>@<base-url>, %s", s, example)}
+		}
+		u, err := url.Parse(base)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return modelSpec{}, &usageError{fmt.Sprintf("--model %q: base URL %q must be an http(s) URL, %s", s, base, example)}
+		}
+		return modelSpec{provider: providerOpenAI, model: model, baseURL: strings.TrimRight(base, "/")}, nil
+	}
+	return modelSpec{}, &usageError{fmt.Sprintf("unknown model provider %q in --model %q; want %s", provider, s, modelUsage)}
 }
 
 // open builds the model the flags name.
-func (o *modelOptions) open(_ context.Context, env *cliEnv) (globalsearch.Model, error) {
-	switch o.spec {
-	case "offline":
-		return nil, fmt.Errorf("offline model not wired yet")
+func (o *modelOptions) open(ctx context.Context, env *cliEnv) (globalsearch.Model, error) {
+	spec, err := parseModelSpec(o.spec)
+	if err != nil {
+		return nil, err
 	}
-	return nil, &usageError{fmt.Sprintf("unknown --model %q", o.spec)}
+	if err := o.resolve(env); err != nil {
+		return nil, err
+	}
+	switch spec.provider {
+	case providerBedrock:
+		// Region, credentials, profile and endpoint (AWS_ENDPOINT_URL_BEDROCK_RUNTIME)
+		// come from the standard AWS environment and config files.
+		cfg, err := config.LoadDefaultConfig(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("load AWS configuration for bedrock: %w", err)
+		}
+		if cfg.Region == "" {
+			return nil, &usageError{"--model bedrock:... needs an AWS region: set AWS_REGION, or region in the AWS_PROFILE's config"}
+		}
+		return bedrock.New(cfg, spec.model)
+	case providerOpenAI:
+		var opts []openai.Option
+		// Sent only when set: local servers need no key.
+		if key, ok := env.lookupEnv(envOpenAIAPIKey); ok && key != "" {
+			opts = append(opts, openai.WithAPIKey(key))
+		}
+		return openai.New(spec.baseURL, spec.model, opts...)
+	}
+	return offline.New(), nil
 }

@@ -249,6 +249,8 @@ func reserveName(s globalsearch.Stage) string {
 	return "mapOutputReserve"
 }
 
+var _ globalsearch.Model = (*Model)(nil)
+
 func orUnknown(code string) string {
 	if code == "" {
 		return "no error code"

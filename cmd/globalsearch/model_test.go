@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
+	"github.com/graphrag-global/graphrag-global/shared/llm/offline"
+	"github.com/graphrag-global/graphrag-global/shared/llm/openai"
+)
+
+func TestParseModelSpec(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    modelSpec
+		wantErr string // substring of the usage error
+	}{
+		{in: "offline", want: modelSpec{provider: "offline"}},
+		{in: "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0", want: modelSpec{provider: "bedrock", model: "anthropic.claude-3-5-haiku-20241022-v1:0"}},
+		{in: "bedrock:us.anthropic.claude-3-5-haiku-20241022-v1:0", want: modelSpec{provider: "bedrock", model: "us.anthropic.claude-3-5-haiku-20241022-v1:0"}},
+		{
+			in:   "bedrock:arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-3-5-haiku-20241022-v1:0",
+			want: modelSpec{provider: "bedrock", model: "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-3-5-haiku-20241022-v1:0"},
+		},
+		{in: "openai:llama3.1@http://localhost:11434/v1", want: modelSpec{provider: "openai", model: "llama3.1", baseURL: "http://localhost:11434/v1"}},
+		{in: "openai:llama3.1:8b@http://localhost:11434/v1/", want: modelSpec{provider: "openai", model: "llama3.1:8b", baseURL: "http://localhost:11434/v1"}},
+		{in: "openai:meta-llama/Llama-3.1-8B-Instruct@https://vllm.internal:8000/v1", want: modelSpec{provider: "openai", model: "meta-llama/Llama-3.1-8B-Instruct", baseURL: "https://vllm.internal:8000/v1"}},
+		{in: "", wantErr: `unknown --model ""`},
+		{in: "claude", wantErr: `unknown --model "claude"; want offline | bedrock:`},
+		{in: "gemini:pro", wantErr: `unknown model provider "gemini"`},
+		{in: "bedrock:", wantErr: "want bedrock:<model-or-inference-profile-id>"},
+		{in: "bedrock:a model", wantErr: "want bedrock:<model-or-inference-profile-id>"},
+		{in: "openai:llama3.1", wantErr: "want openai:<model>@<base-url>"},
+		{in: "openai:@http://localhost:11434/v1", wantErr: "want openai:<model>@<base-url>"},
+		{in: "openai:llama3.1@", wantErr: "want openai:<model>@<base-url>"},
+		{in: "openai:llama3.1@localhost:11434", wantErr: `base URL "localhost:11434" must be an http(s) URL`},
+		{in: "openai:llama3.1@ftp://host/v1", wantErr: "must be an http(s) URL"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := parseModelSpec(tc.in)
+			if tc.wantErr == "" {
+				require.NoError(t, err)
+				assert.Equal(t, tc.want, got)
+				return
+			}
+			var usage *usageError
+			require.ErrorAs(t, err, &usage)
+			assert.Contains(t, err.Error(), tc.wantErr)
+		})
+	}
+}
+
+// fakeEnv is a cliEnv whose environment is vars and nothing else.
+func fakeEnv(vars map[string]string) *cliEnv {
+	return &cliEnv{stdout: io.Discard, stderr: io.Discard, lookupEnv: func(k string) (string, bool) {
+		v, ok := vars[k]
+		return v, ok
+	}}
+}
+
+func TestPrices(t *testing.T) {
+	cases := []struct {
+		name        string
+		args        []string
+		env         map[string]string
+		wantFlagErr string
+		wantErr     string
+		wantCost    float64 // for 2,000 in and 500 out
+		wantOK      bool
+	}{
+		{name: "no price", wantOK: false},
+		{name: "flags", args: []string{"--price-in", "0.0008", "--price-out", "0.004"}, wantCost: 0.0036, wantOK: true},
+		{name: "environment", env: map[string]string{"GRAPHRAG_PRICE_IN": "0.0008", "GRAPHRAG_PRICE_OUT": "0.004"}, wantCost: 0.0036, wantOK: true},
+		{
+			name: "flags win over environment", args: []string{"--price-in", "1", "--price-out", "2"},
+			env: map[string]string{"GRAPHRAG_PRICE_IN": "100", "GRAPHRAG_PRICE_OUT": "100"}, wantCost: 3, wantOK: true,
+		},
+		{name: "one flag and one variable", args: []string{"--price-in", "1"}, env: map[string]string{"GRAPHRAG_PRICE_OUT": "2"}, wantCost: 3, wantOK: true},
+		{name: "free is a price", args: []string{"--price-in", "0", "--price-out", "0"}, wantCost: 0, wantOK: true},
+		{name: "only one price", args: []string{"--price-in", "1"}, wantErr: "--price-in and --price-out"},
+		{name: "negative flag", args: []string{"--price-in", "-1"}, wantFlagErr: "non-negative number of USD per 1,000 tokens"},
+		{name: "bad flag", args: []string{"--price-out", "cheap"}, wantFlagErr: `got "cheap"`},
+		{name: "bad variable", env: map[string]string{"GRAPHRAG_PRICE_IN": "NaN", "GRAPHRAG_PRICE_OUT": "1"}, wantErr: "GRAPHRAG_PRICE_IN: price must be"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var o modelOptions
+			fs := flag.NewFlagSet("run", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			o.register(fs)
+			err := fs.Parse(tc.args)
+			if tc.wantFlagErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantFlagErr)
+				return
+			}
+			require.NoError(t, err)
+
+			err = o.resolve(fakeEnv(tc.env))
+			if tc.wantErr != "" {
+				var usage *usageError
+				require.ErrorAs(t, err, &usage)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			usd, ok := o.cost(2000, 500)
+			assert.Equal(t, tc.wantOK, ok)
+			assert.InDelta(t, tc.wantCost, usd, 1e-12)
+			est, ok := o.estimateCost(2000, 500)
+			assert.Equal(t, tc.wantOK, ok)
+			assert.InDelta(t, tc.wantCost, est, 1e-12)
+		})
+	}
+}
+
+func TestOpen(t *testing.T) {
+	// Keep the developer's AWS setup out of the test.
+	dir := t.TempDir()
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_DEFAULT_REGION", "")
+
+	t.Run("offline", func(t *testing.T) {
+		o := modelOptions{spec: "offline"}
+		m, err := o.open(context.Background(), fakeEnv(nil))
+		require.NoError(t, err)
+		assert.IsType(t, &offline.Model{}, m)
+	})
+	t.Run("bedrock", func(t *testing.T) {
+		t.Setenv("AWS_REGION", "us-west-2")
+		o := modelOptions{spec: "bedrock:us.anthropic.claude-3-5-haiku-20241022-v1:0"}
+		m, err := o.open(context.Background(), fakeEnv(nil))
+		require.NoError(t, err)
+		require.IsType(t, &bedrock.Model{}, m)
+		assert.Equal(t, "us.anthropic.claude-3-5-haiku-20241022-v1:0", m.(*bedrock.Model).ModelID())
+	})
+	t.Run("bedrock without a region", func(t *testing.T) {
+		t.Setenv("AWS_REGION", "")
+		o := modelOptions{spec: "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0"}
+		_, err := o.open(context.Background(), fakeEnv(nil))
+		var usage *usageError
+		require.ErrorAs(t, err, &usage)
+		assert.Contains(t, err.Error(), "AWS_REGION")
+	})
+	t.Run("openai", func(t *testing.T) {
+		o := modelOptions{spec: "openai:llama3.1@http://localhost:11434/v1"}
+		m, err := o.open(context.Background(), fakeEnv(map[string]string{"OPENAI_API_KEY": "sk-x"}))
+		require.NoError(t, err)
+		assert.IsType(t, &openai.Model{}, m)
+	})
+	t.Run("bad spec", func(t *testing.T) {
+		o := modelOptions{spec: "openai:llama3.1"}
+		_, err := o.open(context.Background(), fakeEnv(nil))
+		var usage *usageError
+		require.ErrorAs(t, err, &usage)
+	})
+	t.Run("bad price in the environment", func(t *testing.T) {
+		o := modelOptions{spec: "openai:llama3.1@http://localhost:11434/v1"}
+		_, err := o.open(context.Background(), fakeEnv(map[string]string{"GRAPHRAG_PRICE_IN": "-2", "GRAPHRAG_PRICE_OUT": "1"}))
+		var usage *usageError
+		require.ErrorAs(t, err, &usage)
+		assert.Contains(t, err.Error(), "GRAPHRAG_PRICE_IN")
+	})
+}
