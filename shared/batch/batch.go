@@ -91,7 +91,7 @@ func (p *packer) addItem(it Item) error {
 	whole := tokens.Of(it.Text)
 	first := Header(it.ID, 1)
 	firstCount := tokens.Of(first).Add(newline)
-	if p.fits(firstCount.Add(whole)) {
+	if p.fits(tokens.Of(Header(it.ID, widestPartNumber)).Add(newline).Add(whole)) { // SPEC §4.3.3: every part is sized with the widest header
 		p.addPart(part{id: it.ID, header: first, text: it.Text, count: firstCount.Add(whole)})
 		return nil
 	}
@@ -102,6 +102,9 @@ func (p *packer) addItem(it Item) error {
 // counts are built once per text, so each step is a binary search.
 func (p *packer) split(it Item) error {
 	n := utf8.RuneCountInString(it.Text)
+	if n == 0 {
+		return &TooSmallError{ID: it.ID} // an empty text whose header does not fit must not vanish
+	}
 	// asciiBefore[i] counts ASCII runes before rune i; offset[i] is rune i's byte offset.
 	asciiBefore := make([]int32, n+1)
 	offset := make([]int32, n+1)
