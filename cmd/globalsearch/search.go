@@ -217,6 +217,14 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	// plan calls no model, but a bad --model or price must fail here as it
+	// would in run, and prices may come from the environment.
+	if _, err := parseModelSpec(f.model.spec); err != nil {
+		return err
+	}
+	if err := f.model.resolve(env); err != nil {
+		return err
+	}
 	plan, err := e.Plan(ctx, p)
 	if err != nil {
 		return err
