@@ -1,16 +1,23 @@
 package offline_test
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphrag-global/graphrag-global/shared/batch"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+	"github.com/graphrag-global/graphrag-global/shared/llm/offline"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
@@ -180,4 +187,139 @@ func hasKana(s string) bool {
 		}
 	}
 	return false
+}
+
+const globalQuestion = "What are the main themes across Veloria's development over the decade?"
+
+// mapText renders one summary's map text as SPEC §4.2 describes: the
+// summary, the claims of its descendant leaves, and the chunks they cite.
+func mapText(f indexfile.File, s globalsearch.Summary) string {
+	children := map[string][]string{}
+	for _, c := range f.Summaries {
+		if c.ParentCommunityID != "" {
+			children[c.ParentCommunityID] = append(children[c.ParentCommunityID], c.ID)
+		}
+	}
+	var leaves []string
+	var walk func(id string)
+	walk = func(id string) {
+		kids := children[id]
+		if len(kids) == 0 {
+			leaves = append(leaves, id)
+			return
+		}
+		slices.Sort(kids)
+		for _, k := range kids {
+			walk(k)
+		}
+	}
+	walk(s.ID)
+	chunkText := map[string]string{}
+	for _, c := range f.Chunks {
+		chunkText[c.ID] = c.Text
+	}
+	claims := slices.Clone(f.Claims)
+	slices.SortFunc(claims, func(a, b globalsearch.Claim) int { return strings.Compare(a.ID, b.ID) })
+	var claimLines, chunkLines []string
+	seen := map[string]bool{}
+	for _, leaf := range leaves {
+		for _, c := range claims {
+			if c.CommunityID != leaf {
+				continue
+			}
+			line := "- " + c.Subject
+			if c.Object != "" {
+				line += " -> " + c.Object
+			}
+			claimLines = append(claimLines, line+": "+c.Description)
+			for _, id := range c.SourceChunkIDs {
+				if text, ok := chunkText[id]; ok && !seen[id] {
+					seen[id] = true
+					chunkLines = append(chunkLines, "- ("+id+") "+text)
+				}
+			}
+		}
+	}
+	var sections []string
+	if s.Summary != "" {
+		sections = append(sections, "[Community summary]\n"+s.Summary)
+	}
+	if len(claimLines) > 0 {
+		sections = append(sections, "[Supporting claims]\n"+strings.Join(claimLines, "\n"))
+	}
+	if len(chunkLines) > 0 {
+		sections = append(sections, "[Source excerpts]\n"+strings.Join(chunkLines, "\n"))
+	}
+	return strings.Join(sections, "\n\n")
+}
+
+// TestSampleGlobalQuestion runs the offline model over the sample index the
+// way a search does (leaf or level summaries packed under the default map
+// budget), as a sanity check that `make run` reaches a completed answer.
+func TestSampleGlobalQuestion(t *testing.T) {
+	f := loadSample(t)
+	hasChild := map[string]bool{}
+	for _, s := range f.Summaries {
+		hasChild[s.ParentCommunityID] = true
+	}
+	skeleton := "Question: " + globalQuestion
+	m := offline.New()
+	ctx := context.Background()
+
+	tests := []struct {
+		name string
+		pick func(globalsearch.Summary) bool
+	}{
+		{"level 0", func(s globalsearch.Summary) bool { return s.Level == 0 }},
+		{"level 1", func(s globalsearch.Summary) bool { return s.Level == 1 }},
+		{"leaf", func(s globalsearch.Summary) bool { return !hasChild[s.ID] }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var items []batch.Item
+			for _, s := range f.Summaries {
+				if tc.pick(s) {
+					items = append(items, batch.Item{ID: s.ID, Text: mapText(f, s)})
+				}
+			}
+			batches, err := batch.Pack(skeleton, defaultMapPromptBudget, items)
+			require.NoError(t, err)
+
+			var candidates []string
+			for i, b := range batches {
+				resp, err := m.Complete(ctx, globalsearch.ModelRequest{
+					Stage: globalsearch.StageMap, Query: globalQuestion, Content: b.Content, MaxTokens: 512,
+				})
+				require.NoError(t, err)
+				var out struct {
+					Answer     string  `json:"answer"`
+					Usefulness float64 `json:"usefulness"`
+				}
+				require.NoError(t, json.Unmarshal([]byte(resp.Text), &out))
+				assert.Positivef(t, out.Usefulness, "batch %d (%v)", i, b.IDs)
+				assert.NotEmptyf(t, out.Answer, "batch %d", i)
+				candidates = append(candidates, fmt.Sprintf("[Usefulness: %v; Community IDs: %s]\n%s",
+					out.Usefulness, strings.Join(b.IDs, ", "), out.Answer))
+			}
+			resp, err := m.Complete(ctx, globalsearch.ModelRequest{
+				Stage: globalsearch.StageReduce, Query: globalQuestion, Content: strings.Join(candidates, "\n\n"), MaxTokens: 1024,
+			})
+			require.NoError(t, err)
+			var out struct{ Answer string }
+			require.NoError(t, json.Unmarshal([]byte(resp.Text), &out))
+			assert.NotEmpty(t, strings.TrimSpace(out.Answer))
+			t.Logf("%d batches; answer: %s", len(batches), out.Answer)
+		})
+	}
+
+	t.Run("the long summary is split", func(t *testing.T) {
+		for _, s := range f.Summaries {
+			if s.ID != longSummaryID {
+				continue
+			}
+			batches, err := batch.Pack(skeleton, defaultMapPromptBudget, []batch.Item{{ID: s.ID, Text: mapText(f, s)}})
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, len(batches), 2)
+		}
+	})
 }

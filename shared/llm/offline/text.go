@@ -1,0 +1,211 @@
+package offline
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Header lines of the map content (SPEC §4.2, §4.3) and of the reduce
+// content (SPEC §6). They are structure, not evidence, so they are never
+// scored or quoted.
+var headerPrefixes = []string{
+	"[Community ID: ",
+	"[Community summary]",
+	"[Supporting claims]",
+	"[Source excerpts]",
+	"[Usefulness: ",
+}
+
+// excerptID matches the "(chunkId) " that starts an excerpt bullet (SPEC §4.2).
+var excerptID = regexp.MustCompile(`^\([^()\s]+\)\s+`)
+
+// claimBullet matches the body of a claim bullet, "subject -> object:
+// description" or "subject: description" (SPEC §4.2).
+var claimBullet = regexp.MustCompile(`^([^:]+?)(?: -> [^:]+?)?: (.+)$`)
+
+// bullet strips the markup of an excerpt or claim bullet. A claim keeps its
+// "subject -> object:" lead only when the description does not name the
+// subject itself, so that quoted claims read as sentences.
+func bullet(s string) string {
+	if excerptID.MatchString(s) {
+		return excerptID.ReplaceAllString(s, "")
+	}
+	if m := claimBullet.FindStringSubmatch(s); m != nil &&
+		strings.Contains(strings.ToLower(m[2]), strings.ToLower(m[1])) {
+		return m[2]
+	}
+	return s
+}
+
+func isHeader(line string) bool {
+	if !strings.HasPrefix(line, "[") || !strings.HasSuffix(line, "]") {
+		return false
+	}
+	for _, p := range headerPrefixes {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// sentences splits content into sentences, skipping header lines and the
+// markup of claim and excerpt bullets. A part of a split summary may start
+// or end mid-sentence (SPEC §4.3 splits by code points); such a fragment is
+// kept as it is, because it is still evidence.
+func sentences(content string) []string {
+	var out []string
+	for line := range strings.Lines(content) {
+		line = strings.TrimSpace(line)
+		if line == "" || isHeader(line) {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(line, "- "); ok {
+			line = bullet(rest)
+		}
+		out = appendSentences(out, line)
+	}
+	return out
+}
+
+// appendSentences splits one line at sentence enders. Latin enders (. ! ?)
+// end a sentence only when followed by a space and then something that is
+// not a lower-case letter, which keeps "e.g. this" and "3.5" whole. CJK
+// enders (。！？) end a sentence at once: CJK text puts no space after them.
+func appendSentences(out []string, line string) []string {
+	start := 0
+	for i := 0; i < len(line); {
+		r, size := utf8.DecodeRuneInString(line[i:])
+		end := i + size
+		switch r {
+		case '。', '！', '？':
+			end = skipClosers(line, end)
+			out = appendTrimmed(out, line[start:end])
+			start, i = end, end
+			continue
+		case '.', '!', '?':
+			end = skipClosers(line, end)
+			if end < len(line) && line[end] == ' ' && !nextIsLower(line[end:]) {
+				out = appendTrimmed(out, line[start:end])
+				start, i = end, end
+				continue
+			}
+		}
+		i += size
+	}
+	return appendTrimmed(out, line[start:])
+}
+
+// skipClosers moves past quotes and brackets that close a sentence, so they
+// stay with it.
+func skipClosers(s string, i int) int {
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !strings.ContainsRune(`'")]’”」』）`, r) {
+			break
+		}
+		i += size
+	}
+	return i
+}
+
+func nextIsLower(s string) bool {
+	s = strings.TrimLeft(s, " ")
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLower(r)
+}
+
+func appendTrimmed(out []string, s string) []string {
+	if s = strings.TrimSpace(s); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// stopwords are words that carry no topic. The list is short on purpose:
+// it holds the function words and question fillers ("what are the main")
+// that would otherwise match nearly every sentence.
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for w := range strings.FieldsSeq(`a about across after all also am an and any are as at be been before
+		being between both but by can could describe did do does during each explain for from had has
+		have how i in into is it its key main major me more most my of on or other our over please s
+		should so some such tell than that the their them then there these they this those through to
+		under up was we were what when where which while who whom why will with would you your`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// isCJK reports whether r is written without spaces between words, so that
+// it is indexed as character bigrams instead of words.
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// terms tokenises s for scoring: lower-case runs of letters and digits for
+// alphabetic scripts (stopwords and one-letter words dropped, plurals folded)
+// and overlapping character bigrams for CJK runs, which need no dictionary
+// and match Chinese and Japanese words of two or more characters. A CJK run
+// of a single character is kept as a unigram.
+func terms(s string) []string {
+	var out []string
+	var word []rune
+	var cjk []rune
+	flushWord := func() {
+		if len(word) == 0 {
+			return
+		}
+		w := string(word)
+		word = word[:0]
+		if len(w) == 1 && w[0] >= 'a' && w[0] <= 'z' || stopwords[w] {
+			return
+		}
+		out = append(out, stem(w))
+	}
+	flushCJK := func() {
+		switch len(cjk) {
+		case 0:
+			return
+		case 1:
+			out = append(out, string(cjk))
+		default:
+			for i := 0; i+1 < len(cjk); i++ {
+				out = append(out, string(cjk[i:i+2]))
+			}
+		}
+		cjk = cjk[:0]
+	}
+	for _, r := range s {
+		switch {
+		case isCJK(r):
+			flushWord()
+			cjk = append(cjk, r)
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			flushCJK()
+			word = append(word, unicode.ToLower(r))
+		default:
+			flushWord()
+			flushCJK()
+		}
+	}
+	flushWord()
+	flushCJK()
+	return out
+}
+
+// stem folds the commonest English plurals ("themes" -> "theme",
+// "ferries" -> "ferry") so that a question and its evidence meet. It is
+// deliberately crude: words ending in ss, us or is are left alone.
+func stem(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 3 && strings.HasSuffix(w, "s") &&
+		!strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:len(w)-1]
+	}
+	return w
+}
