@@ -1,0 +1,107 @@
+// Package execution is the Step Functions adapter: it starts the search
+// state machine with an execution named by the query id (SPEC §8
+// idempotency) and tells whether such an execution exists. The HTTP API
+// uses it; its in-process twin is the CLI's local starter.
+package execution
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// API is the part of *sfn.Client the starter uses.
+type API interface {
+	StartExecution(ctx context.Context, in *sfn.StartExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error)
+	DescribeExecution(ctx context.Context, in *sfn.DescribeExecutionInput, optFns ...func(*sfn.Options)) (*sfn.DescribeExecutionOutput, error)
+}
+
+// Starter starts executions of one state machine.
+type Starter struct {
+	client          API
+	stateMachineARN string
+}
+
+// New returns a Starter for the state machine stateMachineARN.
+func New(client API, stateMachineARN string) *Starter {
+	return &Starter{client: client, stateMachineARN: stateMachineARN}
+}
+
+// Start starts an execution named name with input. Starting again with the
+// same name and input is success: Step Functions answers a running
+// duplicate with the original execution and a finished one with
+// ExecutionAlreadyExists, which Start checks against the input it was given.
+// The same name with a different input is invalid input.
+func (s *Starter) Start(ctx context.Context, name string, input []byte) error {
+	in := string(input)
+	_, err := s.client.StartExecution(ctx, &sfn.StartExecutionInput{
+		StateMachineArn: &s.stateMachineARN,
+		Name:            &name,
+		Input:           &in,
+	})
+	var exists *types.ExecutionAlreadyExists
+	if !errors.As(err, &exists) {
+		return classify(err, "start execution %s", name)
+	}
+	out, err := s.client.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: new(s.executionARN(name))})
+	if err != nil {
+		return classify(err, "describe existing execution %s", name)
+	}
+	if out.Input == nil || !sameJSON([]byte(*out.Input), input) {
+		return globalsearch.Errorf(globalsearch.KindInvalidInput,
+			"query id %s already names an execution with a different request", name)
+	}
+	return nil
+}
+
+// Started reports whether an execution named name exists.
+func (s *Starter) Started(ctx context.Context, name string) (bool, error) {
+	_, err := s.client.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: new(s.executionARN(name))})
+	var missing *types.ExecutionDoesNotExist
+	if errors.As(err, &missing) {
+		return false, nil
+	}
+	if err != nil {
+		return false, classify(err, "describe execution %s", name)
+	}
+	return true, nil
+}
+
+// executionARN derives an execution's ARN from the state machine's:
+// arn:aws:states:r:a:stateMachine:M becomes arn:aws:states:r:a:execution:M:name.
+func (s *Starter) executionARN(name string) string {
+	return strings.Replace(s.stateMachineARN, ":stateMachine:", ":execution:", 1) + ":" + name
+}
+
+// classify wraps err with context; Step Functions' throttling (after the
+// SDK's retries) becomes KindThrottled, so the API answers 503 and the
+// caller retries. ExecutionLimitExceeded is not throttling: it lasts until
+// running executions finish.
+func classify(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	msg := fmt.Sprintf(format, args...)
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) && apiErr.ErrorCode() == "ThrottlingException" {
+		return globalsearch.Errorf(globalsearch.KindThrottled, "%s: %w", msg, err)
+	}
+	return fmt.Errorf("%s: %w", msg, err)
+}
+
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return string(a) == string(b)
+	}
+	return reflect.DeepEqual(x, y)
+}

@@ -1,0 +1,94 @@
+package execution_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/aws/smithy-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/execution"
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// fakeSFN keeps executions by ARN, like Step Functions, with an optional
+// error for StartExecution.
+type fakeSFN struct {
+	executions map[string]string // execution ARN -> input
+	startErr   error
+	starts     []*sfn.StartExecutionInput
+}
+
+func (f *fakeSFN) StartExecution(_ context.Context, in *sfn.StartExecutionInput, _ ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error) {
+	f.starts = append(f.starts, in)
+	if f.startErr != nil {
+		return nil, f.startErr
+	}
+	arn := "arn:aws:states:eu-west-1:123456789012:execution:search:" + *in.Name
+	if _, ok := f.executions[arn]; ok {
+		return nil, &types.ExecutionAlreadyExists{Message: new("exists")}
+	}
+	f.executions[arn] = *in.Input
+	return &sfn.StartExecutionOutput{ExecutionArn: &arn}, nil
+}
+
+func (f *fakeSFN) DescribeExecution(_ context.Context, in *sfn.DescribeExecutionInput, _ ...func(*sfn.Options)) (*sfn.DescribeExecutionOutput, error) {
+	input, ok := f.executions[*in.ExecutionArn]
+	if !ok {
+		return nil, &types.ExecutionDoesNotExist{Message: new("no such execution")}
+	}
+	return &sfn.DescribeExecutionOutput{ExecutionArn: in.ExecutionArn, Input: &input}, nil
+}
+
+const machine = "arn:aws:states:eu-west-1:123456789012:stateMachine:search"
+
+func TestStart(t *testing.T) {
+	cases := []struct {
+		name     string
+		existing string // input of an execution named q1 that already exists
+		startErr error
+		input    string
+		wantKind globalsearch.Kind
+		wantErr  bool
+	}{
+		{name: "new execution", input: `{"query":"a"}`},
+		{name: "same input again is success", existing: `{"query": "a"}`, input: `{"query":"a"}`},
+		{name: "same name, other input", existing: `{"query":"b"}`, input: `{"query":"a"}`, wantErr: true, wantKind: globalsearch.KindInvalidInput},
+		{name: "throttled", startErr: &smithy.GenericAPIError{Code: "ThrottlingException"}, input: `{}`, wantErr: true, wantKind: globalsearch.KindThrottled},
+		{name: "other failure", startErr: errors.New("network down"), input: `{}`, wantErr: true, wantKind: globalsearch.KindInternal},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			api := &fakeSFN{executions: map[string]string{}, startErr: tc.startErr}
+			if tc.existing != "" {
+				api.executions["arn:aws:states:eu-west-1:123456789012:execution:search:q1"] = tc.existing
+			}
+			err := execution.New(api, machine).Start(context.Background(), "q1", []byte(tc.input))
+			if tc.wantErr {
+				require.Error(t, err)
+				assert.Equal(t, tc.wantKind, globalsearch.KindOf(err))
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, api.starts, 1)
+			assert.Equal(t, machine, *api.starts[0].StateMachineArn)
+			assert.Equal(t, "q1", *api.starts[0].Name)
+		})
+	}
+}
+
+func TestStarted(t *testing.T) {
+	api := &fakeSFN{executions: map[string]string{}}
+	s := execution.New(api, machine)
+	ok, err := s.Started(context.Background(), "q1")
+	require.NoError(t, err)
+	assert.False(t, ok)
+	require.NoError(t, s.Start(context.Background(), "q1", []byte(`{}`)))
+	ok, err = s.Started(context.Background(), "q1")
+	require.NoError(t, err)
+	assert.True(t, ok)
+}
