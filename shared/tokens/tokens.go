@@ -9,7 +9,10 @@ import "unicode/utf8"
 
 // Count is the number of ASCII and non-ASCII code points in a text. Counts
 // add, so callers that grow a text piece by piece can keep a running Count
-// instead of re-reading the whole text at every step.
+// instead of re-reading the whole text at every step. The one exception is
+// two invalid UTF-8 fragments that join into one code point ("\xe4\xb8" +
+// "\xbd" is "丽"); joins at an ASCII byte, as every join in packing is, or
+// with either side valid UTF-8, always add.
 type Count struct {
 	ASCII    int
 	NonASCII int
