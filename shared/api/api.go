@@ -1,0 +1,267 @@
+// Package api is the HTTP edge of the deployed search: an API Gateway HTTP
+// API (payload format 2.0) handler for `POST /queries` (validate, record the
+// request, start the state machine named by the query id, answer 202) and
+// `GET /queries/{id}` (status and result from the runs table), SPEC §8.
+//
+// Idempotency: the query id comes from the Idempotency-Key header, else the
+// body's queryId, else a fresh one. A repeated id returns the same query and
+// starts nothing new; a repeated id with a different request is 409.
+// Errors are JSON {"error": code, "message": text}; 5xx messages are generic
+// and the cause goes to the log.
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// Starter starts the search workflow of a query (execution.Starter, or a
+// local twin).
+type Starter interface {
+	// Start starts an execution named name with input; repeating it with
+	// the same input is success.
+	Start(ctx context.Context, name string, input []byte) error
+	// Started reports whether an execution named name exists.
+	Started(ctx context.Context, name string) (bool, error)
+}
+
+// Runs is what the API reads and writes of the runs store.
+type Runs interface {
+	globalsearch.Requests
+	globalsearch.Results
+}
+
+// Handler serves the HTTP API.
+type Handler struct {
+	Runs     Runs
+	Starter  Starter
+	Defaults globalsearch.Defaults
+	Logger   *slog.Logger
+}
+
+// IdempotencyKeyHeader carries a client-chosen query id.
+const IdempotencyKeyHeader = "Idempotency-Key"
+
+// Accepted is the answer to a start: where to poll for the result.
+type Accepted struct {
+	QueryID  string              `json:"queryId"`
+	Status   globalsearch.Status `json:"status"`
+	Location string              `json:"location"`
+}
+
+// Running is the answer of GET for a query with no result yet.
+type Running struct {
+	QueryID string              `json:"queryId"`
+	Status  globalsearch.Status `json:"status"`
+}
+
+// Error is every error body.
+type Error struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}
+
+// Handle routes one request. It never returns an error: API Gateway would
+// turn one into a bare 500.
+func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	method := req.RequestContext.HTTP.Method
+	path := req.RawPath
+	if path == "" {
+		path = req.RequestContext.HTTP.Path
+	}
+	path = strings.TrimSuffix(path, "/")
+	switch {
+	case path == "/queries":
+		if method != http.MethodPost {
+			return methodNotAllowed(http.MethodPost), nil
+		}
+		return h.post(ctx, req), nil
+	case strings.HasPrefix(path, "/queries/") && !strings.Contains(strings.TrimPrefix(path, "/queries/"), "/"):
+		if method != http.MethodGet {
+			return methodNotAllowed(http.MethodGet), nil
+		}
+		id := req.PathParameters["id"]
+		if id == "" {
+			id = strings.TrimPrefix(path, "/queries/")
+		}
+		return h.get(ctx, id), nil
+	}
+	return reply(http.StatusNotFound, Error{"not_found", "no route for " + method + " " + path}), nil
+}
+
+func (h *Handler) post(ctx context.Context, req events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
+	body := []byte(req.Body)
+	if req.IsBase64Encoded {
+		var err error
+		if body, err = base64.StdEncoding.DecodeString(req.Body); err != nil {
+			return reply(http.StatusBadRequest, Error{"invalid_input", "request body is not valid base64"})
+		}
+	}
+	fields, _ := decodeFields(body)
+	if key := header(req.Headers, IdempotencyKeyHeader); key != "" && fields != nil {
+		// The key goes through ParseRequest as the queryId, so it is checked
+		// by the same rule (SPEC §2) and cannot disagree with the body's.
+		if raw, ok := fields["queryId"]; ok {
+			var inBody string
+			if json.Unmarshal(raw, &inBody) != nil || inBody != key {
+				return reply(http.StatusBadRequest, Error{"invalid_input", "queryId and the Idempotency-Key header differ"})
+			}
+		}
+		fields["queryId"], _ = json.Marshal(key)
+		body, _ = json.Marshal(fields)
+	}
+	// Validate before spending (STYLE §7): nothing is stored or started for
+	// a bad request.
+	p, err := globalsearch.ParseRequest(body, h.Defaults)
+	if err != nil {
+		return h.fail(ctx, "", err)
+	}
+	stored, created, err := h.Runs.CreateRequest(ctx, p)
+	if err != nil {
+		return h.fail(ctx, p.QueryID, err)
+	}
+	accepted := Accepted{QueryID: stored.QueryID, Status: globalsearch.StatusRunning, Location: "/queries/" + stored.QueryID}
+	if !created {
+		if _, seeded := fields["shuffleSeed"]; !seeded {
+			p.ShuffleSeed = stored.ShuffleSeed // generated anew by this parse
+		}
+		if p != stored {
+			return reply(http.StatusConflict, Error{"conflict", "query id " + p.QueryID + " already names a different request"})
+		}
+		return h.repeat(ctx, stored, accepted)
+	}
+	if err := h.start(ctx, stored); err != nil {
+		return h.fail(ctx, stored.QueryID, err)
+	}
+	h.logger().LogAttrs(ctx, slog.LevelInfo, "query started", slog.String("queryId", stored.QueryID), slog.String("step", "api"), slog.String("status", "started"))
+	return withLocation(reply(http.StatusAccepted, accepted), accepted.Location)
+}
+
+// repeat answers a start of a query id that exists. It starts the workflow
+// only when no execution exists, which heals a first call whose
+// StartExecution failed after the request was recorded.
+func (h *Handler) repeat(ctx context.Context, p globalsearch.Params, accepted Accepted) events.APIGatewayV2HTTPResponse {
+	res, err := h.Runs.Result(ctx, p.QueryID)
+	switch {
+	case err == nil:
+		accepted.Status = res.Status
+		return withLocation(reply(http.StatusOK, accepted), accepted.Location)
+	case !errors.Is(err, globalsearch.ErrNotFound):
+		return h.fail(ctx, p.QueryID, err)
+	}
+	started, err := h.Starter.Started(ctx, p.QueryID)
+	if err != nil {
+		return h.fail(ctx, p.QueryID, err)
+	}
+	if !started {
+		if err := h.start(ctx, p); err != nil {
+			return h.fail(ctx, p.QueryID, err)
+		}
+		return withLocation(reply(http.StatusAccepted, accepted), accepted.Location)
+	}
+	return withLocation(reply(http.StatusOK, accepted), accepted.Location)
+}
+
+// start passes the stored request, every default resolved and the seed
+// fixed, as the execution's input: prepare parses it again to the same
+// Params, and a repeated start has the same input.
+func (h *Handler) start(ctx context.Context, p globalsearch.Params) error {
+	input, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return h.Starter.Start(ctx, p.QueryID, input)
+}
+
+func (h *Handler) get(ctx context.Context, id string) events.APIGatewayV2HTTPResponse {
+	notFound := reply(http.StatusNotFound, Error{"not_found", "no query with id " + id})
+	res, err := h.Runs.Result(ctx, id)
+	if err == nil {
+		return reply(http.StatusOK, res)
+	}
+	if !errors.Is(err, globalsearch.ErrNotFound) {
+		return h.fail(ctx, id, err)
+	}
+	if _, err := h.Runs.Request(ctx, id); errors.Is(err, globalsearch.ErrNotFound) || globalsearch.KindOf(err) == globalsearch.KindInvalidInput {
+		return notFound
+	} else if err != nil {
+		return h.fail(ctx, id, err)
+	}
+	return reply(http.StatusOK, Running{QueryID: id, Status: globalsearch.StatusRunning})
+}
+
+// fail maps an error to its status: the error-code table of the edge.
+func (h *Handler) fail(ctx context.Context, queryID string, err error) events.APIGatewayV2HTTPResponse {
+	switch globalsearch.KindOf(err) {
+	case globalsearch.KindInvalidInput:
+		return reply(http.StatusBadRequest, Error{"invalid_input", err.Error()})
+	case globalsearch.KindNotFound:
+		return reply(http.StatusNotFound, Error{"not_found", err.Error()})
+	case globalsearch.KindThrottled:
+		h.logger().LogAttrs(ctx, slog.LevelWarn, "throttled", slog.String("queryId", queryID), slog.String("step", "api"), slog.String("error", err.Error()))
+		resp := reply(http.StatusServiceUnavailable, Error{"throttled", "the service is busy; retry with the same Idempotency-Key"})
+		resp.Headers["Retry-After"] = "2"
+		return resp
+	}
+	h.logger().LogAttrs(ctx, slog.LevelError, "request failed", slog.String("queryId", queryID), slog.String("step", "api"), slog.String("error", err.Error()))
+	return reply(http.StatusInternalServerError, Error{"internal", "internal error; retry with the same Idempotency-Key"})
+}
+
+func (h *Handler) logger() *slog.Logger {
+	if h.Logger != nil {
+		return h.Logger
+	}
+	return slog.New(slog.NewJSONHandler(io.Discard, nil))
+}
+
+func methodNotAllowed(allow string) events.APIGatewayV2HTTPResponse {
+	resp := reply(http.StatusMethodNotAllowed, Error{"method_not_allowed", "use " + allow})
+	resp.Headers["Allow"] = allow
+	return resp
+}
+
+func reply(status int, body any) events.APIGatewayV2HTTPResponse {
+	data, err := json.Marshal(body)
+	if err != nil {
+		status, data = http.StatusInternalServerError, []byte(`{"error":"internal","message":"encode response"}`)
+	}
+	return events.APIGatewayV2HTTPResponse{
+		StatusCode: status,
+		Headers:    map[string]string{"Content-Type": "application/json"},
+		Body:       string(data),
+	}
+}
+
+func withLocation(resp events.APIGatewayV2HTTPResponse, location string) events.APIGatewayV2HTTPResponse {
+	resp.Headers["Location"] = location
+	return resp
+}
+
+// header finds a header whatever its case (API Gateway lowercases names;
+// local events may not).
+func header(headers map[string]string, name string) string {
+	for k, v := range headers {
+		if strings.EqualFold(k, name) {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+func decodeFields(body []byte) (map[string]json.RawMessage, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, err
+	}
+	return fields, nil
+}
