@@ -1,0 +1,398 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
+)
+
+const query = "What are the main themes across the communities?"
+
+// summaryText is a summary of about 500 estimated tokens, so that with
+// mapBudget one summary fills one batch: the cases then choose their batch
+// count by their summary count.
+func summaryText(id string) string {
+	line := "Community " + id + " reports steady growth in trade, schools and river transport. "
+	return strings.Repeat(line, 2000/len(line)+1)
+}
+
+// mapBudget fits one summaryText in a Map prompt and not two (SPEC §4.3):
+// the skeleton, one summary with its section header and some slack, plus
+// the output reserve.
+func mapBudget() int {
+	skeleton := tokens.Estimate(globalsearch.DefaultPrompts().Map.Skeleton(query))
+	one := tokens.Estimate(summaryText("c0"))
+	return skeleton + one + one/2 + globalsearch.SpecDefaults.MapOutputReserve
+}
+
+// loadIndex writes n leaf summaries (c0..c{n-1}) into namespace.
+func (e *env) loadIndex(t *testing.T, namespace string, n int) {
+	t.Helper()
+	var r globalsearch.Records
+	for i := range n {
+		id := fmt.Sprintf("c%d", i)
+		r.Summaries = append(r.Summaries, globalsearch.Summary{ID: id, Level: 0, Title: "Community " + id, Summary: summaryText(id)})
+	}
+	require.NoError(t, e.store.ReplaceNamespace(context.Background(), namespace, r))
+}
+
+// request is the execution input of a case: a search request (SPEC §2)
+// without shuffling, so batch i holds summary ci.
+func request(queryID, namespace string) map[string]any {
+	r := map[string]any{
+		"query": query, "namespace": namespace, "shuffle": false, "mapTokenBudget": mapBudget(),
+	}
+	if queryID != "" {
+		r["queryId"] = queryID
+	}
+	return r
+}
+
+// report collects one line per case for the summary at the end.
+type report struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (r *report) add(t *testing.T, name string, status sfntypes.ExecutionStatus, res globalsearch.Status, rn *run, wall time.Duration) {
+	rn.mu.Lock()
+	line := fmt.Sprintf("%-28s execution=%-9s result=%-10s invokes prepare=%d map=%d reduce=%d batches=%s maxInFlight=%d modelCalls=%d wall=%s",
+		name, status, res, rn.invokes["prepare"], rn.invokes["map"], rn.invokes["reduce"], formatCounts(rn.byBatch), rn.maxFlight, sum(rn.models), wall.Round(time.Millisecond))
+	rn.mu.Unlock()
+	t.Log(line)
+	r.mu.Lock()
+	r.lines = append(r.lines, line)
+	r.mu.Unlock()
+}
+
+func (r *report) print(t *testing.T) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sort.Strings(r.lines)
+	t.Logf("summary of %d state machine cases:\n%s", len(r.lines), strings.Join(r.lines, "\n"))
+}
+
+func formatCounts(m map[int]int) string {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d:%d", k, m[k])
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func sum(m map[int]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// failModel returns a model script under which the map batches in fail
+// answer with err on the invokes for which when is true, and everything
+// else is healthy.
+func failModel(reply converseReply, when func(call modelCall) bool) func(modelCall) converseReply {
+	return func(call modelCall) converseReply {
+		if when(call) {
+			return reply
+		}
+		return healthyModel(call)
+	}
+}
+
+func mapBatch(i int) func(modelCall) bool {
+	return func(c modelCall) bool { return c.Function == "map" && c.Batch == i }
+}
+
+func mapBatchOnce(i int) func(modelCall) bool {
+	return func(c modelCall) bool { return c.Function == "map" && c.Batch == i && c.N == 1 }
+}
+
+func TestStateMachine(t *testing.T) {
+	e := newEnv(t)
+	rep := &report{}
+	t.Cleanup(func() { rep.print(t) })
+
+	cases := []struct {
+		name      string
+		summaries int
+		// noQueryID leaves the request without a queryId: the execution
+		// name becomes it ($$.Execution.Name, SPEC §8).
+		noQueryID bool
+		input     func(queryID, namespace string) map[string]any
+		fault     func(inv invocation) *lambdaReply
+		model     func(call modelCall) converseReply
+
+		wantExecution sfntypes.ExecutionStatus
+		wantError     string // the execution's error when it fails
+		wantStatus    globalsearch.Status
+		wantInvokes   map[string]int // by function
+		wantBatches   map[int]int    // map invokes by batch index
+		wantModel     map[int]int    // Converse requests by batch (-1 reduce); nil: not checked
+		wantFailed    []int          // failed batch indexes in the result
+		check         func(t *testing.T, e *env, queryID string, res globalsearch.Result)
+	}{
+		{
+			name:      "all batches succeed",
+			summaries: 6,
+			// Slow enough that the Map's iterations overlap, so the fake
+			// sees MaxConcurrency at work.
+			model: func(call modelCall) converseReply {
+				time.Sleep(150 * time.Millisecond)
+				return healthyModel(call)
+			},
+			wantExecution: sfntypes.ExecutionStatusSucceeded,
+			wantStatus:    globalsearch.StatusCompleted,
+			wantInvokes:   map[string]int{"prepare": 1, "map": 6, "reduce": 1},
+			wantBatches:   map[int]int{0: 1, 1: 1, 2: 1, 3: 1, 4: 1, 5: 1},
+			check: func(t *testing.T, e *env, queryID string, res globalsearch.Result) {
+				rn := e.lambda.lookup(queryID)
+				rn.mu.Lock()
+				defer rn.mu.Unlock()
+				assert.LessOrEqual(t, rn.maxFlight, 4, "MaxConcurrency 4 bounds the map invocations in flight")
+				assert.Len(t, res.SelectedMapAnswers, 6)
+				assert.Equal(t, "Synthesis of the selected answers.", res.Answer)
+			},
+		},
+		{
+			name:          "one batch fails once",
+			summaries:     3,
+			model:         failModel(modelError(), mapBatchOnce(1)),
+			wantExecution: sfntypes.ExecutionStatusSucceeded,
+			wantStatus:    globalsearch.StatusCompleted,
+			wantInvokes:   map[string]int{"prepare": 1, "map": 4, "reduce": 1},
+			wantBatches:   map[int]int{0: 1, 1: 2, 2: 1},
+			wantModel:     map[int]int{-1: 1, 0: 1, 1: 2, 2: 1},
+			check: func(t *testing.T, e *env, queryID string, _ globalsearch.Result) {
+				answers, err := e.store.MapAnswers(context.Background(), queryID)
+				require.NoError(t, err)
+				require.Len(t, answers, 3)
+				// attempt = $$.State.RetryCount + 1 reached the handler.
+				assert.Equal(t, []int{1, 2, 1}, []int{answers[0].Attempts, answers[1].Attempts, answers[2].Attempts})
+			},
+		},
+		{
+			name:          "one batch fails twice",
+			summaries:     3,
+			model:         failModel(modelError(), mapBatch(1)),
+			wantExecution: sfntypes.ExecutionStatusSucceeded,
+			wantStatus:    globalsearch.StatusPartial,
+			wantInvokes:   map[string]int{"prepare": 1, "map": 4, "reduce": 1},
+			wantBatches:   map[int]int{0: 1, 1: 2, 2: 1},
+			wantFailed:    []int{1},
+			check: func(t *testing.T, _ *env, _ string, res globalsearch.Result) {
+				require.Len(t, res.MapErrors, 1)
+				assert.Contains(t, res.MapErrors[0].Message, "ModelError", "the Catch passes the error name on to reduce")
+				assert.Equal(t, []string{"c1"}, res.MapErrors[0].CommunityIDs)
+			},
+		},
+		{
+			name:          "every batch fails",
+			summaries:     3,
+			model:         failModel(modelError(), func(c modelCall) bool { return c.Function == "map" }),
+			wantExecution: sfntypes.ExecutionStatusFailed,
+			wantError:     "AllBatchesFailedError",
+			wantStatus:    globalsearch.StatusFailed,
+			wantInvokes:   map[string]int{"prepare": 1, "map": 6, "reduce": 1},
+			wantBatches:   map[int]int{0: 2, 1: 2, 2: 2},
+			wantFailed:    []int{0, 1, 2},
+			check: func(t *testing.T, _ *env, _ string, res globalsearch.Result) {
+				assert.Contains(t, res.Error, "every map batch failed")
+			},
+		},
+		{
+			name:          "model returns garbage",
+			summaries:     2,
+			model:         failModel(modelText("Sure! Here is what I found: nothing in JSON."), mapBatch(0)),
+			wantExecution: sfntypes.ExecutionStatusSucceeded,
+			wantStatus:    globalsearch.StatusPartial,
+			wantInvokes:   map[string]int{"prepare": 1, "map": 3, "reduce": 1},
+			wantBatches:   map[int]int{0: 2, 1: 1},
+			wantFailed:    []int{0},
+			check: func(t *testing.T, e *env, queryID string, res globalsearch.Result) {
+				require.Len(t, res.MapErrors, 1)
+				assert.Contains(t, res.MapErrors[0].Message, "ModelOutputError")
+				assert.Equal(t, []string{"ModelOutputError", "ModelOutputError"}, e.lambda.lookup(queryID).errors["map"])
+			},
+		},
+		{
+			name:      "lambda throttles",
+			summaries: 3,
+			// The Invoke API refuses the first prepare and the first try of
+			// batch 2: the service-error retrier runs them again; the
+			// handlers never saw the refused invokes.
+			fault: func(inv invocation) *lambdaReply {
+				if inv.N == 1 && (inv.Function == "prepare" || (inv.Function == "map" && inv.Batch == 2)) {
+					return throttle()
+				}
+				return nil
+			},
+			wantExecution: sfntypes.ExecutionStatusSucceeded,
+			wantStatus:    globalsearch.StatusCompleted,
+			wantInvokes:   map[string]int{"prepare": 2, "map": 4, "reduce": 1},
+			wantBatches:   map[int]int{0: 1, 1: 1, 2: 2},
+			wantModel:     map[int]int{-1: 1, 0: 1, 1: 1, 2: 1},
+		},
+		{
+			name:      "bedrock throttles once",
+			summaries: 2,
+			// The SDK retries the throttle inside one invocation: one
+			// attempt to the state machine, two requests to Bedrock.
+			model: failModel(modelThrottle(), func(c modelCall) bool {
+				return c.Function == "map" && c.Batch == 0 && c.Try == 1
+			}),
+			wantExecution: sfntypes.ExecutionStatusSucceeded,
+			wantStatus:    globalsearch.StatusCompleted,
+			wantInvokes:   map[string]int{"prepare": 1, "map": 2, "reduce": 1},
+			wantBatches:   map[int]int{0: 1, 1: 1},
+			wantModel:     map[int]int{-1: 1, 0: 2, 1: 1},
+		},
+		{
+			name:          "reduce fails once",
+			summaries:     2,
+			model:         failModel(modelError(), func(c modelCall) bool { return c.Function == "reduce" && c.N == 1 }),
+			wantExecution: sfntypes.ExecutionStatusSucceeded,
+			wantStatus:    globalsearch.StatusCompleted,
+			wantInvokes:   map[string]int{"prepare": 1, "map": 2, "reduce": 2},
+			wantBatches:   map[int]int{0: 1, 1: 1},
+			wantModel:     map[int]int{-1: 2, 0: 1, 1: 1},
+		},
+		{
+			name:          "reduce fails twice",
+			summaries:     2,
+			model:         failModel(modelText("no json here"), func(c modelCall) bool { return c.Function == "reduce" }),
+			wantExecution: sfntypes.ExecutionStatusFailed,
+			wantError:     "ModelOutputError",
+			wantStatus:    globalsearch.StatusFailed,
+			wantInvokes:   map[string]int{"prepare": 1, "map": 2, "reduce": 2},
+			wantBatches:   map[int]int{0: 1, 1: 1},
+		},
+		{
+			name:          "empty namespace",
+			summaries:     0,
+			wantExecution: sfntypes.ExecutionStatusSucceeded,
+			wantStatus:    globalsearch.StatusNoResults,
+			wantInvokes:   map[string]int{"prepare": 1, "map": 0, "reduce": 1},
+			wantBatches:   map[int]int{},
+			wantModel:     map[int]int{},
+			check: func(t *testing.T, _ *env, _ string, res globalsearch.Result) {
+				assert.Equal(t, globalsearch.NoResultsAnswer, res.Answer)
+				assert.Zero(t, res.Diagnostics.ModelCalls)
+			},
+		},
+		{
+			name:      "invalid input",
+			summaries: 1,
+			input: func(queryID, namespace string) map[string]any {
+				r := request(queryID, namespace)
+				r["mapTokenBudget"] = 10 // below the output reserve
+				return r
+			},
+			wantExecution: sfntypes.ExecutionStatusFailed,
+			wantError:     "InvalidInputError",
+			wantStatus:    globalsearch.StatusFailed,
+			wantInvokes:   map[string]int{"prepare": 1, "map": 0, "reduce": 0},
+			wantBatches:   map[int]int{},
+			wantModel:     map[int]int{},
+		},
+		{
+			name:          "execution name is the query id",
+			summaries:     1,
+			noQueryID:     true,
+			wantExecution: sfntypes.ExecutionStatusSucceeded,
+			wantStatus:    globalsearch.StatusCompleted,
+			wantInvokes:   map[string]int{"prepare": 1, "map": 1, "reduce": 1},
+			wantBatches:   map[int]int{0: 1},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// Safe: every case has its own region's backend in moto (see
+			// regions), its own namespace and query id, and the fakes
+			// keep their counts per query id.
+			t.Parallel()
+			start := time.Now()
+			slug := strings.ReplaceAll(tc.name, " ", "-")
+			queryID := uniqueName("q-" + slug)
+			namespace := strings.ToLower(uniqueName("ns-" + slug))
+			if tc.summaries > 0 {
+				e.loadIndex(t, namespace, tc.summaries)
+			}
+			rn := newRun()
+			rn.fault, rn.model = tc.fault, tc.model
+			e.lambda.register(queryID, rn)
+
+			requestID := queryID
+			if tc.noQueryID {
+				requestID = ""
+			}
+			input := request(requestID, namespace)
+			if tc.input != nil {
+				input = tc.input(requestID, namespace)
+			}
+			m := e.newStateMachine(t)
+			arn := e.start(t, m, queryID, input)
+			out := e.wait(t, m, arn)
+			wall := time.Since(start)
+
+			res, resErr := e.store.Result(context.Background(), queryID)
+			rep.add(t, tc.name, out.Status, res.Status, rn, wall)
+
+			require.Equal(t, tc.wantExecution, out.Status, "execution %s\n%s", arn, e.history(m, arn))
+			if tc.wantError != "" {
+				assert.Equal(t, tc.wantError, aws.ToString(out.Error), "cause: %s", aws.ToString(out.Cause))
+			}
+			require.NoError(t, resErr, "the runs table has a result")
+			assert.Equal(t, tc.wantStatus, res.Status, "result error: %s", res.Error)
+			assert.Equal(t, queryID, res.QueryID)
+
+			for fn, want := range tc.wantInvokes {
+				assert.Equal(t, want, rn.count(fn), "invocations of %s", fn)
+			}
+			assert.Equal(t, tc.wantBatches, rn.batchCounts(), "map invocations by batch index")
+			if tc.wantModel != nil {
+				rn.mu.Lock()
+				assert.Equal(t, tc.wantModel, rn.models, "Converse requests by batch (-1: reduce)")
+				rn.mu.Unlock()
+			}
+			if tc.wantStatus != globalsearch.StatusFailed || tc.wantFailed != nil {
+				var failed []int
+				for _, f := range res.MapErrors {
+					failed = append(failed, f.BatchIndex)
+				}
+				assert.Equal(t, tc.wantFailed, failed, "failed batches")
+				assert.Equal(t, len(tc.wantFailed), res.FailedMapBatches)
+			}
+			if tc.wantExecution == sfntypes.ExecutionStatusSucceeded {
+				var output struct {
+					QueryID string              `json:"queryId"`
+					Status  globalsearch.Status `json:"status"`
+				}
+				require.NoError(t, json.Unmarshal([]byte(aws.ToString(out.Output)), &output))
+				assert.Equal(t, queryID, output.QueryID)
+				assert.Equal(t, tc.wantStatus, output.Status, "the execution's output agrees with the runs table")
+			}
+			if tc.check != nil {
+				tc.check(t, e, queryID, res)
+			}
+		})
+	}
+}
