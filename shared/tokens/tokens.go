@@ -33,7 +33,7 @@ func Of(s string) Count {
 	return Count{ASCII: ascii, NonASCII: utf8.RuneCountInString(s) - ascii}
 }
 
-// Add returns the count of two texts joined.
+// Add returns the count of two texts joined where a code point ends (an ASCII byte on either side suffices: "\xe4" + "\xb8\xad" is one rune, not three).
 func (c Count) Add(o Count) Count {
 	return Count{ASCII: c.ASCII + o.ASCII, NonASCII: c.NonASCII + o.NonASCII}
 }
