@@ -5,12 +5,12 @@ INDEX   ?= testdata/sample-index.json
 QUERY   ?= What are the main themes across Veloria's development over the decade?
 GOFILES  = $(shell find . -name '*.go' -not -path './node_modules/*' -not -path './.aws-sam/*')
 
-.PHONY: run test fmt-check vet staticcheck unit bench
+.PHONY: run test fmt-check vet staticcheck unit bench build lint invoke
 
 run:
 	$(GO) run ./cmd/globalsearch run --index $(INDEX) --query "$(QUERY)"
 
-test: fmt-check vet staticcheck unit
+test: lint fmt-check vet staticcheck unit
 
 fmt-check:
 	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -26,3 +26,63 @@ unit:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# ---------------------------------------------------------------- serverless
+# Each function is one `bootstrap` for provided.al2023 on arm64 (STYLE §13).
+FUNCTIONS    = api prepare map reduce
+LAMBDA_BUILD = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w"
+
+# build: every function into build/<fn>/bootstrap, without SAM.
+build:
+	@for fn in $(FUNCTIONS); do \
+		$(LAMBDA_BUILD) -o build/$$fn/bootstrap ./functions/$$fn || exit 1; \
+	done
+	@ls -l build/*/bootstrap
+
+# The targets `sam build` calls (Metadata BuildMethod: makefile); SAM sets
+# ARTIFACTS_DIR.
+build-ApiFunction:
+	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/api
+build-PrepareFunction:
+	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/prepare
+build-MapFunction:
+	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/map
+build-ReduceFunction:
+	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/reduce
+
+# invoke: make invoke FN=<api|prepare|map|reduce> EVENT=events/<file>.json
+# With sam on PATH: sam local invoke (Docker; the function talks to the real
+# tables and Bedrock named by ENV_VARS, a sam --env-vars file). Without it:
+# the same handler in process on the sample index and the offline model.
+ENV_VARS ?=
+invoke:
+	@if [ -z "$(FN)" ] || [ -z "$(EVENT)" ]; then echo "usage: make invoke FN=<api|prepare|map|reduce> EVENT=events/<file>.json"; exit 2; fi
+	@if command -v sam >/dev/null 2>&1; then \
+		id=$$(echo "$(FN)" | awk '{print toupper(substr($$0,1,1)) substr($$0,2) "Function"}'); \
+		sam build --cached && sam local invoke $$id --event $(EVENT) $(if $(ENV_VARS),--env-vars $(ENV_VARS)); \
+	else \
+		$(GO) run ./cmd/globalsearch invoke $(FN) --event $(EVENT) --index $(INDEX); \
+	fi
+
+# lint: the template (cfn-lint) and the state machine, by asl-validator
+# (pinned in package.json, installed by `npm ci`) and by cfn-lint through a
+# plain AWS::StepFunctions::StateMachine wrapper, since cfn-lint does not
+# read the file SAM's DefinitionUri names. Missing tools skip locally and
+# fail under CI=true.
+ASL          = statemachine/globalsearch.asl.json
+ASL_WRAPPER  = build/lint/statemachine.template.json
+LINT_ARN     = arn:aws:lambda:us-east-1:123456789012:function
+lint:
+	@if command -v cfn-lint >/dev/null 2>&1; then \
+		cfn-lint template.yaml || exit 1; \
+		mkdir -p $(dir $(ASL_WRAPPER)); \
+		{ printf '{"AWSTemplateFormatVersion":"2010-09-09","Resources":{"StateMachine":{"Type":"AWS::StepFunctions::StateMachine","Properties":{"StateMachineType":"STANDARD","RoleArn":"arn:aws:iam::123456789012:role/lint","DefinitionSubstitutions":{"PrepareFunctionArn":"$(LINT_ARN):prepare","MapFunctionArn":"$(LINT_ARN):map","ReduceFunctionArn":"$(LINT_ARN):reduce"},"Definition":'; \
+		  cat $(ASL); printf '}}}}\n'; } > $(ASL_WRAPPER); \
+		cfn-lint $(ASL_WRAPPER) || exit 1; \
+		echo "lint: cfn-lint ok (template.yaml, $(ASL))"; \
+	elif [ "$$CI" = true ]; then echo "lint: cfn-lint is required under CI"; exit 1; \
+	else echo "lint: cfn-lint not found, skipping the template checks (pip install cfn-lint)"; fi
+	@if [ -x node_modules/.bin/asl-validator ]; then \
+		node_modules/.bin/asl-validator --json-path $(ASL) || exit 1; \
+	elif [ "$$CI" = true ]; then echo "lint: asl-validator is required under CI (npm ci)"; exit 1; \
+	else echo "lint: asl-validator not installed, skipping the ASL check (npm ci)"; fi

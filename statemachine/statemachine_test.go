@@ -1,0 +1,313 @@
+package statemachine_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/api"
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
+	"github.com/graphrag-global/graphrag-global/statemachine"
+)
+
+// walk calls fn for every JSON object in v, depth first.
+func walk(v any, fn func(map[string]any)) {
+	switch v := v.(type) {
+	case map[string]any:
+		fn(v)
+		for _, c := range v {
+			walk(c, fn)
+		}
+	case []any:
+		for _, c := range v {
+			walk(c, fn)
+		}
+	}
+}
+
+func definition(t *testing.T) map[string]any {
+	t.Helper()
+	var def map[string]any
+	require.NoError(t, json.Unmarshal(statemachine.Definition, &def))
+	return def
+}
+
+// states returns every state of the definition by name, nested ones too.
+func states(t *testing.T) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	walk(definition(t), func(o map[string]any) {
+		if ss, ok := o["States"].(map[string]any); ok {
+			for name, s := range ss {
+				out[name] = s.(map[string]any)
+			}
+		}
+	})
+	return out
+}
+
+func TestErrorNamesAreWorkflowTypes(t *testing.T) {
+	named := map[string]bool{}
+	walk(definition(t), func(o map[string]any) {
+		list, ok := o["ErrorEquals"].([]any)
+		if !ok {
+			return
+		}
+		for _, n := range list {
+			named[n.(string)] = true
+		}
+	})
+	for _, s := range states(t) {
+		if e, ok := s["Error"].(string); ok {
+			named[e] = true
+		}
+	}
+	var types []string
+	for _, e := range workflow.ErrorTypes() {
+		types = append(types, workflow.ErrorType(e))
+	}
+	for name := range named {
+		if strings.HasPrefix(name, "States.") || strings.HasPrefix(name, "Lambda.") {
+			continue
+		}
+		assert.Contains(t, types, name, "the ASL names %s, which no handler returns", name)
+	}
+	for _, name := range types {
+		assert.True(t, named[name], "%s is never matched in the ASL", name)
+	}
+}
+
+// jsonFields returns the JSON names of a struct's fields.
+func jsonFields(v any) []string {
+	var out []string
+	rt := reflect.TypeOf(v)
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// payloadFields returns the field names a Parameters/Payload object writes.
+func payloadFields(o map[string]any) []string {
+	var out []string
+	for k := range o {
+		out = append(out, strings.TrimSuffix(k, ".$"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestPayloadsAreHandlerInputs(t *testing.T) {
+	ss := states(t)
+	cases := []struct {
+		state    string
+		function string
+		input    any
+	}{
+		{"Prepare", "${PrepareFunctionArn}", workflow.PrepareInput{}},
+		{"MapBatch", "${MapFunctionArn}", workflow.MapInput{}},
+		{"Reduce", "${ReduceFunctionArn}", workflow.ReduceInput{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.state, func(t *testing.T) {
+			s := ss[tc.state]
+			require.NotNil(t, s)
+			assert.Equal(t, "arn:aws:states:::lambda:invoke", s["Resource"])
+			assert.Equal(t, "$.Payload", s["OutputPath"], "handlers' results are the Payload of lambda:invoke")
+			params := s["Parameters"].(map[string]any)
+			assert.Equal(t, tc.function, params["FunctionName"])
+			assert.Equal(t, jsonFields(tc.input), payloadFields(params["Payload"].(map[string]any)))
+		})
+	}
+	// The Catch inside the iteration writes a MapResult; so does the map
+	// function (MapOutput): reduce reads both as MapResult.
+	failed := payloadFields(ss["BatchFailed"]["Parameters"].(map[string]any))
+	out := jsonFields(workflow.MapOutput{})
+	result := jsonFields(workflow.MapResult{})
+	for _, f := range append(failed, out...) {
+		assert.Contains(t, result, f)
+	}
+	assert.Equal(t, "$.batchIndexes", ss["MapBatches"]["ItemsPath"])
+	assert.Contains(t, jsonFields(workflow.PrepareOutput{}), "batchIndexes")
+	assert.EqualValues(t, 4, ss["MapBatches"]["MaxConcurrency"], "SPEC §8")
+}
+
+func TestMapRetriesOnceOnApplicationErrors(t *testing.T) {
+	for _, name := range []string{"MapBatch", "Reduce"} {
+		for _, r := range states(t)[name]["Retry"].([]any) {
+			r := r.(map[string]any)
+			first := r["ErrorEquals"].([]any)[0].(string)
+			if strings.HasPrefix(first, "Lambda.") {
+				continue
+			}
+			// MaxAttempts counts retries: 1 is two attempts (SPEC §5.2).
+			assert.EqualValues(t, 1, r["MaxAttempts"], name)
+		}
+	}
+}
+
+// templateSubstitutions reads the DefinitionSubstitutions of template.yaml
+// and the logical ids of its functions with a line scanner: enough YAML for
+// this file, without a YAML library.
+func templateSubstitutions(t *testing.T) (map[string]string, []string) {
+	t.Helper()
+	f, err := os.Open("../template.yaml")
+	require.NoError(t, err)
+	defer f.Close()
+	subs := map[string]string{}
+	var functions []string
+	var resource string
+	inSubs := false
+	entry := regexp.MustCompile(`^\s{8}(\w+):\s*(.+)$`)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := regexp.MustCompile(`^  (\w+):\s*$`).FindStringSubmatch(line); m != nil {
+			resource = m[1]
+		}
+		if strings.TrimSpace(line) == "Type: AWS::Serverless::Function" {
+			functions = append(functions, resource)
+		}
+		if strings.TrimSpace(line) == "DefinitionSubstitutions:" {
+			inSubs = true
+			continue
+		}
+		if inSubs {
+			if m := entry.FindStringSubmatch(line); m != nil {
+				subs[m[1]] = m[2]
+				continue
+			}
+			inSubs = false
+		}
+	}
+	require.NoError(t, sc.Err())
+	return subs, functions
+}
+
+func TestSubstitutionsAreTemplateFunctions(t *testing.T) {
+	subs, functions := templateSubstitutions(t)
+	require.NotEmpty(t, subs)
+	used := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\$\{(\w+)\}`).FindAllStringSubmatch(string(statemachine.Definition), -1) {
+		used[m[1]] = true
+	}
+	for name := range used {
+		assert.Contains(t, subs, name, "the ASL uses ${%s}, which template.yaml does not substitute", name)
+	}
+	for name, value := range subs {
+		assert.True(t, used[name], "template.yaml substitutes %s, which the ASL never uses", name)
+		m := regexp.MustCompile(`^!GetAtt (\w+)\.Arn$`).FindStringSubmatch(value)
+		require.NotNil(t, m, "%s: %s", name, value)
+		assert.Contains(t, functions, m[1])
+	}
+	// Every function has a Makefile target for SAM and a main package.
+	makefile, err := os.ReadFile("../Makefile")
+	require.NoError(t, err)
+	for _, fn := range functions {
+		assert.True(t, strings.Contains(string(makefile), "\nbuild-"+fn+":"), "SAM calls make build-%s", fn)
+		dir := strings.ToLower(strings.TrimSuffix(fn, "Function"))
+		assert.FileExists(t, filepath.Join("..", "functions", dir, "main.go"))
+	}
+}
+
+// scripted answers every map batch with usefulness 80 and reduce with an
+// answer.
+type scripted struct{}
+
+func (scripted) Complete(_ context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
+	if req.Stage == globalsearch.StageReduce {
+		return globalsearch.ModelResponse{Text: `{"answer":"Trade and the port shaped the decade."}`}, nil
+	}
+	return globalsearch.ModelResponse{Text: `{"answer":"The port grew.","usefulness":80}`}, nil
+}
+
+type recordingStarter struct{ started map[string][]byte }
+
+func (s *recordingStarter) Start(_ context.Context, name string, input []byte) error {
+	s.started[name] = input
+	return nil
+}
+
+func (s *recordingStarter) Started(_ context.Context, name string) (bool, error) {
+	_, ok := s.started[name]
+	return ok, nil
+}
+
+func TestEventsDecodeStrictlyThroughTheirHandlers(t *testing.T) {
+	files, err := filepath.Glob("../events/*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	s, _, err := memstore.Open("../testdata/sample-index.json")
+	require.NoError(t, err)
+	h := &workflow.Handlers{
+		Engine:   &globalsearch.Engine{Index: s, Runs: s, Model: scripted{}, MaxBatches: workflow.MaxBatches},
+		Defaults: globalsearch.SpecDefaults,
+	}
+	apiHandler := &api.Handler{Runs: s, Starter: &recordingStarter{started: map[string][]byte{}}, Defaults: globalsearch.SpecDefaults}
+	// Files run in this order so that map and reduce find the plan prepare
+	// saved and api-get finds the query api-post started.
+	order := []string{"prepare", "map", "reduce", "api-post", "api-get"}
+	slices.SortStableFunc(files, func(a, b string) int {
+		return slices.IndexFunc(order, func(p string) bool { return strings.HasPrefix(filepath.Base(a), p) }) -
+			slices.IndexFunc(order, func(p string) bool { return strings.HasPrefix(filepath.Base(b), p) })
+	})
+	for _, file := range files {
+		name := filepath.Base(file)
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			require.NoError(t, err)
+			var target any
+			var fn any
+			switch {
+			case strings.HasPrefix(name, "prepare"):
+				target, fn = &workflow.PrepareInput{}, h.Prepare
+			case strings.HasPrefix(name, "map"):
+				target, fn = &workflow.MapInput{}, h.Map
+			case strings.HasPrefix(name, "reduce"):
+				target, fn = &workflow.ReduceInput{}, h.Reduce
+			case strings.HasPrefix(name, "api"):
+				target, fn = &events.APIGatewayV2HTTPRequest{}, apiHandler.Handle
+			default:
+				t.Fatalf("no handler for %s: name it prepare*, map*, reduce* or api*", name)
+			}
+			dec := json.NewDecoder(bytes.NewReader(data))
+			dec.DisallowUnknownFields()
+			require.NoError(t, dec.Decode(target), "unknown fields are contract breaks")
+
+			out, err := lambda.NewHandlerWithOptions(fn, workflow.Options()...).Invoke(context.Background(), data)
+			if strings.Contains(name, "-bad") {
+				if strings.HasPrefix(name, "api") {
+					require.NoError(t, err)
+					assert.Contains(t, string(out), `"statusCode":400`)
+					return
+				}
+				require.Error(t, err)
+				assert.Equal(t, "InvalidInputError", workflow.ErrorType(err))
+				return
+			}
+			require.NoError(t, err, "%s", out)
+			if strings.HasPrefix(name, "api") {
+				var resp events.APIGatewayV2HTTPResponse
+				require.NoError(t, json.Unmarshal(out, &resp))
+				assert.Less(t, resp.StatusCode, 300, resp.Body)
+			}
+		})
+	}
+}
