@@ -10,7 +10,9 @@ package batch
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
@@ -77,9 +79,10 @@ type part struct {
 }
 
 type packer struct {
-	base    tokens.Count
-	budget  int
-	batches []Batch
+	asciiBefore, offset []int32 // split's prefix tables, reused
+	base                tokens.Count
+	budget              int
+	batches             []Batch
 
 	parts []part
 	count tokens.Count // current content: parts joined by "\n"
@@ -106,13 +109,17 @@ func (p *packer) split(it Item) error {
 		return &TooSmallError{ID: it.ID} // an empty text whose header does not fit must not vanish
 	}
 	// asciiBefore[i] counts ASCII runes before rune i; offset[i] is rune i's byte offset.
-	asciiBefore := make([]int32, n+1)
-	offset := make([]int32, n+1)
+	// The buffers are reused from item to item: a split text needs 8 bytes a
+	// code point, which would otherwise be allocated again for every text.
+	p.asciiBefore = slices.Grow(p.asciiBefore[:0], n+1)[:n+1]
+	p.offset = slices.Grow(p.offset[:0], n+1)[:n+1]
+	asciiBefore, offset := p.asciiBefore, p.offset
+	asciiBefore[0] = 0
 	i := 0
 	for off, r := range it.Text {
 		offset[i] = int32(off)
 		asciiBefore[i+1] = asciiBefore[i]
-		if r < utf8.RuneSelf && it.Text[off] < utf8.RuneSelf {
+		if r < utf8.RuneSelf {
 			asciiBefore[i+1]++
 		}
 		i++
@@ -171,20 +178,21 @@ func (p *packer) flush() {
 	for _, pt := range p.parts {
 		size += len(pt.header) + 1 + len(pt.text) + 1
 	}
-	content := make([]byte, 0, size)
+	var content strings.Builder
+	content.Grow(size)
 	var ids []string
 	for i, pt := range p.parts {
 		if i > 0 {
-			content = append(content, '\n')
+			content.WriteByte('\n')
 		}
-		content = append(content, pt.header...)
-		content = append(content, '\n')
-		content = append(content, pt.text...)
+		content.WriteString(pt.header)
+		content.WriteByte('\n')
+		content.WriteString(pt.text)
 		if len(ids) == 0 || ids[len(ids)-1] != pt.id {
 			ids = appendUnique(ids, pt.id)
 		}
 	}
-	p.batches = append(p.batches, Batch{IDs: ids, Content: string(content), Tokens: p.base.Add(p.count).Tokens()})
+	p.batches = append(p.batches, Batch{IDs: ids, Content: content.String(), Tokens: p.base.Add(p.count).Tokens()})
 	p.parts = p.parts[:0]
 	p.count = tokens.Count{}
 }

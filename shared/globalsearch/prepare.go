@@ -170,6 +170,7 @@ func sortClaims(cs []*Claim) {
 // mapText renders one summary with its claims and excerpts (SPEC §4.2).
 func mapText(summary string, leaves []string, claimsByLeaf map[string][]*Claim, chunkText map[string]string) string {
 	var b strings.Builder
+	b.Grow(mapTextSize(summary, leaves, claimsByLeaf, chunkText))
 	b.WriteString("[Community summary]\n")
 	b.WriteString(summary)
 	var chunkIDs []string
@@ -207,4 +208,19 @@ func mapText(summary string, leaves []string, claimsByLeaf map[string][]*Claim, 
 		}
 	}
 	return b.String()
+}
+
+// mapTextSize is an upper bound of mapText's length, so the text is built in
+// one allocation: map texts are most of what prepare allocates.
+func mapTextSize(summary string, leaves []string, claimsByLeaf map[string][]*Claim, chunkText map[string]string) int {
+	size := len(summary) + 64
+	for _, leaf := range leaves {
+		for _, c := range claimsByLeaf[leaf] {
+			size += len(c.Subject) + len(c.Object) + len(c.Description) + 10
+			for _, id := range c.SourceChunkIDs {
+				size += len(id) + len(chunkText[id]) + 6
+			}
+		}
+	}
+	return size
 }
