@@ -36,6 +36,7 @@ func commands() map[string]command {
 		"plan":   {"dry run: print the batches a search would send, with no model call", planCommand},
 		"tokens": {"print the token estimate (SPEC §3) of standard input", tokensCommand},
 		"import": {"import a Microsoft GraphRAG output folder (parquet) as an index", importCommand},
+		"invoke": {"run a Lambda handler on an events/ file with local adapters", invokeCommand},
 	}
 }
 

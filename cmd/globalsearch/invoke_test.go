@@ -1,0 +1,39 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestInvoke(t *testing.T) {
+	cases := []struct {
+		name       string
+		args       []string
+		wantStatus int
+		wantOut    string
+	}{
+		{"prepare", []string{"prepare", "--event", "../../events/prepare.json"}, 0, `"batchIndexes":[`},
+		{"prepare rejects", []string{"prepare", "--event", "../../events/prepare-bad.json"}, 1, `"errorType":"InvalidInputError"`},
+		{"map seeds a plan", []string{"map", "--event", "../../events/map.json"}, 0, `"batchIndex":0`},
+		{"reduce seeds answers", []string{"reduce", "--event", "../../events/reduce-partial.json"}, 0, `"status":"partial"`},
+		{"api post", []string{"api", "--event", "../../events/api-post.json"}, 0, `"statusCode":202`},
+		{"api get", []string{"api", "--event", "../../events/api-get.json"}, 0, `"statusCode":200`},
+		{"unknown function", []string{"nope", "--event", "../../events/map.json"}, 2, ""},
+		{"no event", []string{"map"}, 2, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			env := &cliEnv{stdin: &bytes.Buffer{}, stdout: &stdout, stderr: &stderr,
+				lookupEnv: func(string) (string, bool) { return "", false }}
+			args := append([]string{"invoke"}, tc.args...)
+			args = append(args, "--index", "../../testdata/sample-index.json")
+			status := runMain(context.Background(), env, args)
+			assert.Equal(t, tc.wantStatus, status, stderr.String())
+			assert.Contains(t, stdout.String(), tc.wantOut)
+		})
+	}
+}
