@@ -1,0 +1,211 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+)
+
+// Sort-key prefixes of the index table, one per record kind.
+const (
+	prefixSummary = "summary#"
+	prefixClaim   = "claim#"
+	prefixChunk   = "chunk#"
+)
+
+// indexKey is the key of an index-table item; the record's own fields sit
+// beside it (the domain types carry their dynamodbav names).
+type indexKey struct {
+	Namespace string `dynamodbav:"namespace"`
+	SK        string `dynamodbav:"sk"`
+}
+
+type summaryItem struct {
+	indexKey
+	globalsearch.Summary
+}
+
+type claimItem struct {
+	indexKey
+	globalsearch.Claim
+}
+
+type chunkItem struct {
+	indexKey
+	globalsearch.Chunk
+}
+
+// Summaries implements globalsearch.Index. They come back in id byte order.
+func (s *Store) Summaries(ctx context.Context, namespace string) ([]globalsearch.Summary, error) {
+	return readKind[globalsearch.Summary](ctx, s, namespace, prefixSummary, "summaries")
+}
+
+// Claims implements globalsearch.Index. They come back in id byte order.
+func (s *Store) Claims(ctx context.Context, namespace string) ([]globalsearch.Claim, error) {
+	return readKind[globalsearch.Claim](ctx, s, namespace, prefixClaim, "claims")
+}
+
+// readKind reads every record of one kind with a paginated Query on the
+// sort-key prefix: one request per page, never a Scan.
+func readKind[T any](ctx context.Context, s *Store, namespace, prefix, what string) ([]T, error) {
+	if namespace == "" {
+		// DynamoDB refuses an empty key; an empty name is a namespace that
+		// cannot exist, which reads as empty.
+		return []T{}, nil
+	}
+	expr, err := expression.NewBuilder().WithKeyCondition(
+		expression.Key("namespace").Equal(expression.Value(namespace)).
+			And(expression.Key("sk").BeginsWith(prefix))).Build()
+	if err != nil {
+		return nil, fmt.Errorf("build query for %s of %s: %w", what, namespace, err)
+	}
+	items, err := s.queryAll(ctx, &dynamodb.QueryInput{
+		TableName:                 &s.tables.Index,
+		KeyConditionExpression:    expr.KeyCondition(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+	})
+	if err != nil {
+		return nil, wrap(err, "read %s of namespace %s", what, namespace)
+	}
+	out := make([]T, 0, len(items))
+	if err := attributevalue.UnmarshalListOfMaps(items, &out); err != nil {
+		return nil, fmt.Errorf("decode %s of namespace %s: %w", what, namespace, err)
+	}
+	return out, nil
+}
+
+// Chunks implements globalsearch.Index: one BatchGetItem per 100 distinct
+// ids.
+func (s *Store) Chunks(ctx context.Context, namespace string, ids []string) ([]globalsearch.Chunk, error) {
+	if namespace == "" || len(ids) == 0 {
+		return []globalsearch.Chunk{}, nil
+	}
+	seen := make(map[string]bool, len(ids))
+	keys := make([]item, 0, len(ids))
+	for _, id := range ids {
+		if seen[id] {
+			continue // a batch may not name a key twice
+		}
+		seen[id] = true
+		key, err := attributevalue.MarshalMap(indexKey{Namespace: namespace, SK: prefixChunk + id})
+		if err != nil {
+			return nil, fmt.Errorf("encode key of chunk %s: %w", id, err)
+		}
+		keys = append(keys, key)
+	}
+	items, err := s.getAll(ctx, s.tables.Index, keys)
+	if err != nil {
+		return nil, fmt.Errorf("read chunks of namespace %s: %w", namespace, err)
+	}
+	out := make([]globalsearch.Chunk, 0, len(items))
+	if err := attributevalue.UnmarshalListOfMaps(items, &out); err != nil {
+		return nil, fmt.Errorf("decode chunks of namespace %s: %w", namespace, err)
+	}
+	return out, nil
+}
+
+// ReplaceNamespace implements globalsearch.IndexWriter. Nothing is written
+// unless every record is valid and every item fits DynamoDB's 400 KB limit.
+//
+// It writes the new records (overwriting those with the same kind and id),
+// then deletes the old records that are not in the new set. DynamoDB has no
+// transaction this large, so while it runs a reader can see a mix: new
+// versions of records already written, old versions of records not yet
+// written, and old records due for deletion. Once it returns, readers see
+// exactly the new set. Two ingests of one namespace must not run at once.
+func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r globalsearch.Records) error {
+	if namespace == "" {
+		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace must not be empty")
+	}
+	if err := indexfile.Validate(r); err != nil {
+		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace %s: %w", namespace, err)
+	}
+	puts := make([]types.WriteRequest, 0, len(r.Summaries)+len(r.Claims)+len(r.Chunks))
+	keep := make(map[string]bool, cap(puts))
+	add := func(kind, id string, v any) error {
+		it, err := attributevalue.MarshalMap(v)
+		if err != nil {
+			return fmt.Errorf("namespace %s: encode %s %q: %w", namespace, kind, id, err)
+		}
+		if err := checkSize(fmt.Sprintf("namespace %s: %s %q", namespace, kind, id), it); err != nil {
+			return err
+		}
+		puts = append(puts, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
+		keep[kind+"#"+id] = true
+		return nil
+	}
+	key := func(prefix, id string) indexKey { return indexKey{Namespace: namespace, SK: prefix + id} }
+	for _, v := range r.Summaries {
+		if err := add("summary", v.ID, summaryItem{key(prefixSummary, v.ID), v}); err != nil {
+			return err
+		}
+	}
+	for _, v := range r.Claims {
+		if err := add("claim", v.ID, claimItem{key(prefixClaim, v.ID), v}); err != nil {
+			return err
+		}
+	}
+	for _, v := range r.Chunks {
+		if err := add("chunk", v.ID, chunkItem{key(prefixChunk, v.ID), v}); err != nil {
+			return err
+		}
+	}
+
+	old, err := s.namespaceKeys(ctx, namespace)
+	if err != nil {
+		return err
+	}
+	if err := s.writeAll(ctx, s.tables.Index, puts); err != nil {
+		return fmt.Errorf("namespace %s: write records: %w", namespace, err)
+	}
+	var deletes []types.WriteRequest
+	for _, k := range old {
+		if keep[k.SK] {
+			continue
+		}
+		it, err := attributevalue.MarshalMap(k)
+		if err != nil {
+			return fmt.Errorf("namespace %s: encode key %s: %w", namespace, k.SK, err)
+		}
+		deletes = append(deletes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: it}})
+	}
+	if err := s.writeAll(ctx, s.tables.Index, deletes); err != nil {
+		return fmt.Errorf("namespace %s: delete records of the previous index: %w", namespace, err)
+	}
+	return nil
+}
+
+// namespaceKeys lists the keys of every item of a namespace, reading only
+// the keys.
+func (s *Store) namespaceKeys(ctx context.Context, namespace string) ([]indexKey, error) {
+	expr, err := expression.NewBuilder().
+		WithKeyCondition(expression.Key("namespace").Equal(expression.Value(namespace))).
+		WithProjection(expression.NamesList(expression.Name("namespace"), expression.Name("sk"))).
+		Build()
+	if err != nil {
+		return nil, fmt.Errorf("build key query of namespace %s: %w", namespace, err)
+	}
+	items, err := s.queryAll(ctx, &dynamodb.QueryInput{
+		TableName:                 &s.tables.Index,
+		KeyConditionExpression:    expr.KeyCondition(),
+		ProjectionExpression:      expr.Projection(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+	})
+	if err != nil {
+		return nil, wrap(err, "list records of namespace %s", namespace)
+	}
+	var keys []indexKey
+	if err := attributevalue.UnmarshalListOfMaps(items, &keys); err != nil {
+		return nil, fmt.Errorf("decode keys of namespace %s: %w", namespace, err)
+	}
+	return keys, nil
+}

@@ -1,0 +1,424 @@
+package store
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// Sort keys of the runs table.
+const (
+	skRequest      = "request"
+	skPlan         = "plan"
+	skResult       = "result"
+	prefixBatch    = "batch#"
+	prefixAnswer   = "answer#"
+	maxBatchIndex  = 999_999 // six digits keep sort-key order = index order
+	batchKeyFormat = "%06d"
+)
+
+// runItem is every kind of runs-table item; exactly one payload field is
+// set. The payloads are the domain types under their JSON names, so an item
+// reads in the console like the API's JSON.
+type runItem struct {
+	QueryID   string                  `json:"queryId"`
+	SK        string                  `json:"sk"`
+	ExpiresAt int64                   `json:"expiresAt"`
+	Request   *globalsearch.Params    `json:"request,omitempty"`
+	Plan      *planHeader             `json:"plan,omitempty"`
+	Batch     *globalsearch.Batch     `json:"batch,omitempty"`
+	Answer    *globalsearch.MapAnswer `json:"answer,omitempty"`
+	// A result is stored as gzipped JSON: its diagnostics grow with the
+	// batch count (thousands of entries for the largest plans the state
+	// machine accepts), which as plain attributes would pass 400 KB.
+	// Status stays readable beside it.
+	Status string `json:"status,omitempty"`
+	Result []byte `json:"resultGzip,omitempty"`
+}
+
+// planHeader is the plan item: the plan without its batches, which have
+// items of their own so that no item outgrows 400 KB.
+type planHeader struct {
+	Params          globalsearch.Params `json:"request"`
+	SummaryCount    int                 `json:"summaryCount"`
+	BatchCount      int                 `json:"batchCount"`
+	OrphanClaims    int                 `json:"orphanClaims"`
+	MissingChunks   int                 `json:"missingChunks"`
+	AvailableLevels []int               `json:"availableLevels,omitempty"`
+	CreatedAt       time.Time           `json:"createdAt"`
+}
+
+type runKey struct {
+	QueryID string `json:"queryId"`
+	SK      string `json:"sk"`
+}
+
+func jsonTags(o *attributevalue.EncoderOptions)    { o.TagKey = "json" }
+func jsonTagsDec(o *attributevalue.DecoderOptions) { o.TagKey = "json" }
+
+func batchSK(i int) string  { return prefixBatch + fmt.Sprintf(batchKeyFormat, i) }
+func answerSK(i int) string { return prefixAnswer + fmt.Sprintf(batchKeyFormat, i) }
+
+func (s *Store) expiresAt() int64 { return s.now().Add(s.ttl).Unix() }
+
+// alive reports whether an item has not expired; DynamoDB may still return
+// an expired item until its TTL sweep gets to it.
+func (s *Store) alive(it runItem) bool {
+	return it.ExpiresAt == 0 || it.ExpiresAt > s.now().Unix()
+}
+
+func (s *Store) marshalRun(what string, it runItem) (item, error) {
+	m, err := attributevalue.MarshalMapWithOptions(it, jsonTags)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", what, err)
+	}
+	if err := checkSize(what, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (s *Store) put(ctx context.Context, what string, it runItem) error {
+	m, err := s.marshalRun(what, it)
+	if err != nil {
+		return err
+	}
+	if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.tables.Runs, Item: m}); err != nil {
+		return wrap(err, "save %s", what)
+	}
+	return nil
+}
+
+// get reads one item; a missing or expired item is ErrNotFound.
+func (s *Store) get(ctx context.Context, what, queryID, sk string) (runItem, error) {
+	if queryID == "" {
+		return runItem{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
+	}
+	key, err := attributevalue.MarshalMapWithOptions(runKey{queryID, sk}, jsonTags)
+	if err != nil {
+		return runItem{}, fmt.Errorf("encode key of %s: %w", what, err)
+	}
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &s.tables.Runs, Key: key, ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return runItem{}, wrap(err, "read %s", what)
+	}
+	var it runItem
+	if len(out.Item) > 0 {
+		if err := attributevalue.UnmarshalMapWithOptions(out.Item, &it, jsonTagsDec); err != nil {
+			return runItem{}, fmt.Errorf("decode %s: %w", what, err)
+		}
+	}
+	if len(out.Item) == 0 || !s.alive(it) {
+		return runItem{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
+	}
+	return it, nil
+}
+
+// query reads every live item of a run whose sort key the condition
+// selects, in sort-key order.
+func (s *Store) query(ctx context.Context, what, queryID string, sk expression.KeyConditionBuilder) ([]runItem, error) {
+	if queryID == "" {
+		return nil, nil
+	}
+	expr, err := expression.NewBuilder().WithKeyCondition(
+		expression.Key("queryId").Equal(expression.Value(queryID)).And(sk)).Build()
+	if err != nil {
+		return nil, fmt.Errorf("build query for %s: %w", what, err)
+	}
+	items, err := s.queryAll(ctx, &dynamodb.QueryInput{
+		TableName:                 &s.tables.Runs,
+		KeyConditionExpression:    expr.KeyCondition(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+		ConsistentRead:            aws.Bool(true),
+	})
+	if err != nil {
+		return nil, wrap(err, "read %s", what)
+	}
+	var all []runItem
+	if err := attributevalue.UnmarshalListOfMapsWithOptions(items, &all, jsonTagsDec); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", what, err)
+	}
+	live := all[:0]
+	for _, it := range all {
+		if s.alive(it) {
+			live = append(live, it)
+		}
+	}
+	return live, nil
+}
+
+func requireQueryID(id string) error {
+	if id == "" {
+		return globalsearch.Errorf(globalsearch.KindInvalidInput, "queryId must not be empty")
+	}
+	return nil
+}
+
+// CreateRequest implements globalsearch.Requests with a conditional put, so
+// two concurrent starts of one query id store one request. An expired item
+// that DynamoDB has not deleted yet counts as absent.
+func (s *Store) CreateRequest(ctx context.Context, p globalsearch.Params) (globalsearch.Params, bool, error) {
+	if err := requireQueryID(p.QueryID); err != nil {
+		return globalsearch.Params{}, false, err
+	}
+	what := "request of query " + p.QueryID
+	m, err := s.marshalRun(what, runItem{QueryID: p.QueryID, SK: skRequest, ExpiresAt: s.expiresAt(), Request: &p})
+	if err != nil {
+		return globalsearch.Params{}, false, err
+	}
+	cond := expression.AttributeNotExists(expression.Name("queryId")).
+		Or(expression.Name("expiresAt").LessThanEqual(expression.Value(s.now().Unix())))
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return globalsearch.Params{}, false, fmt.Errorf("build condition for %s: %w", what, err)
+	}
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                           &s.tables.Runs,
+		Item:                                m,
+		ConditionExpression:                 expr.Condition(),
+		ExpressionAttributeNames:            expr.Names(),
+		ExpressionAttributeValues:           expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if err == nil {
+		return p, true, nil
+	}
+	var exists *types.ConditionalCheckFailedException
+	if !errors.As(err, &exists) {
+		return globalsearch.Params{}, false, wrap(err, "create %s", what)
+	}
+	var have runItem
+	if len(exists.Item) > 0 {
+		if err := attributevalue.UnmarshalMapWithOptions(exists.Item, &have, jsonTagsDec); err != nil {
+			return globalsearch.Params{}, false, fmt.Errorf("decode existing %s: %w", what, err)
+		}
+	} else if have, err = s.get(ctx, what, p.QueryID, skRequest); err != nil {
+		// The emulator did not return the item; read it.
+		return globalsearch.Params{}, false, err
+	}
+	if have.Request == nil {
+		return globalsearch.Params{}, false, fmt.Errorf("existing %s has no request attribute", what)
+	}
+	return *have.Request, false, nil
+}
+
+// Request implements globalsearch.Requests.
+func (s *Store) Request(ctx context.Context, queryID string) (globalsearch.Params, error) {
+	it, err := s.get(ctx, "request of query "+queryID, queryID, skRequest)
+	if err != nil {
+		return globalsearch.Params{}, err
+	}
+	if it.Request == nil {
+		return globalsearch.Params{}, fmt.Errorf("request of query %s has no request attribute", queryID)
+	}
+	return *it.Request, nil
+}
+
+// SavePlan implements globalsearch.Plans. It writes the request and the
+// batches first and the plan item last, so a plan that reads back has all
+// its batches; then it deletes batches left over from a previous, longer
+// plan of the same query id. All items of one save share one expiry, so
+// the plan never outlives its batches.
+func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
+	id := p.Params.QueryID
+	if err := requireQueryID(id); err != nil {
+		return err
+	}
+	if len(p.Batches) > maxBatchIndex+1 {
+		return globalsearch.Errorf(globalsearch.KindPlanTooLarge, "plan of query %s has %d batches; the runs table holds at most %d", id, len(p.Batches), maxBatchIndex+1)
+	}
+	exp := s.expiresAt()
+	params := p.Params
+	writes := make([]types.WriteRequest, 0, len(p.Batches)+1)
+	m, err := s.marshalRun("request of query "+id, runItem{QueryID: id, SK: skRequest, ExpiresAt: exp, Request: &params})
+	if err != nil {
+		return err
+	}
+	writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: m}})
+	for i := range p.Batches {
+		b := p.Batches[i]
+		if b.Index != i {
+			return globalsearch.Errorf(globalsearch.KindInternal, "plan of query %s: batch at position %d has index %d", id, i, b.Index)
+		}
+		m, err := s.marshalRun(fmt.Sprintf("batch %d of query %s", i, id), runItem{QueryID: id, SK: batchSK(i), ExpiresAt: exp, Batch: &b})
+		if err != nil {
+			return err
+		}
+		writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: m}})
+	}
+	header := planHeader{
+		Params: params, SummaryCount: p.SummaryCount, BatchCount: len(p.Batches),
+		OrphanClaims: p.OrphanClaims, MissingChunks: p.MissingChunks,
+		AvailableLevels: p.AvailableLevels, CreatedAt: p.CreatedAt,
+	}
+	planItem, err := s.marshalRun("plan of query "+id, runItem{QueryID: id, SK: skPlan, ExpiresAt: exp, Plan: &header})
+	if err != nil {
+		return err
+	}
+
+	// Every item is encoded and checked; only now read or write anything.
+	oldCount := 0
+	switch old, err := s.get(ctx, "plan of query "+id, id, skPlan); {
+	case err == nil && old.Plan != nil:
+		oldCount = old.Plan.BatchCount
+	case err != nil && !errors.Is(err, globalsearch.ErrNotFound):
+		return err
+	}
+	if err := s.writeAll(ctx, s.tables.Runs, writes); err != nil {
+		return fmt.Errorf("save plan of query %s: %w", id, err)
+	}
+	if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.tables.Runs, Item: planItem}); err != nil {
+		return wrap(err, "save plan of query %s", id)
+	}
+	var stale []types.WriteRequest
+	for i := len(p.Batches); i < oldCount; i++ {
+		key, err := attributevalue.MarshalMapWithOptions(runKey{id, batchSK(i)}, jsonTags)
+		if err != nil {
+			return fmt.Errorf("encode key of batch %d of query %s: %w", i, id, err)
+		}
+		stale = append(stale, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key}})
+	}
+	if err := s.writeAll(ctx, s.tables.Runs, stale); err != nil {
+		return fmt.Errorf("delete stale batches of query %s: %w", id, err)
+	}
+	return nil
+}
+
+// Plan implements globalsearch.Plans with one paginated Query: "batch#..."
+// sorts just before "plan", so BETWEEN reads the batches and the plan item
+// and nothing else of the run.
+func (s *Store) Plan(ctx context.Context, queryID string) (globalsearch.Plan, error) {
+	what := "plan of query " + queryID
+	items, err := s.query(ctx, what, queryID, expression.Key("sk").Between(expression.Value(prefixBatch), expression.Value(skPlan)))
+	if err != nil {
+		return globalsearch.Plan{}, err
+	}
+	var header *planHeader
+	for _, it := range items {
+		if it.SK == skPlan {
+			header = it.Plan
+		}
+	}
+	if header == nil {
+		return globalsearch.Plan{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
+	}
+	batches := make([]globalsearch.Batch, header.BatchCount)
+	have := make([]bool, header.BatchCount)
+	for _, it := range items {
+		if it.Batch == nil || it.Batch.Index < 0 || it.Batch.Index >= header.BatchCount {
+			continue // the plan item, or a batch a concurrent SavePlan has yet to delete
+		}
+		batches[it.Batch.Index] = *it.Batch
+		have[it.Batch.Index] = true
+	}
+	for i, ok := range have {
+		if !ok {
+			return globalsearch.Plan{}, fmt.Errorf("%s: batch %d of %d is missing", what, i, header.BatchCount)
+		}
+	}
+	return globalsearch.Plan{
+		Params: header.Params, SummaryCount: header.SummaryCount, Batches: batches,
+		OrphanClaims: header.OrphanClaims, MissingChunks: header.MissingChunks,
+		AvailableLevels: header.AvailableLevels, CreatedAt: header.CreatedAt,
+	}, nil
+}
+
+// Batch implements globalsearch.Plans with one GetItem.
+func (s *Store) Batch(ctx context.Context, queryID string, index int) (globalsearch.Batch, error) {
+	what := fmt.Sprintf("batch %d of query %s", index, queryID)
+	if index < 0 || index > maxBatchIndex {
+		return globalsearch.Batch{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
+	}
+	it, err := s.get(ctx, what, queryID, batchSK(index))
+	if err != nil {
+		return globalsearch.Batch{}, err
+	}
+	if it.Batch == nil {
+		return globalsearch.Batch{}, fmt.Errorf("%s has no batch attribute", what)
+	}
+	return *it.Batch, nil
+}
+
+// SaveMapAnswer implements globalsearch.Answers: a put on the item of
+// (query id, batch index), so a retried map task overwrites.
+func (s *Store) SaveMapAnswer(ctx context.Context, queryID string, a globalsearch.MapAnswer) error {
+	if err := requireQueryID(queryID); err != nil {
+		return err
+	}
+	if a.BatchIndex < 0 || a.BatchIndex > maxBatchIndex {
+		return globalsearch.Errorf(globalsearch.KindInvalidInput, "map answer of query %s: batch index %d out of range", queryID, a.BatchIndex)
+	}
+	return s.put(ctx, fmt.Sprintf("map answer %d of query %s", a.BatchIndex, queryID),
+		runItem{QueryID: queryID, SK: answerSK(a.BatchIndex), ExpiresAt: s.expiresAt(), Answer: &a})
+}
+
+// MapAnswers implements globalsearch.Answers; sort-key order is batch
+// order.
+func (s *Store) MapAnswers(ctx context.Context, queryID string) ([]globalsearch.MapAnswer, error) {
+	items, err := s.query(ctx, "map answers of query "+queryID, queryID, expression.Key("sk").BeginsWith(prefixAnswer))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]globalsearch.MapAnswer, 0, len(items))
+	for _, it := range items {
+		if it.Answer != nil {
+			out = append(out, *it.Answer)
+		}
+	}
+	return out, nil
+}
+
+// SaveResult implements globalsearch.Results.
+func (s *Store) SaveResult(ctx context.Context, r globalsearch.Result) error {
+	if err := requireQueryID(r.QueryID); err != nil {
+		return err
+	}
+	what := "result of query " + r.QueryID
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(r); err != nil {
+		return fmt.Errorf("encode %s: %w", what, err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("compress %s: %w", what, err)
+	}
+	return s.put(ctx, what, runItem{QueryID: r.QueryID, SK: skResult, ExpiresAt: s.expiresAt(), Status: string(r.Status), Result: buf.Bytes()})
+}
+
+// Result implements globalsearch.Results.
+func (s *Store) Result(ctx context.Context, queryID string) (globalsearch.Result, error) {
+	what := "result of query " + queryID
+	it, err := s.get(ctx, what, queryID, skResult)
+	if err != nil {
+		return globalsearch.Result{}, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(it.Result))
+	if err != nil {
+		return globalsearch.Result{}, fmt.Errorf("decompress %s: %w", what, err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		return globalsearch.Result{}, fmt.Errorf("decompress %s: %w", what, err)
+	}
+	var r globalsearch.Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return globalsearch.Result{}, fmt.Errorf("decode %s: %w", what, err)
+	}
+	return r, nil
+}

@@ -1,0 +1,153 @@
+// Package store is the DynamoDB adapter of the search: it reads and replaces
+// the namespaces of the index table (globalsearch.Index, IndexWriter) and
+// keeps the runs table (globalsearch.Runs). Its in-process twin is
+// store/memstore; both pass the conformance suite in store/storetest.
+//
+// Index table: partition key `namespace` (S), sort key `sk` (S) with a typed
+// prefix, `summary#<id>`, `claim#<id>` or `chunk#<id>`; the record's fields
+// are plain attributes beside the keys. Because the sort key orders by id,
+// each kind reads back in id byte order.
+//
+// Runs table: partition key `queryId` (S), sort key `sk` (S): `request`,
+// `plan`, `batch#000042`, `answer#000042`, `result`. Batch indexes are
+// zero-padded to six digits so that sort-key order is index order. Every
+// item carries `expiresAt` (epoch seconds), the table's TTL attribute; since
+// DynamoDB deletes expired items lazily (up to days later), reads treat an
+// item whose expiresAt has passed as absent. Runs reads are strongly
+// consistent: reduce must see every answer the map tasks wrote.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// DynamoDBAPI is the part of *dynamodb.Client the store uses; tests wrap it
+// to count requests or inject faults.
+type DynamoDBAPI interface {
+	Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
+	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
+}
+
+// Tables names the two tables. A store used only as an index may leave Runs
+// empty, and the other way round.
+type Tables struct {
+	Index string
+	Runs  string
+}
+
+// Store is the DynamoDB adapter. It is safe for concurrent use.
+type Store struct {
+	client     DynamoDBAPI
+	tables     Tables
+	ttl        time.Duration
+	now        func() time.Time
+	backoff    Backoff
+	queryLimit int32
+}
+
+var (
+	_ globalsearch.Index       = (*Store)(nil)
+	_ globalsearch.IndexWriter = (*Store)(nil)
+	_ globalsearch.Runs        = (*Store)(nil)
+)
+
+// Backoff bounds the retries of unprocessed batch items and keys. Attempts
+// counts calls that made no progress in a row: a call that gets some items
+// through starts the count again, so a large batch under light throttling
+// always finishes, and a batch that nothing gets through stops.
+type Backoff struct {
+	Base     time.Duration
+	Max      time.Duration
+	Attempts int
+}
+
+// DefaultBackoff is the backoff of a store built without WithBackoff: about
+// six seconds of waiting at most before giving up.
+var DefaultBackoff = Backoff{Base: 50 * time.Millisecond, Max: 2 * time.Second, Attempts: 8}
+
+// DefaultTTL is how long runs-table items live without WithTTL.
+const DefaultTTL = 7 * 24 * time.Hour
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithTTL sets how long runs-table items live after their last write.
+func WithTTL(d time.Duration) Option { return func(s *Store) { s.ttl = d } }
+
+// WithClock sets the clock that stamps and checks expiresAt.
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithBackoff sets the retry bounds for unprocessed batch items and keys.
+func WithBackoff(b Backoff) Option { return func(s *Store) { s.backoff = b } }
+
+// WithQueryLimit caps the items of one Query page (0: DynamoDB's 1 MB
+// pages). Tests use it to force pagination on emulators that ignore the
+// 1 MB page size.
+func WithQueryLimit(n int32) Option { return func(s *Store) { s.queryLimit = n } }
+
+// New returns a store over the given tables.
+func New(client DynamoDBAPI, tables Tables, opts ...Option) *Store {
+	s := &Store{client: client, tables: tables, ttl: DefaultTTL, now: time.Now, backoff: DefaultBackoff}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.backoff.Attempts < 1 {
+		s.backoff.Attempts = 1
+	}
+	return s
+}
+
+// throttleCodes are the error codes DynamoDB answers when it refuses for
+// load; the SDK has already retried them when they reach the store.
+var throttleCodes = map[string]bool{
+	"ProvisionedThroughputExceededException": true,
+	"ThrottlingException":                    true,
+	"RequestLimitExceeded":                   true,
+}
+
+// wrap adds context to an SDK error and classifies throttling as
+// KindThrottled, so callers (the state machine's Retry) know a later
+// attempt may succeed.
+func wrap(err error, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	var apiErr smithy.APIError
+	var quota ratelimit.QuotaExceededError
+	if (errors.As(err, &apiErr) && throttleCodes[apiErr.ErrorCode()]) || errors.As(err, &quota) {
+		return globalsearch.Errorf(globalsearch.KindThrottled, "%s: throttled by DynamoDB: %w", msg, err)
+	}
+	return fmt.Errorf("%s: %w", msg, err)
+}
+
+// sleep waits before retry number n (0-based) of calls that made no
+// progress: full jitter over an exponential bound, as AWS recommends for
+// unprocessed items.
+func (s *Store) sleep(ctx context.Context, n int) error {
+	limit := s.backoff.Base << min(n, 20)
+	if limit > s.backoff.Max || limit <= 0 {
+		limit = s.backoff.Max
+	}
+	if limit <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(rand.N(limit) + 1)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

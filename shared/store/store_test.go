@@ -1,0 +1,481 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/truora/minidyn/server"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/store"
+	"github.com/graphrag-global/graphrag-global/shared/store/storetest"
+	"github.com/graphrag-global/graphrag-global/shared/testenv"
+)
+
+var tableSeq atomic.Int64
+
+// newTables creates a fresh pair of tables, so tests can share one
+// emulator.
+func newTables(t *testing.T, client store.TablesAPI) store.Tables {
+	t.Helper()
+	n := tableSeq.Add(1)
+	tables := store.Tables{Index: fmt.Sprintf("index-%d", n), Runs: fmt.Sprintf("runs-%d", n)}
+	require.NoError(t, store.CreateTables(context.Background(), client, tables))
+	return tables
+}
+
+// fastBackoff keeps retry tests in milliseconds.
+var fastBackoff = store.Backoff{Base: time.Millisecond, Max: 4 * time.Millisecond, Attempts: 3}
+
+func TestConformanceMinidyn(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storetest.Store {
+		client := testenv.Minidyn(t)
+		// minidyn ignores the 1 MB page size; a small page limit makes the
+		// suite cross page boundaries all the same.
+		return store.New(client, newTables(t, client), store.WithQueryLimit(25))
+	})
+}
+
+func TestConformanceMoto(t *testing.T) {
+	client := testenv.DynamoDBClient(t, testenv.Moto(t, testenv.MotoOptions{}))
+	storetest.Run(t, func(t *testing.T) storetest.Store {
+		return store.New(client, newTables(t, client))
+	})
+}
+
+// fakeClient wraps a real client; a non-nil function field replaces that
+// call. It counts every call.
+type fakeClient struct {
+	next           store.DynamoDBAPI
+	query          func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error)
+	getItem        func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error)
+	putItem        func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error)
+	batchGetItem   func(context.Context, *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error)
+	batchWriteItem func(context.Context, *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error)
+
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (f *fakeClient) count(op string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.calls == nil {
+		f.calls = map[string]int{}
+	}
+	f.calls[op]++
+}
+
+func (f *fakeClient) Calls() map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range f.calls {
+		out[k] = v
+	}
+	return out
+}
+
+func (f *fakeClient) Reset() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = nil
+}
+
+func (f *fakeClient) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	f.count("Query")
+	if f.query != nil {
+		return f.query(ctx, in)
+	}
+	return f.next.Query(ctx, in, o...)
+}
+
+func (f *fakeClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	f.count("GetItem")
+	if f.getItem != nil {
+		return f.getItem(ctx, in)
+	}
+	return f.next.GetItem(ctx, in, o...)
+}
+
+func (f *fakeClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	f.count("PutItem")
+	if f.putItem != nil {
+		return f.putItem(ctx, in)
+	}
+	return f.next.PutItem(ctx, in, o...)
+}
+
+func (f *fakeClient) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	f.count("BatchGetItem")
+	if f.batchGetItem != nil {
+		return f.batchGetItem(ctx, in)
+	}
+	return f.next.BatchGetItem(ctx, in, o...)
+}
+
+func (f *fakeClient) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	f.count("BatchWriteItem")
+	if f.batchWriteItem != nil {
+		return f.batchWriteItem(ctx, in)
+	}
+	return f.next.BatchWriteItem(ctx, in, o...)
+}
+
+// generate builds a namespace of n leaf summaries under one root, a claim
+// per leaf citing two chunks, and the chunks.
+func generate(n int) globalsearch.Records {
+	r := globalsearch.Records{Summaries: []globalsearch.Summary{{ID: "root", Summary: "root"}}}
+	for i := range n {
+		id := fmt.Sprintf("c%05d", i)
+		r.Summaries = append(r.Summaries, globalsearch.Summary{ID: id, Level: 1, ParentCommunityID: "root", Summary: "summary of " + id})
+		a, b := fmt.Sprintf("k%05d", 2*i), fmt.Sprintf("k%05d", 2*i+1)
+		r.Claims = append(r.Claims, globalsearch.Claim{ID: "cl" + id, CommunityID: id, Subject: "s", Description: "d", SourceChunkIDs: []string{a, b}})
+		r.Chunks = append(r.Chunks, globalsearch.Chunk{ID: a, Text: "chunk " + a}, globalsearch.Chunk{ID: b, Text: "chunk " + b})
+	}
+	return r
+}
+
+func citedChunkIDs(r globalsearch.Records) []string {
+	var ids []string
+	for _, c := range r.Claims {
+		ids = append(ids, c.SourceChunkIDs...)
+	}
+	return ids
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// TestLoadRequests checks that loading a namespace costs one request per
+// query page plus one per 100 cited chunks: no request per record.
+func TestLoadRequests(t *testing.T) {
+	ctx := context.Background()
+	client := testenv.Minidyn(t)
+	tables := newTables(t, client)
+	fake := &fakeClient{next: client}
+	const pageLimit = 100
+	s := store.New(fake, tables, store.WithQueryLimit(pageLimit))
+	r := generate(450)
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns", r))
+	assert.Equal(t, ceilDiv(len(r.Summaries)+len(r.Claims)+len(r.Chunks), 25), fake.Calls()["BatchWriteItem"], "writes go 25 to a request")
+
+	fake.Reset()
+	sums, err := s.Summaries(ctx, "ns")
+	require.NoError(t, err)
+	claims, err := s.Claims(ctx, "ns")
+	require.NoError(t, err)
+	chunks, err := s.Chunks(ctx, "ns", citedChunkIDs(r))
+	require.NoError(t, err)
+	require.Len(t, sums, len(r.Summaries))
+	require.Len(t, claims, len(r.Claims))
+	require.Len(t, chunks, len(r.Chunks))
+
+	// A page that comes back full needs one more (empty) page to know it
+	// was the last: hence the +1 when the count divides evenly.
+	pages := func(n int) int { return n/pageLimit + 1 }
+	calls := fake.Calls()
+	assert.Equal(t, pages(len(r.Summaries))+pages(len(r.Claims)), calls["Query"])
+	assert.Equal(t, ceilDiv(len(r.Chunks), 100), calls["BatchGetItem"])
+	assert.Zero(t, calls["GetItem"], "no request per record")
+}
+
+func TestUnprocessed(t *testing.T) {
+	ctx := context.Background()
+	r := generate(40) // 161 items: 7 write groups; 80 chunks
+	tests := []struct {
+		name string
+		// leaveWrite and leaveGet say how many sub-requests of call number
+		// n (from 0) of that size stay unprocessed.
+		leaveWrite, leaveGet func(n, size int) int
+		wantErr              bool
+	}{
+		{
+			name:       "retried then succeed",
+			leaveWrite: func(n, size int) int { return (n + 1) % 2 * size / 2 },
+			leaveGet:   func(n, size int) int { return (n + 1) % 2 * size / 2 },
+		},
+		{
+			name: "one stuck item exhausts the retries",
+			// From the fourth write group on, one item is held back forever.
+			leaveWrite: func(n, size int) int { return min(size, boolInt(n >= 3)) },
+			leaveGet:   func(n, size int) int { return min(size, 1) },
+			wantErr:    true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			client := testenv.Minidyn(t)
+			tables := newTables(t, client)
+			var writes, gets atomic.Int64
+			fake := &fakeClient{next: client}
+			fake.batchWriteItem = func(ctx context.Context, in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
+				reqs := in.RequestItems[tables.Index]
+				n := tc.leaveWrite(int(writes.Add(1))-1, len(reqs))
+				if n == len(reqs) {
+					return &dynamodb.BatchWriteItemOutput{UnprocessedItems: map[string][]types.WriteRequest{tables.Index: reqs}}, nil
+				}
+				if _, err := client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{tables.Index: reqs[n:]}}); err != nil {
+					return nil, err
+				}
+				out := &dynamodb.BatchWriteItemOutput{}
+				if n > 0 {
+					out.UnprocessedItems = map[string][]types.WriteRequest{tables.Index: reqs[:n]}
+				}
+				return out, nil
+			}
+			fake.batchGetItem = func(ctx context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
+				keys := in.RequestItems[tables.Index].Keys
+				n := tc.leaveGet(int(gets.Add(1))-1, len(keys))
+				if n == len(keys) {
+					return &dynamodb.BatchGetItemOutput{UnprocessedKeys: map[string]types.KeysAndAttributes{tables.Index: {Keys: keys}}}, nil
+				}
+				out, err := client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{tables.Index: {Keys: keys[n:]}}})
+				if err != nil {
+					return nil, err
+				}
+				if n > 0 {
+					out.UnprocessedKeys = map[string]types.KeysAndAttributes{tables.Index: {Keys: keys[:n]}}
+				}
+				return out, nil
+			}
+			s := store.New(fake, tables, store.WithBackoff(fastBackoff))
+
+			err := s.ReplaceNamespace(ctx, "ns", r)
+			if tc.wantErr {
+				require.Error(t, err)
+				// Group 4 of 7: its stuck item plus the 61 items never sent.
+				total := len(r.Summaries) + len(r.Claims) + len(r.Chunks)
+				assert.Contains(t, err.Error(), fmt.Sprintf("%d of %d items not written", 1+total-4*25, total))
+				assert.Equal(t, globalsearch.KindThrottled, globalsearch.KindOf(err))
+				_, err = s.Chunks(ctx, "ns", citedChunkIDs(r))
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "unprocessed after 3 attempts")
+				return
+			}
+			require.NoError(t, err)
+			chunks, err := s.Chunks(ctx, "ns", citedChunkIDs(r))
+			require.NoError(t, err)
+			assert.Len(t, chunks, len(r.Chunks), "every chunk read despite unprocessed keys")
+			sums, err := s.Summaries(ctx, "ns")
+			require.NoError(t, err)
+			assert.Len(t, sums, len(r.Summaries), "every record written despite unprocessed items")
+		})
+	}
+}
+
+// TestMinidynUnprocessed uses minidyn's own partial-failure injection: the
+// first sub-request of every batch stays unprocessed until cleared.
+func TestMinidynUnprocessed(t *testing.T) {
+	ctx := context.Background()
+	client, srv := testenv.MinidynServer(t)
+	tables := newTables(t, client)
+	s := store.New(client, tables, store.WithBackoff(fastBackoff))
+	r := generate(10)
+
+	srv.EmulateUnprocessedItems(tables.Index, func(n int, _ map[string]*server.AttributeValue) bool { return n == 0 })
+	err := s.ReplaceNamespace(ctx, "ns", r)
+	require.Error(t, err, "the first item of every batch is refused forever")
+	assert.Equal(t, globalsearch.KindThrottled, globalsearch.KindOf(err))
+	assert.Contains(t, err.Error(), "items not written")
+
+	srv.ClearUnprocessedItems()
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns", r))
+	sums, err := s.Summaries(ctx, "ns")
+	require.NoError(t, err)
+	assert.Len(t, sums, len(r.Summaries))
+
+	srv.EmulateFailure(server.FailureConditionInternalServerError)
+	defer srv.EmulateFailure(server.FailureConditionNone)
+	_, err = s.Summaries(ctx, "ns")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "read summaries of namespace ns")
+	assert.Equal(t, globalsearch.KindInternal, globalsearch.KindOf(err), "a server error is not throttling")
+}
+
+func TestThrottled(t *testing.T) {
+	ctx := context.Background()
+	codes := []string{"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
+	for _, code := range codes {
+		t.Run(code, func(t *testing.T) {
+			apiErr := &smithy.GenericAPIError{Code: code, Message: "slow down"}
+			fake := &fakeClient{
+				query:   func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) { return nil, apiErr },
+				getItem: func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) { return nil, apiErr },
+				putItem: func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) { return nil, apiErr },
+				batchGetItem: func(context.Context, *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
+					return nil, apiErr
+				},
+				batchWriteItem: func(context.Context, *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
+					return nil, apiErr
+				},
+			}
+			s := store.New(fake, store.Tables{Index: "i", Runs: "r"})
+			calls := map[string]func() error{
+				"Summaries":     func() error { _, err := s.Summaries(ctx, "ns"); return err },
+				"Chunks":        func() error { _, err := s.Chunks(ctx, "ns", []string{"a"}); return err },
+				"Replace":       func() error { return s.ReplaceNamespace(ctx, "ns", generate(1)) },
+				"CreateRequest": func() error { _, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q"}); return err },
+				"Result":        func() error { _, err := s.Result(ctx, "q"); return err },
+				"MapAnswers":    func() error { _, err := s.MapAnswers(ctx, "q"); return err },
+				"SaveMapAnswer": func() error { return s.SaveMapAnswer(ctx, "q", globalsearch.MapAnswer{}) },
+				"SavePlan":      func() error { return s.SavePlan(ctx, globalsearch.Plan{Params: globalsearch.Params{QueryID: "q"}}) },
+			}
+			for name, call := range calls {
+				err := call()
+				require.Error(t, err, name)
+				assert.Equal(t, globalsearch.KindThrottled, globalsearch.KindOf(err), "%s: %v", name, err)
+				assert.ErrorIs(t, err, apiErr, name)
+			}
+		})
+	}
+}
+
+func TestItemTooLarge(t *testing.T) {
+	ctx := context.Background()
+	huge := strings.Repeat("x", store.MaxItemBytes)
+	tests := []struct {
+		name string
+		r    globalsearch.Records
+		want string
+	}{
+		{"chunk", globalsearch.Records{
+			Summaries: []globalsearch.Summary{{ID: "s1", Summary: "ok"}},
+			Chunks:    []globalsearch.Chunk{{ID: "ok", Text: "fine"}, {ID: "big-chunk", Text: huge}},
+		}, `chunk "big-chunk"`},
+		{"summary", globalsearch.Records{Summaries: []globalsearch.Summary{{ID: "big-summary", Summary: huge}}}, `summary "big-summary"`},
+		{"claim", globalsearch.Records{Claims: []globalsearch.Claim{{ID: "big-claim", Subject: "s", Description: huge}}}, `claim "big-claim"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := &fakeClient{next: testenv.Minidyn(t)}
+			s := store.New(fake, store.Tables{Index: "never-created"})
+			err := s.ReplaceNamespace(ctx, "ns", tc.r)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), "400 KB")
+			assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
+			assert.Empty(t, fake.Calls(), "refused before any request")
+		})
+	}
+
+	t.Run("run items", func(t *testing.T) {
+		fake := &fakeClient{next: testenv.Minidyn(t)}
+		s := store.New(fake, store.Tables{Runs: "never-created"})
+		err := s.SaveMapAnswer(ctx, "q", globalsearch.MapAnswer{BatchIndex: 7, Answer: huge})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "map answer 7 of query q")
+		plan := globalsearch.Plan{Params: globalsearch.Params{QueryID: "q"}, Batches: []globalsearch.Batch{{Index: 0, Content: huge}}}
+		err = s.SavePlan(ctx, plan)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "batch 0 of query q")
+		assert.Zero(t, fake.Calls()["BatchWriteItem"]+fake.Calls()["PutItem"], "nothing written")
+	})
+}
+
+// TestExpired moves the clock past the TTL: DynamoDB may still return the
+// items, and the store must not.
+func TestExpired(t *testing.T) {
+	ctx := context.Background()
+	client := testenv.Minidyn(t)
+	tables := newTables(t, client)
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s := store.New(client, tables, store.WithClock(clock), store.WithTTL(time.Hour))
+
+	params := globalsearch.Params{QueryID: "q", Query: "old"}
+	_, created, err := s.CreateRequest(ctx, params)
+	require.NoError(t, err)
+	require.True(t, created)
+	require.NoError(t, s.SavePlan(ctx, globalsearch.Plan{Params: params, Batches: []globalsearch.Batch{{Index: 0, Content: "b"}}}))
+	require.NoError(t, s.SaveMapAnswer(ctx, "q", globalsearch.MapAnswer{BatchIndex: 0, Answer: "a"}))
+	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "q"}))
+
+	mu.Lock()
+	now = now.Add(time.Hour + time.Second)
+	mu.Unlock()
+
+	_, err = s.Request(ctx, "q")
+	assert.ErrorIs(t, err, globalsearch.ErrNotFound)
+	_, err = s.Plan(ctx, "q")
+	assert.ErrorIs(t, err, globalsearch.ErrNotFound)
+	_, err = s.Batch(ctx, "q", 0)
+	assert.ErrorIs(t, err, globalsearch.ErrNotFound)
+	_, err = s.Result(ctx, "q")
+	assert.ErrorIs(t, err, globalsearch.ErrNotFound)
+	answers, err := s.MapAnswers(ctx, "q")
+	require.NoError(t, err)
+	assert.Empty(t, answers)
+
+	// An expired request does not block a new one under the same id.
+	fresh := globalsearch.Params{QueryID: "q", Query: "new"}
+	got, created, err := s.CreateRequest(ctx, fresh)
+	require.NoError(t, err)
+	assert.True(t, created)
+	assert.Equal(t, fresh, got)
+}
+
+// TestExpiresAtWritten checks the TTL attribute DynamoDB deletes by.
+func TestExpiresAtWritten(t *testing.T) {
+	ctx := context.Background()
+	client := testenv.Minidyn(t)
+	tables := newTables(t, client)
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := store.New(client, tables, store.WithClock(func() time.Time { return now }))
+	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "q", Status: globalsearch.StatusCompleted}))
+
+	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(tables.Runs),
+		Key: map[string]types.AttributeValue{
+			"queryId": &types.AttributeValueMemberS{Value: "q"},
+			"sk":      &types.AttributeValueMemberS{Value: "result"},
+		},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, &types.AttributeValueMemberN{Value: fmt.Sprint(now.Add(store.DefaultTTL).Unix())}, out.Item[store.TTLAttribute])
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "completed"}, out.Item["status"])
+}
+
+// TestPagination writes more than 1 MB and checks that reads follow
+// LastEvaluatedKey: on moto, which pages at 1 MB like DynamoDB.
+func TestPaginationMoto(t *testing.T) {
+	ctx := context.Background()
+	client := testenv.DynamoDBClient(t, testenv.Moto(t, testenv.MotoOptions{}))
+	tables := newTables(t, client)
+	fake := &fakeClient{next: client}
+	s := store.New(fake, tables)
+	var r globalsearch.Records
+	for i := range 300 {
+		r.Summaries = append(r.Summaries, globalsearch.Summary{ID: fmt.Sprintf("s%04d", i), Summary: strings.Repeat("z", 8000)})
+	}
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns", r))
+	fake.Reset()
+	sums, err := s.Summaries(ctx, "ns")
+	require.NoError(t, err)
+	assert.Len(t, sums, 300)
+	assert.GreaterOrEqual(t, fake.Calls()["Query"], 3, "2.4 MB reads in at least three 1 MB pages")
+}
+
+func TestCreateTablesTwice(t *testing.T) {
+	client := testenv.Minidyn(t)
+	tables := newTables(t, client)
+	require.NoError(t, store.CreateTables(context.Background(), client, tables), "existing tables are left as they are")
+}

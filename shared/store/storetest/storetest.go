@@ -1,0 +1,561 @@
+// Package storetest is the conformance suite of the stores: every
+// implementation of globalsearch.Index, IndexWriter and Runs (the embedded
+// memstore, the DynamoDB adapter on each emulator) runs the same Run, so
+// the twin cannot drift from the real thing.
+package storetest
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// Store is what a conforming store implements.
+type Store interface {
+	globalsearch.Index
+	globalsearch.IndexWriter
+	globalsearch.Runs
+}
+
+type config struct{ skipLarge bool }
+
+// Option configures Run.
+type Option func(*config)
+
+// SkipLarge leaves out the subtests that write more than 1 MB (those that
+// make a DynamoDB store read several pages), for slow backends.
+func SkipLarge() Option { return func(c *config) { c.skipLarge = true } }
+
+// Run runs the suite. open returns an empty store; it is called once per
+// subtest, and subtests run in parallel.
+func Run(t *testing.T, open func(t *testing.T) Store, opts ...Option) {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	tests := []struct {
+		name  string
+		large bool
+		run   func(t *testing.T, s Store)
+	}{
+		{"index round trip", false, testIndexRoundTrip},
+		{"nonexistent namespace reads empty", false, testNonexistentNamespace},
+		{"namespaces are separate", false, testNamespacesSeparate},
+		{"replace removes old records", false, testReplaceRemovesOld},
+		{"replace with invalid records writes nothing", false, testReplaceInvalid},
+		{"replace with no records empties the namespace", false, testReplaceEmpty},
+		{"request created then existing", false, testCreateRequest},
+		{"not found", false, testNotFound},
+		{"plan round trip past ten batches", false, testPlanRoundTrip},
+		{"plan saved again replaces it", false, testPlanReplaced},
+		{"plan without batches", false, testPlanEmpty},
+		{"map answers ordered and overwritten", false, testMapAnswers},
+		{"result round trip and overwrite", false, testResult},
+		{"runs are separate by query id", false, testRunsSeparate},
+		{"large result fits", false, testLargeResult},
+		{"large namespace over several pages", true, testLargeNamespace},
+		{"large plan and answers over several pages", true, testLargeRuns},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.large && c.skipLarge {
+				t.Skip("large subtests skipped by storetest.SkipLarge")
+			}
+			t.Parallel()
+			tc.run(t, open(t))
+		})
+	}
+}
+
+func assertNotFound(t *testing.T, err error, what string) {
+	t.Helper()
+	require.Error(t, err, what)
+	assert.True(t, errors.Is(err, globalsearch.ErrNotFound), "%s: errors.Is(ErrNotFound) for %v", what, err)
+	assert.Equal(t, globalsearch.KindNotFound, globalsearch.KindOf(err), "%s: kind of %v", what, err)
+}
+
+func byID[T any](id func(T) string) func(a, b T) int {
+	return func(a, b T) int { return cmp.Compare(id(a), id(b)) }
+}
+
+func sortSummaries(s []globalsearch.Summary) []globalsearch.Summary {
+	if len(s) == 0 {
+		return nil
+	}
+	s = slices.Clone(s)
+	slices.SortFunc(s, byID(func(v globalsearch.Summary) string { return v.ID }))
+	return s
+}
+
+func sortClaims(s []globalsearch.Claim) []globalsearch.Claim {
+	if len(s) == 0 {
+		return nil
+	}
+	s = slices.Clone(s)
+	slices.SortFunc(s, byID(func(v globalsearch.Claim) string { return v.ID }))
+	for i := range s {
+		// nil and empty mean the same to every caller; stores may keep
+		// either.
+		if len(s[i].SourceChunkIDs) == 0 {
+			s[i].SourceChunkIDs = nil
+		}
+	}
+	return s
+}
+
+func sortChunks(s []globalsearch.Chunk) []globalsearch.Chunk {
+	if len(s) == 0 {
+		return nil
+	}
+	s = slices.Clone(s)
+	slices.SortFunc(s, byID(func(v globalsearch.Chunk) string { return v.ID }))
+	return s
+}
+
+func sampleRecords() globalsearch.Records {
+	return globalsearch.Records{
+		Summaries: []globalsearch.Summary{
+			{ID: "root", Level: 0, Title: "Root", Summary: "The whole corpus."},
+			{ID: "b-leaf", Level: 1, ParentCommunityID: "root", Summary: "Leaf B: 中文 and café."},
+			{ID: "a-leaf", Level: 1, ParentCommunityID: "root", Title: "A", Summary: ""},
+		},
+		Claims: []globalsearch.Claim{
+			{ID: "cl2", CommunityID: "b-leaf", Subject: "S2", Description: "no object, no chunks", SourceChunkIDs: nil},
+			{ID: "cl1", CommunityID: "a-leaf", Subject: "S1", Object: "O1", Description: "d1", SourceChunkIDs: []string{"ch2", "ch1", "ch2"}},
+		},
+		Chunks: []globalsearch.Chunk{
+			{ID: "ch1", Text: "first chunk", DocumentID: "doc-1"},
+			{ID: "ch2", Text: "second chunk"},
+			{ID: "ch3", Text: "uncited chunk"},
+		},
+	}
+}
+
+func assertNamespace(t *testing.T, s Store, ns string, want globalsearch.Records) {
+	t.Helper()
+	ctx := context.Background()
+	sums, err := s.Summaries(ctx, ns)
+	require.NoError(t, err)
+	assert.Equal(t, sortSummaries(want.Summaries), sortSummaries(sums), "summaries of %s", ns)
+	claims, err := s.Claims(ctx, ns)
+	require.NoError(t, err)
+	assert.Equal(t, sortClaims(want.Claims), sortClaims(claims), "claims of %s", ns)
+	ids := make([]string, 0, len(want.Chunks))
+	for _, c := range want.Chunks {
+		ids = append(ids, c.ID)
+	}
+	chunks, err := s.Chunks(ctx, ns, ids)
+	require.NoError(t, err)
+	assert.Equal(t, sortChunks(want.Chunks), sortChunks(chunks), "chunks of %s", ns)
+}
+
+func testIndexRoundTrip(t *testing.T, s Store) {
+	ctx := context.Background()
+	r := sampleRecords()
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns-a", r))
+	assertNamespace(t, s, "ns-a", r)
+
+	tests := []struct {
+		name string
+		ids  []string
+		want []string
+	}{
+		{"missing ids are absent", []string{"ch1", "nope", "ch3"}, []string{"ch1", "ch3"}},
+		{"duplicate ids", []string{"ch2", "ch2"}, []string{"ch2"}},
+		{"no ids", nil, nil},
+		{"only missing ids", []string{"x", "y"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.Chunks(ctx, "ns-a", tc.ids)
+			require.NoError(t, err)
+			// The contract is the set of chunks that exist: a store may
+			// return a chunk asked for twice once (DynamoDB must) or twice.
+			gotIDs := []string{}
+			for _, c := range got {
+				if !slices.Contains(gotIDs, c.ID) {
+					gotIDs = append(gotIDs, c.ID)
+				}
+			}
+			assert.ElementsMatch(t, tc.want, gotIDs)
+		})
+	}
+}
+
+func testNonexistentNamespace(t *testing.T, s Store) {
+	ctx := context.Background()
+	require.NoError(t, s.ReplaceNamespace(ctx, "exists", sampleRecords()))
+	for _, ns := range []string{"nope", "exist", "exists-not"} {
+		sums, err := s.Summaries(ctx, ns)
+		require.NoError(t, err)
+		assert.Empty(t, sums, ns)
+		claims, err := s.Claims(ctx, ns)
+		require.NoError(t, err)
+		assert.Empty(t, claims, ns)
+		chunks, err := s.Chunks(ctx, ns, []string{"ch1", "ch2"})
+		require.NoError(t, err)
+		assert.Empty(t, chunks, ns)
+	}
+}
+
+func testNamespacesSeparate(t *testing.T, s Store) {
+	ctx := context.Background()
+	a := sampleRecords()
+	b := globalsearch.Records{
+		Summaries: []globalsearch.Summary{{ID: "root", Level: 0, Summary: "other corpus"}},
+		Chunks:    []globalsearch.Chunk{{ID: "ch1", Text: "other chunk"}},
+	}
+	require.NoError(t, s.ReplaceNamespace(ctx, "a", a))
+	require.NoError(t, s.ReplaceNamespace(ctx, "b", b))
+	assertNamespace(t, s, "a", a)
+	assertNamespace(t, s, "b", b)
+}
+
+func testReplaceRemovesOld(t *testing.T, s Store) {
+	ctx := context.Background()
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns", sampleRecords()))
+	next := globalsearch.Records{
+		Summaries: []globalsearch.Summary{
+			{ID: "root", Level: 0, Summary: "rewritten"},
+			{ID: "new", Level: 1, ParentCommunityID: "root", Summary: "new leaf"},
+		},
+		Claims: []globalsearch.Claim{{ID: "cl9", CommunityID: "new", Subject: "S9", SourceChunkIDs: []string{"ch2"}}},
+		Chunks: []globalsearch.Chunk{{ID: "ch2", Text: "second chunk, edited"}},
+	}
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns", next))
+	assertNamespace(t, s, "ns", next)
+	chunks, err := s.Chunks(ctx, "ns", []string{"ch1", "ch2", "ch3"})
+	require.NoError(t, err)
+	assert.Equal(t, next.Chunks, chunks, "old chunks are gone")
+
+	// Replacing with the same records again is idempotent.
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns", next))
+	assertNamespace(t, s, "ns", next)
+}
+
+func testReplaceInvalid(t *testing.T, s Store) {
+	ctx := context.Background()
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns", sampleRecords()))
+	tests := []struct {
+		name string
+		r    globalsearch.Records
+		msg  string
+	}{
+		{"duplicate summary", globalsearch.Records{Summaries: []globalsearch.Summary{{ID: "x"}, {ID: "x"}}}, "duplicate id"},
+		{"claim without subject", globalsearch.Records{
+			Summaries: []globalsearch.Summary{{ID: "fresh"}},
+			Claims:    []globalsearch.Claim{{ID: "c", CommunityID: "fresh"}},
+		}, "subject"},
+		{"chunk without id", globalsearch.Records{
+			Chunks: []globalsearch.Chunk{{ID: "fresh"}, {Text: "no id"}},
+		}, `"id" is required`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := s.ReplaceNamespace(ctx, "ns", tc.r)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.msg)
+			assertNamespace(t, s, "ns", sampleRecords())
+		})
+	}
+}
+
+func testReplaceEmpty(t *testing.T, s Store) {
+	ctx := context.Background()
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns", sampleRecords()))
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns", globalsearch.Records{}))
+	assertNamespace(t, s, "ns", globalsearch.Records{})
+	chunks, err := s.Chunks(ctx, "ns", []string{"ch1"})
+	require.NoError(t, err)
+	assert.Empty(t, chunks)
+}
+
+func sampleParams(queryID string) globalsearch.Params {
+	return globalsearch.Params{
+		QueryID: queryID, Query: "What are the main themes?", Namespace: "default",
+		CommunityLevel: globalsearch.LeafLevel, MapTokenBudget: 8000, ReduceTokenBudget: 8000,
+		MapOutputReserve: 512, ReduceOutputReserve: 1024, MapConcurrency: 4,
+		ShuffleSeed: -9_007_199_254_740_993, Shuffle: true,
+	}
+}
+
+func testCreateRequest(t *testing.T, s Store) {
+	ctx := context.Background()
+	first := sampleParams("q-1")
+	first.CommunityLevel = 2
+	got, created, err := s.CreateRequest(ctx, first)
+	require.NoError(t, err)
+	assert.True(t, created)
+	assert.Equal(t, first, got)
+
+	second := sampleParams("q-1")
+	second.Query = "a different question"
+	got, created, err = s.CreateRequest(ctx, second)
+	require.NoError(t, err)
+	assert.False(t, created, "the second create finds the first")
+	assert.Equal(t, first, got, "the stored request wins")
+
+	stored, err := s.Request(ctx, "q-1")
+	require.NoError(t, err)
+	assert.Equal(t, first, stored)
+}
+
+func testNotFound(t *testing.T, s Store) {
+	ctx := context.Background()
+	require.NoError(t, s.SavePlan(ctx, samplePlan("q-other", 2)))
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"request", func() error { _, err := s.Request(ctx, "q-missing"); return err }},
+		{"plan", func() error { _, err := s.Plan(ctx, "q-missing"); return err }},
+		{"batch of a missing plan", func() error { _, err := s.Batch(ctx, "q-missing", 0); return err }},
+		{"batch past the end", func() error { _, err := s.Batch(ctx, "q-other", 2); return err }},
+		{"negative batch", func() error { _, err := s.Batch(ctx, "q-other", -1); return err }},
+		{"result", func() error { _, err := s.Result(ctx, "q-missing"); return err }},
+		{"result of a run without one", func() error { _, err := s.Result(ctx, "q-other"); return err }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assertNotFound(t, tc.call(), tc.name)
+		})
+	}
+	answers, err := s.MapAnswers(ctx, "q-missing")
+	require.NoError(t, err)
+	assert.Empty(t, answers, "a run without answers has none, not an error")
+}
+
+func samplePlan(queryID string, n int) globalsearch.Plan {
+	p := globalsearch.Plan{
+		Params:          sampleParams(queryID),
+		SummaryCount:    n * 2,
+		OrphanClaims:    1,
+		MissingChunks:   2,
+		AvailableLevels: []int{0, 1, 2},
+		CreatedAt:       time.Date(2025, 3, 4, 5, 6, 7, 8000, time.UTC),
+		Batches:         []globalsearch.Batch{},
+	}
+	for i := range n {
+		p.Batches = append(p.Batches, globalsearch.Batch{
+			Index:           i,
+			CommunityIDs:    []string{fmt.Sprintf("c%d", 2*i), fmt.Sprintf("c%d", 2*i+1)},
+			EstimatedTokens: 100 + i,
+			Content:         fmt.Sprintf("[Community ID: c%d | summary part 1]\nbatch %d text", 2*i, i),
+		})
+	}
+	return p
+}
+
+func testPlanRoundTrip(t *testing.T, s Store) {
+	ctx := context.Background()
+	want := samplePlan("q-plan", 12)
+	require.NoError(t, s.SavePlan(ctx, want))
+	got, err := s.Plan(ctx, "q-plan")
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	for i, b := range want.Batches {
+		one, err := s.Batch(ctx, "q-plan", i)
+		require.NoError(t, err)
+		assert.Equal(t, b, one, "batch %d", i)
+	}
+	req, err := s.Request(ctx, "q-plan")
+	require.NoError(t, err)
+	assert.Equal(t, want.Params, req, "a saved plan stores its request")
+
+	// Saving the same plan again (a retried prepare) changes nothing.
+	require.NoError(t, s.SavePlan(ctx, want))
+	got, err = s.Plan(ctx, "q-plan")
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+}
+
+func testPlanReplaced(t *testing.T, s Store) {
+	ctx := context.Background()
+	require.NoError(t, s.SavePlan(ctx, samplePlan("q-re", 12)))
+	shorter := samplePlan("q-re", 3)
+	shorter.Params.Query = "replaced"
+	shorter.Batches[1].Content = "replaced content"
+	require.NoError(t, s.SavePlan(ctx, shorter))
+	got, err := s.Plan(ctx, "q-re")
+	require.NoError(t, err)
+	assert.Equal(t, shorter, got)
+	_, err = s.Batch(ctx, "q-re", 5)
+	assertNotFound(t, err, "batch of the previous, longer plan")
+	b, err := s.Batch(ctx, "q-re", 1)
+	require.NoError(t, err)
+	assert.Equal(t, "replaced content", b.Content)
+}
+
+func testPlanEmpty(t *testing.T, s Store) {
+	ctx := context.Background()
+	want := samplePlan("q-empty", 0)
+	want.AvailableLevels = nil
+	require.NoError(t, s.SavePlan(ctx, want))
+	got, err := s.Plan(ctx, "q-empty")
+	require.NoError(t, err)
+	assert.Empty(t, got.Batches)
+	got.Batches = want.Batches
+	assert.Equal(t, want, got)
+	_, err = s.Batch(ctx, "q-empty", 0)
+	assertNotFound(t, err, "batch of a plan without batches")
+}
+
+func sampleAnswer(i int, text string) globalsearch.MapAnswer {
+	return globalsearch.MapAnswer{
+		BatchIndex: i, CommunityIDs: []string{fmt.Sprintf("c%d", i)}, Answer: text,
+		Usefulness: float64(i) + 0.5, Attempts: 1 + i%2, InputTokens: 1000 + i, OutputTokens: 50,
+	}
+}
+
+func testMapAnswers(t *testing.T, s Store) {
+	ctx := context.Background()
+	const n = 12
+	// Saved in reverse so that completion order differs from batch order.
+	for i := n - 1; i >= 0; i-- {
+		require.NoError(t, s.SaveMapAnswer(ctx, "q-ans", sampleAnswer(i, fmt.Sprintf("answer %d", i))))
+	}
+	overwrite := sampleAnswer(3, "answer 3, retried")
+	overwrite.Usefulness = 0
+	overwrite.CommunityIDs = []string{}
+	require.NoError(t, s.SaveMapAnswer(ctx, "q-ans", overwrite))
+
+	got, err := s.MapAnswers(ctx, "q-ans")
+	require.NoError(t, err)
+	require.Len(t, got, n)
+	for i, a := range got {
+		assert.Equal(t, i, a.BatchIndex, "answers are ordered by batch index")
+	}
+	assert.Equal(t, "answer 3, retried", got[3].Answer)
+	assert.Zero(t, got[3].Usefulness)
+	assert.Empty(t, got[3].CommunityIDs)
+	assert.Equal(t, sampleAnswer(10, "answer 10"), got[10])
+}
+
+func sampleResult(queryID string, batches int) globalsearch.Result {
+	started := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	r := globalsearch.Result{
+		QueryID: queryID, Namespace: "default", Query: "What are the main themes?",
+		CommunityLevel: globalsearch.LeafLevel, Status: globalsearch.StatusPartial,
+		Answer:             "Themes: growth, risk.",
+		SelectedMapAnswers: []globalsearch.SelectedAnswer{{Answer: "growth", Usefulness: 72.5, CommunityIDs: []string{"c1", "c2"}}},
+		FailedMapBatches:   1,
+		MapErrors:          []globalsearch.BatchFailure{{BatchIndex: 1, CommunityIDs: []string{"c3"}, Message: "model output is not valid JSON: oops"}},
+		Diagnostics: globalsearch.Diagnostics{
+			SummaryCount: 3 * batches, BatchCount: batches, ShuffleSeed: 42,
+			ModelCalls: batches + 2, InputTokens: 12345, OutputTokens: 678,
+			Map: globalsearch.StageUsage{ModelCalls: batches + 1}, Reduce: globalsearch.StageUsage{ModelCalls: 1},
+			AvailableLevels: []int{0, 1}, StartedAt: started, FinishedAt: started.Add(1500 * time.Millisecond),
+		},
+	}
+	for i := range batches {
+		r.Diagnostics.Batches = append(r.Diagnostics.Batches, globalsearch.BatchSummary{
+			CommunityIDs:    []string{fmt.Sprintf("community-%06d", 3*i), fmt.Sprintf("community-%06d", 3*i+1), fmt.Sprintf("community-%06d", 3*i+2)},
+			EstimatedTokens: 7000 + i%400,
+		})
+		r.Diagnostics.MapScores = append(r.Diagnostics.MapScores, globalsearch.MapScore{BatchIndex: i, Usefulness: float64(i % 101)})
+	}
+	return r
+}
+
+func testResult(t *testing.T, s Store) {
+	ctx := context.Background()
+	first := sampleResult("q-res", 3)
+	require.NoError(t, s.SaveResult(ctx, first))
+	got, err := s.Result(ctx, "q-res")
+	require.NoError(t, err)
+	assert.Equal(t, first, got)
+
+	second := sampleResult("q-res", 2)
+	second.Status = globalsearch.StatusCompleted
+	second.FailedMapBatches, second.MapErrors = 0, []globalsearch.BatchFailure{}
+	require.NoError(t, s.SaveResult(ctx, second))
+	got, err = s.Result(ctx, "q-res")
+	require.NoError(t, err)
+	assert.Equal(t, second, got)
+}
+
+// testLargeResult saves the diagnostics of the largest plan the state
+// machine accepts (25,000 history events at ~7 per batch: ~3,500 batches).
+func testLargeResult(t *testing.T, s Store) {
+	ctx := context.Background()
+	want := sampleResult("q-large-result", 3600)
+	require.NoError(t, s.SaveResult(ctx, want))
+	got, err := s.Result(ctx, "q-large-result")
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+}
+
+func testRunsSeparate(t *testing.T, s Store) {
+	ctx := context.Background()
+	require.NoError(t, s.SavePlan(ctx, samplePlan("q-a", 2)))
+	require.NoError(t, s.SavePlan(ctx, samplePlan("q-a-b", 3)))
+	require.NoError(t, s.SaveMapAnswer(ctx, "q-a", sampleAnswer(0, "a")))
+	require.NoError(t, s.SaveMapAnswer(ctx, "q-a-b", sampleAnswer(1, "ab")))
+	require.NoError(t, s.SaveResult(ctx, sampleResult("q-a-b", 1)))
+
+	p, err := s.Plan(ctx, "q-a")
+	require.NoError(t, err)
+	assert.Len(t, p.Batches, 2)
+	answers, err := s.MapAnswers(ctx, "q-a")
+	require.NoError(t, err)
+	assert.Equal(t, []globalsearch.MapAnswer{sampleAnswer(0, "a")}, answers)
+	_, err = s.Result(ctx, "q-a")
+	assertNotFound(t, err, "result of another run")
+}
+
+// largeText is n bytes of text; distinct per seed so nothing dedups it.
+func largeText(seed string, n int) string {
+	return (seed + " " + strings.Repeat("lorem ipsum dolor sit amet ", n/27+1))[:n]
+}
+
+func testLargeNamespace(t *testing.T, s Store) {
+	ctx := context.Background()
+	const n = 320 // 320 x 4 KB = 1.3 MB of each kind
+	var r globalsearch.Records
+	for i := range n {
+		id := fmt.Sprintf("s%04d", i)
+		r.Summaries = append(r.Summaries, globalsearch.Summary{ID: id, Level: 0, Summary: largeText(id, 4096)})
+		r.Claims = append(r.Claims, globalsearch.Claim{
+			ID: fmt.Sprintf("cl%04d", i), CommunityID: id, Subject: "s",
+			Description: largeText(id, 4096), SourceChunkIDs: []string{fmt.Sprintf("ch%04d", i)},
+		})
+		r.Chunks = append(r.Chunks, globalsearch.Chunk{ID: fmt.Sprintf("ch%04d", i), Text: largeText(id, 4096)})
+	}
+	require.NoError(t, s.ReplaceNamespace(ctx, "big", r))
+	assertNamespace(t, s, "big", r)
+
+	// Replacing with a smaller set deletes the rest across many pages.
+	r.Summaries, r.Claims, r.Chunks = r.Summaries[:10], r.Claims[:10], r.Chunks[:10]
+	require.NoError(t, s.ReplaceNamespace(ctx, "big", r))
+	assertNamespace(t, s, "big", r)
+}
+
+func testLargeRuns(t *testing.T, s Store) {
+	ctx := context.Background()
+	const n = 300 // 300 x 4 KB = 1.2 MB of batches and as much of answers
+	p := samplePlan("q-big", n)
+	for i := range p.Batches {
+		p.Batches[i].Content = largeText(fmt.Sprint(i), 4096)
+		require.NoError(t, s.SaveMapAnswer(ctx, "q-big", sampleAnswer(i, largeText(fmt.Sprint(i), 4096))))
+	}
+	require.NoError(t, s.SavePlan(ctx, p))
+	got, err := s.Plan(ctx, "q-big")
+	require.NoError(t, err)
+	assert.Equal(t, p, got)
+	answers, err := s.MapAnswers(ctx, "q-big")
+	require.NoError(t, err)
+	require.Len(t, answers, n)
+	for i, a := range answers {
+		assert.Equal(t, sampleAnswer(i, largeText(fmt.Sprint(i), 4096)), a)
+	}
+}
