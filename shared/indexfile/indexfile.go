@@ -68,7 +68,7 @@ func Parse(data []byte) (File, error) {
 	var f File
 	if raw.Namespace != nil {
 		if err := json.Unmarshal(raw.Namespace, &f.Namespace); err != nil || !globalsearch.ValidNamespace(f.Namespace) {
-			return File{}, errors.New(`field "namespace" must be 1-64 characters of a-z 0-9 - _ .`)
+			return File{}, errors.New(`field "namespace" must be 1-64 characters of a-z, 0-9, "-", "_" and "."`)
 		}
 	} else {
 		f.Namespace = globalsearch.SpecDefaults.Namespace
