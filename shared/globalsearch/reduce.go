@@ -87,7 +87,7 @@ func (e *Engine) Reduce(ctx context.Context, queryID string, failures []BatchFai
 		res.Diagnostics.ModelCalls = res.Diagnostics.Map.ModelCalls + res.Diagnostics.Reduce.ModelCalls
 		res.Diagnostics.InputTokens = res.Diagnostics.Map.InputTokens + res.Diagnostics.Reduce.InputTokens
 		res.Diagnostics.OutputTokens = res.Diagnostics.Map.OutputTokens + res.Diagnostics.Reduce.OutputTokens
-		if err := e.Runs.SaveResult(ctx, res); err != nil {
+		if err := e.Runs.SaveResult(saveContext(ctx, status), res); err != nil {
 			return res, fmt.Errorf("save result of %s: %w", queryID, err)
 		}
 		e.logger().LogAttrs(ctx, slogInfo, "reduced", stepAttrs(queryID, "reduce", start,
@@ -201,4 +201,21 @@ func reconcileFailures(plan Plan, answers []MapAnswer, reported []BatchFailure) 
 		out = append(out, f)
 	}
 	return out
+}
+
+// failedSaveTimeout bounds the write of a failed result made after the
+// run's own context has ended.
+const failedSaveTimeout = 5 * time.Second
+
+// saveContext is the context a result is saved with. A failed result is
+// often saved because the run's context just expired (a Lambda deadline, a
+// cancelled CLI run), yet the runs store must still say failed, so that write
+// gets a short context of its own.
+func saveContext(ctx context.Context, status Status) context.Context {
+	if status != StatusFailed || ctx.Err() == nil {
+		return ctx
+	}
+	bounded, cancel := context.WithTimeout(context.WithoutCancel(ctx), failedSaveTimeout)
+	context.AfterFunc(bounded, cancel)
+	return bounded
 }

@@ -61,7 +61,7 @@ func (e *Engine) FailRun(ctx context.Context, p Params, cause error) (Result, er
 		SelectedMapAnswers: []SelectedAnswer{}, MapErrors: []BatchFailure{},
 		Diagnostics: Diagnostics{ShuffleSeed: p.ShuffleSeed, StartedAt: now, FinishedAt: now},
 	}
-	if err := e.Runs.SaveResult(ctx, res); err != nil {
+	if err := e.Runs.SaveResult(saveContext(ctx, StatusFailed), res); err != nil {
 		return res, fmt.Errorf("%w (and saving the failed result: %v)", cause, err)
 	}
 	return res, cause

@@ -352,9 +352,23 @@ func TestSearchCancelledMakesNoMoreCalls(t *testing.T) {
 		cancel()
 		return gs.ModelResponse{}, context.Canceled
 	}}
-	e, _ := newEngine(t, leafNamespace(5), model)
+	e, s := newEngine(t, leafNamespace(5), model)
+	e.Runs = ctxCheckingRuns{s}
 	p := oneBatchPerSummary(t, "q?", func(r *gs.Request) { c := 1; r.MapConcurrency = &c })
 	_, err := e.Search(ctx, p)
 	require.Error(t, err)
 	assert.Equal(t, int32(1), calls.Load())
+	stored, err := s.Result(context.Background(), p.QueryID)
+	require.NoError(t, err, "a run whose context ended still records that it failed")
+	assert.Equal(t, gs.StatusFailed, stored.Status)
+}
+
+// ctxCheckingRuns refuses writes under an ended context, as a real store does.
+type ctxCheckingRuns struct{ *memstore.Store }
+
+func (r ctxCheckingRuns) SaveResult(ctx context.Context, res gs.Result) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return r.Store.SaveResult(ctx, res)
 }

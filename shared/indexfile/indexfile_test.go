@@ -1,0 +1,63 @@
+package indexfile_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+)
+
+func TestParseRejectsMalformedFilesNamingRecordAndField(t *testing.T) {
+	tests := []struct {
+		name, data, want string
+	}{
+		{"not json", `{"summaries":`, "index file: unexpected EOF"},
+		{"unknown top-level field", `{"sumaries":[]}`, `index file: json: unknown field "sumaries"`},
+		{"bad namespace", `{"namespace":"Bad NS"}`, `field "namespace" must be 1-64 characters of a-z, 0-9, "-", "_" and "."`},
+		{"level as string", `{"summaries":[{"id":"c1","level":"2","summary":"s"}]}`, `summaries[0] (id c1): field "level" must be a number, not a JSON string`},
+		{"unknown summary field", `{"summaries":[{"id":"c1","level":0,"summry":"s"}]}`, `summaries[0] (id c1): json: unknown field "summry"`},
+		{"chunk ids not a list", `{"claims":[{"id":"k1","communityId":"c","subject":"s","sourceChunkIds":"ch1"}]}`, `claims[0] (id k1): field "sourceChunkIds" must be a list, not a JSON string`},
+		{"missing summary id", `{"summaries":[{"level":0,"summary":"s"}]}`, `summaries[0]: field "id" is required`},
+		{"duplicate summary id", `{"summaries":[{"id":"a","level":0},{"id":"a","level":1}]}`, `summaries[1] (id a): duplicate id`},
+		{"negative level", `{"summaries":[{"id":"a","level":-1}]}`, `summaries[0] (id a): field "level" must be >= 0`},
+		{"claim without subject", `{"claims":[{"id":"k1","communityId":"c"}]}`, `claims[0] (id k1): field "subject" is required`},
+		{"duplicate chunk", `{"chunks":[{"id":"x","text":"t"},{"id":"x","text":"u"}]}`, `chunks[1] (id x): duplicate id`},
+		{"trailing data", `{} {}`, "index file: trailing data after the JSON value"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := indexfile.Parse([]byte(tc.data))
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+		})
+	}
+}
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	f := indexfile.File{Namespace: "ns", Records: globalsearch.Records{
+		Summaries: []globalsearch.Summary{{ID: "c1", Level: 0, Title: "T", Summary: "中文 & <tags>"}},
+		Claims:    []globalsearch.Claim{{ID: "k1", CommunityID: "c1", Subject: "S", SourceChunkIDs: []string{"ch1"}}},
+		Chunks:    []globalsearch.Chunk{{ID: "ch1", Text: "text", DocumentID: "d"}},
+	}}
+	path := filepath.Join(t.TempDir(), "i.json")
+	require.NoError(t, indexfile.Save(path, f))
+	got, err := indexfile.Load(path)
+	require.NoError(t, err)
+	assert.Equal(t, f, got)
+}
+
+func TestDefaultNamespace(t *testing.T) {
+	f, err := indexfile.Parse([]byte(`{"summaries":[]}`))
+	require.NoError(t, err)
+	assert.Equal(t, "default", f.Namespace)
+}
+
+func TestSampleIndexLoads(t *testing.T) {
+	f, err := indexfile.Load(filepath.Join("..", "..", "testdata", "sample-index.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "sample", f.Namespace)
+}
