@@ -37,6 +37,7 @@ func commands() map[string]command {
 		"tokens": {"print the token estimate (SPEC §3) of standard input", tokensCommand},
 		"import": {"import a Microsoft GraphRAG output folder (parquet) as an index", importCommand},
 		"invoke": {"run a Lambda handler on an events/ file with local adapters", invokeCommand},
+		"ingest": {"upload an index file into a DynamoDB index table, replacing its namespace", ingestCommand},
 	}
 }
 

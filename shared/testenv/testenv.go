@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"net"
 	"net/http"
@@ -42,20 +43,30 @@ func Minidyn(t testing.TB) *dynamodb.Client {
 // its failure injection (EmulateFailure, EmulateUnprocessedItems).
 func MinidynServer(t testing.TB) (*dynamodb.Client, *server.Server) {
 	t.Helper()
-	srv := server.NewServer()
-	hs := httptest.NewServer(ttlShim{srv})
-	t.Cleanup(hs.Close)
-	return DynamoDBClient(t, hs.URL), srv
+	endpoint, srv := MinidynEndpoint(t)
+	return DynamoDBClient(t, endpoint), srv
 }
 
-// ttlShim answers the TTL operations minidyn does not implement and adds
-// the table status it leaves out, so that store.CreateTables runs
-// unchanged against it. minidyn never expires
-// items; tests of expiry move the store's clock instead.
-type ttlShim struct{ next http.Handler }
+// MinidynEndpoint starts a minidyn server and returns its URL, for code
+// that builds its own client (the CLI, through AWS_ENDPOINT_URL_DYNAMODB).
+func MinidynEndpoint(t testing.TB) (string, *server.Server) {
+	t.Helper()
+	srv := server.NewServer()
+	hs := httptest.NewServer(shim{srv})
+	t.Cleanup(hs.Close)
+	return hs.URL, srv
+}
 
-func (h ttlShim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// shim adapts minidyn to what the SDK and store.CreateTables expect: it
+// answers the TTL operations minidyn does not implement (minidyn never
+// expires items; tests of expiry move the store's clock instead), fills in
+// the table status it leaves out, and signs every answer with the
+// X-Amz-Crc32 header DynamoDB sends, which the SDK checks.
+type shim struct{ next http.Handler }
+
+func (h shim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	target := r.Header.Get("X-Amz-Target")
+	rec := httptest.NewRecorder()
 	switch {
 	case strings.HasSuffix(target, ".UpdateTimeToLive"):
 		var in struct {
@@ -65,33 +76,33 @@ func (h ttlShim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-		_ = json.NewEncoder(w).Encode(map[string]json.RawMessage{"TimeToLiveSpecification": in.TimeToLiveSpecification})
+		rec.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		_ = json.NewEncoder(rec).Encode(map[string]json.RawMessage{"TimeToLiveSpecification": in.TimeToLiveSpecification})
 	case strings.HasSuffix(target, ".DescribeTimeToLive"):
-		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-		_, _ = io.WriteString(w, `{"TimeToLiveDescription":{"TimeToLiveStatus":"ENABLED","AttributeName":"expiresAt"}}`)
+		rec.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		_, _ = io.WriteString(rec, `{"TimeToLiveDescription":{"TimeToLiveStatus":"ENABLED","AttributeName":"expiresAt"}}`)
 	case strings.HasSuffix(target, ".DescribeTable"):
-		// minidyn leaves TableStatus out; a table it knows is ready, and
-		// the SDK's TableExistsWaiter waits for ACTIVE.
-		rec := httptest.NewRecorder()
 		h.next.ServeHTTP(rec, r)
+		// The SDK's TableExistsWaiter waits for ACTIVE; a table minidyn
+		// knows is ready.
 		var body map[string]map[string]any
 		if rec.Code == http.StatusOK && json.Unmarshal(rec.Body.Bytes(), &body) == nil && body["Table"] != nil {
 			if status, _ := body["Table"]["TableStatus"].(string); status == "" {
 				body["Table"]["TableStatus"] = "ACTIVE"
 			}
-			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-			_ = json.NewEncoder(w).Encode(body)
-			return
+			rec.Body.Reset()
+			_ = json.NewEncoder(rec.Body).Encode(body)
 		}
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(rec.Code)
-		_, _ = w.Write(rec.Body.Bytes())
 	default:
-		h.next.ServeHTTP(w, emptyCollectionsAsNull(r))
+		h.next.ServeHTTP(rec, emptyCollectionsAsNull(r))
 	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.Header().Del("Content-Length")
+	w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(rec.Body.Bytes())), 10))
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
 }
 
 // emptyCollectionsAsNull works around minidyn v0.8.2 losing empty lists and

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+	"github.com/graphrag-global/graphrag-global/shared/store"
+	"github.com/graphrag-global/graphrag-global/shared/testenv"
+)
+
+// minidynEnv points the standard AWS configuration chain at a fresh
+// minidyn, as a user would point it at DynamoDB Local, and returns a store
+// over table to check what the CLI wrote. It sets process environment, so
+// its tests do not run in parallel.
+func minidynEnv(t *testing.T, table string) *store.Store {
+	endpoint, _ := testenv.MinidynEndpoint(t)
+	dir := t.TempDir()
+	for k, v := range map[string]string{
+		"AWS_ENDPOINT_URL_DYNAMODB":   endpoint,
+		"AWS_REGION":                  "us-east-1",
+		"AWS_ACCESS_KEY_ID":           "test",
+		"AWS_SECRET_ACCESS_KEY":       "test",
+		"AWS_SESSION_TOKEN":           "",
+		"AWS_PROFILE":                 "",
+		"AWS_CONFIG_FILE":             filepath.Join(dir, "config"),
+		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "credentials"),
+		"AWS_EC2_METADATA_DISABLED":   "true",
+	} {
+		t.Setenv(k, v)
+	}
+	return store.New(testenv.DynamoDBClient(t, endpoint), store.Tables{Index: table})
+}
+
+func TestIngest(t *testing.T) {
+	ctx := context.Background()
+	s := minidynEnv(t, "idx")
+	full := smallIndex()
+	path := writeIndex(t, full)
+
+	env, out, errOut := testEnv("")
+	require.Equal(t, 0, runMain(ctx, env, []string{"ingest", "--index", path, "--table", "idx", "--create-table"}), errOut.String())
+	assert.Equal(t, "namespace tiny in table idx: wrote 3 summaries, 1 claims, 1 chunks (records not in the file were deleted)\n", out.String())
+	sums, err := s.Summaries(ctx, "tiny")
+	require.NoError(t, err)
+	assert.Len(t, sums, 3)
+
+	// Ingesting a smaller file under another namespace name leaves tiny
+	// alone; ingesting it again as tiny replaces it.
+	small := indexfile.File{Namespace: "tiny", Records: globalsearch.Records{Summaries: full.Summaries[:1]}}
+	smallPath := writeIndex(t, small)
+	env, out, errOut = testEnv("")
+	require.Equal(t, 0, runMain(ctx, env, []string{"ingest", "--index", smallPath, "--table", "idx", "--namespace", "other"}), errOut.String())
+	assert.Contains(t, out.String(), "namespace other in table idx: wrote 1 summaries")
+	env, _, errOut = testEnv("")
+	require.Equal(t, 0, runMain(ctx, env, []string{"ingest", "--index", smallPath, "--table", "idx", "--create-table"}), errOut.String())
+	sums, err = s.Summaries(ctx, "tiny")
+	require.NoError(t, err)
+	assert.Equal(t, small.Summaries, sums)
+	chunks, err := s.Chunks(ctx, "tiny", []string{"c1"})
+	require.NoError(t, err)
+	assert.Empty(t, chunks, "records not in the new file are deleted")
+	other, err := s.Summaries(ctx, "other")
+	require.NoError(t, err)
+	assert.Len(t, other, 1)
+}
+
+func TestIngestUsage(t *testing.T) {
+	path := writeIndex(t, smallIndex())
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	require.NoError(t, indexfile.Save(bad, indexfile.File{Namespace: "x", Records: globalsearch.Records{
+		Summaries: []globalsearch.Summary{{ID: "dup"}, {ID: "dup"}},
+	}}))
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no index", []string{"--table", "t"}, "--index is required"},
+		{"no table", []string{"--index", path}, "--table is required"},
+		{"bad namespace", []string{"--index", path, "--table", "t", "--namespace", "Bad!"}, "--namespace must be"},
+		{"invalid file", []string{"--index", bad, "--table", "t"}, "duplicate id"},
+		{"missing file", []string{"--index", filepath.Join(t.TempDir(), "none.json"), "--table", "t"}, "read index file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, errOut := testEnv("")
+			assert.Equal(t, 2, runMain(context.Background(), env, append([]string{"ingest"}, tc.args...)))
+			assert.Contains(t, errOut.String(), tc.want)
+		})
+	}
+}
+
+func TestIndexOptionsTable(t *testing.T) {
+	ctx := context.Background()
+	s := minidynEnv(t, "idx")
+	require.NoError(t, store.CreateTables(ctx, testenv.DynamoDBClient(t, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")), store.Tables{Index: "idx"}))
+	require.NoError(t, s.ReplaceNamespace(ctx, "default", smallIndex().Records))
+
+	o := indexOptions{table: "idx"}
+	idx, ns, err := o.open(ctx, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "default", ns, "a table holds many namespaces; SPEC §2's default applies")
+	sums, err := idx.Summaries(ctx, ns)
+	require.NoError(t, err)
+	assert.Len(t, sums, 3)
+
+	_, _, err = (&indexOptions{table: "idx", file: "x.json"}).open(ctx, nil)
+	var usage *usageError
+	assert.ErrorAs(t, err, &usage)
+}
