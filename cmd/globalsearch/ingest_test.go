@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -69,6 +70,29 @@ func TestIngest(t *testing.T) {
 	other, err := s.Summaries(ctx, "other")
 	require.NoError(t, err)
 	assert.Len(t, other, 1)
+}
+
+// TestRunFromTable searches what ingest uploaded: the same search a file
+// gives, read through the DynamoDB store.
+func TestRunFromTable(t *testing.T) {
+	ctx := context.Background()
+	minidynEnv(t, "idx")
+	path := writeIndex(t, smallIndex())
+	env, _, errOut := testEnv("")
+	require.Equal(t, 0, runMain(ctx, env, []string{"ingest", "--index", path, "--table", "idx", "--create-table"}), errOut.String())
+
+	args := []string{"--query", "How did solar power change?", "--seed", "7", "--json"}
+	fromFile, fileOut, errOut := testEnv("")
+	require.Equal(t, 0, runMain(ctx, fromFile, append([]string{"run", "--index", path}, args...)), errOut.String())
+	fromTable, tableOut, errOut := testEnv("")
+	require.Equal(t, 0, runMain(ctx, fromTable, append([]string{"run", "--table", "idx", "--namespace", "tiny"}, args...)), errOut.String())
+
+	var a, b globalsearch.Result
+	require.NoError(t, json.Unmarshal(fileOut.Bytes(), &a))
+	require.NoError(t, json.Unmarshal(tableOut.Bytes(), &b))
+	assert.Equal(t, a.Status, b.Status)
+	assert.Equal(t, a.Answer, b.Answer)
+	assert.Equal(t, a.Diagnostics.Batches, b.Diagnostics.Batches)
 }
 
 func TestIngestUsage(t *testing.T) {
