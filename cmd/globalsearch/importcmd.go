@@ -57,19 +57,19 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return &usageError{"--namespace must be 1-64 characters of a-z 0-9 - _ ."}
 	case (*out == "") == (*table == ""):
 		return &usageError{"exactly one of --out and --table is required"}
-	case *table != "":
-		// The DynamoDB adapter (shared/store) is not in this tree yet.
-		return &usageError{"--table is not yet supported: write an index file with --out and load it with ingest when it is"}
 	}
 
 	records, report, err := graphrag.Import(ctx, *dir, graphrag.Options{Content: graphrag.Content(*content), Progress: env.stderr})
 	if err != nil {
 		return fmt.Errorf("import %s: %w", *dir, err)
 	}
+	printImportReport(env.stdout, report)
+	if *table != "" {
+		return replaceInTable(ctx, env.stdout, *table, *namespace, records, false)
+	}
 	if err := indexfile.Save(*out, indexfile.File{Namespace: *namespace, Records: records}); err != nil {
 		return fmt.Errorf("write index file: %w", err)
 	}
-	printImportReport(env.stdout, report)
 	fmt.Fprintf(env.stdout, "wrote namespace %s to %s\n", *namespace, *out)
 	return nil
 }

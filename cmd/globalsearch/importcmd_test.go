@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+	"github.com/graphrag-global/graphrag-global/shared/store"
+	"github.com/graphrag-global/graphrag-global/shared/testenv"
 )
 
 // importTestReport is the smallest community_reports.parquet: a root and
@@ -53,7 +56,6 @@ func TestImportCommand(t *testing.T) {
 		{name: "two destinations", args: []string{"graphrag", "--dir", dir, "--out", out, "--table", "t"}, wantCode: 2, wantStderr: "exactly one of --out and --table"},
 		{name: "bad content", args: []string{"graphrag", "--dir", dir, "--out", out, "--content", "all"}, wantCode: 2, wantStderr: `--content must be "summary" or "full_content"`},
 		{name: "bad namespace", args: []string{"graphrag", "--dir", dir, "--out", out, "--namespace", "Bad NS"}, wantCode: 2, wantStderr: "--namespace must be"},
-		{name: "table not yet", args: []string{"graphrag", "--dir", dir, "--table", "t"}, wantCode: 2, wantStderr: "--table is not yet supported"},
 		{name: "missing folder", args: []string{"graphrag", "--dir", filepath.Join(dir, "nope"), "--out", out}, wantCode: 1, wantStderr: "nope"},
 		{
 			name:       "writes index file",
@@ -78,4 +80,22 @@ func TestImportCommand(t *testing.T) {
 	assert.Equal(t, "carol", f.Namespace)
 	require.Len(t, f.Summaries, 2)
 	assert.Equal(t, "0", f.Summaries[1].ParentCommunityID)
+}
+
+func TestImportToTable(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, parquet.WriteFile(filepath.Join(dir, "community_reports.parquet"), []importTestReport{
+		{Community: 0, Level: 0, Parent: -1, Title: "Root", Summary: "root summary"},
+		{Community: 1, Level: 1, Parent: 0, Title: "Child", Summary: "child summary"},
+	}))
+	s := minidynEnv(t, "idx")
+	ctx := context.Background()
+	require.NoError(t, store.CreateTables(ctx, testenv.DynamoDBClient(t, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")), store.Tables{Index: "idx"}))
+
+	code, stdout, stderr := runImportCLI(t, "graphrag", "--dir", dir, "--table", "idx", "--namespace", "carol")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "namespace carol in table idx: wrote 2 summaries")
+	sums, err := s.Summaries(ctx, "carol")
+	require.NoError(t, err)
+	assert.Len(t, sums, 2)
 }
