@@ -22,6 +22,7 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -113,6 +114,11 @@ func newEnv(t *testing.T) *env {
 	})
 
 	e.definition = definition(t)
+	t.Cleanup(func() {
+		fl.mu.Lock()
+		defer fl.mu.Unlock()
+		assert.Empty(t, fl.unknown, "invocations of no registered run: a payload lost its query id")
+	})
 	return e
 }
 
@@ -305,6 +311,24 @@ func (e *env) history(m machine, arn string) string {
 		}
 	}
 	return b.String()
+}
+
+// taskErrors counts the errors of an execution's failed tasks by name: the
+// names Retry and Catch matched on.
+func (e *env) taskErrors(t *testing.T, m machine, arn string) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	p := sfn.NewGetExecutionHistoryPaginator(e.sfn, &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background(), m.in)
+		require.NoError(t, err)
+		for _, ev := range page.Events {
+			if d := ev.TaskFailedEventDetails; d != nil {
+				counts[aws.ToString(d.Error)]++
+			}
+		}
+	}
+	return counts
 }
 
 // runItems is every sort key stored under a query id in the runs table,

@@ -148,7 +148,10 @@ func TestStateMachine(t *testing.T) {
 		wantBatches   map[int]int    // map invokes by batch index
 		wantModel     map[int]int    // Converse requests by batch (-1 reduce); nil: not checked
 		wantFailed    []int          // failed batch indexes in the result
-		check         func(t *testing.T, e *env, queryID string, res globalsearch.Result)
+		// wantTaskErrors counts the failed tasks of the execution's
+		// history by error name; nil: none failed.
+		wantTaskErrors map[string]int
+		check          func(t *testing.T, e *env, queryID string, res globalsearch.Result)
 	}{
 		{
 			name:      "all batches succeed",
@@ -173,14 +176,15 @@ func TestStateMachine(t *testing.T) {
 			},
 		},
 		{
-			name:          "one batch fails once",
-			summaries:     3,
-			model:         failModel(modelError(), mapBatchOnce(1)),
-			wantExecution: sfntypes.ExecutionStatusSucceeded,
-			wantStatus:    globalsearch.StatusCompleted,
-			wantInvokes:   map[string]int{"prepare": 1, "map": 4, "reduce": 1},
-			wantBatches:   map[int]int{0: 1, 1: 2, 2: 1},
-			wantModel:     map[int]int{-1: 1, 0: 1, 1: 2, 2: 1},
+			name:           "one batch fails once",
+			summaries:      3,
+			model:          failModel(modelError(), mapBatchOnce(1)),
+			wantExecution:  sfntypes.ExecutionStatusSucceeded,
+			wantStatus:     globalsearch.StatusCompleted,
+			wantInvokes:    map[string]int{"prepare": 1, "map": 4, "reduce": 1},
+			wantBatches:    map[int]int{0: 1, 1: 2, 2: 1},
+			wantModel:      map[int]int{-1: 1, 0: 1, 1: 2, 2: 1},
+			wantTaskErrors: map[string]int{"ModelError": 1},
 			check: func(t *testing.T, e *env, queryID string, _ globalsearch.Result) {
 				answers, err := e.store.MapAnswers(context.Background(), queryID)
 				require.NoError(t, err)
@@ -190,14 +194,15 @@ func TestStateMachine(t *testing.T) {
 			},
 		},
 		{
-			name:          "one batch fails twice",
-			summaries:     3,
-			model:         failModel(modelError(), mapBatch(1)),
-			wantExecution: sfntypes.ExecutionStatusSucceeded,
-			wantStatus:    globalsearch.StatusPartial,
-			wantInvokes:   map[string]int{"prepare": 1, "map": 4, "reduce": 1},
-			wantBatches:   map[int]int{0: 1, 1: 2, 2: 1},
-			wantFailed:    []int{1},
+			name:           "one batch fails twice",
+			summaries:      3,
+			model:          failModel(modelError(), mapBatch(1)),
+			wantExecution:  sfntypes.ExecutionStatusSucceeded,
+			wantStatus:     globalsearch.StatusPartial,
+			wantInvokes:    map[string]int{"prepare": 1, "map": 4, "reduce": 1},
+			wantBatches:    map[int]int{0: 1, 1: 2, 2: 1},
+			wantFailed:     []int{1},
+			wantTaskErrors: map[string]int{"ModelError": 2},
 			check: func(t *testing.T, _ *env, _ string, res globalsearch.Result) {
 				require.Len(t, res.MapErrors, 1)
 				assert.Contains(t, res.MapErrors[0].Message, "ModelError", "the Catch passes the error name on to reduce")
@@ -205,28 +210,30 @@ func TestStateMachine(t *testing.T) {
 			},
 		},
 		{
-			name:          "every batch fails",
-			summaries:     3,
-			model:         failModel(modelError(), func(c modelCall) bool { return c.Function == "map" }),
-			wantExecution: sfntypes.ExecutionStatusFailed,
-			wantError:     "AllBatchesFailedError",
-			wantStatus:    globalsearch.StatusFailed,
-			wantInvokes:   map[string]int{"prepare": 1, "map": 6, "reduce": 1},
-			wantBatches:   map[int]int{0: 2, 1: 2, 2: 2},
-			wantFailed:    []int{0, 1, 2},
+			name:           "every batch fails",
+			summaries:      3,
+			model:          failModel(modelError(), func(c modelCall) bool { return c.Function == "map" }),
+			wantExecution:  sfntypes.ExecutionStatusFailed,
+			wantError:      "AllBatchesFailedError",
+			wantStatus:     globalsearch.StatusFailed,
+			wantInvokes:    map[string]int{"prepare": 1, "map": 6, "reduce": 1},
+			wantBatches:    map[int]int{0: 2, 1: 2, 2: 2},
+			wantFailed:     []int{0, 1, 2},
+			wantTaskErrors: map[string]int{"ModelError": 6, "AllBatchesFailedError": 1},
 			check: func(t *testing.T, _ *env, _ string, res globalsearch.Result) {
 				assert.Contains(t, res.Error, "every map batch failed")
 			},
 		},
 		{
-			name:          "model returns garbage",
-			summaries:     2,
-			model:         failModel(modelText("Sure! Here is what I found: nothing in JSON."), mapBatch(0)),
-			wantExecution: sfntypes.ExecutionStatusSucceeded,
-			wantStatus:    globalsearch.StatusPartial,
-			wantInvokes:   map[string]int{"prepare": 1, "map": 3, "reduce": 1},
-			wantBatches:   map[int]int{0: 2, 1: 1},
-			wantFailed:    []int{0},
+			name:           "model returns garbage",
+			summaries:      2,
+			model:          failModel(modelText("Sure! Here is what I found: nothing in JSON."), mapBatch(0)),
+			wantExecution:  sfntypes.ExecutionStatusSucceeded,
+			wantStatus:     globalsearch.StatusPartial,
+			wantInvokes:    map[string]int{"prepare": 1, "map": 3, "reduce": 1},
+			wantBatches:    map[int]int{0: 2, 1: 1},
+			wantFailed:     []int{0},
+			wantTaskErrors: map[string]int{"ModelOutputError": 2},
 			check: func(t *testing.T, e *env, queryID string, res globalsearch.Result) {
 				require.Len(t, res.MapErrors, 1)
 				assert.Contains(t, res.MapErrors[0].Message, "ModelOutputError")
@@ -245,11 +252,12 @@ func TestStateMachine(t *testing.T) {
 				}
 				return nil
 			},
-			wantExecution: sfntypes.ExecutionStatusSucceeded,
-			wantStatus:    globalsearch.StatusCompleted,
-			wantInvokes:   map[string]int{"prepare": 2, "map": 4, "reduce": 1},
-			wantBatches:   map[int]int{0: 1, 1: 1, 2: 2},
-			wantModel:     map[int]int{-1: 1, 0: 1, 1: 1, 2: 1},
+			wantExecution:  sfntypes.ExecutionStatusSucceeded,
+			wantStatus:     globalsearch.StatusCompleted,
+			wantInvokes:    map[string]int{"prepare": 2, "map": 4, "reduce": 1},
+			wantBatches:    map[int]int{0: 1, 1: 1, 2: 2},
+			wantModel:      map[int]int{-1: 1, 0: 1, 1: 1, 2: 1},
+			wantTaskErrors: map[string]int{"Lambda.TooManyRequestsException": 2},
 		},
 		{
 			name:      "bedrock throttles once",
@@ -266,24 +274,26 @@ func TestStateMachine(t *testing.T) {
 			wantModel:     map[int]int{-1: 1, 0: 2, 1: 1},
 		},
 		{
-			name:          "reduce fails once",
-			summaries:     2,
-			model:         failModel(modelError(), func(c modelCall) bool { return c.Function == "reduce" && c.N == 1 }),
-			wantExecution: sfntypes.ExecutionStatusSucceeded,
-			wantStatus:    globalsearch.StatusCompleted,
-			wantInvokes:   map[string]int{"prepare": 1, "map": 2, "reduce": 2},
-			wantBatches:   map[int]int{0: 1, 1: 1},
-			wantModel:     map[int]int{-1: 2, 0: 1, 1: 1},
+			name:           "reduce fails once",
+			summaries:      2,
+			model:          failModel(modelError(), func(c modelCall) bool { return c.Function == "reduce" && c.N == 1 }),
+			wantExecution:  sfntypes.ExecutionStatusSucceeded,
+			wantStatus:     globalsearch.StatusCompleted,
+			wantInvokes:    map[string]int{"prepare": 1, "map": 2, "reduce": 2},
+			wantBatches:    map[int]int{0: 1, 1: 1},
+			wantModel:      map[int]int{-1: 2, 0: 1, 1: 1},
+			wantTaskErrors: map[string]int{"ModelError": 1},
 		},
 		{
-			name:          "reduce fails twice",
-			summaries:     2,
-			model:         failModel(modelText("no json here"), func(c modelCall) bool { return c.Function == "reduce" }),
-			wantExecution: sfntypes.ExecutionStatusFailed,
-			wantError:     "ModelOutputError",
-			wantStatus:    globalsearch.StatusFailed,
-			wantInvokes:   map[string]int{"prepare": 1, "map": 2, "reduce": 2},
-			wantBatches:   map[int]int{0: 1, 1: 1},
+			name:           "reduce fails twice",
+			summaries:      2,
+			model:          failModel(modelText("no json here"), func(c modelCall) bool { return c.Function == "reduce" }),
+			wantExecution:  sfntypes.ExecutionStatusFailed,
+			wantError:      "ModelOutputError",
+			wantStatus:     globalsearch.StatusFailed,
+			wantInvokes:    map[string]int{"prepare": 1, "map": 2, "reduce": 2},
+			wantBatches:    map[int]int{0: 1, 1: 1},
+			wantTaskErrors: map[string]int{"ModelOutputError": 2},
 		},
 		{
 			name:          "empty namespace",
@@ -306,12 +316,13 @@ func TestStateMachine(t *testing.T) {
 				r["mapTokenBudget"] = 10 // below the output reserve
 				return r
 			},
-			wantExecution: sfntypes.ExecutionStatusFailed,
-			wantError:     "InvalidInputError",
-			wantStatus:    globalsearch.StatusFailed,
-			wantInvokes:   map[string]int{"prepare": 1, "map": 0, "reduce": 0},
-			wantBatches:   map[int]int{},
-			wantModel:     map[int]int{},
+			wantExecution:  sfntypes.ExecutionStatusFailed,
+			wantError:      "InvalidInputError",
+			wantStatus:     globalsearch.StatusFailed,
+			wantInvokes:    map[string]int{"prepare": 1, "map": 0, "reduce": 0},
+			wantBatches:    map[int]int{},
+			wantModel:      map[int]int{},
+			wantTaskErrors: map[string]int{"InvalidInputError": 1},
 		},
 		{
 			name:          "execution name is the query id",
@@ -323,6 +334,10 @@ func TestStateMachine(t *testing.T) {
 			wantBatches:   map[int]int{0: 1},
 		},
 	}
+	t.Run("repeated start", func(t *testing.T) {
+		t.Parallel()
+		testRepeatedStart(t, e, rep)
+	})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			// Safe: every case has its own region's backend in moto (see
@@ -390,9 +405,72 @@ func TestStateMachine(t *testing.T) {
 				assert.Equal(t, queryID, output.QueryID)
 				assert.Equal(t, tc.wantStatus, output.Status, "the execution's output agrees with the runs table")
 			}
+			wantTaskErrors := tc.wantTaskErrors
+			if wantTaskErrors == nil {
+				wantTaskErrors = map[string]int{}
+			}
+			assert.Equal(t, wantTaskErrors, e.taskErrors(t, m, arn), "failed tasks by error name")
 			if tc.check != nil {
 				tc.check(t, e, queryID, res)
 			}
 		})
 	}
+}
+
+// testRepeatedStart starts the same query id again, as a retried API call or
+// a second schedule would (SPEC §8 idempotency): the same execution name
+// while it runs is the same execution; after it ends, Step Functions refuses
+// the name; a new execution of the same query id overwrites the runs-table
+// items instead of adding any.
+func testRepeatedStart(t *testing.T, e *env, rep *report) {
+	start := time.Now()
+	const batches = 2
+	queryID := uniqueName("q-repeated")
+	namespace := uniqueName("ns-repeated")
+	e.loadIndex(t, namespace, batches)
+	rn := newRun()
+	// Slow enough that the second StartExecution finds the first running.
+	rn.model = func(call modelCall) converseReply {
+		time.Sleep(300 * time.Millisecond)
+		return healthyModel(call)
+	}
+	e.lambda.register(queryID, rn)
+	input := request(queryID, namespace)
+
+	m := e.newStateMachine(t)
+	arn := e.start(t, m, queryID, input)
+	again := e.start(t, m, queryID, input)
+	assert.Equal(t, arn, again, "StartExecution with a running execution's name and input is that execution")
+	out := e.wait(t, m, arn)
+	require.Equal(t, sfntypes.ExecutionStatusSucceeded, out.Status, e.history(m, arn))
+	first, err := e.store.Result(context.Background(), queryID)
+	require.NoError(t, err)
+	items := e.runItems(t, queryID)
+
+	_, err = e.startExecution(m, queryID, input)
+	var exists *sfntypes.ExecutionAlreadyExists
+	assert.ErrorAs(t, err, &exists, "a finished execution's name cannot start again")
+
+	// Another state machine, as another schedule or workflow would start
+	// it: same query id, same request.
+	m2 := e.newStateMachine(t)
+	arn2 := e.start(t, m2, queryID, input)
+	out2 := e.wait(t, m2, arn2)
+	require.Equal(t, sfntypes.ExecutionStatusSucceeded, out2.Status, e.history(m2, arn2))
+	second, err := e.store.Result(context.Background(), queryID)
+	require.NoError(t, err)
+	rep.add(t, "repeated start", out2.Status, second.Status, rn, time.Since(start))
+
+	want := []string{"answer#000000", "answer#000001", "batch#000000", "batch#000001", "plan", "request", "result"}
+	sort.Strings(items)
+	assert.Equal(t, want, items, "one item per key after the first run")
+	again2 := e.runItems(t, queryID)
+	sort.Strings(again2)
+	assert.Equal(t, want, again2, "the second run overwrote, it added nothing")
+	assert.Equal(t, globalsearch.StatusCompleted, second.Status)
+	assert.Equal(t, first.Diagnostics.ShuffleSeed, second.Diagnostics.ShuffleSeed, "the stored request wins: same seed, same plan")
+	assert.Equal(t, first.Diagnostics.Batches, second.Diagnostics.Batches)
+	assert.Equal(t, 2, rn.count("prepare"))
+	assert.Equal(t, 2*batches, rn.count("map"))
+	assert.Equal(t, 2, rn.count("reduce"))
 }

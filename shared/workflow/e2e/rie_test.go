@@ -1,0 +1,224 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/store"
+	"github.com/graphrag-global/graphrag-global/shared/testenv"
+)
+
+// riePackage is the Lambda Runtime Interface Emulator at the version .ci/run
+// installs; the test installs the same one when it is not on the machine.
+const riePackage = "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@v0.0.0-20261030222936-bef5c4ba774d"
+
+// rieEnv enables TestBootstrapUnderRIE outside CI.
+const rieEnv = "GRAPHRAG_RIE"
+
+// TestBootstrapUnderRIE builds functions/prepare the way the Makefile builds
+// every function (CGO off, -tags lambda.norpc, -trimpath), for the host
+// instead of arm64 so it runs here, and invokes it once under
+// aws-lambda-rie with events/prepare.json, its DynamoDB tables in minidyn.
+// It proves what the in-process tests cannot: main's wiring reads its
+// environment, the binary speaks the Runtime API, and init is quick.
+func TestBootstrapUnderRIE(t *testing.T) {
+	if os.Getenv("CI") != "true" && os.Getenv(rieEnv) != "1" {
+		t.Skipf("set %s=1 (or CI=true) to build functions/prepare and run it under aws-lambda-rie", rieEnv)
+	}
+	rie := rieBinary(t)
+	root := repoRoot(t)
+	dir := t.TempDir()
+	bootstrap := filepath.Join(dir, "bootstrap")
+	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", bootstrap, "./functions/prepare")
+	build.Dir = root
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "build functions/prepare:\n%s", out)
+
+	ctx := context.Background()
+	client, _ := testenv.MinidynServer(t)
+	tables := store.Tables{Index: "rie-index", Runs: "rie-runs"}
+	require.NoError(t, store.CreateTables(ctx, client, tables))
+	st := store.New(client, tables)
+	require.NoError(t, st.ReplaceNamespace(ctx, "sample", globalsearch.Records{Summaries: []globalsearch.Summary{
+		{ID: "c1", Level: 0, Title: "Harbour", Summary: "The harbour doubled its trade."},
+		{ID: "c2", Level: 0, Title: "Schools", Summary: "Three schools opened in the valley."},
+	}}))
+
+	addr := freeAddr(t)
+	logs := &syncBuffer{}
+	cmd := exec.Command(rie, "--log-level", "error",
+		"--runtime-interface-emulator-address", addr,
+		"--runtime-api-address", freeAddr(t),
+		bootstrap)
+	cmd.Dir = dir
+	// Only what the function's template gives it, plus static credentials
+	// and the emulator's endpoint: nothing of the machine's AWS setup.
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"AWS_REGION=us-east-1",
+		"AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test",
+		"AWS_CONFIG_FILE=" + os.DevNull, "AWS_SHARED_CREDENTIALS_FILE=" + os.DevNull,
+		"AWS_EC2_METADATA_DISABLED=true",
+		"AWS_ENDPOINT_URL_DYNAMODB=" + aws.ToString(client.Options().BaseEndpoint),
+		"INDEX_TABLE=" + tables.Index, "RUNS_TABLE=" + tables.Runs, "RUNS_TTL_DAYS=1",
+		"AWS_LAMBDA_FUNCTION_TIMEOUT=30", "AWS_LAMBDA_FUNCTION_NAME=prepare",
+	}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	started := time.Now()
+	require.NoError(t, cmd.Start())
+	stopByPID(t, cmd)
+
+	event, err := os.ReadFile(filepath.Join(root, "events", "prepare.json"))
+	require.NoError(t, err)
+	status, body := invokeRIE(t, "http://"+addr+"/2015-03-31/functions/function/invocations", event)
+	firstResponse := time.Since(started)
+	require.Equal(t, http.StatusOK, status, "%s\nRIE log:\n%s", body, logs.String())
+
+	var got globalsearch.PrepareOutput
+	require.NoError(t, json.Unmarshal(body, &got), "%s", body)
+	assert.Equal(t, "q-example-1", got.QueryID)
+	assert.Equal(t, 1, got.BatchCount, "two short summaries fit one batch")
+	assert.Equal(t, []int{0}, got.BatchIndexes)
+	plan, err := st.Plan(ctx, "q-example-1")
+	require.NoError(t, err, "the bootstrap saved the plan in the runs table")
+	assert.Equal(t, int64(42), plan.Params.ShuffleSeed)
+
+	initDuration := waitInitDuration(logs, 2*time.Second)
+	t.Logf("aws-lambda-rie: functions/prepare bootstrap Init Duration %s (from the REPORT line), first response after %s (start to response, init included)",
+		initDuration, firstResponse.Round(time.Millisecond))
+}
+
+// rieBinary finds aws-lambda-rie on PATH or in GOPATH/bin (where .ci/run
+// installs it), or installs the pinned version into a temporary GOBIN.
+func rieBinary(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("aws-lambda-rie"); err == nil {
+		return p
+	}
+	gopath, err := exec.Command("go", "env", "GOPATH").Output()
+	require.NoError(t, err)
+	for _, p := range filepath.SplitList(string(bytes.TrimSpace(gopath))) {
+		if bin := filepath.Join(p, "bin", "aws-lambda-rie"); isFile(bin) {
+			return bin
+		}
+	}
+	gobin := t.TempDir()
+	install := exec.Command("go", "install", riePackage)
+	install.Env = append(os.Environ(), "GOBIN="+gobin, "GOFLAGS=")
+	out, err := install.CombinedOutput()
+	require.NoError(t, err, "aws-lambda-rie is not installed and go install %s failed:\n%s", riePackage, out)
+	return filepath.Join(gobin, "aws-lambda-rie")
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// stopByPID ends cmd and whatever it started (its process group) when the
+// test ends: SIGTERM, then SIGKILL after 5s.
+func stopByPID(t *testing.T, cmd *exec.Cmd) {
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}
+	})
+}
+
+// invokeRIE posts event once the emulator listens (it opens its port a
+// moment after start; the function's init runs on the first invoke).
+func invokeRIE(t *testing.T, url string, event []byte) (int, []byte) {
+	t.Helper()
+	client := &http.Client{Timeout: 30 * time.Second}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		resp, err := client.Post(url, "application/json", bytes.NewReader(event))
+		if err == nil {
+			defer resp.Body.Close()
+			var b bytes.Buffer
+			_, err = b.ReadFrom(resp.Body)
+			require.NoError(t, err)
+			return resp.StatusCode, b.Bytes()
+		}
+		var opErr *net.OpError
+		if !errors.As(err, &opErr) || time.Now().After(deadline) {
+			t.Fatalf("invoke %s: %v", url, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+var initDurationLine = regexp.MustCompile(`Init Duration: ([0-9.]+) ms`)
+
+// waitInitDuration reads the Init Duration of the emulator's REPORT line,
+// which it prints (to stdout, whatever the log level) after the response.
+func waitInitDuration(logs *syncBuffer, wait time.Duration) time.Duration {
+	deadline := time.Now().Add(wait)
+	for {
+		if m := initDurationLine.FindStringSubmatch(logs.String()); m != nil {
+			ms, _ := strconv.ParseFloat(m[1], 64)
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+		if time.Now().After(deadline) {
+			return -1
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// syncBuffer collects a child's output, which exec copies from another
+// goroutine while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
