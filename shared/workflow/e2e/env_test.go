@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -30,6 +29,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/testenv"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
+	"github.com/graphrag-global/graphrag-global/statemachine"
 )
 
 // The account, region and role moto is told about. moto checks none of
@@ -146,7 +146,8 @@ func repoRoot(t testing.TB) string {
 
 var placeholder = regexp.MustCompile(`\$\{([A-Za-z0-9_]+)\}`)
 
-// definition reads the real state machine and applies what CloudFormation's
+// definition takes the real state machine (statemachine.Definition, the
+// file as deployed) and applies what CloudFormation's
 // DefinitionSubstitutions would: the fake functions' ARNs, and 1 for every
 // substituted number of seconds. Every Retry's sleep is then capped at 1s
 // (IntervalSeconds 1, MaxDelaySeconds 1): moto really sleeps them, honouring
@@ -155,10 +156,8 @@ var placeholder = regexp.MustCompile(`\$\{([A-Za-z0-9_]+)\}`)
 // (ErrorEquals, MaxAttempts, Catch, paths) runs as written.
 func definition(t testing.TB) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "statemachine", "globalsearch.asl.json"))
-	require.NoError(t, err)
 	var unknown []string
-	text := placeholder.ReplaceAllStringFunc(string(raw), func(m string) string {
+	text := placeholder.ReplaceAllStringFunc(string(statemachine.Definition), func(m string) string {
 		name := placeholder.FindStringSubmatch(m)[1]
 		switch {
 		case strings.HasSuffix(name, "FunctionArn"):

@@ -57,6 +57,9 @@ type run struct {
 	fault func(inv invocation) *lambdaReply
 	// model scripts the Converse endpoint for this run's calls.
 	model func(call modelCall) converseReply
+	// after, when set, runs once the handler has answered an invocation
+	// (not a faulted one), before the state machine hears the answer.
+	after func(inv invocation, errorType string)
 
 	mu        sync.Mutex
 	invokes   map[string]int      // by function
@@ -238,6 +241,13 @@ func (f *fakeLambda) invoke(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(withInvocation(r.Context(), inv), f.timeout)
 	defer cancel()
 	out, err := h.Invoke(ctx, payload)
+	if rn.after != nil {
+		typ := ""
+		if err != nil {
+			typ = errorType(err)
+		}
+		rn.after(inv, typ)
+	}
 	w.Header().Set("X-Amz-Executed-Version", "$LATEST")
 	w.Header().Set("Content-Type", "application/json")
 	if err != nil {
