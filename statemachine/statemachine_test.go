@@ -124,18 +124,36 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 		{"Prepare", "${PrepareFunctionArn}", workflow.PrepareInput{}},
 		{"MapBatch", "${MapFunctionArn}", workflow.MapInput{}},
 		{"Reduce", "${ReduceFunctionArn}", workflow.ReduceInput{}},
+		{"RecordReduceFailure", "${ReduceFunctionArn}", workflow.ReduceInput{}},
 	}
+	// Reduce and RecordReduceFailure share a function: together they write
+	// every field of its input, and each writes only fields it has.
+	reduceFields := map[string]bool{}
 	for _, tc := range cases {
 		t.Run(tc.state, func(t *testing.T) {
 			s := ss[tc.state]
 			require.NotNil(t, s)
 			assert.Equal(t, "arn:aws:states:::lambda:invoke", s["Resource"])
-			assert.Equal(t, "$.Payload", s["OutputPath"], "handlers' results are the Payload of lambda:invoke")
+			if tc.state == "RecordReduceFailure" {
+				assert.Contains(t, s, "ResultPath", "the failure task keeps the caught error for the Fail state")
+				assert.Nil(t, s["ResultPath"])
+			} else {
+				assert.Equal(t, "$.Payload", s["OutputPath"], "handlers' results are the Payload of lambda:invoke")
+			}
 			params := s["Parameters"].(map[string]any)
 			assert.Equal(t, tc.function, params["FunctionName"])
-			assert.Equal(t, jsonFields(tc.input), payloadFields(params["Payload"].(map[string]any)))
+			fields := payloadFields(params["Payload"].(map[string]any))
+			if tc.function != "${ReduceFunctionArn}" {
+				assert.Equal(t, jsonFields(tc.input), fields)
+				return
+			}
+			assert.Subset(t, jsonFields(tc.input), fields)
+			for _, f := range fields {
+				reduceFields[f] = true
+			}
 		})
 	}
+	assert.Len(t, reduceFields, len(jsonFields(workflow.ReduceInput{})))
 	// The Catch inside the iteration writes a MapResult; so does the map
 	// function (MapOutput): reduce reads both as MapResult.
 	failed := payloadFields(ss["BatchFailed"]["Parameters"].(map[string]any))

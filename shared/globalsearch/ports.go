@@ -81,12 +81,26 @@ type Results interface {
 	Result(ctx context.Context, queryID string) (Result, error)
 }
 
+// ReduceCalls counts the reduce model calls of a run across invocations.
+// On AWS each reduce attempt is its own Lambda invocation, and
+// $$.State.RetryCount also counts Lambda-service retries that never reached
+// the handler, so the exact count has to live with the run. Saving a plan
+// resets it to 0.
+type ReduceCalls interface {
+	// AddReduceCall records one more reduce model call and returns the
+	// count so far.
+	AddReduceCall(ctx context.Context, queryID string) (int, error)
+	// ReduceCalls returns the count so far: 0 when there were none.
+	ReduceCalls(ctx context.Context, queryID string) (int, error)
+}
+
 // Runs is everything a search persists about one run, keyed by query id.
 type Runs interface {
 	Requests
 	Plans
 	Answers
 	Results
+	ReduceCalls
 }
 
 // IndexWriter replaces the records of a namespace: the ingest and import

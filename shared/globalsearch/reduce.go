@@ -63,44 +63,22 @@ func SelectAnswers(skeleton string, budget int, answers []MapAnswer) ([]MapAnswe
 // Reduce makes one attempt at the reduce step of a planned run (SPEC §6):
 // it reads the plan and the stored map answers, adds the batches that failed
 // (as the state machine's Catch or the in-process runner reports them),
-// selects within budget, calls the model once and saves the result.
-// attempt is 1-based; a failure on attempt ReduceAttempts saves a failed
-// result, so the runs store says failed before the run ends.
-func (e *Engine) Reduce(ctx context.Context, queryID string, failures []BatchFailure, attempt int) (Result, error) {
-	start := time.Now()
-	plan, err := e.Runs.Plan(ctx, queryID)
+// selects within budget, calls the model once and saves the result. Every
+// batch failed saves a failed result and returns KindAllBatchesFailed. A
+// failed model call saves nothing: whoever owns the retry (Search, or the
+// state machine) calls FailReduce once no attempt is left, so the runs
+// store never says failed while a retry is still to come.
+func (e *Engine) Reduce(ctx context.Context, queryID string, failures []BatchFailure) (Result, error) {
+	r, err := e.loadReduce(ctx, queryID, failures)
 	if err != nil {
-		return Result{}, fmt.Errorf("load plan of %s: %w", queryID, err)
+		return Result{}, err
 	}
-	answers, err := e.Runs.MapAnswers(ctx, queryID)
-	if err != nil {
-		return Result{}, fmt.Errorf("load map answers of %s: %w", queryID, err)
-	}
-	res := newResult(plan, answers, failures)
-	p := plan.Params
-	finish := func(status Status, runErr error) (Result, error) {
-		res.Status = status
-		if runErr != nil {
-			res.Error = runErr.Error()
-		}
-		res.Diagnostics.FinishedAt = e.now()
-		res.Diagnostics.ModelCalls = res.Diagnostics.Map.ModelCalls + res.Diagnostics.Reduce.ModelCalls
-		res.Diagnostics.InputTokens = res.Diagnostics.Map.InputTokens + res.Diagnostics.Reduce.InputTokens
-		res.Diagnostics.OutputTokens = res.Diagnostics.Map.OutputTokens + res.Diagnostics.Reduce.OutputTokens
-		if err := e.Runs.SaveResult(saveContext(ctx, status), res); err != nil {
-			return res, fmt.Errorf("save result of %s: %w", queryID, err)
-		}
-		e.logger().LogAttrs(ctx, slogInfo, "reduced", stepAttrs(queryID, "reduce", start,
-			"attempts", attempt, "tokensIn", res.Diagnostics.Reduce.InputTokens, "tokensOut", res.Diagnostics.Reduce.OutputTokens,
-			"selected", res.Diagnostics.SelectedAnswerCount, "status", string(status))...)
-		return res, runErr
-	}
-
-	if len(plan.Batches) > 0 && len(answers) == 0 {
-		return finish(StatusFailed, allFailedError(res.MapErrors))
+	res, p := &r.res, r.plan.Params
+	if len(r.plan.Batches) > 0 && len(r.answers) == 0 {
+		return e.finishReduce(ctx, r, StatusFailed, allFailedError(res.MapErrors))
 	}
 	reducePrompt := e.prompts().Reduce
-	selected, content, promptTokens := SelectAnswers(reducePrompt.Skeleton(p.Query), p.ReducePromptBudget(), answers)
+	selected, content, promptTokens := SelectAnswers(reducePrompt.Skeleton(p.Query), p.ReducePromptBudget(), r.answers)
 	res.Diagnostics.SelectedAnswerCount = len(selected)
 	res.Diagnostics.ReducePromptTokens = promptTokens
 	for _, a := range selected {
@@ -108,10 +86,15 @@ func (e *Engine) Reduce(ctx context.Context, queryID string, failures []BatchFai
 	}
 	if len(selected) == 0 {
 		res.Answer = NoResultsAnswer
-		return finish(StatusNoResults, nil)
+		return e.finishReduce(ctx, r, StatusNoResults, nil)
 	}
 
-	res.Diagnostics.Reduce.ModelCalls = attempt
+	// Counted before the call, so a call that fails or times out still counts.
+	calls, err := e.Runs.AddReduceCall(ctx, queryID)
+	if err != nil {
+		return Result{}, fmt.Errorf("count reduce call of %s: %w", queryID, err)
+	}
+	res.Diagnostics.Reduce.ModelCalls = calls
 	resp, err := e.Model.Complete(ctx, ModelRequest{
 		Stage:     StageReduce,
 		Query:     p.Query,
@@ -124,19 +107,74 @@ func (e *Engine) Reduce(ctx context.Context, queryID string, failures []BatchFai
 		res.Answer, err = ParseReduceOutput(resp.Text)
 	}
 	if err != nil {
-		err = fmt.Errorf("reduce attempt %d: %w", attempt, err)
-		e.logger().LogAttrs(ctx, slogError, "reduce attempt failed", stepAttrs(queryID, "reduce", start,
-			"attempts", attempt, "status", "failed", "error", err.Error())...)
-		if attempt >= ReduceAttempts {
-			res.Answer = ""
-			return finish(StatusFailed, err)
-		}
+		err = fmt.Errorf("reduce attempt %d: %w", calls, err)
+		e.logger().LogAttrs(ctx, slogError, "reduce attempt failed", stepAttrs(queryID, "reduce", r.start,
+			"attempts", calls, "status", "failed", "error", err.Error())...)
 		return Result{}, err
 	}
 	if len(res.MapErrors) > 0 {
-		return finish(StatusPartial, nil)
+		return e.finishReduce(ctx, r, StatusPartial, nil)
 	}
-	return finish(StatusCompleted, nil)
+	return e.finishReduce(ctx, r, StatusCompleted, nil)
+}
+
+// FailReduce records a run whose reduce step failed its last attempt: the
+// result says failed with cause, beside everything the map stage produced.
+// It returns that result and cause.
+func (e *Engine) FailReduce(ctx context.Context, queryID string, failures []BatchFailure, cause error) (Result, error) {
+	ctx = saveContext(ctx, StatusFailed)
+	r, err := e.loadReduce(ctx, queryID, failures)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
+	}
+	calls, err := e.Runs.ReduceCalls(ctx, queryID)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
+	}
+	r.res.Diagnostics.Reduce.ModelCalls = calls
+	return e.finishReduce(ctx, r, StatusFailed, cause)
+}
+
+// reduceRun is what one reduce step works on.
+type reduceRun struct {
+	plan    Plan
+	answers []MapAnswer
+	res     Result
+	start   time.Time
+}
+
+func (e *Engine) loadReduce(ctx context.Context, queryID string, failures []BatchFailure) (*reduceRun, error) {
+	start := time.Now()
+	plan, err := e.Runs.Plan(ctx, queryID)
+	if err != nil {
+		return nil, fmt.Errorf("load plan of %s: %w", queryID, err)
+	}
+	answers, err := e.Runs.MapAnswers(ctx, queryID)
+	if err != nil {
+		return nil, fmt.Errorf("load map answers of %s: %w", queryID, err)
+	}
+	return &reduceRun{plan: plan, answers: answers, res: newResult(plan, answers, failures), start: start}, nil
+}
+
+// finishReduce completes the result's totals, saves it and logs the step.
+func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, runErr error) (Result, error) {
+	res := &r.res
+	res.Status = status
+	if runErr != nil {
+		res.Answer, res.Error = "", runErr.Error()
+	}
+	d := &res.Diagnostics
+	d.FinishedAt = e.now()
+	d.ModelCalls = d.Map.ModelCalls + d.Reduce.ModelCalls
+	d.InputTokens = d.Map.InputTokens + d.Reduce.InputTokens
+	d.OutputTokens = d.Map.OutputTokens + d.Reduce.OutputTokens
+	if err := e.Runs.SaveResult(saveContext(ctx, status), *res); err != nil {
+		return *res, fmt.Errorf("save result of %s: %w", res.QueryID, err)
+	}
+	e.logger().LogAttrs(ctx, slogInfo, "reduced", stepAttrs(res.QueryID, "reduce", r.start,
+		"attempts", d.Reduce.ModelCalls, "tokensIn", d.Reduce.InputTokens, "tokensOut", d.Reduce.OutputTokens,
+		"selected", d.SelectedAnswerCount, "status", string(status))...)
+	return *res, runErr
 }
 
 // newResult fills what every result says about its plan and map stage.

@@ -9,7 +9,7 @@ import (
 // Search runs a whole search in one process (SPEC §9) through the same
 // steps the state machine runs: Prepare, MapBatch for every batch with at
 // most min(mapConcurrency, batches) in flight and two attempts each, then
-// Reduce with two attempts. The returned Result is also saved in Runs; on
+// Reduce with two attempts (then FailReduce). The returned Result is also saved in Runs; on
 // failure it has status failed and the error says why.
 func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
 	out, err := e.Prepare(ctx, p)
@@ -34,14 +34,15 @@ func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
 			failures = append(failures, BatchFailure{BatchIndex: i, Message: err.Error(), Attempts: attempts})
 		}
 	}
-	var res Result
-	for attempt := 1; attempt <= ReduceAttempts; attempt++ {
-		res, err = e.Reduce(ctx, p.QueryID, failures, attempt)
-		if err == nil || KindOf(err) == KindAllBatchesFailed || ctx.Err() != nil {
-			break
+	for attempt := 1; ; attempt++ {
+		res, err := e.Reduce(ctx, p.QueryID, failures)
+		if err == nil || KindOf(err) == KindAllBatchesFailed {
+			return res, err
+		}
+		if attempt == ReduceAttempts || ctx.Err() != nil {
+			return e.FailReduce(ctx, p.QueryID, failures, err)
 		}
 	}
-	return res, err
 }
 
 // FailRun records a run that cannot go on (invalid input found while

@@ -24,6 +24,7 @@ const (
 	skRequest      = "request"
 	skPlan         = "plan"
 	skResult       = "result"
+	skReduceCalls  = "reduce-calls"
 	prefixBatch    = "batch#"
 	prefixAnswer   = "answer#"
 	maxBatchIndex  = 999_999 // six digits keep sort-key order = index order
@@ -47,6 +48,9 @@ type runItem struct {
 	// Status stays readable beside it.
 	Status string `json:"status,omitempty"`
 	Result []byte `json:"resultGzip,omitempty"`
+	// ReduceCalls is the reduce-calls counter; a pointer so that the reset
+	// to 0 is written.
+	ReduceCalls *int `json:"reduceCalls,omitempty"`
 }
 
 // planHeader is the plan item: the plan without its batches, which have
@@ -251,6 +255,13 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 		return err
 	}
 	writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: m}})
+	// A new plan is a new map and reduce stage: its reduce calls count from 0.
+	zero := 0
+	m, err = s.marshalRun("reduce calls of query "+id, runItem{QueryID: id, SK: skReduceCalls, ExpiresAt: exp, ReduceCalls: &zero})
+	if err != nil {
+		return err
+	}
+	writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: m}})
 	for i := range p.Batches {
 		b := p.Batches[i]
 		if b.Index != i {
@@ -382,6 +393,55 @@ func (s *Store) MapAnswers(ctx context.Context, queryID string) ([]globalsearch.
 		}
 	}
 	return out, nil
+}
+
+// AddReduceCall implements globalsearch.ReduceCalls with an atomic ADD, so
+// concurrent or retried invocations never lose a count.
+func (s *Store) AddReduceCall(ctx context.Context, queryID string) (int, error) {
+	if err := requireQueryID(queryID); err != nil {
+		return 0, err
+	}
+	what := "reduce calls of query " + queryID
+	key, err := attributevalue.MarshalMapWithOptions(runKey{queryID, skReduceCalls}, jsonTags)
+	if err != nil {
+		return 0, fmt.Errorf("encode key of %s: %w", what, err)
+	}
+	expr, err := expression.NewBuilder().WithUpdate(
+		expression.Add(expression.Name("reduceCalls"), expression.Value(1)).
+			Set(expression.Name("expiresAt"), expression.Value(s.expiresAt()))).Build()
+	if err != nil {
+		return 0, fmt.Errorf("build update of %s: %w", what, err)
+	}
+	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.tables.Runs,
+		Key:                       key,
+		UpdateExpression:          expr.Update(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+		ReturnValues:              types.ReturnValueUpdatedNew,
+	})
+	if err != nil {
+		return 0, wrap(err, "count %s", what)
+	}
+	var it runItem
+	if err := attributevalue.UnmarshalMapWithOptions(out.Attributes, &it, jsonTagsDec); err != nil || it.ReduceCalls == nil {
+		return 0, fmt.Errorf("decode %s: %v", what, err)
+	}
+	return *it.ReduceCalls, nil
+}
+
+// ReduceCalls implements globalsearch.ReduceCalls.
+func (s *Store) ReduceCalls(ctx context.Context, queryID string) (int, error) {
+	it, err := s.get(ctx, "reduce calls of query "+queryID, queryID, skReduceCalls)
+	switch {
+	case errors.Is(err, globalsearch.ErrNotFound):
+		return 0, nil
+	case err != nil:
+		return 0, err
+	case it.ReduceCalls == nil:
+		return 0, nil
+	}
+	return *it.ReduceCalls, nil
 }
 
 // SaveResult implements globalsearch.Results.

@@ -63,6 +63,7 @@ type fakeClient struct {
 	putItem        func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error)
 	batchGetItem   func(context.Context, *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error)
 	batchWriteItem func(context.Context, *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error)
+	updateItem     func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error)
 
 	mu    sync.Mutex
 	calls map[string]int
@@ -131,6 +132,14 @@ func (f *fakeClient) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWrite
 		return f.batchWriteItem(ctx, in)
 	}
 	return f.next.BatchWriteItem(ctx, in, o...)
+}
+
+func (f *fakeClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	f.count("UpdateItem")
+	if f.updateItem != nil {
+		return f.updateItem(ctx, in)
+	}
+	return f.next.UpdateItem(ctx, in, o...)
 }
 
 // generate builds a namespace of n leaf summaries under one root, a claim
@@ -326,6 +335,9 @@ func TestThrottled(t *testing.T) {
 				batchWriteItem: func(context.Context, *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
 					return nil, apiErr
 				},
+				updateItem: func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+					return nil, apiErr
+				},
 			}
 			s := store.New(fake, store.Tables{Index: "i", Runs: "r"})
 			calls := map[string]func() error{
@@ -337,6 +349,8 @@ func TestThrottled(t *testing.T) {
 				"MapAnswers":    func() error { _, err := s.MapAnswers(ctx, "q"); return err },
 				"SaveMapAnswer": func() error { return s.SaveMapAnswer(ctx, "q", globalsearch.MapAnswer{}) },
 				"SavePlan":      func() error { return s.SavePlan(ctx, globalsearch.Plan{Params: globalsearch.Params{QueryID: "q"}}) },
+				"AddReduceCall": func() error { _, err := s.AddReduceCall(ctx, "q"); return err },
+				"ReduceCalls":   func() error { _, err := s.ReduceCalls(ctx, "q"); return err },
 			}
 			for name, call := range calls {
 				err := call()

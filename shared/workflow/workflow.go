@@ -83,11 +83,35 @@ type MapResult struct {
 	Error      string  `json:"error,omitempty"`
 }
 
-// ReduceInput is the Reduce task's payload.
+// ReduceInput is the payload of the Reduce task and, with Failure set, of
+// the RecordReduceFailure task its Catch leads to.
 type ReduceInput struct {
-	QueryID    string      `json:"queryId"`
-	MapResults []MapResult `json:"mapResults"`
-	Attempt    int         `json:"attempt"`
+	QueryID    string       `json:"queryId"`
+	MapResults []MapResult  `json:"mapResults"`
+	Failure    *TaskFailure `json:"failure,omitempty"`
+}
+
+// TaskFailure is the error a Catch hands on (ResultPath "$.error"): the
+// error name and its cause, which for a Lambda task is the function's
+// {"errorMessage", "errorType"} as JSON.
+type TaskFailure struct {
+	Error string `json:"Error"`
+	Cause string `json:"Cause"`
+}
+
+// message is the failure's own message when the cause is a Lambda error,
+// else the cause as it came.
+func (f TaskFailure) message() string {
+	var lambdaErr struct {
+		ErrorMessage string `json:"errorMessage"`
+	}
+	if json.Unmarshal([]byte(f.Cause), &lambdaErr) == nil && lambdaErr.ErrorMessage != "" {
+		return f.Error + ": " + lambdaErr.ErrorMessage
+	}
+	if f.Cause == "" {
+		return f.Error
+	}
+	return f.Error + ": " + f.Cause
 }
 
 // ReduceOutput ends the execution; the result is in the runs table.
@@ -144,8 +168,12 @@ func (h *Handlers) Map(ctx context.Context, in MapInput) (MapOutput, error) {
 }
 
 // Reduce makes one attempt at reduce with the failed batches the Map state
-// reported. Engine.Reduce saves a failed result when every batch failed or
-// on the last attempt, before the error reaches the state machine.
+// reported; the second attempt is the state machine's Retry. Engine.Reduce
+// saves a failed result itself only when every batch failed. When the
+// Retry is spent, the state machine's Catch invokes this function again
+// with the caught error in Failure, and the run is recorded as failed:
+// deciding "last attempt" here would need $$.State.RetryCount, which also
+// counts Lambda-service retries that never reached the handler.
 func (h *Handlers) Reduce(ctx context.Context, in ReduceInput) (ReduceOutput, error) {
 	if in.QueryID == "" {
 		return ReduceOutput{}, &InvalidInputError{"reduce input needs a queryId"}
@@ -162,7 +190,16 @@ func (h *Handlers) Reduce(ctx context.Context, in ReduceInput) (ReduceOutput, er
 			})
 		}
 	}
-	res, err := h.Engine.Reduce(ctx, in.QueryID, failures, max(in.Attempt, 1))
+	if in.Failure != nil {
+		cause := errors.New(in.Failure.message())
+		// FailReduce returns cause itself once the failed result is saved.
+		res, err := h.Engine.FailReduce(ctx, in.QueryID, failures, cause)
+		if err != cause {
+			return ReduceOutput{}, named(ctx, err)
+		}
+		return ReduceOutput{QueryID: in.QueryID, Status: res.Status}, nil
+	}
+	res, err := h.Engine.Reduce(ctx, in.QueryID, failures)
 	if err != nil {
 		return ReduceOutput{}, named(ctx, err)
 	}

@@ -247,23 +247,25 @@ func TestReduce(t *testing.T) {
 		want       string
 		wantType   string
 		wantStored globalsearch.Status // "" when no result may be stored
+		wantError  string
 	}{
 		{name: "completed", model: answering(60), mapped: []int{0, 1, 2},
-			payload: `{"queryId":"q1","attempt":1,"mapResults":[{"batchIndex":0,"usefulness":60},{"batchIndex":1,"usefulness":60},{"batchIndex":2,"usefulness":60}]}`,
+			payload: `{"queryId":"q1","mapResults":[{"batchIndex":0,"usefulness":60},{"batchIndex":1,"usefulness":60},{"batchIndex":2,"usefulness":60}]}`,
 			want:    `{"queryId":"q1","status":"completed"}`, wantStored: globalsearch.StatusCompleted},
 		{name: "partial", model: answering(60), mapped: []int{0, 2},
-			payload: `{"queryId":"q1","attempt":1,"mapResults":[{"batchIndex":0,"usefulness":60},{"failed":true,"batchIndex":1,"error":"ModelOutputError"},{"batchIndex":2,"usefulness":60}]}`,
+			payload: `{"queryId":"q1","mapResults":[{"batchIndex":0,"usefulness":60},{"failed":true,"batchIndex":1,"error":"ModelOutputError"},{"batchIndex":2,"usefulness":60}]}`,
 			want:    `{"queryId":"q1","status":"partial"}`, wantStored: globalsearch.StatusPartial},
 		{name: "every batch failed", model: answering(60),
-			payload:  `{"queryId":"q1","attempt":1,"mapResults":[{"failed":true,"batchIndex":0,"error":"ThrottledError"},{"failed":true,"batchIndex":1,"error":"ModelError"},{"failed":true,"batchIndex":2,"error":"ModelError"}]}`,
+			payload:  `{"queryId":"q1","mapResults":[{"failed":true,"batchIndex":0,"error":"ThrottledError"},{"failed":true,"batchIndex":1,"error":"ModelError"},{"failed":true,"batchIndex":2,"error":"ModelError"}]}`,
 			wantType: "AllBatchesFailedError", wantStored: globalsearch.StatusFailed},
 		{name: "bad reduce output, first attempt", model: badReduce, mapped: []int{0, 1, 2},
-			payload:  `{"queryId":"q1","attempt":1,"mapResults":[]}`,
+			payload:  `{"queryId":"q1","mapResults":[]}`,
 			wantType: "ModelOutputError"},
-		{name: "bad reduce output, last attempt", model: badReduce, mapped: []int{0, 1, 2},
-			payload:  `{"queryId":"q1","attempt":2,"mapResults":[]}`,
-			wantType: "ModelOutputError", wantStored: globalsearch.StatusFailed},
-		{name: "unknown run", model: answering(60), payload: `{"queryId":"zz","attempt":1,"mapResults":[]}`, wantType: "NotFoundError"},
+		{name: "attempts spent: the Catch records the failure", model: badReduce, mapped: []int{0, 1, 2},
+			payload:    `{"queryId":"q1","mapResults":[],"failure":{"Error":"ModelOutputError","Cause":"{\"errorMessage\":\"reduce attempt 2: bad\",\"errorType\":\"ModelOutputError\"}"}}`,
+			want:       `{"queryId":"q1","status":"failed"}`,
+			wantStored: globalsearch.StatusFailed, wantError: "ModelOutputError: reduce attempt 2: bad"},
+		{name: "unknown run", model: answering(60), payload: `{"queryId":"zz","mapResults":[]}`, wantType: "NotFoundError"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -289,6 +291,9 @@ func TestReduce(t *testing.T) {
 			}
 			require.NoError(t, rerr)
 			assert.Equal(t, tc.wantStored, res.Status)
+			if tc.wantError != "" {
+				assert.Equal(t, tc.wantError, res.Error)
+			}
 			if tc.wantStored == globalsearch.StatusPartial {
 				require.Len(t, res.MapErrors, 1)
 				assert.Contains(t, res.MapErrors[0].Message, "ModelOutputError")

@@ -26,6 +26,7 @@ type Store struct {
 	plans      map[string]globalsearch.Plan
 	answers    map[string]map[int]globalsearch.MapAnswer
 	results    map[string]globalsearch.Result
+	reduce     map[string]int
 }
 
 var (
@@ -42,6 +43,7 @@ func New() *Store {
 		plans:      map[string]globalsearch.Plan{},
 		answers:    map[string]map[int]globalsearch.MapAnswer{},
 		results:    map[string]globalsearch.Result{},
+		reduce:     map[string]int{},
 	}
 }
 
@@ -143,6 +145,7 @@ func (s *Store) SavePlan(_ context.Context, p globalsearch.Plan) error {
 	defer s.mu.Unlock()
 	s.plans[p.Params.QueryID] = copied
 	s.requests[p.Params.QueryID] = p.Params
+	delete(s.reduce, p.Params.QueryID)
 	return nil
 }
 
@@ -196,6 +199,21 @@ func (s *Store) MapAnswers(_ context.Context, queryID string) ([]globalsearch.Ma
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// AddReduceCall implements globalsearch.ReduceCalls.
+func (s *Store) AddReduceCall(_ context.Context, queryID string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reduce[queryID]++
+	return s.reduce[queryID], nil
+}
+
+// ReduceCalls implements globalsearch.ReduceCalls.
+func (s *Store) ReduceCalls(_ context.Context, queryID string) (int, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.reduce[queryID], nil
 }
 
 // SaveResult implements globalsearch.Results.

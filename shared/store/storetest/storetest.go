@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) Store, opts ...Option) {
 		{"plan without batches", false, testPlanEmpty},
 		{"map answers ordered and overwritten", false, testMapAnswers},
 		{"result round trip and overwrite", false, testResult},
+		{"reduce calls count and reset with a new plan", false, testReduceCalls},
 		{"runs are separate by query id", false, testRunsSeparate},
 		{"large result fits", false, testLargeResult},
 		{"large namespace over several pages", true, testLargeNamespace},
@@ -482,6 +483,35 @@ func testResult(t *testing.T, s Store) {
 	got, err = s.Result(ctx, "q-res")
 	require.NoError(t, err)
 	assert.Equal(t, second, got)
+}
+
+func testReduceCalls(t *testing.T, s Store) {
+	ctx := context.Background()
+	n, err := s.ReduceCalls(ctx, "q-calls")
+	require.NoError(t, err)
+	assert.Zero(t, n, "a run that never reduced has made no reduce call")
+
+	require.NoError(t, s.SavePlan(ctx, samplePlan("q-calls", 1)))
+	for want := 1; want <= 3; want++ {
+		got, err := s.AddReduceCall(ctx, "q-calls")
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	}
+	n, err = s.ReduceCalls(ctx, "q-calls")
+	require.NoError(t, err)
+	assert.Equal(t, 3, n)
+	other, err := s.ReduceCalls(ctx, "q-other-calls")
+	require.NoError(t, err)
+	assert.Zero(t, other, "counts are per run")
+
+	// A repeated start plans the run again: its reduce stage starts over.
+	require.NoError(t, s.SavePlan(ctx, samplePlan("q-calls", 1)))
+	n, err = s.ReduceCalls(ctx, "q-calls")
+	require.NoError(t, err)
+	assert.Zero(t, n)
+	got, err := s.AddReduceCall(ctx, "q-calls")
+	require.NoError(t, err)
+	assert.Equal(t, 1, got)
 }
 
 // testLargeResult saves the diagnostics of the largest plan the state
