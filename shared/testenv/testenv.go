@@ -198,7 +198,7 @@ func Moto(t testing.TB, opts MotoOptions) string {
 	cmd.Env = append(os.Environ(), opts.Env...)
 	// Its own process group, so cleanup stops the workers it forks too.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out := &lockedBuffer{}
+	out := &OutputBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start moto_server: %v", err)
@@ -242,23 +242,34 @@ func waitReady(endpoint string, timeout time.Duration, exited <-chan error) erro
 	}
 }
 
-// lockedBuffer collects the server's output, which exec copies from
-// another goroutine while a failing test may read it.
-type lockedBuffer struct {
+// OutputBuffer collects a child process's output, which exec copies from
+// another goroutine while a test may read it.
+type OutputBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+func (b *OutputBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *lockedBuffer) String() string {
+func (b *OutputBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// FreeAddr returns a loopback address with a port that was free a moment
+// ago, for a child process to listen on.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	port, err := freePort()
+	if err != nil {
+		t.Fatalf("find a free port: %v", err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
 func freePort() (int, error) {

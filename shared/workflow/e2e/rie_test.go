@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -64,11 +63,11 @@ func TestBootstrapUnderRIE(t *testing.T) {
 		{ID: "c2", Level: 0, Title: "Schools", Summary: "Three schools opened in the valley."},
 	}}))
 
-	addr := freeAddr(t)
-	logs := &syncBuffer{}
+	addr := testenv.FreeAddr(t)
+	logs := &testenv.OutputBuffer{}
 	cmd := exec.Command(rie, "--log-level", "error",
 		"--runtime-interface-emulator-address", addr,
-		"--runtime-api-address", freeAddr(t),
+		"--runtime-api-address", testenv.FreeAddr(t),
 		bootstrap)
 	cmd.Dir = dir
 	// Only what the function's template gives it, plus static credentials
@@ -190,7 +189,7 @@ type rieReport struct{ init, duration time.Duration }
 
 // waitReport reads the emulator's REPORT line, which it prints (to stdout,
 // whatever the log level) after the response.
-func waitReport(logs *syncBuffer, wait time.Duration) rieReport {
+func waitReport(logs *testenv.OutputBuffer, wait time.Duration) rieReport {
 	ms := func(s string) time.Duration {
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
@@ -208,31 +207,4 @@ func waitReport(logs *syncBuffer, wait time.Duration) rieReport {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// syncBuffer collects a child's output, which exec copies from another
-// goroutine while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
