@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
@@ -182,12 +181,9 @@ func (o *modelOptions) open(ctx context.Context, env *cliEnv) (globalsearch.Mode
 	case providerBedrock:
 		// Region, credentials, profile and endpoint (AWS_ENDPOINT_URL_BEDROCK_RUNTIME)
 		// come from the standard AWS environment and config files.
-		cfg, err := config.LoadDefaultConfig(ctx)
+		cfg, err := awsConfig(ctx, "--model bedrock:...")
 		if err != nil {
-			return nil, fmt.Errorf("load AWS configuration for bedrock: %w", err)
-		}
-		if cfg.Region == "" {
-			return nil, &usageError{"--model bedrock:... needs an AWS region: set AWS_REGION, or region in the AWS_PROFILE's config"}
+			return nil, err
 		}
 		return bedrock.New(cfg, spec.model)
 	case providerOpenAI:
