@@ -63,7 +63,7 @@ func Open(path string) (*Store, indexfile.File, error) {
 // ReplaceNamespace replaces every record of a namespace.
 func (s *Store) ReplaceNamespace(_ context.Context, namespace string, r globalsearch.Records) error {
 	if err := indexfile.Validate(r); err != nil {
-		return fmt.Errorf("namespace %s: %w", namespace, err)
+		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace %s: %w", namespace, err)
 	}
 	var copied globalsearch.Records
 	if err := deepCopy(r, &copied); err != nil {
@@ -104,8 +104,10 @@ func (s *Store) Chunks(_ context.Context, namespace string, ids []string) ([]glo
 	defer s.mu.RUnlock()
 	byID := s.chunks[namespace]
 	out := make([]globalsearch.Chunk, 0, len(ids))
+	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
-		if c, ok := byID[id]; ok {
+		if c, ok := byID[id]; ok && !seen[id] {
+			seen[id] = true
 			out = append(out, c)
 		}
 	}
