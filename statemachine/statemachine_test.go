@@ -263,9 +263,11 @@ func (s *recordingStarter) Start(_ context.Context, name string, input []byte) e
 	return nil
 }
 
-func (s *recordingStarter) Started(_ context.Context, name string) (bool, error) {
-	_, ok := s.started[name]
-	return ok, nil
+func (s *recordingStarter) Execution(_ context.Context, name string) (string, string, error) {
+	if _, ok := s.started[name]; !ok {
+		return "", "", nil
+	}
+	return "RUNNING", "", nil
 }
 
 func TestEventsDecodeStrictlyThroughTheirHandlers(t *testing.T) {

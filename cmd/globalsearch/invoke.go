@@ -206,10 +206,15 @@ func (l *localStarter) Start(ctx context.Context, name string, input []byte) err
 	return nil
 }
 
-func (l *localStarter) Started(ctx context.Context, name string) (bool, error) {
+// Execution reports a local run: the in-process search is over once
+// Start returns, so a planned run has succeeded or failed.
+func (l *localStarter) Execution(ctx context.Context, name string) (string, string, error) {
 	_, err := l.inv.store.Plan(ctx, name)
-	if errors.Is(err, globalsearch.ErrNotFound) {
-		return false, nil
+	switch {
+	case errors.Is(err, globalsearch.ErrNotFound):
+		return "", "", nil
+	case err != nil:
+		return "", "", err
 	}
-	return err == nil, err
+	return "SUCCEEDED", "", nil
 }

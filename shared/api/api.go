@@ -31,8 +31,9 @@ type Starter interface {
 	// Start starts an execution named name with input; repeating it with
 	// the same input is success.
 	Start(ctx context.Context, name string, input []byte) error
-	// Started reports whether an execution named name exists.
-	Started(ctx context.Context, name string) (bool, error)
+	// Execution reports the status of the execution named name ("" when
+	// there is none) and, for one that failed, why.
+	Execution(ctx context.Context, name string) (status, failure string, err error)
 }
 
 // Runs is what the API reads and writes of the runs store.
@@ -63,6 +64,7 @@ type Accepted struct {
 type Running struct {
 	QueryID string              `json:"queryId"`
 	Status  globalsearch.Status `json:"status"`
+	Error   string              `json:"error,omitempty"`
 }
 
 // Error is every error body.
@@ -159,11 +161,11 @@ func (h *Handler) repeat(ctx context.Context, p globalsearch.Params, accepted Ac
 	case !errors.Is(err, globalsearch.ErrNotFound):
 		return h.fail(ctx, p.QueryID, err)
 	}
-	started, err := h.Starter.Started(ctx, p.QueryID)
+	status, _, err := h.Starter.Execution(ctx, p.QueryID)
 	if err != nil {
 		return h.fail(ctx, p.QueryID, err)
 	}
-	if !started {
+	if status == "" {
 		if err := h.start(ctx, p); err != nil {
 			return h.fail(ctx, p.QueryID, err)
 		}
@@ -196,6 +198,21 @@ func (h *Handler) get(ctx context.Context, id string) events.APIGatewayV2HTTPRes
 		return notFound
 	} else if err != nil {
 		return h.fail(ctx, id, err)
+	}
+	// No result yet: normally still running. An execution that ended
+	// without saving one (States.Timeout, Lambda-service retries spent,
+	// aborted by hand) would otherwise read as running until its TTL.
+	status, failure, err := h.Starter.Execution(ctx, id)
+	if err != nil {
+		return h.fail(ctx, id, err)
+	}
+	switch status {
+	case "FAILED", "TIMED_OUT", "ABORTED":
+		msg := "the execution ended " + status + " before it saved a result"
+		if failure != "" {
+			msg += ": " + failure
+		}
+		return reply(http.StatusOK, Running{QueryID: id, Status: globalsearch.StatusFailed, Error: msg})
 	}
 	return reply(http.StatusOK, Running{QueryID: id, Status: globalsearch.StatusRunning})
 }

@@ -21,6 +21,9 @@ type fakeStarter struct {
 	inputs map[string]string
 	calls  int
 	start  func(name string) error
+	// status and failure are what Execution reports of a started
+	// execution; RUNNING when status is empty.
+	status, failure string
 }
 
 func (f *fakeStarter) Start(_ context.Context, name string, input []byte) error {
@@ -34,9 +37,14 @@ func (f *fakeStarter) Start(_ context.Context, name string, input []byte) error 
 	return nil
 }
 
-func (f *fakeStarter) Started(_ context.Context, name string) (bool, error) {
-	_, ok := f.inputs[name]
-	return ok, nil
+func (f *fakeStarter) Execution(_ context.Context, name string) (string, string, error) {
+	if _, ok := f.inputs[name]; !ok {
+		return "", "", nil
+	}
+	if f.status != "" {
+		return f.status, f.failure, nil
+	}
+	return "RUNNING", "", nil
 }
 
 func newHandler() (*api.Handler, *memstore.Store, *fakeStarter) {
@@ -200,6 +208,39 @@ func TestGet(t *testing.T) {
 			if tc.wantStatus == 405 {
 				assert.NotEmpty(t, resp.Headers["Allow"])
 			}
+		})
+	}
+}
+
+func TestGetExecutionThatEndedWithoutAResult(t *testing.T) {
+	cases := []struct {
+		name, status, failure string
+		want                  map[string]any
+	}{
+		{"still running", "RUNNING", "", map[string]any{"status": "running"}},
+		{"timed out", "TIMED_OUT", "States.Timeout: Map timed out",
+			map[string]any{"status": "failed", "error": "the execution ended TIMED_OUT before it saved a result: States.Timeout: Map timed out"}},
+		{"aborted", "ABORTED", "", map[string]any{"status": "failed", "error": "the execution ended ABORTED before it saved a result"}},
+		{"failed", "FAILED", "Lambda.ServiceException: gone", map[string]any{"status": "failed", "error": "the execution ended FAILED before it saved a result: Lambda.ServiceException: gone"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h, s, st := newHandler()
+			ctx := context.Background()
+			_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q-1", Query: "q"})
+			require.NoError(t, err)
+			st.inputs["q-1"] = "{}"
+			st.status, st.failure = tc.status, tc.failure
+			req := request("GET", "/queries/q-1", "", nil)
+			req.PathParameters = map[string]string{"id": "q-1"}
+			resp := call(t, h, req)
+			assert.Equal(t, 200, resp.StatusCode, resp.Body)
+			b := body(t, resp)
+			for k, v := range tc.want {
+				assert.Equal(t, v, b[k], k)
+			}
+			_, err = s.Result(ctx, "q-1")
+			assert.ErrorIs(t, err, globalsearch.ErrNotFound, "a GET reports, it writes nothing")
 		})
 	}
 }

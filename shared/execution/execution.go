@@ -63,17 +63,25 @@ func (s *Starter) Start(ctx context.Context, name string, input []byte) error {
 	return nil
 }
 
-// Started reports whether an execution named name exists.
-func (s *Starter) Started(ctx context.Context, name string) (bool, error) {
-	_, err := s.client.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: new(s.executionARN(name))})
+// Execution reports the status of the execution named name (RUNNING,
+// SUCCEEDED, FAILED, TIMED_OUT, ABORTED, ...), "" when there is none, and
+// for one that failed, its error and cause.
+func (s *Starter) Execution(ctx context.Context, name string) (status, failure string, err error) {
+	out, err := s.client.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: new(s.executionARN(name))})
 	var missing *types.ExecutionDoesNotExist
 	if errors.As(err, &missing) {
-		return false, nil
+		return "", "", nil
 	}
 	if err != nil {
-		return false, classify(err, "describe execution %s", name)
+		return "", "", classify(err, "describe execution %s", name)
 	}
-	return true, nil
+	if out.Error != nil {
+		failure = *out.Error
+		if out.Cause != nil && *out.Cause != "" {
+			failure += ": " + *out.Cause
+		}
+	}
+	return string(out.Status), failure, nil
 }
 
 // executionARN derives an execution's ARN from the state machine's:

@@ -21,6 +21,7 @@ type fakeSFN struct {
 	executions map[string]string // execution ARN -> input
 	startErr   error
 	starts     []*sfn.StartExecutionInput
+	failed     bool // executions report TIMED_OUT
 }
 
 func (f *fakeSFN) StartExecution(_ context.Context, in *sfn.StartExecutionInput, _ ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error) {
@@ -41,7 +42,11 @@ func (f *fakeSFN) DescribeExecution(_ context.Context, in *sfn.DescribeExecution
 	if !ok {
 		return nil, &types.ExecutionDoesNotExist{Message: new("no such execution")}
 	}
-	return &sfn.DescribeExecutionOutput{ExecutionArn: in.ExecutionArn, Input: &input}, nil
+	out := &sfn.DescribeExecutionOutput{ExecutionArn: in.ExecutionArn, Input: &input, Status: types.ExecutionStatusRunning}
+	if f.failed {
+		out.Status, out.Error, out.Cause = types.ExecutionStatusTimedOut, new("States.Timeout"), new("the Map state timed out")
+	}
+	return out, nil
 }
 
 const machine = "arn:aws:states:eu-west-1:123456789012:stateMachine:search"
@@ -81,14 +86,21 @@ func TestStart(t *testing.T) {
 	}
 }
 
-func TestStarted(t *testing.T) {
+func TestExecution(t *testing.T) {
 	api := &fakeSFN{executions: map[string]string{}}
 	s := execution.New(api, machine)
-	ok, err := s.Started(context.Background(), "q1")
+	status, failure, err := s.Execution(context.Background(), "q1")
 	require.NoError(t, err)
-	assert.False(t, ok)
+	assert.Empty(t, status, "no execution")
+	assert.Empty(t, failure)
 	require.NoError(t, s.Start(context.Background(), "q1", []byte(`{}`)))
-	ok, err = s.Started(context.Background(), "q1")
+	status, failure, err = s.Execution(context.Background(), "q1")
 	require.NoError(t, err)
-	assert.True(t, ok)
+	assert.Equal(t, "RUNNING", status)
+	assert.Empty(t, failure)
+	api.failed = true
+	status, failure, err = s.Execution(context.Background(), "q1")
+	require.NoError(t, err)
+	assert.Equal(t, "TIMED_OUT", status)
+	assert.Equal(t, "States.Timeout: the Map state timed out", failure)
 }
