@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
 	"github.com/graphrag-global/graphrag-global/shared/llm/offline"
