@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"unicode"
@@ -59,8 +60,9 @@ func parseJSON(s string) (any, bool) {
 	if err := dec.Decode(&v); err != nil || v == nil {
 		return nil, false
 	}
-	if _, err := dec.Token(); err == nil {
-		return nil, false // more than one value: not "parsed whole"
+	// "Parsed whole" means nothing but space after the value.
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
 	}
 	return v, true
 }

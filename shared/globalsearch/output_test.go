@@ -1,6 +1,7 @@
 package globalsearch_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -113,4 +114,25 @@ func FuzzParseReduceOutput(f *testing.F) {
 			t.Fatalf("accepted a blank answer from %q", text)
 		}
 	})
+}
+
+func TestExtractJSONParsesWholeOrSlices(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       any
+	}{
+		{"whole", `{"a":"b"}`, map[string]any{"a": "b"}},
+		{"trailing prose falls back to the slice", `{"a":"b"} thanks!`, map[string]any{"a": "b"}},
+		{"array", ` [1] `, []any{json.Number("1")}},
+		{"fence body wins", "```json\n{\"a\":\"fenced\"}\n```\n{\"a\":\"outside\"}", map[string]any{"a": "fenced"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := gs.ExtractJSON(tc.text)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+	_, err := gs.ExtractJSON(`{"a":1} {"b":2}`)
+	assert.Error(t, err, "two values are not one JSON value")
 }

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 //go:embed prompts/map.txt
@@ -56,10 +57,11 @@ type Prompts struct {
 	Reduce Template
 }
 
-// DefaultPrompts are the project's own prompts, embedded from prompts/.
-func DefaultPrompts() Prompts {
+// DefaultPrompts are the project's own prompts, embedded from prompts/,
+// parsed once.
+var DefaultPrompts = sync.OnceValue(func() Prompts {
 	return Prompts{Map: mustParse(mapPromptText), Reduce: mustParse(reducePromptText)}
-}
+})
 
 func mustParse(text string) Template {
 	t, err := ParseTemplate(text)
