@@ -139,39 +139,43 @@ func jsonKind(goKind string) string {
 // with a subject. The hierarchy itself (cycles, missing parents) is checked
 // by the search, which reports it as a corrupt index.
 func Validate(r globalsearch.Records) error {
-	seen := map[string]bool{}
-	for i, s := range r.Summaries {
-		switch {
-		case s.ID == "":
-			return fmt.Errorf("summaries[%d]: field \"id\" is required", i)
-		case seen[s.ID]:
-			return fmt.Errorf("summaries[%d] (id %s): duplicate id", i, s.ID)
-		case s.Level < 0:
-			return fmt.Errorf("summaries[%d] (id %s): field \"level\" must be >= 0", i, s.ID)
+	err := checkRecords("summaries", r.Summaries, func(s globalsearch.Summary) (string, string) {
+		if s.Level < 0 {
+			return s.ID, `field "level" must be >= 0`
 		}
-		seen[s.ID] = true
+		return s.ID, ""
+	})
+	if err != nil {
+		return err
 	}
-	clear(seen)
-	for i, c := range r.Claims {
-		switch {
-		case c.ID == "":
-			return fmt.Errorf("claims[%d]: field \"id\" is required", i)
-		case seen[c.ID]:
-			return fmt.Errorf("claims[%d] (id %s): duplicate id", i, c.ID)
-		case c.Subject == "":
-			return fmt.Errorf("claims[%d] (id %s): field \"subject\" is required", i, c.ID)
+	err = checkRecords("claims", r.Claims, func(c globalsearch.Claim) (string, string) {
+		if c.Subject == "" {
+			return c.ID, `field "subject" is required`
 		}
-		seen[c.ID] = true
+		return c.ID, ""
+	})
+	if err != nil {
+		return err
 	}
-	clear(seen)
-	for i, c := range r.Chunks {
+	return checkRecords("chunks", r.Chunks, func(c globalsearch.Chunk) (string, string) { return c.ID, "" })
+}
+
+// checkRecords applies the rules every kind shares (an id, unique within
+// the kind) and the kind's own rule, which returns the record's id and what
+// is wrong with it, if anything.
+func checkRecords[T any](kind string, records []T, check func(T) (id, problem string)) error {
+	seen := make(map[string]bool, len(records))
+	for i, rec := range records {
+		id, problem := check(rec)
 		switch {
-		case c.ID == "":
-			return fmt.Errorf("chunks[%d]: field \"id\" is required", i)
-		case seen[c.ID]:
-			return fmt.Errorf("chunks[%d] (id %s): duplicate id", i, c.ID)
+		case id == "":
+			return fmt.Errorf("%s[%d]: field \"id\" is required", kind, i)
+		case seen[id]:
+			return fmt.Errorf("%s[%d] (id %s): duplicate id", kind, i, id)
+		case problem != "":
+			return fmt.Errorf("%s[%d] (id %s): %s", kind, i, id, problem)
 		}
-		seen[c.ID] = true
+		seen[id] = true
 	}
 	return nil
 }
