@@ -8,8 +8,6 @@ import (
 	"errors"
 	"log/slog"
 	"os"
-	"strconv"
-	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -18,24 +16,22 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/api"
 	"github.com/graphrag-global/graphrag-global/shared/execution"
-	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/store"
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
 func main() {
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	defaults, envErr := globalsearch.DefaultsFromEnv(os.LookupEnv)
-	ttlDays, ttlErr := strconv.Atoi(os.Getenv("RUNS_TTL_DAYS"))
+	conf, confErr := workflow.ConfigFromEnv(os.LookupEnv, workflow.EnvStateMachineARN)
 	cfg, cfgErr := config.LoadDefaultConfig(context.Background())
-	if err := errors.Join(envErr, ttlErr, cfgErr); err != nil {
+	if err := errors.Join(confErr, cfgErr); err != nil {
 		logger.Error("configuration", "error", err.Error())
 		os.Exit(1)
 	}
 	h := &api.Handler{
-		Runs: store.New(dynamodb.NewFromConfig(cfg), store.Tables{Runs: os.Getenv("RUNS_TABLE")},
-			store.WithTTL(time.Duration(ttlDays)*24*time.Hour)),
-		Starter:  execution.New(sfn.NewFromConfig(cfg), os.Getenv("STATE_MACHINE_ARN")),
-		Defaults: defaults,
+		Runs:     store.New(dynamodb.NewFromConfig(cfg), store.Tables{Runs: conf.RunsTable}, store.WithTTL(conf.RunsTTL)),
+		Starter:  execution.New(sfn.NewFromConfig(cfg), conf.StateMachineARN),
+		Defaults: conf.Defaults,
 		Logger:   logger,
 	}
 	lambda.Start(h.Handle)

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"log/slog"
 	"os"
-	"strconv"
-	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -23,17 +21,16 @@ import (
 
 func main() {
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	ttlDays, ttlErr := strconv.Atoi(os.Getenv("RUNS_TTL_DAYS"))
+	conf, confErr := workflow.ConfigFromEnv(os.LookupEnv, workflow.EnvModelID)
 	cfg, cfgErr := config.LoadDefaultConfig(context.Background())
 	// The model call's timeout is the invocation's deadline, which the
 	// handler shortens by a margin (workflow.withMargin).
-	model, modelErr := bedrock.New(cfg, os.Getenv("MODEL_ID"))
-	if err := errors.Join(ttlErr, cfgErr, modelErr); err != nil {
+	model, modelErr := bedrock.New(cfg, conf.ModelID)
+	if err := errors.Join(confErr, cfgErr, modelErr); err != nil {
 		logger.Error("configuration", "error", err.Error())
 		os.Exit(1)
 	}
-	s := store.New(dynamodb.NewFromConfig(cfg), store.Tables{Runs: os.Getenv("RUNS_TABLE")},
-		store.WithTTL(time.Duration(ttlDays)*24*time.Hour))
+	s := store.New(dynamodb.NewFromConfig(cfg), store.Tables{Runs: conf.RunsTable}, store.WithTTL(conf.RunsTTL))
 	h := &workflow.Handlers{Engine: &globalsearch.Engine{Model: model, Runs: s, Logger: logger}}
 	lambda.StartWithOptions(h.Map, workflow.Options()...)
 }

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"log/slog"
 	"os"
-	"strconv"
-	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -21,20 +19,17 @@ import (
 
 func main() {
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	defaults, envErr := globalsearch.DefaultsFromEnv(os.LookupEnv)
-	ttlDays, ttlErr := strconv.Atoi(os.Getenv("RUNS_TTL_DAYS"))
+	conf, confErr := workflow.ConfigFromEnv(os.LookupEnv, workflow.EnvIndexTable)
 	cfg, cfgErr := config.LoadDefaultConfig(context.Background())
-	if err := errors.Join(envErr, ttlErr, cfgErr); err != nil {
+	if err := errors.Join(confErr, cfgErr); err != nil {
 		logger.Error("configuration", "error", err.Error())
 		os.Exit(1)
 	}
-	s := store.New(dynamodb.NewFromConfig(cfg),
-		store.Tables{Index: os.Getenv("INDEX_TABLE"), Runs: os.Getenv("RUNS_TABLE")},
-		store.WithTTL(time.Duration(ttlDays)*24*time.Hour))
+	s := store.New(dynamodb.NewFromConfig(cfg), store.Tables{Index: conf.IndexTable, Runs: conf.RunsTable}, store.WithTTL(conf.RunsTTL))
 	h := &workflow.Handlers{
 		// No model: prepare plans without calling one.
 		Engine:   &globalsearch.Engine{Index: s, Runs: s, MaxBatches: workflow.MaxBatches, Logger: logger},
-		Defaults: defaults,
+		Defaults: conf.Defaults,
 	}
 	lambda.StartWithOptions(h.Prepare, workflow.Options()...)
 }

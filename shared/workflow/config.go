@@ -1,0 +1,72 @@
+package workflow
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// The environment variables template.yaml gives the functions.
+const (
+	EnvRunsTable       = "RUNS_TABLE"
+	EnvRunsTTLDays     = "RUNS_TTL_DAYS"
+	EnvIndexTable      = "INDEX_TABLE"
+	EnvModelID         = "MODEL_ID"
+	EnvStateMachineARN = "STATE_MACHINE_ARN"
+)
+
+// Config is a function's configuration, as template.yaml sets it.
+type Config struct {
+	RunsTable string
+	RunsTTL   time.Duration
+	Defaults  globalsearch.Defaults // GRAPHRAG_* (SPEC §2 deployment defaults)
+
+	// Set for the functions that name them in ConfigFromEnv's need.
+	IndexTable      string
+	ModelID         string
+	StateMachineARN string
+}
+
+// ConfigFromEnv reads the configuration every function shares (the runs
+// table, its TTL, the request defaults) and the variables in need, through
+// lookup (os.LookupEnv). Every problem is reported at once, so a broken
+// deployment fails its first invocation with the whole list.
+func ConfigFromEnv(lookup func(string) (string, bool), need ...string) (Config, error) {
+	var c Config
+	var errs []error
+	get := func(name string) string {
+		v, ok := lookup(name)
+		if !ok || v == "" {
+			errs = append(errs, fmt.Errorf("%s is not set", name))
+		}
+		return v
+	}
+	c.RunsTable = get(EnvRunsTable)
+	if days := get(EnvRunsTTLDays); days != "" {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be a positive number of days, not %q", EnvRunsTTLDays, days))
+		}
+		c.RunsTTL = time.Duration(n) * 24 * time.Hour
+	}
+	var err error
+	if c.Defaults, err = globalsearch.DefaultsFromEnv(lookup); err != nil {
+		errs = append(errs, err)
+	}
+	for _, name := range need {
+		switch name {
+		case EnvIndexTable:
+			c.IndexTable = get(name)
+		case EnvModelID:
+			c.ModelID = get(name)
+		case EnvStateMachineARN:
+			c.StateMachineARN = get(name)
+		default:
+			errs = append(errs, fmt.Errorf("unknown configuration variable %s", name))
+		}
+	}
+	return c, errors.Join(errs...)
+}

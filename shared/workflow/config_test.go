@@ -1,0 +1,63 @@
+package workflow_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
+)
+
+func TestConfigFromEnv(t *testing.T) {
+	base := map[string]string{"RUNS_TABLE": "runs", "RUNS_TTL_DAYS": "7"}
+	with := func(extra map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	tests := []struct {
+		name    string
+		env     map[string]string
+		need    []string
+		wantErr string
+		check   func(t *testing.T, c workflow.Config)
+	}{
+		{"common only", base, nil, "", func(t *testing.T, c workflow.Config) {
+			assert.Equal(t, "runs", c.RunsTable)
+			assert.Equal(t, 7*24*time.Hour, c.RunsTTL)
+			assert.Equal(t, 8000, c.Defaults.MapTokenBudget)
+		}},
+		{"prepare", with(map[string]string{"INDEX_TABLE": "idx", "GRAPHRAG_MAP_TOKEN_BUDGET": "12000"}), []string{workflow.EnvIndexTable}, "",
+			func(t *testing.T, c workflow.Config) {
+				assert.Equal(t, "idx", c.IndexTable)
+				assert.Equal(t, 12000, c.Defaults.MapTokenBudget)
+			}},
+		{"map", with(map[string]string{"MODEL_ID": "m"}), []string{workflow.EnvModelID}, "", func(t *testing.T, c workflow.Config) {
+			assert.Equal(t, "m", c.ModelID)
+		}},
+		{"nothing set: every problem at once", nil, []string{workflow.EnvModelID}, "RUNS_TABLE is not set\nRUNS_TTL_DAYS is not set\nMODEL_ID is not set", nil},
+		{"bad ttl", with(map[string]string{"RUNS_TTL_DAYS": "a week"}), nil, `RUNS_TTL_DAYS must be a positive number of days, not "a week"`, nil},
+		{"zero ttl", with(map[string]string{"RUNS_TTL_DAYS": "0"}), nil, `RUNS_TTL_DAYS must be a positive number of days, not "0"`, nil},
+		{"bad default", with(map[string]string{"GRAPHRAG_MAP_CONCURRENCY": "-1"}), nil, "GRAPHRAG_MAP_CONCURRENCY: mapConcurrency must be a positive integer", nil},
+		{"unknown need", base, []string{"NOPE"}, "unknown configuration variable NOPE", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := workflow.ConfigFromEnv(func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }, tc.need...)
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Equal(t, tc.wantErr, err.Error())
+				return
+			}
+			require.NoError(t, err)
+			tc.check(t, c)
+		})
+	}
+}
