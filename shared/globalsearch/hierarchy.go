@@ -1,6 +1,7 @@
 package globalsearch
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -12,9 +13,13 @@ type hierarchy struct {
 }
 
 // newHierarchy links the summaries and checks the forest: a parent that does
-// not exist, or a cycle, is a corrupt index naming the ids. Walking parent
+// not exist, a cycle, or a child whose level is not greater than its
+// parent's (SPEC §11.1) is a corrupt index naming the ids. Walking parent
 // links with a visit state per node finds every cycle in linear time, so a
-// corrupt index can never hang the search.
+// corrupt index can never hang the search. Strictly growing levels make the
+// summaries of one level disjoint subtrees, so no leaf's claims are repeated
+// within one plan; the lists in the messages are capped (listCapped) so a
+// huge corrupt index cannot produce a huge error.
 func newHierarchy(summaries []Summary) (*hierarchy, error) {
 	h := &hierarchy{byID: make(map[string]*Summary, len(summaries)), children: map[string][]string{}}
 	for i := range summaries {
@@ -34,13 +39,27 @@ func newHierarchy(summaries []Summary) (*hierarchy, error) {
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		return nil, Errorf(KindCorruptIndex, "corrupt index: parentCommunityId names no summary: %s", strings.Join(missing, ", "))
+		return nil, Errorf(KindCorruptIndex, "corrupt index: parentCommunityId names no summary: %s", listCapped(missing, ", "))
 	}
 	for _, kids := range h.children {
 		slices.Sort(kids)
 	}
 	if cycle := h.findCycle(); cycle != nil {
-		return nil, Errorf(KindCorruptIndex, "corrupt index: parentCommunityId links form a cycle: %s", strings.Join(cycle, " -> "))
+		return nil, Errorf(KindCorruptIndex, "corrupt index: parentCommunityId links form a cycle: %s", listCapped(cycle, " -> "))
+	}
+	var flat []string
+	for i := range summaries {
+		s := &summaries[i]
+		if s.ParentCommunityID == "" {
+			continue
+		}
+		if parent := h.byID[s.ParentCommunityID]; s.Level <= parent.Level {
+			flat = append(flat, fmt.Sprintf("%s (level %d) under %s (level %d)", s.ID, s.Level, parent.ID, parent.Level))
+		}
+	}
+	if len(flat) > 0 {
+		slices.Sort(flat)
+		return nil, Errorf(KindCorruptIndex, "corrupt index: a child's level must be greater than its parent's: %s", listCapped(flat, ", "))
 	}
 	return h, nil
 }
