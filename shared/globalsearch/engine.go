@@ -16,12 +16,23 @@ type Engine struct {
 	// MaxBatches refuses plans with more map batches (0: no limit); the
 	// deployed state machine sets it from its history limit (SPEC §8).
 	MaxBatches int
-	Logger     *slog.Logger
+	// MaxMapTextBytes caps the bytes of map text a plan may build, since
+	// prepare holds them all in memory (SPEC §11.1); 0 means
+	// DefaultMaxMapTextBytes. With MaxBatches set, the bound those batches
+	// imply applies too, whichever is lower.
+	MaxMapTextBytes int64
+	Logger          *slog.Logger
 	// Progress, when set, hears of every batch that has finished its map
 	// attempts (the CLI's progress line).
 	Progress func(done, total int)
 	Now      func() time.Time
 }
+
+// DefaultMaxMapTextBytes is the map-text ceiling when none is configured:
+// 256 MiB is about 9,000 full batches at the default map budget, and
+// prepare's peak (map texts, then batch contents) stays well inside the
+// prepare function's 1,024 MB.
+const DefaultMaxMapTextBytes int64 = 256 << 20
 
 // MapAttempts and ReduceAttempts are the attempts per call (SPEC §5.2, §6).
 const (

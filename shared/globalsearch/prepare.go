@@ -156,22 +156,70 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, Plan, er
 		}
 	}
 
+	// SPEC §11.1: the map texts are most of what prepare holds, and a chunk
+	// cited from many leaves is repeated in each of their map texts, so a
+	// small index can ask for gigabytes. Their exact size is known before
+	// any is built, and a plan beyond the bound is refused first.
+	sizes := make([]int, len(selected))
+	seenScratch := map[string]bool{}
+	var total int64
+	for i, s := range selected {
+		sizes[i] = mapTextSize(s.Summary, leavesOf[i], claimsByLeaf, chunkText, seenScratch)
+		total += int64(sizes[i])
+	}
+	if limit, why := e.mapTextLimit(p); total > limit {
+		return nil, plan, Errorf(KindPlanTooLarge,
+			"the map texts of %d summaries hold %d bytes but this deployment plans at most %d (%s): choose a coarser communityLevel, which repeats cited excerpts less, or a namespace whose claims cite fewer shared chunks",
+			len(selected), total, limit, why)
+	}
 	items := make([]batch.Item, len(selected))
 	for i, s := range selected {
-		items[i] = batch.Item{ID: s.ID, Text: mapText(s.Summary, leavesOf[i], claimsByLeaf, chunkText)}
+		items[i] = batch.Item{ID: s.ID, Text: mapText(s.Summary, leavesOf[i], claimsByLeaf, chunkText, sizes[i])}
 	}
 	return items, plan, nil
+}
+
+// mapTextLimit is the largest total of map-text bytes prepare builds
+// (SPEC §11.1), and what it derives from. With a batch limit, a plan whose
+// map texts exceed MaxBatches batches of the most bytes one batch can hold
+// would need more batches than allowed, so that bound never refuses a plan
+// that fits: a batch passes the fit test only if 20n + 9a <= 36 x budget
+// over its content's n non-ASCII and a ASCII code points (SPEC §3), and
+// bytes <= 4n + a, so one batch holds at most 36 x budget / 5 bytes (4-byte
+// runes). The ceiling bounds what one process holds whatever the budgets.
+func (e *Engine) mapTextLimit(p Params) (int64, string) {
+	ceiling := e.MaxMapTextBytes
+	if ceiling <= 0 {
+		ceiling = DefaultMaxMapTextBytes
+	}
+	why := fmt.Sprintf("the map-text ceiling of %d bytes", ceiling)
+	if e.MaxBatches > 0 {
+		perBatch := (36*int64(p.MapPromptBudget()) + 4) / 5
+		if byBatches := int64(e.MaxBatches) * perBatch; byBatches < ceiling {
+			return byBatches, fmt.Sprintf("%d batches of at most %d bytes at mapPromptBudget %d: raise mapTokenBudget",
+				e.MaxBatches, perBatch, p.MapPromptBudget())
+		}
+	}
+	return ceiling, why
 }
 
 func sortClaims(cs []*Claim) {
 	slices.SortFunc(cs, func(a, b *Claim) int { return strings.Compare(a.ID, b.ID) })
 }
 
-// mapText renders one summary with its claims and excerpts (SPEC §4.2).
-func mapText(summary string, leaves []string, claimsByLeaf map[string][]*Claim, chunkText map[string]string) string {
+// Section markers of a map text (SPEC §4.2).
+const (
+	summaryHeader  = "[Community summary]\n"
+	claimsHeader   = "\n\n[Supporting claims]"
+	excerptsHeader = "\n\n[Source excerpts]"
+)
+
+// mapText renders one summary with its claims and excerpts (SPEC §4.2);
+// size is mapTextSize's answer, so the text is built in one allocation.
+func mapText(summary string, leaves []string, claimsByLeaf map[string][]*Claim, chunkText map[string]string, size int) string {
 	var b strings.Builder
-	b.Grow(mapTextSize(summary, leaves, claimsByLeaf, chunkText))
-	b.WriteString("[Community summary]\n")
+	b.Grow(size)
+	b.WriteString(summaryHeader)
 	b.WriteString(summary)
 	var chunkIDs []string
 	seen := map[string]bool{}
@@ -179,7 +227,7 @@ func mapText(summary string, leaves []string, claimsByLeaf map[string][]*Claim, 
 	for _, leaf := range leaves {
 		for _, c := range claimsByLeaf[leaf] {
 			if first {
-				b.WriteString("\n\n[Supporting claims]")
+				b.WriteString(claimsHeader)
 				first = false
 			}
 			b.WriteString("\n- ")
@@ -199,7 +247,7 @@ func mapText(summary string, leaves []string, claimsByLeaf map[string][]*Claim, 
 		}
 	}
 	if len(chunkIDs) > 0 {
-		b.WriteString("\n\n[Source excerpts]")
+		b.WriteString(excerptsHeader)
 		for _, id := range chunkIDs {
 			b.WriteString("\n- (")
 			b.WriteString(id)
@@ -210,17 +258,34 @@ func mapText(summary string, leaves []string, claimsByLeaf map[string][]*Claim, 
 	return b.String()
 }
 
-// mapTextSize is an upper bound of mapText's length, so the text is built in
-// one allocation: map texts are most of what prepare allocates.
-func mapTextSize(summary string, leaves []string, claimsByLeaf map[string][]*Claim, chunkText map[string]string) int {
-	size := len(summary) + 64
+// mapTextSize is the exact length of mapText's result, computed without
+// building it: each cited chunk counts once per map text, however many of
+// its claims cite it. seen is scratch space the caller reuses.
+func mapTextSize(summary string, leaves []string, claimsByLeaf map[string][]*Claim, chunkText map[string]string, seen map[string]bool) int {
+	clear(seen)
+	size := len(summaryHeader) + len(summary)
+	claims, chunks := 0, 0
 	for _, leaf := range leaves {
 		for _, c := range claimsByLeaf[leaf] {
-			size += len(c.Subject) + len(c.Object) + len(c.Description) + 10
+			claims++
+			size += len("\n- ") + len(c.Subject) + len(": ") + len(c.Description)
+			if c.Object != "" {
+				size += len(" -> ") + len(c.Object)
+			}
 			for _, id := range c.SourceChunkIDs {
-				size += len(id) + len(chunkText[id]) + 6
+				if text, ok := chunkText[id]; ok && !seen[id] {
+					seen[id] = true
+					chunks++
+					size += len("\n- (") + len(id) + len(") ") + len(text)
+				}
 			}
 		}
+	}
+	if claims > 0 {
+		size += len(claimsHeader)
+	}
+	if chunks > 0 {
+		size += len(excerptsHeader)
 	}
 	return size
 }
