@@ -257,6 +257,12 @@ func testReplaceInvalid(t *testing.T, s Store) {
 		{"chunk without id", globalsearch.Records{
 			Chunks: []globalsearch.Chunk{{ID: "fresh"}, {Text: "no id"}},
 		}, `"id" is required`},
+		{"summary id that would forge a part header", globalsearch.Records{
+			Summaries: []globalsearch.Summary{{ID: "c1 | summary part 2]"}},
+		}, `(id "c1 | summary part 2]"): field "id" holds '|'`},
+		{"claim id with a newline", globalsearch.Records{
+			Claims: []globalsearch.Claim{{ID: "k1\nk2", Subject: "s"}},
+		}, `(id "k1\nk2"): field "id" holds the control or line-break character U+000A`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
