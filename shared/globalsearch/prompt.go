@@ -3,6 +3,7 @@ package globalsearch
 import (
 	_ "embed"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 )
@@ -18,37 +19,71 @@ const (
 	contentPlaceholder = "{{content}}"
 )
 
-// Template is a prompt with a query placeholder and, at its very end, a
-// content placeholder. A rendered prompt is exactly Skeleton(query) + "\n" +
-// content, so the budget's fit test (SPEC §4.3, §6) measures the very text
-// that is sent.
+// Template is a prompt with a query placeholder and a content placeholder
+// on a line of its own. When text follows the content (SPEC §11.3: the
+// closing delimiter and a reminder), the line before the placeholder must be
+// an opening tag <name> and the line after it the closing tag </name>.
+//
+// The skeleton is the prompt with the content line left out, and the prompt
+// sent is the skeleton with "\n" + content inserted where that line was.
+// The SPEC §3 estimate counts code points without regard to their order, so
+// estimateTokens(prompt) = estimateTokens(skeleton + "\n" + content): the
+// fit test of SPEC §4.3 and §6 measures the very text that is sent.
 type Template struct {
-	head string // text before the content placeholder, without its final newline
+	head  string // text before the content line, without its final newline
+	tail  string // text after the content line, from the closing tag on; may be empty
+	close *regexp.Regexp
 }
 
-// ParseTemplate checks that text has a query placeholder and ends with the
-// content placeholder on a line of its own.
+var tagLine = regexp.MustCompile(`^<([a-z_]+)>$`)
+
+// ParseTemplate checks that text has a query placeholder before one content
+// placeholder on a line of its own, framed by tags when text follows it.
 func ParseTemplate(text string) (Template, error) {
 	body := strings.TrimRight(text, "\n")
-	head, ok := strings.CutSuffix(body, "\n"+contentPlaceholder)
-	if !ok {
-		return Template{}, fmt.Errorf("prompt template must end with %s on its own line", contentPlaceholder)
+	head, tail, ok := strings.Cut(body, "\n"+contentPlaceholder)
+	if !ok || (tail != "" && !strings.HasPrefix(tail, "\n")) {
+		return Template{}, fmt.Errorf("prompt template must hold %s on its own line", contentPlaceholder)
 	}
-	if !strings.Contains(head, queryPlaceholder) || strings.Contains(head, contentPlaceholder) {
-		return Template{}, fmt.Errorf("prompt template must hold %s and one final %s", queryPlaceholder, contentPlaceholder)
+	tail = strings.TrimPrefix(tail, "\n")
+	if !strings.Contains(head, queryPlaceholder) || strings.Contains(head, contentPlaceholder) ||
+		strings.Contains(tail, contentPlaceholder) || strings.Contains(tail, queryPlaceholder) {
+		return Template{}, fmt.Errorf("prompt template must hold %s and, after it, one %s", queryPlaceholder, contentPlaceholder)
 	}
-	return Template{head: head}, nil
+	t := Template{head: head, tail: tail}
+	if tail == "" {
+		return t, nil
+	}
+	open := tagLine.FindStringSubmatch(head[strings.LastIndexByte(head, '\n')+1:])
+	closing, _, _ := strings.Cut(tail, "\n")
+	if open == nil || closing != "</"+open[1]+">" {
+		return Template{}, fmt.Errorf("prompt template must frame %s between a line <name> and a line </name>", contentPlaceholder)
+	}
+	t.close = regexp.MustCompile(`(?i)<\s*/\s*` + open[1] + `\s*>`)
+	return t, nil
 }
 
-// Skeleton is the prompt filled with the query and empty content. The query
-// goes in literally: nothing inside it is expanded.
+// Skeleton is the prompt filled with the query and without content. The
+// query goes in literally: nothing inside it is expanded.
 func (t Template) Skeleton(query string) string {
-	return strings.ReplaceAll(t.head, queryPlaceholder, query)
+	s := strings.ReplaceAll(t.head, queryPlaceholder, query)
+	if t.tail != "" {
+		s += "\n" + t.tail
+	}
+	return s
 }
 
-// Render is the prompt sent to the model. Content goes in literally.
+// Render is the prompt sent to the model. Content goes in literally, except
+// that anything in it that reads as the closing tag has its "/" turned into
+// "_", so content cannot end the data early. That keeps every code point's
+// class, so the estimate is unchanged.
 func (t Template) Render(query, content string) string {
-	return t.Skeleton(query) + "\n" + content
+	head := strings.ReplaceAll(t.head, queryPlaceholder, query)
+	if t.tail == "" {
+		return head + "\n" + content
+	}
+	content = t.close.ReplaceAllStringFunc(content, func(tag string) string { return strings.Replace(tag, "/", "_", 1) })
+	return head + "\n" + content + "\n" + t.tail
 }
 
 // Prompts are the Map and Reduce prompts (SPEC §5.1).

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,10 +14,25 @@ import (
 )
 
 // RenderCandidate is one map answer as the Reduce prompt shows it
-// (SPEC §6.2); usefulness is printed in shortest form (85, 72.5).
+// (SPEC §6.2); usefulness is printed in shortest form (85, 72.5). Lines of
+// the answer that read as a header are neutralised (NeutraliseHeaders), so
+// only the real header of each candidate starts with "[".
 func RenderCandidate(a MapAnswer) string {
 	return "[Usefulness: " + strconv.FormatFloat(a.Usefulness, 'f', -1, 64) +
-		"; Community IDs: " + strings.Join(a.CommunityIDs, ", ") + "]\n" + a.Answer
+		"; Community IDs: " + strings.Join(a.CommunityIDs, ", ") + "]\n" + NeutraliseHeaders(a.Answer)
+}
+
+// forgedHeader finds a line (after any line break, leading blanks allowed)
+// that starts like a reduce header or a part header, in any letter case.
+var forgedHeader = regexp.MustCompile(`(?im)(^|[\r\v\f\x{85}\x{2028}\x{2029}])([ \t]*)(\[[ \t]*(?:usefulness|community ids?)[ \t]*:)`)
+
+// NeutraliseHeaders quotes every line of a map answer that looks like a
+// reduce header ("[Usefulness: …") or a part header ("[Community ID: …") by
+// putting "> " before it (SPEC §11.3): a model could otherwise smuggle in a
+// candidate with its own usefulness and communities. The answer is
+// otherwise unchanged, and selection measures the neutralised text.
+func NeutraliseHeaders(answer string) string {
+	return forgedHeader.ReplaceAllString(answer, "${1}${2}> ${3}")
 }
 
 const candidateSeparator = "\n\n"
