@@ -99,16 +99,16 @@ func allFailedError(failures []BatchFailure) error {
 	return &Error{Kind: KindAllBatchesFailed, Err: errors.New(b.String())}
 }
 
-// maxListed is how many items an error message lists before it says how
+// MaxListed is how many items an error message lists before it says how
 // many more there are: enough to find the records, small enough that a
 // corrupt index of 100,000 summaries still gives a one-line message.
-const maxListed = 20
+const MaxListed = 20
 
-// listCapped joins items with sep, listing at most maxListed of them and
-// then "… and N more".
-func listCapped(items []string, sep string) string {
-	if len(items) <= maxListed {
+// ListCapped joins items with sep, listing at most MaxListed of them and
+// then "… and N more": every message that lists records uses it.
+func ListCapped(items []string, sep string) string {
+	if len(items) <= MaxListed {
 		return strings.Join(items, sep)
 	}
-	return strings.Join(items[:maxListed], sep) + fmt.Sprintf("%s… and %d more", sep, len(items)-maxListed)
+	return strings.Join(items[:MaxListed], sep) + fmt.Sprintf("%s… and %d more", sep, len(items)-MaxListed)
 }

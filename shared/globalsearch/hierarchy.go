@@ -18,7 +18,7 @@ type hierarchy struct {
 // links with a visit state per node finds every cycle in linear time, so a
 // corrupt index can never hang the search. Strictly growing levels make the
 // summaries of one level disjoint subtrees, so no leaf's claims are repeated
-// within one plan; the lists in the messages are capped (listCapped) so a
+// within one plan; the lists in the messages are capped (ListCapped) so a
 // huge corrupt index cannot produce a huge error.
 func newHierarchy(summaries []Summary) (*hierarchy, error) {
 	h := &hierarchy{byID: make(map[string]*Summary, len(summaries)), children: map[string][]string{}}
@@ -39,13 +39,13 @@ func newHierarchy(summaries []Summary) (*hierarchy, error) {
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		return nil, Errorf(KindCorruptIndex, "corrupt index: parentCommunityId names no summary: %s", listCapped(missing, ", "))
+		return nil, Errorf(KindCorruptIndex, "corrupt index: parentCommunityId names no summary: %s", ListCapped(missing, ", "))
 	}
 	for _, kids := range h.children {
 		slices.Sort(kids)
 	}
 	if cycle := h.findCycle(); cycle != nil {
-		return nil, Errorf(KindCorruptIndex, "corrupt index: parentCommunityId links form a cycle: %s", listCapped(cycle, " -> "))
+		return nil, Errorf(KindCorruptIndex, "corrupt index: parentCommunityId links form a cycle: %s", ListCapped(cycle, " -> "))
 	}
 	var flat []string
 	for i := range summaries {
@@ -59,7 +59,7 @@ func newHierarchy(summaries []Summary) (*hierarchy, error) {
 	}
 	if len(flat) > 0 {
 		slices.Sort(flat)
-		return nil, Errorf(KindCorruptIndex, "corrupt index: a child's level must be greater than its parent's: %s", listCapped(flat, ", "))
+		return nil, Errorf(KindCorruptIndex, "corrupt index: a child's level must be greater than its parent's: %s", ListCapped(flat, ", "))
 	}
 	return h, nil
 }

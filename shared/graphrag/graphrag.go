@@ -389,7 +389,7 @@ func (im *importer) readReports(t *table) ([]int64, error) {
 		hasParent[r.parent] = true
 	}
 	if len(missing) > 0 {
-		im.warn("%d communities name a parent that has no report (or themselves); they are imported as roots: %s", len(missing), strings.Join(missing, ", "))
+		im.warn("%d communities name a parent that has no report (or themselves); they are imported as roots: %s", len(missing), globalsearch.ListCapped(missing, ", "))
 	}
 
 	var leaves []int64

@@ -3,8 +3,10 @@ package graphrag
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -289,6 +291,25 @@ func TestImportParentWithoutReport(t *testing.T) {
 	assert.Equal(t, 3, report.Leaves)
 	require.NotEmpty(t, report.Warnings)
 	assert.Contains(t, report.Warnings[0], "2 (parent 9)")
+}
+
+// A long list of invalid records is capped in the warning, which still
+// gives the count.
+func TestImportParentWithoutReportListIsCapped(t *testing.T) {
+	const n = 5000
+	dir := t.TempDir()
+	reports := []reportV3{{Community: 0, Level: 0, Parent: ptr[int64](-1), Summary: ptr("s0")}}
+	for i := int64(1); i <= n; i++ {
+		reports = append(reports, reportV3{Community: i, Level: 1, Parent: ptr(n + i), Summary: ptr("s")})
+	}
+	writeParquet(t, dir, "community_reports.parquet", reports)
+	_, report, err := Import(context.Background(), dir, Options{})
+	require.NoError(t, err)
+	require.NotEmpty(t, report.Warnings)
+	w := report.Warnings[0]
+	assert.True(t, strings.HasPrefix(w, fmt.Sprintf("%d communities name a parent", n)), w)
+	assert.True(t, strings.HasSuffix(w, fmt.Sprintf("… and %d more", n-globalsearch.MaxListed)), w)
+	assert.Less(t, len(w), 1000)
 }
 
 func TestImportErrors(t *testing.T) {
