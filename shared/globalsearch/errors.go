@@ -18,7 +18,8 @@ const (
 	// written or called.
 	KindInvalidInput
 	// KindCorruptIndex is an index whose hierarchy is broken (a cycle, a
-	// missing parent); it names the offending ids.
+	// missing parent, a child not below its parent's level); it names the
+	// offending ids.
 	KindCorruptIndex
 	// KindModelOutput is a model answer that breaks the JSON contract of
 	// SPEC §5.3 or §6.5, or was cut off by the output reserve.
@@ -30,7 +31,8 @@ const (
 	KindModel
 	// KindAllBatchesFailed is a search whose every map batch failed.
 	KindAllBatchesFailed
-	// KindPlanTooLarge is a plan beyond the state machine's limits.
+	// KindPlanTooLarge is a plan beyond the deployment's limits: the state
+	// machine's batches, or the map-text bytes prepare may hold.
 	KindPlanTooLarge
 	// KindNotFound is a run or record that does not exist.
 	KindNotFound
