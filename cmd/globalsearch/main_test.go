@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,4 +139,36 @@ func TestRunPrintsAnswerAndStatusLine(t *testing.T) {
 	require.Equal(t, 0, code, errOut.String())
 	assert.Contains(t, out.String(), "status completed")
 	assert.Contains(t, strings.ToLower(out.String()), "solar")
+}
+
+// SPEC §11.1 in process: a plan whose map texts exceed the ceiling is
+// refused with the numbers; the flag sets the ceiling.
+func TestPlanMapTextCeiling(t *testing.T) {
+	f := indexfile.File{Namespace: "amp", Records: globalsearch.Records{
+		Chunks: []globalsearch.Chunk{{ID: "big", Text: strings.Repeat("coal ", 20_000)}},
+	}}
+	for i := range 20 {
+		id := fmt.Sprintf("c%02d", i)
+		f.Summaries = append(f.Summaries, globalsearch.Summary{ID: id, Summary: "A leaf."})
+		f.Claims = append(f.Claims, globalsearch.Claim{ID: "k" + id, CommunityID: id, Subject: "S", SourceChunkIDs: []string{"big"}})
+	}
+	path := writeIndex(t, f)
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"default ceiling", nil, 0, ""},
+		{"1 MiB ceiling", []string{"--max-map-text-mb", "1"}, 1, "but this deployment plans at most 1048576 (the map-text ceiling of 1048576 bytes)"},
+		{"zero", []string{"--max-map-text-mb", "0"}, 2, "--max-map-text-mb must be a positive number of MiB"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, errOut := testEnv("")
+			code := runMain(context.Background(), env, append([]string{"plan", "--index", path, "--query", "q"}, tc.args...))
+			assert.Equal(t, tc.wantCode, code, errOut.String())
+			assert.Contains(t, errOut.String(), tc.wantErr)
+		})
+	}
 }

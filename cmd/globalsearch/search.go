@@ -27,6 +27,7 @@ type searchFlags struct {
 	level                                                           string
 	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
 	seed                                                            int64
+	maxMapTextMB                                                    int64
 	noShuffle                                                       bool
 	jsonOut                                                         bool
 	verbose                                                         bool
@@ -51,6 +52,7 @@ func parseSearchFlags(name string, env *cliEnv, args []string, withModel bool) (
 	fs.IntVar(&f.concurrency, "concurrency", 0, "map calls in flight at most (default 4)")
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed (default: random, recorded in the result)")
 	fs.BoolVar(&f.noShuffle, "no-shuffle", false, "keep summaries in id order")
+	fs.Int64Var(&f.maxMapTextMB, "max-map-text-mb", 0, "refuse plans whose map texts exceed this many MiB (default 256)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the whole result as JSON")
 	fs.BoolVar(&f.verbose, "v", false, "log each step as JSON on stderr")
 	if err := fs.Parse(args); err != nil {
@@ -63,6 +65,9 @@ func parseSearchFlags(name string, env *cliEnv, args []string, withModel bool) (
 		return nil, &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if f.set["max-map-text-mb"] && f.maxMapTextMB <= 0 {
+		return nil, &usageError{"--max-map-text-mb must be a positive number of MiB"}
+	}
 	if f.set["seed"] && f.noShuffle {
 		return nil, &usageError{"--seed and --no-shuffle exclude each other"}
 	}
@@ -117,7 +122,7 @@ func (f *searchFlags) engine(ctx context.Context, env *cliEnv, withModel bool) (
 	if err != nil {
 		return nil, globalsearch.Params{}, err
 	}
-	e := &globalsearch.Engine{Index: idx, Runs: memstore.New()}
+	e := &globalsearch.Engine{Index: idx, Runs: memstore.New(), MaxMapTextBytes: min(f.maxMapTextMB, 1<<40) << 20}
 	if f.verbose {
 		e.Logger = slog.New(slog.NewJSONHandler(env.stderr, nil))
 	}
