@@ -84,8 +84,11 @@ func planAllocs(t *testing.T, e *gs.Engine, p gs.Params) (uint64, error) {
 // SPEC §11.1: prepare's memory stays within a small multiple of the index
 // file, whatever the index asks for; what cannot fit is refused before it
 // is built. TotalAlloc counts every byte allocated, so it bounds the peak.
+// About 4 bytes per file byte are allocated (6.5 under -race, whose
+// instrumentation allocates too); before the map-text size counted each
+// chunk once per map text, the first case allocated 449.
 func TestPrepareMemoryOnAmplifyingIndexes(t *testing.T) {
-	const maxPerFileByte = 6
+	const maxPerFileByte = 8
 	tests := []struct {
 		name     string
 		records  gs.Records
