@@ -2,8 +2,6 @@ package graphrag
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,33 +10,12 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
+	"github.com/graphrag-global/graphrag-global/shared/testenv/corpus"
 )
 
-// corpusDir returns the real GraphRAG output of "A Christmas Carol", which
-// lives beside the repository (../shared/corpora, never inside it: see its
-// README). A user's clone does not have it, so the test skips; CI does, so
-// under CI=true its absence is a failure, not a silent skip.
 func corpusDir(tb testing.TB) string {
 	tb.Helper()
-	wd, err := os.Getwd()
-	require.NoError(tb, err)
-	root := wd
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(root)
-		require.NotEqual(tb, parent, root, "no go.mod above %s", wd)
-		root = parent
-	}
-	dir := filepath.Join(filepath.Dir(root), "shared", "corpora", "christmas-carol")
-	if _, err := os.Stat(filepath.Join(dir, "community_reports.parquet")); err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("corpus missing under CI=true: %s: %v", dir, err)
-		}
-		tb.Skipf("real GraphRAG corpus not found at %s (it sits beside the repository; set CI=true to require it)", dir)
-	}
-	return dir
+	return corpus.Dir(tb, corpus.ChristmasCarol)
 }
 
 func TestImportChristmasCarol(t *testing.T) {
