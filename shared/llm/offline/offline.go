@@ -394,9 +394,6 @@ func cut(s string, maxTokens int) string {
 	return s
 }
 
-// dedupeKey identifies a sentence up to case, punctuation and spacing.
-func dedupeKey(s string) string { return strings.Join(terms(s), " ") }
-
 func termSet(s string) map[string]bool {
 	set := map[string]bool{}
 	for _, t := range terms(s) {
