@@ -28,8 +28,9 @@
 //     prefix of its description ("[status: FALSE] ..."), so a model never
 //     reads a disproved claim as fact. The claim type is not kept.
 //   - covariates.parquet (claim extraction is off by default in GraphRAG) and
-//     text_units.parquet are optional: without them there are no claims or
-//     no chunks, and the Report says so.
+//     text_units.parquet are optional: without them there are no claims, or
+//     no whole text units to cite (excerpts then lack a document id), and
+//     the Report says so.
 //   - A report's title heads its summary text as a Markdown heading
 //     ("# <title>"), the form of GraphRAG's own full_content, because the
 //     map text (SPEC §4.2) shows the summary and not the title. A report
@@ -221,6 +222,9 @@ type importer struct {
 	// holds their ids.
 	excerpts    []globalsearch.Chunk
 	excerptSeen map[string]bool
+	// noUnits is set when text_units.parquet is absent; the warning comes
+	// after the claims', in the order the files matter to a reader.
+	noUnits bool
 }
 
 type communityRow struct {
@@ -259,21 +263,11 @@ func (im *importer) run() error {
 		if err != nil {
 			return err
 		}
-		if units != nil {
-			if err := im.readTextUnits(units); err != nil {
-				return err
-			}
+		if units == nil {
+			im.noUnits = true
+		} else if err := im.readTextUnits(units); err != nil {
+			return err
 		}
-		// Warned last, where the import used to read the file, so that the
-		// warnings keep their order.
-		defer func() {
-			if units == nil {
-				im.warn("no text_units.parquet: %s", map[Excerpts]string{
-					ExcerptsSourceText: "excerpts have no document id and claims without source text cite nothing",
-					ExcerptsTextUnit:   "no source chunks imported",
-				}[im.opts.Excerpts])
-			}
-		}()
 	}
 	if covariates != nil {
 		entities, err := im.open("entities", true)
@@ -290,6 +284,12 @@ func (im *importer) run() error {
 		}
 	} else {
 		im.warn("no covariates.parquet: no claims imported (claim extraction is off by default in GraphRAG)")
+	}
+	if im.noUnits {
+		im.warn("no text_units.parquet: %s", map[Excerpts]string{
+			ExcerptsSourceText: "excerpts have no document id and claims without source text cite nothing",
+			ExcerptsTextUnit:   "no source chunks imported",
+		}[im.opts.Excerpts])
 	}
 	im.collectChunks()
 	return nil
