@@ -194,7 +194,9 @@ var stopwords = func() map[string]bool {
 // isCJK reports whether r is written without spaces between words, so that
 // it is indexed as character bigrams instead of words.
 func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	// Every script below starts at or after U+1100 (Hangul Jamo): a cheap
+	// test spares most text the table lookups.
+	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // terms tokenises s for scoring: lower-case runs of letters and digits for
