@@ -25,16 +25,17 @@ const unmatchedExamples = 3
 // importCommand implements
 //
 //	globalsearch import graphrag --dir DIR [--content summary|full_content]
-//	    [--namespace NS] (--out FILE | --table T)
+//	    [--excerpts source-text|text-unit|none] [--namespace NS] (--out FILE | --table T)
 func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) == 0 || args[0] != "graphrag" {
-		return &usageError{"usage: globalsearch import graphrag --dir DIR [--content summary|full_content] [--namespace NS] (--out FILE | --table T)"}
+		return &usageError{"usage: globalsearch import graphrag --dir DIR [--content summary|full_content] [--excerpts source-text|text-unit|none] [--namespace NS] (--out FILE | --table T)"}
 	}
 	fs := flag.NewFlagSet("import graphrag", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	var (
 		dir       = fs.String("dir", "", "GraphRAG output folder holding community_reports.parquet and the other parquet files")
 		content   = fs.String("content", string(graphrag.ContentSummary), `report text to import: "summary" or "full_content"`)
+		excerpts  = fs.String("excerpts", string(graphrag.ExcerptsSourceText), `what claims cite: "source-text" (the claim's own excerpt), "text-unit" (the whole text unit) or "none"`)
 		namespace = fs.String("namespace", globalsearch.SpecDefaults.Namespace, "namespace the records go to")
 		out       = fs.String("out", "", "write an index file (JSON) to this path")
 		table     = fs.String("table", "", "replace the namespace in this DynamoDB table")
@@ -53,13 +54,15 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return &usageError{"--dir is required"}
 	case *content != string(graphrag.ContentSummary) && *content != string(graphrag.ContentFullContent):
 		return &usageError{fmt.Sprintf("--content must be %q or %q", graphrag.ContentSummary, graphrag.ContentFullContent)}
+	case *excerpts != string(graphrag.ExcerptsSourceText) && *excerpts != string(graphrag.ExcerptsTextUnit) && *excerpts != string(graphrag.ExcerptsNone):
+		return &usageError{fmt.Sprintf("--excerpts must be %q, %q or %q", graphrag.ExcerptsSourceText, graphrag.ExcerptsTextUnit, graphrag.ExcerptsNone)}
 	case !globalsearch.ValidNamespace(*namespace):
 		return &usageError{"--namespace must be 1-64 characters of a-z 0-9 - _ ."}
 	case (*out == "") == (*table == ""):
 		return &usageError{"exactly one of --out and --table is required"}
 	}
 
-	records, report, err := graphrag.Import(ctx, *dir, graphrag.Options{Content: graphrag.Content(*content), Progress: env.stderr})
+	records, report, err := graphrag.Import(ctx, *dir, graphrag.Options{Content: graphrag.Content(*content), Excerpts: graphrag.Excerpts(*excerpts), Progress: env.stderr})
 	if err != nil {
 		return fmt.Errorf("import %s: %w", *dir, err)
 	}
@@ -94,9 +97,24 @@ func printImportReport(w io.Writer, r graphrag.Report) {
 			fmt.Fprintf(w, "    claim %s, subject %q\n", u.ID, truncate(u.Subject, 60))
 		}
 	}
-	fmt.Fprintf(w, "chunks:    %d\n", r.Chunks)
+	printChunkReport(w, r)
 	for _, warning := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
+}
+
+// printChunkReport says what the claims cite and which chunks were stored.
+func printChunkReport(w io.Writer, r graphrag.Report) {
+	switch r.Excerpts {
+	case graphrag.ExcerptsSourceText:
+		fmt.Fprintf(w, "excerpts:  %d claims cite %d excerpt chunks (source_text); no source text: %d claims (%d cite their whole text unit instead, %d cite nothing)\n",
+			r.ClaimsAttached-r.NoSourceText, r.ExcerptChunks, r.NoSourceText, r.CiteTextUnit, r.NoSourceText-r.CiteTextUnit)
+		fmt.Fprintf(w, "chunks:    %d (%d excerpts, %d whole text units; %d of %d text units left out: no claim cites them)\n",
+			r.Chunks, r.ExcerptChunks, r.Chunks-r.ExcerptChunks, r.TextUnitsUncited, r.TextUnits)
+	case graphrag.ExcerptsNone:
+		fmt.Fprintf(w, "chunks:    0 (--excerpts none: claims cite nothing)\n")
+	default:
+		fmt.Fprintf(w, "chunks:    %d (whole text units)\n", r.Chunks)
 	}
 }
 

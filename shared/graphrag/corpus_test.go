@@ -2,42 +2,20 @@ package graphrag
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
+	"github.com/graphrag-global/graphrag-global/shared/testenv/corpus"
 )
 
-// corpusDir returns the real GraphRAG output of "A Christmas Carol", which
-// lives beside the repository (../shared/corpora, never inside it: see its
-// README). A user's clone does not have it, so the test skips; CI does, so
-// under CI=true its absence is a failure, not a silent skip.
 func corpusDir(tb testing.TB) string {
 	tb.Helper()
-	wd, err := os.Getwd()
-	require.NoError(tb, err)
-	root := wd
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(root)
-		require.NotEqual(tb, parent, root, "no go.mod above %s", wd)
-		root = parent
-	}
-	dir := filepath.Join(filepath.Dir(root), "shared", "corpora", "christmas-carol")
-	if _, err := os.Stat(filepath.Join(dir, "community_reports.parquet")); err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("corpus missing under CI=true: %s: %v", dir, err)
-		}
-		tb.Skipf("real GraphRAG corpus not found at %s (it sits beside the repository; set CI=true to require it)", dir)
-	}
-	return dir
+	return corpus.Dir(tb, corpus.ChristmasCarol)
 }
 
 func TestImportChristmasCarol(t *testing.T) {
@@ -53,8 +31,11 @@ func TestImportChristmasCarol(t *testing.T) {
 	assert.Equal(t, report.Covariates, report.ClaimsAttached+len(report.Unmatched), "every covariate is attached or reported")
 	assert.Greater(t, report.ClaimsAttached, 406*3/4, "most claims find a leaf")
 	assert.Len(t, records.Claims, report.ClaimsAttached)
-	assert.Equal(t, 42, report.Chunks)
-	assert.Len(t, records.Chunks, 42)
+	assert.Equal(t, 42, report.TextUnits)
+	assert.Equal(t, ExcerptsSourceText, report.Excerpts)
+	assert.Positive(t, report.ExcerptChunks)
+	assert.Equal(t, report.Chunks, report.ExcerptChunks+report.TextUnits-report.TextUnitsUncited)
+	assert.Len(t, records.Chunks, report.Chunks)
 	assert.Empty(t, report.Warnings)
 	require.NoError(t, indexfile.Validate(records))
 
@@ -86,6 +67,8 @@ func TestImportChristmasCarol(t *testing.T) {
 	}
 	for _, c := range claims {
 		assert.True(t, exists[c.CommunityID] && !isParent[c.CommunityID], "claim %s: community %s is a leaf", c.ID, c.CommunityID)
+		// Every claim this corpus attaches has source text or a text unit.
+		assert.NotEmpty(t, c.SourceChunkIDs, "claim %s carries its evidence", c.ID)
 		for _, id := range c.SourceChunkIDs {
 			assert.True(t, chunks[id], "claim %s cites chunk %s", c.ID, id)
 		}
@@ -102,6 +85,40 @@ func TestImportChristmasCarolFullContent(t *testing.T) {
 	for i := range full.Summaries {
 		assert.Greater(t, len(full.Summaries[i].Summary), len(short.Summaries[i].Summary), "summary %s", full.Summaries[i].ID)
 	}
+}
+
+// TestChristmasCarolLeafPlan measures what a leaf search maps in each
+// excerpt mode: whole text units repeated across summaries made the map
+// stage of this small book cost about 277,000 estimated tokens.
+func TestChristmasCarolLeafPlan(t *testing.T) {
+	dir := corpusDir(t)
+	// maxSourceText is the map input a leaf search of this corpus may cost
+	// with claims and their excerpts: about one book's worth of summaries,
+	// not one per text unit that a summary reaches.
+	const maxSourceText = 80_000
+	tokens := map[Excerpts]int{}
+	for _, mode := range []Excerpts{ExcerptsSourceText, ExcerptsTextUnit, ExcerptsNone} {
+		t.Run(string(mode), func(t *testing.T) {
+			records, _, err := Import(context.Background(), dir, Options{Excerpts: mode})
+			require.NoError(t, err)
+			store := memstore.New()
+			require.NoError(t, store.ReplaceNamespace(context.Background(), "default", records))
+			noShuffle := false
+			p, err := globalsearch.Request{Query: "Who is the protagonist of the story?", Shuffle: &noShuffle}.Params(globalsearch.SpecDefaults)
+			require.NoError(t, err)
+			plan, err := (&globalsearch.Engine{Index: store}).Plan(context.Background(), p)
+			require.NoError(t, err)
+			assert.Zero(t, plan.MissingChunks, "every cited chunk is stored")
+			assert.Zero(t, plan.OrphanClaims)
+			for _, b := range plan.Batches {
+				tokens[mode] += b.EstimatedTokens
+			}
+			t.Logf("%s: %d batches, %d estimated map input tokens", mode, len(plan.Batches), tokens[mode])
+		})
+	}
+	assert.LessOrEqual(t, tokens[ExcerptsSourceText], maxSourceText)
+	assert.Less(t, tokens[ExcerptsNone], tokens[ExcerptsSourceText], "excerpts cost something")
+	assert.Less(t, tokens[ExcerptsSourceText], tokens[ExcerptsTextUnit])
 }
 
 func BenchmarkImportChristmasCarol(b *testing.B) {

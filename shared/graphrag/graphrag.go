@@ -28,13 +28,24 @@
 //     prefix of its description ("[status: FALSE] ..."), so a model never
 //     reads a disproved claim as fact. The claim type is not kept.
 //   - covariates.parquet (claim extraction is off by default in GraphRAG) and
-//     text_units.parquet are optional: without them there are no claims or
-//     no chunks, and the Report says so.
+//     text_units.parquet are optional: without them there are no claims, or
+//     no whole text units to cite (excerpts then lack a document id), and
+//     the Report says so.
+//   - A report's title heads its summary text as a Markdown heading
+//     ("# <title>"), the form of GraphRAG's own full_content, because the
+//     map text (SPEC §4.2) shows the summary and not the title. A report
+//     without summary text stays blank: a title alone answers nothing.
+//   - Claims cite excerpts by default (Options.Excerpts): a text unit is a
+//     whole 1,200-token window, repeated in the map text of every summary
+//     one of its claims reaches, while a covariate's source_text is the
+//     passage that supports the claim, the child chunk SPEC §1 means.
 package graphrag
 
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -62,11 +73,30 @@ const (
 	ContentFullContent Content = "full_content"
 )
 
+// Excerpts selects the source chunks claims cite.
+type Excerpts string
+
+// The source chunks a claim can cite.
+const (
+	// ExcerptsSourceText: each claim cites an excerpt chunk holding its
+	// covariate's source_text (one chunk per distinct text of a text unit,
+	// with the unit's document). A claim without source text cites its
+	// whole text unit instead, so that it keeps its evidence.
+	ExcerptsSourceText Excerpts = "source-text"
+	// ExcerptsTextUnit: each claim cites its whole text unit, and every text
+	// unit is imported.
+	ExcerptsTextUnit Excerpts = "text-unit"
+	// ExcerptsNone: claims cite nothing and no chunk is imported.
+	ExcerptsNone Excerpts = "none"
+)
+
 // Options tune an import. The zero value is valid.
 type Options struct {
 	// Content is the report column used as summary text; empty means
 	// ContentSummary.
 	Content Content
+	// Excerpts selects what claims cite; empty means ExcerptsSourceText.
+	Excerpts Excerpts
 	// Progress, when not nil, receives one line per file read.
 	Progress io.Writer
 }
@@ -88,7 +118,21 @@ type Report struct {
 	ClaimsAttached int
 	// Unmatched are the covariates that could not be stored as claims.
 	Unmatched []UnmatchedClaim
-	Chunks    int
+	// Excerpts is the mode the claims' citations were built in.
+	Excerpts Excerpts
+	// ExcerptChunks is the number of excerpt chunks built from source_text.
+	ExcerptChunks int
+	// NoSourceText counts the attached claims without source text (null,
+	// blank or GraphRAG's "NONE") in ExcerptsSourceText mode; of those,
+	// CiteTextUnit cite their whole text unit instead and the rest cite
+	// nothing (they name no text unit either).
+	NoSourceText, CiteTextUnit int
+	// TextUnits is the number of text units read; TextUnitsUncited of them
+	// were left out because no claim cites them (ExcerptsSourceText: only
+	// chunks a claim cites can reach a map text).
+	TextUnits, TextUnitsUncited int
+	// Chunks is the number of chunks stored (excerpts and text units).
+	Chunks int
 	// Warnings are problems that did not stop the import.
 	Warnings []string
 }
@@ -120,7 +164,8 @@ var fileNames = map[string][]string{
 // Import reads the GraphRAG output folder dir. The records it returns pass
 // indexfile.Validate.
 func Import(ctx context.Context, dir string, opts Options) (globalsearch.Records, Report, error) {
-	im := importer{ctx: ctx, dir: dir, opts: opts, report: Report{Levels: map[int]int{}}}
+	im := importer{ctx: ctx, dir: dir, opts: opts, report: Report{Levels: map[int]int{}},
+		units: map[string]globalsearch.Chunk{}, citedUnits: map[string]bool{}, excerptSeen: map[string]bool{}}
 	// Empty lists, not nil: an index file says "claims": [] rather than null.
 	im.records = globalsearch.Records{Summaries: []globalsearch.Summary{}, Claims: []globalsearch.Claim{}, Chunks: []globalsearch.Chunk{}}
 	switch opts.Content {
@@ -130,6 +175,14 @@ func Import(ctx context.Context, dir string, opts Options) (globalsearch.Records
 	default:
 		return globalsearch.Records{}, Report{}, fmt.Errorf("content must be %q or %q, not %q", ContentSummary, ContentFullContent, opts.Content)
 	}
+	switch opts.Excerpts {
+	case "":
+		im.opts.Excerpts = ExcerptsSourceText
+	case ExcerptsSourceText, ExcerptsTextUnit, ExcerptsNone:
+	default:
+		return globalsearch.Records{}, Report{}, fmt.Errorf("excerpts must be %q, %q or %q, not %q", ExcerptsSourceText, ExcerptsTextUnit, ExcerptsNone, opts.Excerpts)
+	}
+	im.report.Excerpts = im.opts.Excerpts
 	if info, err := os.Stat(dir); err != nil {
 		return globalsearch.Records{}, Report{}, err
 	} else if !info.IsDir() {
@@ -157,6 +210,21 @@ type importer struct {
 	leafOf map[string][]int64
 	// inCommunity holds the entity ids some community holds.
 	inCommunity map[string]bool
+
+	// units are the text units by id, read before the covariates so that
+	// an excerpt can take its unit's document.
+	units map[string]globalsearch.Chunk
+	// unitOrder lists the unit ids in file order.
+	unitOrder []string
+	// citedUnits are the unit ids some claim cites whole.
+	citedUnits map[string]bool
+	// excerpts are the excerpt chunks in first-cited order; excerptSeen
+	// holds their ids.
+	excerpts    []globalsearch.Chunk
+	excerptSeen map[string]bool
+	// noUnits is set when text_units.parquet is absent; the warning comes
+	// after the claims', in the order the files matter to a reader.
+	noUnits bool
 }
 
 type communityRow struct {
@@ -190,6 +258,17 @@ func (im *importer) run() error {
 	if err != nil {
 		return err
 	}
+	if im.opts.Excerpts != ExcerptsNone {
+		units, err := im.open("text_units", false)
+		if err != nil {
+			return err
+		}
+		if units == nil {
+			im.noUnits = true
+		} else if err := im.readTextUnits(units); err != nil {
+			return err
+		}
+	}
 	if covariates != nil {
 		entities, err := im.open("entities", true)
 		if err != nil {
@@ -206,14 +285,13 @@ func (im *importer) run() error {
 	} else {
 		im.warn("no covariates.parquet: no claims imported (claim extraction is off by default in GraphRAG)")
 	}
-	units, err := im.open("text_units", false)
-	if err != nil {
-		return err
+	if im.noUnits {
+		im.warn("no text_units.parquet: %s", map[Excerpts]string{
+			ExcerptsSourceText: "excerpts have no document id and claims without source text cite nothing",
+			ExcerptsTextUnit:   "no source chunks imported",
+		}[im.opts.Excerpts])
 	}
-	if units != nil {
-		return im.readTextUnits(units)
-	}
-	im.warn("no text_units.parquet: no source chunks imported")
+	im.collectChunks()
 	return nil
 }
 
@@ -399,7 +477,7 @@ func (im *importer) readReports(t *table) ([]int64, error) {
 			ID:      strconv.FormatInt(r.id, 10),
 			Level:   int(r.level),
 			Title:   r.title,
-			Summary: r.text,
+			Summary: withTitle(r.title, r.text),
 		}
 		if r.hasParent {
 			s.ParentCommunityID = strconv.FormatInt(r.parent, 10)
@@ -417,6 +495,20 @@ func (im *importer) readReports(t *table) ([]int64, error) {
 	im.report.Leaves = len(leaves)
 	im.progress("%d summaries (%d leaves) from %s", len(reports), len(leaves), t.name)
 	return leaves, nil
+}
+
+// withTitle puts the title at the head of text as a Markdown heading, unless
+// text is blank or already starts with that heading (full_content does).
+func withTitle(title, text string) string {
+	title = strings.Join(strings.Fields(title), " ")
+	if title == "" || strings.TrimSpace(text) == "" {
+		return text
+	}
+	heading := "# " + title
+	if first, _, _ := strings.Cut(strings.TrimSpace(text), "\n"); strings.TrimSpace(first) == heading {
+		return text
+	}
+	return heading + "\n\n" + text
 }
 
 // readEntities maps entity names to their ids. Titles are unique in GraphRAG
@@ -466,7 +558,7 @@ func (im *importer) indexLeaves(leaves []int64) {
 var claimStatusShown = map[string]bool{"FALSE": true, "SUSPECTED": true}
 
 func (im *importer) readCovariates(t *table, byName map[string][]string) error {
-	cols, err := columns(t, "subject_id", "object_id?", "status?", "description?", "text_unit_id?")
+	cols, err := columns(t, "subject_id", "object_id?", "status?", "description?", "text_unit_id?", "source_text?")
 	if err != nil {
 		return err
 	}
@@ -550,14 +642,75 @@ func (im *importer) readCovariates(t *table, byName map[string][]string) error {
 		if st := strings.ToUpper(strings.TrimSpace(cols["status"].str(i))); claimStatusShown[st] {
 			c.Description = "[status: " + st + "] " + c.Description
 		}
-		if u := cols["text_unit_id"].str(i); u != "" {
-			c.SourceChunkIDs = []string{u}
-		}
+		c.SourceChunkIDs = im.cite(cols["text_unit_id"].str(i), cols["source_text"].strs(i))
 		im.records.Claims = append(im.records.Claims, c)
 	}
 	im.report.ClaimsAttached = len(im.records.Claims)
 	im.progress("%d of %d claims attached to leaf communities from %s", im.report.ClaimsAttached, t.rows, t.name)
 	return nil
+}
+
+// cite returns the chunk ids a claim of text unit unit with source texts
+// texts cites, in the mode of the import, and records the chunks it needs.
+func (im *importer) cite(unit string, texts []string) []string {
+	switch im.opts.Excerpts {
+	case ExcerptsNone:
+		return []string{}
+	case ExcerptsTextUnit:
+		if unit == "" {
+			return []string{}
+		}
+		return []string{unit}
+	}
+	ids := []string{}
+	for _, text := range texts {
+		// GraphRAG writes "NONE" when the model quoted nothing.
+		if text = strings.TrimSpace(text); text == "" || text == "NONE" {
+			continue
+		}
+		id := excerptID(unit, text)
+		if slices.Contains(ids, id) {
+			continue
+		}
+		ids = append(ids, id)
+		if !im.excerptSeen[id] {
+			im.excerptSeen[id] = true
+			im.excerpts = append(im.excerpts, globalsearch.Chunk{ID: id, Text: text, DocumentID: im.units[unit].DocumentID})
+		}
+	}
+	if len(ids) > 0 {
+		return ids
+	}
+	im.report.NoSourceText++
+	// Only a unit that exists: a citation of a missing chunk would read as
+	// a broken index in every search's diagnostics.
+	if _, ok := im.units[unit]; ok {
+		im.report.CiteTextUnit++
+		im.citedUnits[unit] = true
+		return []string{unit}
+	}
+	return ids
+}
+
+// excerptID names an excerpt chunk after its text unit and its text, so that
+// a re-import gives it the same id and the same words quoted from two units
+// stay two chunks, each with its document. The id is short because the map
+// text repeats it before every excerpt (SPEC §4.2): a lead of the unit id
+// (to find the unit by eye) and 64 bits of a hash of both (to tell excerpts
+// apart). It satisfies the id rule of SPEC §11.1 whatever the unit id holds.
+func excerptID(unit, text string) string {
+	sum := sha256.Sum256([]byte(unit + "\x00" + text))
+	lead := []rune{}
+	for _, r := range unit {
+		if len(lead) == 8 || !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			break
+		}
+		lead = append(lead, r)
+	}
+	if len(lead) == 0 {
+		lead = []rune("excerpt")
+	}
+	return string(lead) + "~" + hex.EncodeToString(sum[:8])
 }
 
 // leafFor picks the smallest leaf community holding any of the entity ids.
@@ -585,26 +738,40 @@ func (im *importer) readTextUnits(t *table) error {
 	if err != nil {
 		return err
 	}
-	seen := map[string]bool{}
 	skipped := 0
-	im.records.Chunks = make([]globalsearch.Chunk, 0, t.rows)
 	for i := range t.rows {
 		id := ids.str(i)
-		if id == "" || seen[id] {
+		if _, seen := im.units[id]; id == "" || seen {
 			skipped++
 			continue
 		}
-		seen[id] = true
 		c := globalsearch.Chunk{ID: id, Text: text.str(i)}
 		if d := docs.strs(i); len(d) > 0 {
 			c.DocumentID = d[0]
 		}
-		im.records.Chunks = append(im.records.Chunks, c)
+		im.units[id] = c
+		im.unitOrder = append(im.unitOrder, id)
 	}
 	if skipped > 0 {
 		im.warn("%s: %d rows without an id or with a repeated id were skipped", t.name, skipped)
 	}
-	im.report.Chunks = len(im.records.Chunks)
-	im.progress("%d chunks from %s", im.report.Chunks, t.name)
+	im.report.TextUnits = len(im.unitOrder)
+	im.progress("%d text units from %s", im.report.TextUnits, t.name)
 	return nil
+}
+
+// collectChunks stores the chunks of the import's mode: every text unit
+// (text-unit), or the excerpts and the units claims cite whole (source-text).
+func (im *importer) collectChunks() {
+	im.records.Chunks = make([]globalsearch.Chunk, 0, len(im.unitOrder)+len(im.excerpts))
+	for _, id := range im.unitOrder {
+		if im.opts.Excerpts == ExcerptsTextUnit || im.citedUnits[id] {
+			im.records.Chunks = append(im.records.Chunks, im.units[id])
+		} else {
+			im.report.TextUnitsUncited++
+		}
+	}
+	im.records.Chunks = append(im.records.Chunks, im.excerpts...)
+	im.report.ExcerptChunks = len(im.excerpts)
+	im.report.Chunks = len(im.records.Chunks)
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
@@ -52,6 +54,7 @@ type covariateV3 struct {
 	Status          *string `parquet:"status,optional"`
 	Description     *string `parquet:"description,optional"`
 	TextUnitID      *string `parquet:"text_unit_id,optional"`
+	SourceText      *string `parquet:"source_text,optional"`
 }
 
 type textUnitV3 struct {
@@ -129,13 +132,14 @@ func writeV3(t *testing.T, dir string) {
 		{ID: "e6"},
 	})
 	writeParquet(t, dir, "covariates.parquet", []covariateV3{
-		{ID: ptr("c1"), HumanReadableID: 1, Type: ptr("GREED"), SubjectID: ptr("SCROOGE"), ObjectID: ptr("NONE"), Status: ptr("TRUE"), Description: ptr("d1"), TextUnitID: ptr("t1")},
+		{ID: ptr("c1"), HumanReadableID: 1, Type: ptr("GREED"), SubjectID: ptr("SCROOGE"), ObjectID: ptr("NONE"), Status: ptr("TRUE"), Description: ptr("d1"), TextUnitID: ptr("t1"), SourceText: ptr("Oh! But he was a tight-fisted hand.")},
 		{ID: ptr("c2"), HumanReadableID: 2, SubjectID: ptr("MARLEY"), ObjectID: ptr("SCROOGE "), Status: ptr("FALSE"), Description: ptr("d2")},
-		{ID: ptr("c3"), HumanReadableID: 3, SubjectID: ptr(" GHOST"), Description: ptr("d3"), TextUnitID: ptr("t2")},
+		{ID: ptr("c3"), HumanReadableID: 3, SubjectID: ptr(" GHOST"), Description: ptr("d3"), TextUnitID: ptr("t2"), SourceText: ptr("NONE")},
 		{ID: ptr("c4"), HumanReadableID: 4, SubjectID: ptr("NOBODY"), Description: ptr("d4")},
 		{ID: ptr("c5"), HumanReadableID: 5, SubjectID: ptr("LONER"), Description: ptr("d5")},
 		{ID: ptr("c6"), HumanReadableID: 6, Description: ptr("d6")},
-		{HumanReadableID: 7, SubjectID: ptr("TINY TIM"), ObjectID: ptr(""), Status: ptr("SUSPECTED"), Description: ptr("d7"), TextUnitID: ptr("t1")},
+		{HumanReadableID: 7, SubjectID: ptr("TINY TIM"), ObjectID: ptr(""), Status: ptr("SUSPECTED"), Description: ptr("d7"), TextUnitID: ptr("t1"), SourceText: ptr(" Oh! But he was a tight-fisted hand.\n")},
+		{ID: ptr("c8"), HumanReadableID: 8, SubjectID: ptr("SCROOGE"), Description: ptr("d8"), TextUnitID: ptr("t2"), SourceText: ptr("Oh! But he was a tight-fisted hand.")},
 	})
 	writeParquet(t, dir, "text_units.parquet", []textUnitV3{
 		{ID: "t1", Text: ptr("chunk one"), DocumentID: ptr("doc1")},
@@ -173,6 +177,7 @@ func TestImport(t *testing.T) {
 		{ID: "c2", CommunityID: "1", Subject: "MARLEY", Object: "SCROOGE", Description: "[status: FALSE] d2", SourceChunkIDs: []string{}},
 		{ID: "c3", CommunityID: "2", Subject: "GHOST", Description: "d3", SourceChunkIDs: []string{"t2"}},
 		{ID: "7", CommunityID: "2", Subject: "TINY TIM", Description: "[status: SUSPECTED] d7", SourceChunkIDs: []string{"t1"}},
+		{ID: "c8", CommunityID: "2", Subject: "SCROOGE", Description: "d8", SourceChunkIDs: []string{"t2"}},
 	}
 	v3Unmatched := []UnmatchedClaim{
 		{ID: "c4", Subject: "NOBODY", Reason: ReasonUnknownEntity},
@@ -194,10 +199,10 @@ func TestImport(t *testing.T) {
 			name:  "v3 layout, summary text",
 			write: writeV3,
 			wantSummaries: []globalsearch.Summary{
-				{ID: "0", Level: 0, Title: "Root", Summary: "s0"},
+				{ID: "0", Level: 0, Title: "Root", Summary: "# Root\n\ns0"},
 				{ID: "1", Level: 1, ParentCommunityID: "0", Summary: "s1"},
 				{ID: "2", Level: 1, ParentCommunityID: "0", Title: "Two"},
-				{ID: "3", Level: 0, Title: "Lone", Summary: "s3"},
+				{ID: "3", Level: 0, Title: "Lone", Summary: "# Lone\n\ns3"},
 			},
 			wantClaims:    v3Claims,
 			wantChunks:    v3Chunks,
@@ -209,10 +214,10 @@ func TestImport(t *testing.T) {
 			write:   writeV3,
 			content: ContentFullContent,
 			wantSummaries: []globalsearch.Summary{
-				{ID: "0", Level: 0, Title: "Root", Summary: "f0"},
+				{ID: "0", Level: 0, Title: "Root", Summary: "# Root\n\nf0"},
 				{ID: "1", Level: 1, ParentCommunityID: "0", Summary: "f1"},
-				{ID: "2", Level: 1, ParentCommunityID: "0", Title: "Two", Summary: "f2"},
-				{ID: "3", Level: 0, Title: "Lone", Summary: "f3"},
+				{ID: "2", Level: 1, ParentCommunityID: "0", Title: "Two", Summary: "# Two\n\nf2"},
+				{ID: "3", Level: 0, Title: "Lone", Summary: "# Lone\n\nf3"},
 			},
 			wantClaims:    v3Claims,
 			wantChunks:    v3Chunks,
@@ -240,7 +245,7 @@ func TestImport(t *testing.T) {
 			dir := t.TempDir()
 			tc.write(t, dir)
 			var progress bytes.Buffer
-			records, report, err := Import(context.Background(), dir, Options{Content: tc.content, Progress: &progress})
+			records, report, err := Import(context.Background(), dir, Options{Content: tc.content, Excerpts: ExcerptsTextUnit, Progress: &progress})
 			require.NoError(t, err)
 			assert.Equal(t, tc.wantSummaries, records.Summaries)
 			assert.Equal(t, tc.wantClaims, records.Claims)
@@ -330,11 +335,12 @@ func TestImportErrors(t *testing.T) {
 		ID string `parquet:"id"`
 	}
 	tests := []struct {
-		name    string
-		setup   func(t *testing.T, dir string)
-		content Content
-		want    []string
-		missing *MissingColumnError
+		name     string
+		setup    func(t *testing.T, dir string)
+		content  Content
+		excerpts Excerpts
+		want     []string
+		missing  *MissingColumnError
 	}{
 		{
 			name:  "no community reports",
@@ -406,12 +412,18 @@ func TestImportErrors(t *testing.T) {
 			content: "abstract",
 			want:    []string{`content must be "summary" or "full_content"`},
 		},
+		{
+			name:     "unknown excerpts, checked before reading",
+			setup:    func(t *testing.T, dir string) {},
+			excerpts: "chunks",
+			want:     []string{`excerpts must be "source-text", "text-unit" or "none", not "chunks"`},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			tc.setup(t, dir)
-			_, _, err := Import(context.Background(), dir, Options{Content: tc.content})
+			_, _, err := Import(context.Background(), dir, Options{Content: tc.content, Excerpts: tc.excerpts})
 			require.Error(t, err)
 			for _, w := range tc.want {
 				assert.Contains(t, err.Error(), w)
@@ -422,6 +434,161 @@ func TestImportErrors(t *testing.T) {
 				assert.Equal(t, tc.missing.File, missing.File)
 				assert.Equal(t, tc.missing.Column, missing.Column)
 			}
+		})
+	}
+}
+
+func TestImportExcerpts(t *testing.T) {
+	const quote = "Oh! But he was a tight-fisted hand."
+	tests := []struct {
+		name     string
+		write    func(*testing.T, string)
+		excerpts Excerpts
+		// cites maps a claim id to what it cites: a text unit id, or
+		// "excerpt of <unit>" for the excerpt quoted from that unit.
+		cites      map[string][]string
+		wantChunks []string // the same notation, in stored order
+		want       Report
+		warning    string
+	}{
+		{
+			name:  "source text by default; NONE and missing fall back to the text unit",
+			write: writeV3,
+			cites: map[string][]string{
+				"c1": {"excerpt of t1"}, "c2": {}, "c3": {"t2"}, "7": {"excerpt of t1"}, "c8": {"excerpt of t2"},
+			},
+			wantChunks: []string{"t2", "excerpt of t1", "excerpt of t2"},
+			want:       Report{Excerpts: ExcerptsSourceText, ExcerptChunks: 2, NoSourceText: 2, CiteTextUnit: 1, TextUnits: 2, TextUnitsUncited: 1, Chunks: 3},
+		},
+		{
+			name:       "no source_text column (GraphRAG 1.x): every claim cites its text unit",
+			write:      writeV1,
+			cites:      map[string][]string{"0": {"t1"}, "1": {}},
+			wantChunks: []string{"t1"},
+			want:       Report{Excerpts: ExcerptsSourceText, NoSourceText: 2, CiteTextUnit: 1, TextUnits: 2, TextUnitsUncited: 1, Chunks: 1},
+		},
+		{
+			name: "no text units: excerpts still built, fallback cites nothing",
+			write: func(t *testing.T, dir string) {
+				writeV3(t, dir)
+				require.NoError(t, os.Remove(filepath.Join(dir, "text_units.parquet")))
+			},
+			cites: map[string][]string{
+				"c1": {"excerpt of t1"}, "c2": {}, "c3": {}, "7": {"excerpt of t1"}, "c8": {"excerpt of t2"},
+			},
+			wantChunks: []string{"excerpt of t1", "excerpt of t2"},
+			want:       Report{Excerpts: ExcerptsSourceText, ExcerptChunks: 2, NoSourceText: 2, Chunks: 2},
+			warning:    "no text_units.parquet: excerpts have no document id",
+		},
+		{
+			name:       "none: claims cite nothing, no chunk stored",
+			write:      writeV3,
+			excerpts:   ExcerptsNone,
+			cites:      map[string][]string{"c1": {}, "c2": {}, "c3": {}, "7": {}, "c8": {}},
+			wantChunks: []string{},
+			want:       Report{Excerpts: ExcerptsNone},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.write(t, dir)
+			records, report, err := Import(context.Background(), dir, Options{Excerpts: tc.excerpts})
+			require.NoError(t, err)
+			again, _, err := Import(context.Background(), dir, Options{Excerpts: tc.excerpts})
+			require.NoError(t, err)
+			assert.Equal(t, records, again, "ids are stable across imports")
+
+			// Name each stored chunk in the test's notation, checking what
+			// an excerpt holds on the way.
+			units := map[string]string{"t1": "doc1", "t2": ""}
+			name := map[string]string{}
+			var chunks []string
+			for _, c := range records.Chunks {
+				if _, isUnit := units[c.ID]; isUnit {
+					name[c.ID] = c.ID
+				} else {
+					unit, _, ok := strings.Cut(c.ID, "~")
+					require.True(t, ok, "excerpt id %q names its unit", c.ID)
+					name[c.ID] = "excerpt of " + unit
+					assert.Equal(t, quote, c.Text, "the source text, trimmed")
+					if tc.warning == "" {
+						assert.Equal(t, units[unit], c.DocumentID, "the unit's document")
+					}
+				}
+				chunks = append(chunks, name[c.ID])
+			}
+			assert.Equal(t, tc.wantChunks, append([]string{}, chunks...))
+			got := map[string][]string{}
+			for _, c := range records.Claims {
+				got[c.ID] = []string{}
+				for _, id := range c.SourceChunkIDs {
+					require.Contains(t, name, id, "claim %s cites a stored chunk", c.ID)
+					got[c.ID] = append(got[c.ID], name[id])
+				}
+			}
+			assert.Equal(t, tc.cites, got)
+			assert.Equal(t, tc.want.Excerpts, report.Excerpts)
+			assert.Equal(t, tc.want.ExcerptChunks, report.ExcerptChunks)
+			assert.Equal(t, tc.want.NoSourceText, report.NoSourceText)
+			assert.Equal(t, tc.want.CiteTextUnit, report.CiteTextUnit)
+			assert.Equal(t, tc.want.TextUnits, report.TextUnits)
+			assert.Equal(t, tc.want.TextUnitsUncited, report.TextUnitsUncited)
+			assert.Equal(t, tc.want.Chunks, report.Chunks)
+			if tc.warning != "" {
+				require.Len(t, report.Warnings, 1)
+				assert.Contains(t, report.Warnings[0], tc.warning)
+			} else {
+				assert.Empty(t, report.Warnings)
+			}
+		})
+	}
+}
+
+// TestExcerptID checks the id rule of SPEC §11.1 (1-256 bytes of UTF-8, no
+// control characters, none of "[", "]", "|") whatever the text unit id is.
+func TestExcerptID(t *testing.T) {
+	tests := []struct {
+		name, unit, wantLead string
+	}{
+		{name: "GraphRAG sha512 unit id", unit: strings.Repeat("f5b3fc51", 16), wantLead: "f5b3fc51~"},
+		{name: "short id", unit: "t1", wantLead: "t1~"},
+		{name: "no unit", unit: "", wantLead: "excerpt~"},
+		{name: "header characters", unit: "a[1]|b", wantLead: "a~"},
+		{name: "control character", unit: "u\n1", wantLead: "u~"},
+		{name: "non-ASCII", unit: "日本", wantLead: "excerpt~"},
+		{name: "unit id over 256 bytes", unit: strings.Repeat("x", 300), wantLead: "xxxxxxxx~"},
+	}
+	seen := map[string]string{}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			id := excerptID(tc.unit, "Bah! Humbug!")
+			assert.True(t, strings.HasPrefix(id, tc.wantLead), id)
+			assert.True(t, len(id) >= 1 && len(id) <= 256 && utf8.ValidString(id), id)
+			assert.False(t, strings.ContainsAny(id, "[]|"), id)
+			assert.False(t, strings.ContainsFunc(id, unicode.IsControl), id)
+			assert.Equal(t, id, excerptID(tc.unit, "Bah! Humbug!"), "stable")
+			assert.NotEqual(t, id, excerptID(tc.unit, "Bah! Humbug"), "the text counts")
+			assert.NotContains(t, seen, id, "the unit counts")
+			seen[id] = tc.unit
+		})
+	}
+}
+
+func TestWithTitle(t *testing.T) {
+	tests := []struct {
+		name, title, text, want string
+	}{
+		{name: "summary gets a heading", title: "The Cratchits", text: "Bob is poor.", want: "# The Cratchits\n\nBob is poor."},
+		{name: "full content keeps its own", title: "The Cratchits", text: "# The Cratchits\n\nBob is poor.", want: "# The Cratchits\n\nBob is poor."},
+		{name: "another heading is not the title", title: "The Cratchits", text: "# Findings\n\nBob is poor.", want: "# The Cratchits\n\n# Findings\n\nBob is poor."},
+		{name: "title on one line", title: " The\nCratchits ", text: "Bob is poor.", want: "# The Cratchits\n\nBob is poor."},
+		{name: "no title", title: " ", text: "Bob is poor.", want: "Bob is poor."},
+		{name: "a title alone is no summary", title: "The Cratchits", text: " \n", want: " \n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, withTitle(tc.title, tc.text))
 		})
 	}
 }

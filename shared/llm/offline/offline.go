@@ -3,16 +3,19 @@
 // heuristic for demos and tests, not an LLM: it does not read, reason or
 // write; it quotes.
 //
-// Map: the batch content is split into sentences (header lines and bullet
-// markup dropped), each sentence is scored against the query with BM25, and
-// the best few sentences become the answer. Usefulness grows with the share
+// Map: the batch content is split into sentences (header lines, titles and
+// bullet markup dropped, hard-wrapped lines joined), each sentence is scored
+// against the query with BM25, and the best few sentences become the answer.
+// Only whole sentences are quoted; fragments (a text cut mid-sentence) are
+// used only when no whole sentence matches. Usefulness grows with the share
 // of query terms the batch contains and with how strongly the best sentence
 // matches; it is exactly 0, with an empty answer, when no query term occurs.
 //
 // Reduce: the candidate answers are merged sentence by sentence, taking the
 // first sentence of each candidate (highest usefulness first), then the
-// second of each, and so on, dropping duplicates, so that the final answer
-// covers many communities instead of repeating the top one.
+// second of each, and so on, never repeating a sentence or a fragment of one
+// (sentenceSet), so that the final answer covers many communities instead of
+// repeating the top one.
 //
 // Both stages answer with JSON produced by encoding/json that follows the
 // SPEC §5.3 contract, shortened to fit req.MaxTokens by the SPEC §3
@@ -128,8 +131,11 @@ type reduceOutput struct {
 
 // mapAnswer implements the map stage (see the package comment).
 func mapAnswer(query, content string, maxTokens int) (string, bool, error) {
-	sents := sentences(content)
-	best, usefulness := rank(terms(query), sents)
+	whole, fragments := sentences(content)
+	best, usefulness := rank(terms(query), whole)
+	if usefulness == 0 && len(fragments) > 0 {
+		best, usefulness = rank(terms(query), append(whole, fragments...))
+	}
 	if usefulness == 0 {
 		return fit(maxTokens, nil, func(answer string) any { return mapOutput{Answer: answer} })
 	}
@@ -204,13 +210,12 @@ func rank(query []string, sents []string) ([]string, int) {
 
 	top := all[0].score
 	var best []string
-	seen := map[string]bool{}
+	var said sentenceSet
 	for _, s := range all {
 		if len(best) == mapSentences || s.score < mapFloor*top {
 			break
 		}
-		if key := dedupeKey(s.text); !seen[key] {
-			seen[key] = true
+		if said.add(s.text) {
 			best = append(best, s.text)
 		}
 	}
@@ -231,7 +236,8 @@ var reduceHeader = regexp.MustCompile(`^\[Usefulness: ([^;\]]+); Community IDs: 
 
 type candidate struct {
 	usefulness float64
-	sentences  []string
+	// whole and fragments are its sentences (see sentences).
+	whole, fragments []string
 }
 
 // reduceAnswer implements the reduce stage (see the package comment).
@@ -241,7 +247,7 @@ func reduceAnswer(content string, maxTokens int) (string, bool, error) {
 	cur := -1
 	flush := func() {
 		if cur >= 0 {
-			cands[cur].sentences = sentences(body.String())
+			cands[cur].whole, cands[cur].fragments = sentences(body.String())
 		}
 		body.Reset()
 	}
@@ -264,31 +270,37 @@ func reduceAnswer(content string, maxTokens int) (string, bool, error) {
 	flush()
 	slices.SortStableFunc(cands, func(x, y candidate) int { return cmp.Compare(y.usefulness, x.usefulness) })
 
+	merged := merge(cands, func(c candidate) []string { return c.whole })
+	if len(merged) == 0 {
+		// A map answer cut short to fit its reserve is all there is: a
+		// fragment answers better than nothing.
+		merged = merge(cands, func(c candidate) []string { return c.fragments })
+	}
+	return fit(maxTokens, merged, func(answer string) any { return reduceOutput{Answer: answer} })
+}
+
+// merge takes the first sentence of each candidate, then the second of each,
+// and so on, up to reduceSentences, skipping what the answer already says.
+func merge(cands []candidate, sentencesOf func(candidate) []string) []string {
 	var merged []string
-	var keys []map[string]bool
-	seen := map[string]bool{}
+	var said sentenceSet
 	for round := 0; len(merged) < reduceSentences; round++ {
 		took := false
 		for _, c := range cands {
-			if round >= len(c.sentences) || len(merged) == reduceSentences {
+			sents := sentencesOf(c)
+			if round >= len(sents) || len(merged) == reduceSentences {
 				continue
 			}
 			took = true
-			s := c.sentences[round]
-			key := dedupeKey(s)
-			set := termSet(s)
-			if seen[key] || nearDuplicate(set, keys) {
-				continue
+			if said.add(sents[round]) {
+				merged = append(merged, sents[round])
 			}
-			seen[key] = true
-			keys = append(keys, set)
-			merged = append(merged, s)
 		}
 		if !took {
 			break
 		}
 	}
-	return fit(maxTokens, merged, func(answer string) any { return reduceOutput{Answer: answer} })
+	return merged
 }
 
 // fit renders as many of sents (in order) as fit maxTokens. If not even the
@@ -381,9 +393,6 @@ func cut(s string, maxTokens int) string {
 	}
 	return s
 }
-
-// dedupeKey identifies a sentence up to case, punctuation and spacing.
-func dedupeKey(s string) string { return strings.Join(terms(s), " ") }
 
 func termSet(s string) map[string]bool {
 	set := map[string]bool{}

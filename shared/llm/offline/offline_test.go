@@ -247,6 +247,24 @@ func TestReduce(t *testing.T) {
 			want:    "High answer. Low answer.",
 		},
 		{
+			name: "a sentence already said, or a fragment of one, is not said again",
+			content: "[Usefulness: 90; Community IDs: a]\nScrooge never spoke of it again, and he kept the firm. Marley was dead.\n\n" +
+				"[Usefulness: 80; Community IDs: b]\nTiny Tim did not die. Scrooge never spoke of it again.\n\n" +
+				"[Usefulness: 70; Community IDs: c]\nTINY TIM DID NOT DIE! He kept the firm, and Scrooge never spoke of it again, and he kept the firm.",
+			want: "Scrooge never spoke of it again, and he kept the firm. Tiny Tim did not die. Marley was dead.",
+		},
+		{
+			name: "fragments are not quoted while a whole sentence is there",
+			content: "[Usefulness: 90; Community IDs: a]\nunderstood, or nothing wonderful can come of the story I am going to\n\n" +
+				"[Usefulness: 80; Community IDs: b]\nMarley was dead. # Stave One",
+			want: "Marley was dead.",
+		},
+		{
+			name:    "only fragments: the best of them",
+			content: "[Usefulness: 90; Community IDs: a]\nthe long answer cut short…\n\n[Usefulness: 80; Community IDs: b]\nanother cut…",
+			want:    "the long answer cut short… another cut…",
+		},
+		{
 			name:    "text without headers is still used",
 			content: "A plain answer.",
 			want:    "A plain answer.",

@@ -39,6 +39,16 @@ func bullet(s string) string {
 	return s
 }
 
+// partHeader matches a part header (SPEC §4.3) and captures the part number.
+var partHeader = regexp.MustCompile(`^\[Community ID: .*\| summary part ([0-9]+)\]$`)
+
+// continuesSummary reports whether line heads a part after the first of a
+// split summary.
+func continuesSummary(line string) bool {
+	m := partHeader.FindStringSubmatch(line)
+	return m != nil && m[1] != "1"
+}
+
 func isHeader(line string) bool {
 	if !strings.HasPrefix(line, "[") || !strings.HasSuffix(line, "]") {
 		return false
@@ -51,29 +61,69 @@ func isHeader(line string) bool {
 	return false
 }
 
-// sentences splits content into sentences, skipping header lines and the
-// markup of claim and excerpt bullets. A part of a split summary may start
-// or end mid-sentence (SPEC §4.3 splits by code points); such a fragment is
-// kept as it is, because it is still evidence.
-func sentences(content string) []string {
-	var out []string
+// sentences splits content into sentences, skipping header lines, Markdown
+// headings (an imported report's title) and the markup of claim and excerpt
+// bullets. Hard-wrapped lines are joined into paragraphs first: source
+// chunks keep the line breaks of their document, and a line is not a
+// sentence. whole holds the complete sentences (see complete), fragments
+// the rest: the start or end of a text cut mid-sentence (a chunk, a part of
+// a split summary, an elided quote), which is still evidence but does not
+// read as an answer.
+func sentences(content string) (whole, fragments []string) {
+	var para strings.Builder
+	// continued is set by the header of a part that continues a split
+	// summary (SPEC §4.3 splits by code points): its first sentence is the
+	// tail of one cut in two, even when it happens to start with a capital.
+	continued := false
+	flush := func() {
+		if para.Len() == 0 {
+			return
+		}
+		split := appendSentences(nil, para.String())
+		para.Reset()
+		if continued && len(split) > 0 {
+			fragments = append(fragments, split[0])
+			split = split[1:]
+		}
+		continued = false
+		for _, s := range split {
+			if complete(s) {
+				whole = append(whole, s)
+			} else {
+				fragments = append(fragments, s)
+			}
+		}
+	}
 	for line := range strings.Lines(content) {
 		line = strings.TrimSpace(line)
-		if line == "" || isHeader(line) {
-			continue
+		switch {
+		case line == "":
+			flush()
+		case isHeader(line):
+			flush()
+			continued = continuesSummary(line)
+		case isHeading(line):
+			flush()
+		case strings.HasPrefix(line, "- "):
+			flush()
+			para.WriteString(bullet(line[2:]))
+		default:
+			if para.Len() > 0 {
+				para.WriteByte(' ')
+			}
+			para.WriteString(line)
 		}
-		if rest, ok := strings.CutPrefix(line, "- "); ok {
-			line = bullet(rest)
-		}
-		out = appendSentences(out, line)
 	}
-	return out
+	flush()
+	return whole, fragments
 }
 
-// appendSentences splits one line at sentence enders. Latin enders (. ! ?)
-// end a sentence only when followed by a space and then something that is
-// not a lower-case letter, which keeps "e.g. this" and "3.5" whole. CJK
-// enders (。！？) end a sentence at once: CJK text puts no space after them.
+// appendSentences splits one paragraph at sentence enders. Latin enders
+// (. ! ?) end a sentence only when followed by a space and then something
+// that is not a lower-case letter, which keeps "e.g. this" and "3.5" whole,
+// and a period does not end one after an abbreviation or an initial ("Mr.
+// Fezziwig", "C. D. Dickens"). CJK enders (。！？) end a sentence at once:
+// CJK text puts no space after them.
 func appendSentences(out []string, line string) []string {
 	start := 0
 	for i := 0; i < len(line); {
@@ -87,7 +137,7 @@ func appendSentences(out []string, line string) []string {
 			continue
 		case '.', '!', '?':
 			end = skipClosers(line, end)
-			if end < len(line) && line[end] == ' ' && !nextIsLower(line[end:]) {
+			if end < len(line) && line[end] == ' ' && !nextIsLower(line[end:]) && (r != '.' || !abbreviation(line[start:i])) {
 				out = appendTrimmed(out, line[start:end])
 				start, i = end, end
 				continue
@@ -118,7 +168,7 @@ func nextIsLower(s string) bool {
 }
 
 func appendTrimmed(out []string, s string) []string {
-	if s = strings.TrimSpace(s); s != "" {
+	if s = trimElision(strings.TrimSpace(s)); s != "" {
 		out = append(out, s)
 	}
 	return out
@@ -130,10 +180,12 @@ func appendTrimmed(out []string, s string) []string {
 var stopwords = func() map[string]bool {
 	m := map[string]bool{}
 	for w := range strings.FieldsSeq(`a about across after all also am an and any are as at be been before
-		being between both but by can could describe did do does during each explain for from had has
-		have how i in into is it its key main major me more most my of on or other our over please s
-		should so some such tell than that the their them then there these they this those through to
-		under up was we were what when where which while who whom why will with would you your`) {
+		being between both biggest but by can could describe did do does during each explain for from
+		give had has have how i identify important in into is it its key list main major me more most
+		my notable of on or other our over overall please primary principal prominent s should
+		significant so some such summarise summarize tell than that the their them then there these they
+		this those through to top under up was we were what when where which while who whom why will
+		with would you your`) {
 		m[w] = true
 	}
 	return m
@@ -142,7 +194,9 @@ var stopwords = func() map[string]bool {
 // isCJK reports whether r is written without spaces between words, so that
 // it is indexed as character bigrams instead of words.
 func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	// Every script below starts at or after U+1100 (Hangul Jamo): a cheap
+	// test spares most text the table lookups.
+	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // terms tokenises s for scoring: lower-case runs of letters and digits for
