@@ -142,9 +142,10 @@ func TestPrepare(t *testing.T) {
 			require.NoError(t, err)
 			var got workflow.PrepareOutput
 			require.NoError(t, json.Unmarshal([]byte(out), &got))
-			assert.Equal(t, workflow.PrepareOutput{QueryID: tc.wantID, BatchCount: 3, BatchIndexes: []int{0, 1, 2}}, got)
-			_, err = s.Plan(context.Background(), tc.wantID)
-			assert.NoError(t, err)
+			plan, err := s.Plan(context.Background(), tc.wantID)
+			require.NoError(t, err)
+			assert.NotEmpty(t, plan.RunID)
+			assert.Equal(t, workflow.PrepareOutput{QueryID: tc.wantID, RunID: plan.RunID, BatchCount: 3, BatchIndexes: []int{0, 1, 2}}, got)
 		})
 	}
 }
@@ -208,7 +209,9 @@ func TestMap(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.JSONEq(t, tc.want, out)
-			answers, err := s.MapAnswers(context.Background(), "q1")
+			plan, err := s.Plan(context.Background(), "q1")
+			require.NoError(t, err)
+			answers, err := s.MapAnswers(context.Background(), "q1", plan.RunID)
 			require.NoError(t, err)
 			require.Len(t, answers, 1)
 			assert.Equal(t, 1, answers[0].Attempts)

@@ -193,7 +193,9 @@ func TestStateMachine(t *testing.T) {
 			wantModel:      map[int]int{-1: 1, 0: 1, 1: 2, 2: 1},
 			wantTaskErrors: map[string]int{"ModelError": 1},
 			check: func(t *testing.T, e *env, queryID string, _ globalsearch.Result) {
-				answers, err := e.store.MapAnswers(context.Background(), queryID)
+				plan, err := e.store.Plan(context.Background(), queryID)
+				require.NoError(t, err)
+				answers, err := e.store.MapAnswers(context.Background(), queryID, plan.RunID)
 				require.NoError(t, err)
 				require.Len(t, answers, 3)
 				// attempt = $$.State.RetryCount + 1 reached the handler.
