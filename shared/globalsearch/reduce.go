@@ -130,11 +130,11 @@ func (e *Engine) FailReduce(ctx context.Context, queryID, runID string, failures
 	ctx = saveContext(ctx, StatusFailed)
 	r, err := e.loadReduce(ctx, queryID, runID, failures)
 	if err != nil {
-		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
+		return Result{}, fmt.Errorf("%w (and recording the failure: %w)", cause, err)
 	}
 	calls, err := e.Runs.ReduceCalls(ctx, queryID, r.plan.RunID)
 	if err != nil {
-		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
+		return Result{}, fmt.Errorf("%w (and recording the failure: %w)", cause, err)
 	}
 	r.res.Diagnostics.Reduce.ModelCalls = calls
 	return e.finishReduce(ctx, r, StatusFailed, cause)
