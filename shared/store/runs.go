@@ -359,8 +359,8 @@ func (s *Store) Plan(ctx context.Context, queryID string) (globalsearch.Plan, er
 	batches := make([]globalsearch.Batch, header.BatchCount)
 	have := make([]bool, header.BatchCount)
 	for _, it := range items {
-		if it.Batch == nil || it.Batch.Index < 0 || it.Batch.Index >= header.BatchCount {
-			continue // the plan item, or a batch a concurrent SavePlan has yet to delete
+		if it.Batch == nil || it.Batch.Index < 0 || it.Batch.Index >= header.BatchCount || it.Batch.RunID != header.RunID {
+			continue // the plan item, or a batch of another plan that a concurrent SavePlan wrote or has yet to delete
 		}
 		batches[it.Batch.Index] = *it.Batch
 		have[it.Batch.Index] = true

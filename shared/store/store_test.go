@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
@@ -349,6 +350,8 @@ func TestThrottled(t *testing.T) {
 				"MapAnswers":    func() error { _, err := s.MapAnswers(ctx, "q", "r"); return err },
 				"SaveMapAnswer": func() error { return s.SaveMapAnswer(ctx, "q", "r", globalsearch.MapAnswer{}) },
 				"SavePlan":      func() error { return s.SavePlan(ctx, globalsearch.Plan{Params: globalsearch.Params{QueryID: "q"}}) },
+				"SaveResult":    func() error { return s.SaveResult(ctx, globalsearch.Result{QueryID: "q"}, "") },
+				"SaveRunResult": func() error { return s.SaveResult(ctx, globalsearch.Result{QueryID: "q"}, "r") },
 				"AddReduceCall": func() error { _, err := s.AddReduceCall(ctx, "q", "r"); return err },
 				"ReduceCalls":   func() error { _, err := s.ReduceCalls(ctx, "q", "r"); return err },
 			}
@@ -492,4 +495,31 @@ func TestCreateTablesTwice(t *testing.T) {
 	client := testenv.Minidyn(t)
 	tables := newTables(t, client)
 	require.NoError(t, store.CreateTables(context.Background(), client, tables), "existing tables are left as they are")
+}
+
+// TestPlanRefusesBatchOfAnotherRun: two prepares of one query id at once
+// can interleave their batch items; a plan never reads another run's batch
+// as its own.
+func TestPlanRefusesBatchOfAnotherRun(t *testing.T) {
+	ctx := context.Background()
+	client := testenv.Minidyn(t)
+	tables := newTables(t, client)
+	s := store.New(client, tables)
+	plan := globalsearch.Plan{RunID: "r1", Params: globalsearch.Params{QueryID: "q"}, Batches: []globalsearch.Batch{
+		{RunID: "r1", Index: 0, Content: "a"}, {RunID: "r1", Index: 1, Content: "b"},
+	}}
+	require.NoError(t, s.SavePlan(ctx, plan))
+	_, err := s.Plan(ctx, "q")
+	require.NoError(t, err)
+
+	item, err := attributevalue.MarshalMap(map[string]any{
+		"queryId": "q", "sk": "batch#000001",
+		"batch": map[string]any{"runId": "r2", "index": 1, "content": "other plan"},
+	})
+	require.NoError(t, err)
+	_, err = client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tables.Runs), Item: item})
+	require.NoError(t, err)
+	_, err = s.Plan(ctx, "q")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "batch 1 of 2 is missing")
 }
