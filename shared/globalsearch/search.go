@@ -9,8 +9,10 @@ import (
 // Search runs a whole search in one process (SPEC §9) through the same
 // steps the state machine runs: Prepare, MapBatch for every batch with at
 // most min(mapConcurrency, batches) in flight and two attempts each, then
-// Reduce with two attempts (then FailReduce). The returned Result is also saved in Runs; on
-// failure it has status failed and the error says why.
+// Reduce with two attempts (then FailReduce), all in the run Prepare
+// started. The returned Result is also saved in Runs; on failure it has
+// status failed and the error says why, except when the query id names a
+// different request: then nothing is saved and the Result is empty.
 func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
 	out, failed, err := e.prepare(ctx, p)
 	if err != nil {
