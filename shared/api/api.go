@@ -134,11 +134,10 @@ func (h *Handler) post(ctx context.Context, req events.APIGatewayV2HTTPRequest) 
 	}
 	accepted := Accepted{QueryID: stored.QueryID, Status: globalsearch.StatusRunning, Location: "/queries/" + stored.QueryID}
 	if !created {
-		if _, seeded := fields["shuffleSeed"]; !seeded {
-			p.ShuffleSeed = stored.ShuffleSeed // generated anew by this parse
-		}
-		if p != stored {
-			return reply(http.StatusConflict, Error{"conflict", "query id " + p.QueryID + " already names a different request"})
+		// The same rule as prepare's (SPEC §11.1): a seed this parse
+		// generated matches the stored one.
+		if !stored.SameRequest(p) {
+			return reply(http.StatusConflict, Error{"conflict", globalsearch.ConflictError(p.QueryID).Error()})
 		}
 		return h.repeat(ctx, stored, accepted)
 	}

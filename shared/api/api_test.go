@@ -142,7 +142,7 @@ func TestPostRepeated(t *testing.T) {
 	assert.Equal(t, "running", body(t, again)["status"])
 	assert.Equal(t, 1, st.calls, "a repeated key starts nothing")
 
-	require.NoError(t, s.SaveResult(context.Background(), globalsearch.Result{QueryID: "k1", Status: globalsearch.StatusCompleted}))
+	require.NoError(t, s.SaveResult(context.Background(), globalsearch.Result{QueryID: "k1", Status: globalsearch.StatusCompleted}, ""))
 	done := call(t, h, req)
 	assert.Equal(t, 200, done.StatusCode)
 	assert.Equal(t, "completed", body(t, done)["status"])
@@ -177,7 +177,7 @@ func TestGet(t *testing.T) {
 	ctx := context.Background()
 	_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "running-1", Query: "q"})
 	require.NoError(t, err)
-	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "done-1", Status: globalsearch.StatusCompleted, Answer: "42"}))
+	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "done-1", Status: globalsearch.StatusCompleted, Answer: "42"}, ""))
 	cases := []struct {
 		name       string
 		method     string

@@ -47,7 +47,8 @@ type Model interface {
 }
 
 // Requests records the request of a run before it starts, so that a caller
-// who repeats a start gets the same run back (SPEC §8 idempotency).
+// who repeats a start gets the same run back (SPEC §8 idempotency), and so
+// that a query id names one request (SPEC §11.1).
 type Requests interface {
 	// CreateRequest stores p unless a request with the same query id exists.
 	// It returns the stored request and whether this call created it.
@@ -56,27 +57,38 @@ type Requests interface {
 	Request(ctx context.Context, queryID string) (Params, error)
 }
 
-// Plans stores the plan of a run: its request and every batch. Saving a plan
-// again for the same query id replaces it.
+// Plans stores the plan of a run: its request and every batch. Saving a
+// plan for a query id starts its run Plan.RunID: it replaces the previous
+// plan and its batches, removes the previous result (Result is ErrNotFound
+// until this run saves one) and leaves nothing of an earlier run that this
+// run can read.
 type Plans interface {
 	SavePlan(ctx context.Context, p Plan) error
 	// Plan returns the plan with every batch (content included), or ErrNotFound.
 	Plan(ctx context.Context, queryID string) (Plan, error)
-	// Batch returns one batch of a plan, or ErrNotFound.
+	// Batch returns one batch of the current plan, RunID set, or ErrNotFound.
 	Batch(ctx context.Context, queryID string, index int) (Batch, error)
 }
 
-// Answers stores map answers by (query id, batch index): saving an answer
-// for the same batch again overwrites it.
+// Answers stores map answers by (query id, run id, batch index): saving an
+// answer for the same batch of the same run again overwrites it, and the
+// answers of one run are never read as another's, so a map task of an
+// earlier plan that saves late cannot reach the current run.
 type Answers interface {
-	SaveMapAnswer(ctx context.Context, queryID string, a MapAnswer) error
+	SaveMapAnswer(ctx context.Context, queryID, runID string, a MapAnswer) error
 	// MapAnswers returns the stored answers of a run ordered by batch index.
-	MapAnswers(ctx context.Context, queryID string) ([]MapAnswer, error)
+	MapAnswers(ctx context.Context, queryID, runID string) ([]MapAnswer, error)
 }
 
 // Results stores the result of a run; saving again overwrites it.
 type Results interface {
-	SaveResult(ctx context.Context, r Result) error
+	// SaveResult stores r. With a runID it stores r only while runID is the
+	// query id's current run (the last plan saved, and no failure recorded
+	// since), else it returns an error of KindNotFound: a reduce of an
+	// earlier plan never overwrites a newer run's result. With runID ""
+	// it stores r unconditionally (prepare recording a failure of the
+	// request it owns) and the runs before it can no longer save theirs.
+	SaveResult(ctx context.Context, r Result, runID string) error
 	// Result returns the stored result or ErrNotFound.
 	Result(ctx context.Context, queryID string) (Result, error)
 }
@@ -84,14 +96,14 @@ type Results interface {
 // ReduceCalls counts the reduce model calls of a run across invocations.
 // On AWS each reduce attempt is its own Lambda invocation, and
 // $$.State.RetryCount also counts Lambda-service retries that never reached
-// the handler, so the exact count has to live with the run. Saving a plan
-// resets it to 0.
+// the handler, so the exact count has to live with the run. Each run counts
+// from 0.
 type ReduceCalls interface {
-	// AddReduceCall records one more reduce model call and returns the
-	// count so far.
-	AddReduceCall(ctx context.Context, queryID string) (int, error)
+	// AddReduceCall records one more reduce model call of a run and
+	// returns the count so far.
+	AddReduceCall(ctx context.Context, queryID, runID string) (int, error)
 	// ReduceCalls returns the count so far: 0 when there were none.
-	ReduceCalls(ctx context.Context, queryID string) (int, error)
+	ReduceCalls(ctx context.Context, queryID, runID string) (int, error)
 }
 
 // Runs is everything a search persists about one run, keyed by query id.

@@ -14,31 +14,82 @@ import (
 
 // PrepareOutput is what the prepare step hands on: small enough for a Step
 // Functions state (SPEC §8), with the batches themselves in the runs store.
+// RunID names the run the plan started; the map and reduce tasks carry it so
+// that a task of an earlier plan of the same query id is refused.
 type PrepareOutput struct {
 	QueryID      string `json:"queryId"`
+	RunID        string `json:"runId"`
 	BatchCount   int    `json:"batchCount"`
 	BatchIndexes []int  `json:"batchIndexes"`
 }
 
-// Prepare plans a search (SPEC §4) and saves the plan in the runs store.
+// Prepare claims the query id for p, plans the search (SPEC §4) and saves
+// the plan as a new run of that id (SPEC §11.1):
+//   - an id that already names a different request is invalid input naming
+//     the id, and nothing is written;
+//   - the same request again (a retried or repeated start) plans from the
+//     stored request, whose seed replays the shuffle, and starts a clean
+//     run: nothing of an earlier plan of the id reaches the new result;
+//   - a request that cannot run (invalid input found while planning, a
+//     corrupt index, a plan too large) is recorded as a failed result
+//     before the error is returned, so the runs store says failed first.
 func (e *Engine) Prepare(ctx context.Context, p Params) (PrepareOutput, error) {
+	out, _, err := e.prepare(ctx, p)
+	return out, err
+}
+
+// prepare is Prepare, also returning the failed result it recorded.
+func (e *Engine) prepare(ctx context.Context, p Params) (PrepareOutput, Result, error) {
 	start := time.Now()
-	plan, err := e.Plan(ctx, p)
-	if err != nil {
+	fail := func(err error) error {
 		e.logger().LogAttrs(ctx, slogError, "prepare failed", stepAttrs(p.QueryID, "prepare", start, "status", "failed", "error", err.Error())...)
-		return PrepareOutput{}, err
+		return err
+	}
+	stored, err := e.claim(ctx, p)
+	if err != nil {
+		return PrepareOutput{}, Result{}, fail(err)
+	}
+	plan, err := e.Plan(ctx, stored)
+	if err != nil {
+		res, err := e.failRun(context.WithoutCancel(ctx), stored, err)
+		return PrepareOutput{}, res, fail(err)
+	}
+	plan.RunID = NewRunID()
+	for i := range plan.Batches {
+		plan.Batches[i].RunID = plan.RunID
 	}
 	plan.CreatedAt = e.now()
 	if err := e.Runs.SavePlan(ctx, plan); err != nil {
-		return PrepareOutput{}, fmt.Errorf("save plan of %s: %w", p.QueryID, err)
+		return PrepareOutput{}, Result{}, fail(fmt.Errorf("save plan of %s: %w", p.QueryID, err))
 	}
-	out := PrepareOutput{QueryID: p.QueryID, BatchCount: len(plan.Batches), BatchIndexes: make([]int, len(plan.Batches))}
+	out := PrepareOutput{QueryID: p.QueryID, RunID: plan.RunID, BatchCount: len(plan.Batches), BatchIndexes: make([]int, len(plan.Batches))}
 	for i := range out.BatchIndexes {
 		out.BatchIndexes[i] = i
 	}
 	e.logger().LogAttrs(ctx, slogInfo, "prepared", stepAttrs(p.QueryID, "prepare", start,
-		"summaries", plan.SummaryCount, "batches", len(plan.Batches), "status", "ok")...)
-	return out, nil
+		"runId", plan.RunID, "summaries", plan.SummaryCount, "batches", len(plan.Batches), "status", "ok")...)
+	return out, Result{}, nil
+}
+
+// claim records p as the request of its query id, or finds the one stored
+// (SPEC §11.1). The same request returns the stored one: its seed wins, so
+// a retried prepare replays the same plan. A different request is invalid
+// input naming the id, as the API's 409 is, and changes nothing.
+func (e *Engine) claim(ctx context.Context, p Params) (Params, error) {
+	stored, created, err := e.Runs.CreateRequest(ctx, p)
+	if err != nil {
+		return Params{}, fmt.Errorf("record request of %s: %w", p.QueryID, err)
+	}
+	if !created && !stored.SameRequest(p) {
+		return Params{}, ConflictError(p.QueryID)
+	}
+	return stored, nil
+}
+
+// ConflictError is the error of a query id reused for a different request
+// (SPEC §11.1); the API answers it with 409.
+func ConflictError(queryID string) error {
+	return Errorf(KindInvalidInput, "query id %s already names a different request", queryID)
 }
 
 // Plan builds the batches of a search without saving or calling anything:

@@ -84,8 +84,13 @@ func SelectAnswers(skeleton string, budget int, answers []MapAnswer) ([]MapAnswe
 // failed model call saves nothing: whoever owns the retry (Search, or the
 // state machine) calls FailReduce once no attempt is left, so the runs
 // store never says failed while a retry is still to come.
-func (e *Engine) Reduce(ctx context.Context, queryID string, failures []BatchFailure) (Result, error) {
-	r, err := e.loadReduce(ctx, queryID, failures)
+//
+// runID is the run the caller works for ("" for the current one); a newer
+// plan of the query id refuses the step (KindNotFound) before the model
+// call. Only this run's answers and failures reach the result, and a
+// reported failure wins over a stored answer of the same batch.
+func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []BatchFailure) (Result, error) {
+	r, err := e.loadReduce(ctx, queryID, runID, failures)
 	if err != nil {
 		return Result{}, err
 	}
@@ -106,7 +111,7 @@ func (e *Engine) Reduce(ctx context.Context, queryID string, failures []BatchFai
 	}
 
 	// Counted before the call, so a call that fails or times out still counts.
-	calls, err := e.Runs.AddReduceCall(ctx, queryID)
+	calls, err := e.Runs.AddReduceCall(ctx, queryID, r.plan.RunID)
 	if err != nil {
 		return Result{}, fmt.Errorf("count reduce call of %s: %w", queryID, err)
 	}
@@ -137,15 +142,15 @@ func (e *Engine) Reduce(ctx context.Context, queryID string, failures []BatchFai
 // FailReduce records a run whose reduce step failed its last attempt: the
 // result says failed with cause, beside everything the map stage produced.
 // It returns that result and cause.
-func (e *Engine) FailReduce(ctx context.Context, queryID string, failures []BatchFailure, cause error) (Result, error) {
+func (e *Engine) FailReduce(ctx context.Context, queryID, runID string, failures []BatchFailure, cause error) (Result, error) {
 	ctx = saveContext(ctx, StatusFailed)
-	r, err := e.loadReduce(ctx, queryID, failures)
+	r, err := e.loadReduce(ctx, queryID, runID, failures)
 	if err != nil {
-		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
+		return Result{}, fmt.Errorf("%w (and recording the failure: %w)", cause, err)
 	}
-	calls, err := e.Runs.ReduceCalls(ctx, queryID)
+	calls, err := e.Runs.ReduceCalls(ctx, queryID, r.plan.RunID)
 	if err != nil {
-		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
+		return Result{}, fmt.Errorf("%w (and recording the failure: %w)", cause, err)
 	}
 	r.res.Diagnostics.Reduce.ModelCalls = calls
 	return e.finishReduce(ctx, r, StatusFailed, cause)
@@ -159,16 +164,20 @@ type reduceRun struct {
 	start   time.Time
 }
 
-func (e *Engine) loadReduce(ctx context.Context, queryID string, failures []BatchFailure) (*reduceRun, error) {
+func (e *Engine) loadReduce(ctx context.Context, queryID, runID string, failures []BatchFailure) (*reduceRun, error) {
 	start := time.Now()
 	plan, err := e.Runs.Plan(ctx, queryID)
 	if err != nil {
 		return nil, fmt.Errorf("load plan of %s: %w", queryID, err)
 	}
-	answers, err := e.Runs.MapAnswers(ctx, queryID)
+	if runID != "" && plan.RunID != runID {
+		return nil, supersededError(queryID, runID)
+	}
+	answers, err := e.Runs.MapAnswers(ctx, queryID, plan.RunID)
 	if err != nil {
 		return nil, fmt.Errorf("load map answers of %s: %w", queryID, err)
 	}
+	answers = withoutReported(answers, failures)
 	return &reduceRun{plan: plan, answers: answers, res: newResult(plan, answers, failures), start: start}, nil
 }
 
@@ -184,7 +193,7 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	d.ModelCalls = d.Map.ModelCalls + d.Reduce.ModelCalls
 	d.InputTokens = d.Map.InputTokens + d.Reduce.InputTokens
 	d.OutputTokens = d.Map.OutputTokens + d.Reduce.OutputTokens
-	if err := e.Runs.SaveResult(saveContext(ctx, status), *res); err != nil {
+	if err := e.Runs.SaveResult(saveContext(ctx, status), *res, r.plan.RunID); err != nil {
 		return *res, fmt.Errorf("save result of %s: %w", res.QueryID, err)
 	}
 	e.logger().LogAttrs(ctx, slogInfo, "reduced", stepAttrs(res.QueryID, "reduce", r.start,
@@ -227,6 +236,27 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 		usage.ModelCalls += f.Attempts
 	}
 	return res
+}
+
+// withoutReported drops the answers of batches reported failed. The map
+// stage's report of this run is the authority: an answer stored for a batch
+// it reports failed (an attempt whose success never reached the state
+// machine) must not turn a failed batch, or a failed search, into a success.
+func withoutReported(answers []MapAnswer, reported []BatchFailure) []MapAnswer {
+	if len(reported) == 0 {
+		return answers
+	}
+	failed := make(map[int]bool, len(reported))
+	for _, f := range reported {
+		failed[f.BatchIndex] = true
+	}
+	kept := answers[:0:0]
+	for _, a := range answers {
+		if !failed[a.BatchIndex] {
+			kept = append(kept, a)
+		}
+	}
+	return kept
 }
 
 // reconcileFailures returns one failure per batch that has no answer, in

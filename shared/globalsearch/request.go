@@ -111,6 +111,23 @@ type Params struct {
 	MapConcurrency      int    `json:"mapConcurrency"`
 	ShuffleSeed         int64  `json:"shuffleSeed"`
 	Shuffle             bool   `json:"shuffle"`
+	// SeedGenerated says ParseRequest chose ShuffleSeed because the request
+	// had none. It is never stored (a stored request has its seed fixed),
+	// and it lets SameRequest tell a repeated request from a different one.
+	SeedGenerated bool `json:"-"`
+}
+
+// SameRequest reports whether p and q ask for the same run (SPEC §11.1):
+// every field equal, except that a seed one of them did not choose
+// (SeedGenerated) matches any seed. A retried schedule or workflow that
+// sends no seed thus repeats its request, while two explicit seeds that
+// differ are two requests.
+func (p Params) SameRequest(q Params) bool {
+	if p.SeedGenerated || q.SeedGenerated {
+		p.ShuffleSeed = q.ShuffleSeed
+	}
+	p.SeedGenerated, q.SeedGenerated = false, false
+	return p == q
 }
 
 // MapPromptBudget is what the Map prompt may use (SPEC §2).
@@ -265,7 +282,7 @@ func ParseRequest(data []byte, d Defaults) (Params, error) {
 		p.QueryID = NewQueryID()
 	}
 	if !seedSet {
-		p.ShuffleSeed = randomSeed()
+		p.ShuffleSeed, p.SeedGenerated = randomSeed(), true
 	}
 	return p, nil
 }
@@ -378,6 +395,13 @@ func NewQueryID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return "q-" + hex.EncodeToString(b[:])
+}
+
+// NewRunID returns a fresh run id: 16 hex digits, safe in a sort key.
+func NewRunID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 func randomSeed() int64 {

@@ -3,8 +3,11 @@ package globalsearch
 import "time"
 
 // Batch is one map batch of a plan (SPEC §4.3). EstimatedTokens is the
-// estimate of the whole Map prompt: skeleton + "\n" + Content.
+// estimate of the whole Map prompt: skeleton + "\n" + Content. RunID is the
+// run of the plan that holds the batch, so a map task that reads a batch
+// knows which run its answer belongs to (SPEC §11.1).
 type Batch struct {
+	RunID           string   `json:"runId,omitempty"`
 	Index           int      `json:"index"`
 	CommunityIDs    []string `json:"communityIds"`
 	EstimatedTokens int      `json:"estimatedTokens"`
@@ -12,8 +15,12 @@ type Batch struct {
 }
 
 // Plan is what prepare decided: the request, every batch, and what was
-// noticed about the index on the way.
+// noticed about the index on the way. RunID names this plan's run: each
+// prepare of a query id starts a new run, and the answers, reduce calls and
+// result of a run are kept apart from every other run of that id
+// (SPEC §11.1). A dry run (Engine.Plan) has none.
 type Plan struct {
+	RunID           string    `json:"runId,omitempty"`
 	Params          Params    `json:"request"`
 	SummaryCount    int       `json:"summaryCount"`
 	Batches         []Batch   `json:"batches"`

@@ -9,16 +9,18 @@ import (
 // Search runs a whole search in one process (SPEC §9) through the same
 // steps the state machine runs: Prepare, MapBatch for every batch with at
 // most min(mapConcurrency, batches) in flight and two attempts each, then
-// Reduce with two attempts (then FailReduce). The returned Result is also saved in Runs; on
-// failure it has status failed and the error says why.
+// Reduce with two attempts (then FailReduce), all in the run Prepare
+// started. The returned Result is also saved in Runs; on failure it has
+// status failed and the error says why, except when the query id names a
+// different request: then nothing is saved and the Result is empty.
 func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
-	out, err := e.Prepare(ctx, p)
+	out, failed, err := e.prepare(ctx, p)
 	if err != nil {
-		return e.FailRun(ctx, p, err)
+		return failed, err
 	}
 	var finished atomic.Int64
 	errs := forEachBatch(ctx, out.BatchCount, p.MapConcurrency, MapAttempts, func(ctx context.Context, index, attempt int) error {
-		_, err := e.MapBatch(ctx, p.QueryID, index, attempt)
+		_, err := e.MapBatch(ctx, p.QueryID, out.RunID, index, attempt)
 		if e.Progress != nil && (err == nil || attempt == MapAttempts) {
 			e.Progress(int(finished.Add(1)), out.BatchCount)
 		}
@@ -35,21 +37,41 @@ func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
 		}
 	}
 	for attempt := 1; ; attempt++ {
-		res, err := e.Reduce(ctx, p.QueryID, failures)
+		res, err := e.Reduce(ctx, p.QueryID, out.RunID, failures)
 		if err == nil || KindOf(err) == KindAllBatchesFailed {
 			return res, err
 		}
 		if attempt == ReduceAttempts || ctx.Err() != nil {
-			return e.FailReduce(ctx, p.QueryID, failures, err)
+			return e.FailReduce(ctx, p.QueryID, out.RunID, failures, err)
 		}
 	}
 }
 
-// FailRun records a run that cannot go on (invalid input found while
+// Reject records a request that failed validation as a failed run under
+// p.QueryID, so a caller polling that id learns why. p is what could be read
+// of the request (its id and query). An invalid request never writes under
+// an id it did not create (SPEC §11.1): the failure is saved only when this
+// call records p as the id's request, or finds that same rejected request
+// there (a retried call). It returns that result, if any, and cause.
+func (e *Engine) Reject(ctx context.Context, p Params, cause error) (Result, error) {
+	stored, created, err := e.Runs.CreateRequest(ctx, p)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
+	}
+	if !created && stored != p {
+		return Result{}, cause
+	}
+	return e.failRun(ctx, p, cause)
+}
+
+// failRun records a run that cannot go on (invalid input found while
 // planning, a corrupt index, a plan too large) as failed, so the runs store
 // says failed before the run ends, and returns that result with cause.
-// Other errors may pass on a retry and are returned without a result.
-func (e *Engine) FailRun(ctx context.Context, p Params, cause error) (Result, error) {
+// Other errors may pass on a retry and are returned without a result. The
+// caller owns the query id (it created or repeated its request), so the
+// result is saved unconditionally, and runs before it can no longer save
+// theirs.
+func (e *Engine) failRun(ctx context.Context, p Params, cause error) (Result, error) {
 	switch KindOf(cause) {
 	case KindInvalidInput, KindCorruptIndex, KindPlanTooLarge:
 	default:
@@ -62,7 +84,7 @@ func (e *Engine) FailRun(ctx context.Context, p Params, cause error) (Result, er
 		SelectedMapAnswers: []SelectedAnswer{}, MapErrors: []BatchFailure{},
 		Diagnostics: Diagnostics{ShuffleSeed: p.ShuffleSeed, StartedAt: now, FinishedAt: now},
 	}
-	if err := e.Runs.SaveResult(saveContext(ctx, StatusFailed), res); err != nil {
+	if err := e.Runs.SaveResult(saveContext(ctx, StatusFailed), res, ""); err != nil {
 		return res, fmt.Errorf("%w (and saving the failed result: %v)", cause, err)
 	}
 	return res, cause

@@ -316,7 +316,9 @@ func TestMapRunnerSpecCase(t *testing.T) {
 	p := oneBatchPerSummary(t, "q?", func(r *gs.Request) { c := 2; r.MapConcurrency = &c })
 	res, err := e.Search(context.Background(), p)
 	require.NoError(t, err)
-	answers, err := s.MapAnswers(context.Background(), p.QueryID)
+	plan, err := s.Plan(context.Background(), p.QueryID)
+	require.NoError(t, err)
+	answers, err := s.MapAnswers(context.Background(), p.QueryID, plan.RunID)
 	require.NoError(t, err)
 	assert.Len(t, answers, 3)
 	for i, a := range answers {
@@ -366,9 +368,9 @@ func TestSearchCancelledMakesNoMoreCalls(t *testing.T) {
 // ctxCheckingRuns refuses writes under an ended context, as a real store does.
 type ctxCheckingRuns struct{ *memstore.Store }
 
-func (r ctxCheckingRuns) SaveResult(ctx context.Context, res gs.Result) error {
+func (r ctxCheckingRuns) SaveResult(ctx context.Context, res gs.Result, runID string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return r.Store.SaveResult(ctx, res)
+	return r.Store.SaveResult(ctx, res, runID)
 }

@@ -24,7 +24,7 @@ const (
 	skRequest      = "request"
 	skPlan         = "plan"
 	skResult       = "result"
-	skReduceCalls  = "reduce-calls"
+	prefixReduce   = "reduce-calls#"
 	prefixBatch    = "batch#"
 	prefixAnswer   = "answer#"
 	maxBatchIndex  = 999_999 // six digits keep sort-key order = index order
@@ -35,13 +35,16 @@ const (
 // set. The payloads are the domain types under their JSON names, so an item
 // reads in the console like the API's JSON.
 type runItem struct {
-	QueryID   string                  `json:"queryId"`
-	SK        string                  `json:"sk"`
-	ExpiresAt int64                   `json:"expiresAt"`
-	Request   *globalsearch.Params    `json:"request,omitempty"`
-	Plan      *planHeader             `json:"plan,omitempty"`
-	Batch     *globalsearch.Batch     `json:"batch,omitempty"`
-	Answer    *globalsearch.MapAnswer `json:"answer,omitempty"`
+	QueryID   string `json:"queryId"`
+	SK        string `json:"sk"`
+	ExpiresAt int64  `json:"expiresAt"`
+	// RunID is the run an answer, reduce count or result belongs to
+	// (SPEC §11.1); on the result item it says which run may write it.
+	RunID   string                  `json:"runId,omitempty"`
+	Request *globalsearch.Params    `json:"request,omitempty"`
+	Plan    *planHeader             `json:"plan,omitempty"`
+	Batch   *globalsearch.Batch     `json:"batch,omitempty"`
+	Answer  *globalsearch.MapAnswer `json:"answer,omitempty"`
 	// A result is stored as gzipped JSON: its diagnostics grow with the
 	// batch count (thousands of entries for the largest plans the state
 	// machine accepts), which as plain attributes would pass 400 KB.
@@ -56,6 +59,7 @@ type runItem struct {
 // planHeader is the plan item: the plan without its batches, which have
 // items of their own so that no item outgrows 400 KB.
 type planHeader struct {
+	RunID           string              `json:"runId,omitempty"`
 	Params          globalsearch.Params `json:"request"`
 	SummaryCount    int                 `json:"summaryCount"`
 	BatchCount      int                 `json:"batchCount"`
@@ -73,8 +77,15 @@ type runKey struct {
 func jsonTags(o *attributevalue.EncoderOptions)    { o.TagKey = "json" }
 func jsonTagsDec(o *attributevalue.DecoderOptions) { o.TagKey = "json" }
 
-func batchSK(i int) string  { return prefixBatch + fmt.Sprintf(batchKeyFormat, i) }
-func answerSK(i int) string { return prefixAnswer + fmt.Sprintf(batchKeyFormat, i) }
+func batchSK(i int) string { return prefixBatch + fmt.Sprintf(batchKeyFormat, i) }
+
+// Answers and reduce counts are keyed by run, so that a task of an earlier
+// plan that writes late lands beside the current run, never in it.
+func answerPrefix(runID string) string { return prefixAnswer + runID + "#" }
+func answerSK(runID string, i int) string {
+	return answerPrefix(runID) + fmt.Sprintf(batchKeyFormat, i)
+}
+func reduceSK(runID string) string { return prefixReduce + runID }
 
 func (s *Store) expiresAt() int64 { return s.now().Add(s.ttl).Unix() }
 
@@ -234,11 +245,15 @@ func (s *Store) Request(ctx context.Context, queryID string) (globalsearch.Param
 	return *it.Request, nil
 }
 
-// SavePlan implements globalsearch.Plans. It writes the request and the
-// batches first and the plan item last, so a plan that reads back has all
-// its batches; then it deletes batches left over from a previous, longer
-// plan of the same query id. All items of one save share one expiry, so
-// the plan never outlives its batches.
+// SavePlan implements globalsearch.Plans. It writes the request, the
+// batches and a result item that claims the result for the new run (the
+// previous result is gone, and a reduce of an earlier run can no longer
+// save one), and the plan item last, so a plan that reads back has all its
+// batches. Then it deletes what is left of the previous plan: batches past
+// the new count, and that run's answers and reduce count (they are keyed by
+// run, so the new run never reads them anyway; a task of an earlier run that
+// writes later leaves items that only the TTL removes). All items of one
+// save share one expiry, so the plan never outlives its batches.
 func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	id := p.Params.QueryID
 	if err := requireQueryID(id); err != nil {
@@ -249,15 +264,13 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	}
 	exp := s.expiresAt()
 	params := p.Params
-	writes := make([]types.WriteRequest, 0, len(p.Batches)+1)
+	writes := make([]types.WriteRequest, 0, len(p.Batches)+2)
 	m, err := s.marshalRun("request of query "+id, runItem{QueryID: id, SK: skRequest, ExpiresAt: exp, Request: &params})
 	if err != nil {
 		return err
 	}
 	writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: m}})
-	// A new plan is a new map and reduce stage: its reduce calls count from 0.
-	zero := 0
-	m, err = s.marshalRun("reduce calls of query "+id, runItem{QueryID: id, SK: skReduceCalls, ExpiresAt: exp, ReduceCalls: &zero})
+	m, err = s.marshalRun("result of query "+id, runItem{QueryID: id, SK: skResult, ExpiresAt: exp, RunID: p.RunID, Status: string(globalsearch.StatusRunning)})
 	if err != nil {
 		return err
 	}
@@ -267,6 +280,7 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 		if b.Index != i {
 			return globalsearch.Errorf(globalsearch.KindInternal, "plan of query %s: batch at position %d has index %d", id, i, b.Index)
 		}
+		b.RunID = p.RunID
 		m, err := s.marshalRun(fmt.Sprintf("batch %d of query %s", i, id), runItem{QueryID: id, SK: batchSK(i), ExpiresAt: exp, Batch: &b})
 		if err != nil {
 			return err
@@ -274,7 +288,7 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 		writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: m}})
 	}
 	header := planHeader{
-		Params: params, SummaryCount: p.SummaryCount, BatchCount: len(p.Batches),
+		RunID: p.RunID, Params: params, SummaryCount: p.SummaryCount, BatchCount: len(p.Batches),
 		OrphanClaims: p.OrphanClaims, MissingChunks: p.MissingChunks,
 		AvailableLevels: p.AvailableLevels, CreatedAt: p.CreatedAt,
 	}
@@ -284,10 +298,10 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	}
 
 	// Every item is encoded and checked; only now read or write anything.
-	oldCount := 0
-	switch old, err := s.get(ctx, "plan of query "+id, id, skPlan); {
-	case err == nil && old.Plan != nil:
-		oldCount = old.Plan.BatchCount
+	var old *planHeader
+	switch it, err := s.get(ctx, "plan of query "+id, id, skPlan); {
+	case err == nil && it.Plan != nil:
+		old = it.Plan
 	case err != nil && !errors.Is(err, globalsearch.ErrNotFound):
 		return err
 	}
@@ -297,16 +311,29 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.tables.Runs, Item: planItem}); err != nil {
 		return wrap(err, "save plan of query %s", id)
 	}
-	var stale []types.WriteRequest
-	for i := len(p.Batches); i < oldCount; i++ {
-		key, err := attributevalue.MarshalMapWithOptions(runKey{id, batchSK(i)}, jsonTags)
+	if old == nil {
+		return nil
+	}
+	var staleKeys []string
+	for i := len(p.Batches); i < old.BatchCount; i++ {
+		staleKeys = append(staleKeys, batchSK(i))
+	}
+	if old.RunID != p.RunID {
+		for i := range old.BatchCount {
+			staleKeys = append(staleKeys, answerSK(old.RunID, i))
+		}
+		staleKeys = append(staleKeys, reduceSK(old.RunID))
+	}
+	stale := make([]types.WriteRequest, 0, len(staleKeys))
+	for _, sk := range staleKeys {
+		key, err := attributevalue.MarshalMapWithOptions(runKey{id, sk}, jsonTags)
 		if err != nil {
-			return fmt.Errorf("encode key of batch %d of query %s: %w", i, id, err)
+			return fmt.Errorf("encode key %s of query %s: %w", sk, id, err)
 		}
 		stale = append(stale, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key}})
 	}
 	if err := s.writeAll(ctx, s.tables.Runs, stale); err != nil {
-		return fmt.Errorf("delete stale batches of query %s: %w", id, err)
+		return fmt.Errorf("delete what is left of the previous plan of query %s: %w", id, err)
 	}
 	return nil
 }
@@ -332,8 +359,8 @@ func (s *Store) Plan(ctx context.Context, queryID string) (globalsearch.Plan, er
 	batches := make([]globalsearch.Batch, header.BatchCount)
 	have := make([]bool, header.BatchCount)
 	for _, it := range items {
-		if it.Batch == nil || it.Batch.Index < 0 || it.Batch.Index >= header.BatchCount {
-			continue // the plan item, or a batch a concurrent SavePlan has yet to delete
+		if it.Batch == nil || it.Batch.Index < 0 || it.Batch.Index >= header.BatchCount || it.Batch.RunID != header.RunID {
+			continue // the plan item, or a batch of another plan that a concurrent SavePlan wrote or has yet to delete
 		}
 		batches[it.Batch.Index] = *it.Batch
 		have[it.Batch.Index] = true
@@ -344,7 +371,7 @@ func (s *Store) Plan(ctx context.Context, queryID string) (globalsearch.Plan, er
 		}
 	}
 	return globalsearch.Plan{
-		Params: header.Params, SummaryCount: header.SummaryCount, Batches: batches,
+		RunID: header.RunID, Params: header.Params, SummaryCount: header.SummaryCount, Batches: batches,
 		OrphanClaims: header.OrphanClaims, MissingChunks: header.MissingChunks,
 		AvailableLevels: header.AvailableLevels, CreatedAt: header.CreatedAt,
 	}, nil
@@ -367,8 +394,8 @@ func (s *Store) Batch(ctx context.Context, queryID string, index int) (globalsea
 }
 
 // SaveMapAnswer implements globalsearch.Answers: a put on the item of
-// (query id, batch index), so a retried map task overwrites.
-func (s *Store) SaveMapAnswer(ctx context.Context, queryID string, a globalsearch.MapAnswer) error {
+// (query id, run id, batch index), so a retried map task overwrites.
+func (s *Store) SaveMapAnswer(ctx context.Context, queryID, runID string, a globalsearch.MapAnswer) error {
 	if err := requireQueryID(queryID); err != nil {
 		return err
 	}
@@ -376,13 +403,13 @@ func (s *Store) SaveMapAnswer(ctx context.Context, queryID string, a globalsearc
 		return globalsearch.Errorf(globalsearch.KindInvalidInput, "map answer of query %s: batch index %d out of range", queryID, a.BatchIndex)
 	}
 	return s.put(ctx, fmt.Sprintf("map answer %d of query %s", a.BatchIndex, queryID),
-		runItem{QueryID: queryID, SK: answerSK(a.BatchIndex), ExpiresAt: s.expiresAt(), Answer: &a})
+		runItem{QueryID: queryID, SK: answerSK(runID, a.BatchIndex), ExpiresAt: s.expiresAt(), RunID: runID, Answer: &a})
 }
 
 // MapAnswers implements globalsearch.Answers; sort-key order is batch
 // order.
-func (s *Store) MapAnswers(ctx context.Context, queryID string) ([]globalsearch.MapAnswer, error) {
-	items, err := s.query(ctx, "map answers of query "+queryID, queryID, expression.Key("sk").BeginsWith(prefixAnswer))
+func (s *Store) MapAnswers(ctx context.Context, queryID, runID string) ([]globalsearch.MapAnswer, error) {
+	items, err := s.query(ctx, "map answers of query "+queryID, queryID, expression.Key("sk").BeginsWith(answerPrefix(runID)))
 	if err != nil {
 		return nil, err
 	}
@@ -397,12 +424,12 @@ func (s *Store) MapAnswers(ctx context.Context, queryID string) ([]globalsearch.
 
 // AddReduceCall implements globalsearch.ReduceCalls with an atomic ADD, so
 // concurrent or retried invocations never lose a count.
-func (s *Store) AddReduceCall(ctx context.Context, queryID string) (int, error) {
+func (s *Store) AddReduceCall(ctx context.Context, queryID, runID string) (int, error) {
 	if err := requireQueryID(queryID); err != nil {
 		return 0, err
 	}
 	what := "reduce calls of query " + queryID
-	key, err := attributevalue.MarshalMapWithOptions(runKey{queryID, skReduceCalls}, jsonTags)
+	key, err := attributevalue.MarshalMapWithOptions(runKey{queryID, reduceSK(runID)}, jsonTags)
 	if err != nil {
 		return 0, fmt.Errorf("encode key of %s: %w", what, err)
 	}
@@ -431,8 +458,8 @@ func (s *Store) AddReduceCall(ctx context.Context, queryID string) (int, error) 
 }
 
 // ReduceCalls implements globalsearch.ReduceCalls.
-func (s *Store) ReduceCalls(ctx context.Context, queryID string) (int, error) {
-	it, err := s.get(ctx, "reduce calls of query "+queryID, queryID, skReduceCalls)
+func (s *Store) ReduceCalls(ctx context.Context, queryID, runID string) (int, error) {
+	it, err := s.get(ctx, "reduce calls of query "+queryID, queryID, reduceSK(runID))
 	switch {
 	case errors.Is(err, globalsearch.ErrNotFound):
 		return 0, nil
@@ -444,8 +471,10 @@ func (s *Store) ReduceCalls(ctx context.Context, queryID string) (int, error) {
 	return *it.ReduceCalls, nil
 }
 
-// SaveResult implements globalsearch.Results.
-func (s *Store) SaveResult(ctx context.Context, r globalsearch.Result) error {
+// SaveResult implements globalsearch.Results. With a runID the put is
+// conditional on the result item naming that run, which SavePlan wrote: a
+// newer plan, or a failure recorded since, makes it fail.
+func (s *Store) SaveResult(ctx context.Context, r globalsearch.Result, runID string) error {
 	if err := requireQueryID(r.QueryID); err != nil {
 		return err
 	}
@@ -458,7 +487,33 @@ func (s *Store) SaveResult(ctx context.Context, r globalsearch.Result) error {
 	if err := zw.Close(); err != nil {
 		return fmt.Errorf("compress %s: %w", what, err)
 	}
-	return s.put(ctx, what, runItem{QueryID: r.QueryID, SK: skResult, ExpiresAt: s.expiresAt(), Status: string(r.Status), Result: buf.Bytes()})
+	it := runItem{QueryID: r.QueryID, SK: skResult, ExpiresAt: s.expiresAt(), RunID: runID, Status: string(r.Status), Result: buf.Bytes()}
+	if runID == "" {
+		return s.put(ctx, what, it)
+	}
+	m, err := s.marshalRun(what, it)
+	if err != nil {
+		return err
+	}
+	expr, err := expression.NewBuilder().WithCondition(expression.Name("runId").Equal(expression.Value(runID))).Build()
+	if err != nil {
+		return fmt.Errorf("build condition for %s: %w", what, err)
+	}
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                 &s.tables.Runs,
+		Item:                      m,
+		ConditionExpression:       expr.Condition(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+	})
+	var superseded *types.ConditionalCheckFailedException
+	if errors.As(err, &superseded) {
+		return fmt.Errorf("%s: run %s is no longer the current run: %w", what, runID, globalsearch.ErrNotFound)
+	}
+	if err != nil {
+		return wrap(err, "save %s", what)
+	}
+	return nil
 }
 
 // Result implements globalsearch.Results.
@@ -467,6 +522,10 @@ func (s *Store) Result(ctx context.Context, queryID string) (globalsearch.Result
 	it, err := s.get(ctx, what, queryID, skResult)
 	if err != nil {
 		return globalsearch.Result{}, err
+	}
+	if it.Result == nil {
+		// The item SavePlan writes: the run has no result yet.
+		return globalsearch.Result{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(it.Result))
 	if err != nil {

@@ -9,8 +9,11 @@
 // each kind reads back in id byte order.
 //
 // Runs table: partition key `queryId` (S), sort key `sk` (S): `request`,
-// `plan`, `batch#000042`, `answer#000042`, `result`. Batch indexes are
-// zero-padded to six digits so that sort-key order is index order. Every
+// `plan`, `batch#000042`, `answer#<runId>#000042`, `reduce-calls#<runId>`,
+// `result`. Batch indexes are zero-padded to six digits so that sort-key
+// order is index order. Answers and reduce counts are keyed by the run
+// (each plan of a query id is a new run, SPEC §11.1), and the result item
+// names the run that may write it. Every
 // item carries `expiresAt` (epoch seconds), the table's TTL attribute; since
 // DynamoDB deletes expired items lazily (up to days later), reads treat an
 // item whose expiresAt has passed as absent. Runs reads are strongly

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
@@ -346,11 +347,13 @@ func TestThrottled(t *testing.T) {
 				"Replace":       func() error { return s.ReplaceNamespace(ctx, "ns", generate(1)) },
 				"CreateRequest": func() error { _, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q"}); return err },
 				"Result":        func() error { _, err := s.Result(ctx, "q"); return err },
-				"MapAnswers":    func() error { _, err := s.MapAnswers(ctx, "q"); return err },
-				"SaveMapAnswer": func() error { return s.SaveMapAnswer(ctx, "q", globalsearch.MapAnswer{}) },
+				"MapAnswers":    func() error { _, err := s.MapAnswers(ctx, "q", "r"); return err },
+				"SaveMapAnswer": func() error { return s.SaveMapAnswer(ctx, "q", "r", globalsearch.MapAnswer{}) },
 				"SavePlan":      func() error { return s.SavePlan(ctx, globalsearch.Plan{Params: globalsearch.Params{QueryID: "q"}}) },
-				"AddReduceCall": func() error { _, err := s.AddReduceCall(ctx, "q"); return err },
-				"ReduceCalls":   func() error { _, err := s.ReduceCalls(ctx, "q"); return err },
+				"SaveResult":    func() error { return s.SaveResult(ctx, globalsearch.Result{QueryID: "q"}, "") },
+				"SaveRunResult": func() error { return s.SaveResult(ctx, globalsearch.Result{QueryID: "q"}, "r") },
+				"AddReduceCall": func() error { _, err := s.AddReduceCall(ctx, "q", "r"); return err },
+				"ReduceCalls":   func() error { _, err := s.ReduceCalls(ctx, "q", "r"); return err },
 			}
 			for name, call := range calls {
 				err := call()
@@ -393,7 +396,7 @@ func TestItemTooLarge(t *testing.T) {
 	t.Run("run items", func(t *testing.T) {
 		fake := &fakeClient{next: testenv.Minidyn(t)}
 		s := store.New(fake, store.Tables{Runs: "never-created"})
-		err := s.SaveMapAnswer(ctx, "q", globalsearch.MapAnswer{BatchIndex: 7, Answer: huge})
+		err := s.SaveMapAnswer(ctx, "q", "r", globalsearch.MapAnswer{BatchIndex: 7, Answer: huge})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "map answer 7 of query q")
 		plan := globalsearch.Plan{Params: globalsearch.Params{QueryID: "q"}, Batches: []globalsearch.Batch{{Index: 0, Content: huge}}}
@@ -420,8 +423,8 @@ func TestExpired(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, created)
 	require.NoError(t, s.SavePlan(ctx, globalsearch.Plan{Params: params, Batches: []globalsearch.Batch{{Index: 0, Content: "b"}}}))
-	require.NoError(t, s.SaveMapAnswer(ctx, "q", globalsearch.MapAnswer{BatchIndex: 0, Answer: "a"}))
-	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "q"}))
+	require.NoError(t, s.SaveMapAnswer(ctx, "q", "", globalsearch.MapAnswer{BatchIndex: 0, Answer: "a"}))
+	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "q"}, ""))
 
 	mu.Lock()
 	now = now.Add(time.Hour + time.Second)
@@ -435,7 +438,7 @@ func TestExpired(t *testing.T) {
 	assert.ErrorIs(t, err, globalsearch.ErrNotFound)
 	_, err = s.Result(ctx, "q")
 	assert.ErrorIs(t, err, globalsearch.ErrNotFound)
-	answers, err := s.MapAnswers(ctx, "q")
+	answers, err := s.MapAnswers(ctx, "q", "")
 	require.NoError(t, err)
 	assert.Empty(t, answers)
 
@@ -454,7 +457,7 @@ func TestExpiresAtWritten(t *testing.T) {
 	tables := newTables(t, client)
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := store.New(client, tables, store.WithClock(func() time.Time { return now }))
-	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "q", Status: globalsearch.StatusCompleted}))
+	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "q", Status: globalsearch.StatusCompleted}, ""))
 
 	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(tables.Runs),
@@ -492,4 +495,31 @@ func TestCreateTablesTwice(t *testing.T) {
 	client := testenv.Minidyn(t)
 	tables := newTables(t, client)
 	require.NoError(t, store.CreateTables(context.Background(), client, tables), "existing tables are left as they are")
+}
+
+// TestPlanRefusesBatchOfAnotherRun: two prepares of one query id at once
+// can interleave their batch items; a plan never reads another run's batch
+// as its own.
+func TestPlanRefusesBatchOfAnotherRun(t *testing.T) {
+	ctx := context.Background()
+	client := testenv.Minidyn(t)
+	tables := newTables(t, client)
+	s := store.New(client, tables)
+	plan := globalsearch.Plan{RunID: "r1", Params: globalsearch.Params{QueryID: "q"}, Batches: []globalsearch.Batch{
+		{RunID: "r1", Index: 0, Content: "a"}, {RunID: "r1", Index: 1, Content: "b"},
+	}}
+	require.NoError(t, s.SavePlan(ctx, plan))
+	_, err := s.Plan(ctx, "q")
+	require.NoError(t, err)
+
+	item, err := attributevalue.MarshalMap(map[string]any{
+		"queryId": "q", "sk": "batch#000001",
+		"batch": map[string]any{"runId": "r2", "index": 1, "content": "other plan"},
+	})
+	require.NoError(t, err)
+	_, err = client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tables.Runs), Item: item})
+	require.NoError(t, err)
+	_, err = s.Plan(ctx, "q")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "batch 1 of 2 is missing")
 }

@@ -56,9 +56,13 @@ type PrepareInput struct {
 type PrepareOutput = globalsearch.PrepareOutput
 
 // MapInput is one Map iteration's task payload. Attempt is 1-based, from
-// $$.State.RetryCount + 1.
+// $$.State.RetryCount + 1. RunID is the run Prepare started; the state
+// machine always passes it, so a batch of a newer plan of the same query id
+// is refused. Without it (a hand-made event) the task answers the current
+// plan.
 type MapInput struct {
 	QueryID    string `json:"queryId"`
+	RunID      string `json:"runId,omitempty"`
 	BatchIndex int    `json:"batchIndex"`
 	Attempt    int    `json:"attempt"`
 }
@@ -84,9 +88,11 @@ type MapResult struct {
 }
 
 // ReduceInput is the payload of the Reduce task and, with Failure set, of
-// the RecordReduceFailure task its Catch leads to.
+// the RecordReduceFailure task its Catch leads to. RunID is as in MapInput:
+// the map results belong to that run, and a newer plan refuses them.
 type ReduceInput struct {
 	QueryID    string       `json:"queryId"`
+	RunID      string       `json:"runId,omitempty"`
 	MapResults []MapResult  `json:"mapResults"`
 	Failure    *TaskFailure `json:"failure,omitempty"`
 }
@@ -127,9 +133,12 @@ type Handlers struct {
 }
 
 // Prepare validates the request, records it, plans the run and returns its
-// batch indexes. A request that cannot run (invalid input, a corrupt index,
-// a plan too large) is saved as a failed result before the named error is
-// returned, so the runs table says failed before the execution does.
+// batch indexes and run id (Engine.Prepare: a query id names one request,
+// and each prepare starts a clean run). A request that cannot run (invalid
+// input, a corrupt index, a plan too large) is saved as a failed result
+// before the named error is returned, so the runs table says failed before
+// the execution does; a request whose query id names another request saves
+// nothing.
 func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput, error) {
 	ctx, cancel := withMargin(ctx)
 	defer cancel()
@@ -138,15 +147,8 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 		h.failUnparsed(ctx, in, err)
 		return PrepareOutput{}, Named(err)
 	}
-	// The stored request wins: a retried or redriven prepare (and a run the
-	// API started) replays the same shuffle seed and so the same plan.
-	stored, _, err := h.Engine.Runs.CreateRequest(ctx, p)
+	out, err := h.Engine.Prepare(ctx, p)
 	if err != nil {
-		return PrepareOutput{}, named(ctx, fmt.Errorf("record request of %s: %w", p.QueryID, err))
-	}
-	out, err := h.Engine.Prepare(ctx, stored)
-	if err != nil {
-		_, err = h.Engine.FailRun(context.WithoutCancel(ctx), stored, err)
 		return PrepareOutput{}, named(ctx, err)
 	}
 	return out, nil
@@ -160,7 +162,7 @@ func (h *Handlers) Map(ctx context.Context, in MapInput) (MapOutput, error) {
 	}
 	ctx, cancel := withMargin(ctx)
 	defer cancel()
-	a, err := h.Engine.MapBatch(ctx, in.QueryID, in.BatchIndex, max(in.Attempt, 1))
+	a, err := h.Engine.MapBatch(ctx, in.QueryID, in.RunID, in.BatchIndex, max(in.Attempt, 1))
 	if err != nil {
 		return MapOutput{}, named(ctx, err)
 	}
@@ -193,13 +195,13 @@ func (h *Handlers) Reduce(ctx context.Context, in ReduceInput) (ReduceOutput, er
 	if in.Failure != nil {
 		cause := errors.New(in.Failure.message())
 		// FailReduce returns cause itself once the failed result is saved.
-		res, err := h.Engine.FailReduce(ctx, in.QueryID, failures, cause)
+		res, err := h.Engine.FailReduce(ctx, in.QueryID, in.RunID, failures, cause)
 		if err != cause {
 			return ReduceOutput{}, named(ctx, err)
 		}
 		return ReduceOutput{QueryID: in.QueryID, Status: res.Status}, nil
 	}
-	res, err := h.Engine.Reduce(ctx, in.QueryID, failures)
+	res, err := h.Engine.Reduce(ctx, in.QueryID, in.RunID, failures)
 	if err != nil {
 		return ReduceOutput{}, named(ctx, err)
 	}
@@ -208,7 +210,8 @@ func (h *Handlers) Reduce(ctx context.Context, in ReduceInput) (ReduceOutput, er
 
 // failUnparsed records a request that failed validation as a failed run when
 // it has a usable query id (its own, else the execution name), so a caller
-// polling that id learns why.
+// polling that id learns why; Engine.Reject writes only under an id this
+// request creates, never over another run.
 func (h *Handlers) failUnparsed(ctx context.Context, in PrepareInput, cause error) {
 	var loose struct {
 		Query   any    `json:"query"`
@@ -225,7 +228,7 @@ func (h *Handlers) failUnparsed(ctx context.Context, in PrepareInput, cause erro
 	if q, ok := loose.Query.(string); ok {
 		p.Query = q
 	}
-	_, _ = h.Engine.FailRun(context.WithoutCancel(ctx), p, cause)
+	_, _ = h.Engine.Reject(context.WithoutCancel(ctx), p, cause)
 }
 
 // withQueryID sets queryId to name in a request object that has none, so

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -142,9 +143,10 @@ func TestPrepare(t *testing.T) {
 			require.NoError(t, err)
 			var got workflow.PrepareOutput
 			require.NoError(t, json.Unmarshal([]byte(out), &got))
-			assert.Equal(t, workflow.PrepareOutput{QueryID: tc.wantID, BatchCount: 3, BatchIndexes: []int{0, 1, 2}}, got)
-			_, err = s.Plan(context.Background(), tc.wantID)
-			assert.NoError(t, err)
+			plan, err := s.Plan(context.Background(), tc.wantID)
+			require.NoError(t, err)
+			assert.NotEmpty(t, plan.RunID)
+			assert.Equal(t, workflow.PrepareOutput{QueryID: tc.wantID, RunID: plan.RunID, BatchCount: 3, BatchIndexes: []int{0, 1, 2}}, got)
 		})
 	}
 }
@@ -208,7 +210,9 @@ func TestMap(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.JSONEq(t, tc.want, out)
-			answers, err := s.MapAnswers(context.Background(), "q1")
+			plan, err := s.Plan(context.Background(), "q1")
+			require.NoError(t, err)
+			answers, err := s.MapAnswers(context.Background(), "q1", plan.RunID)
 			require.NoError(t, err)
 			require.Len(t, answers, 1)
 			assert.Equal(t, 1, answers[0].Attempts)
@@ -299,6 +303,171 @@ func TestReduce(t *testing.T) {
 				assert.Contains(t, res.MapErrors[0].Message, "ModelOutputError")
 				assert.Equal(t, []string{res.Diagnostics.Batches[1].CommunityIDs[0]}, res.MapErrors[0].CommunityIDs)
 			}
+		})
+	}
+}
+
+// runAll runs prepare, every map batch and reduce through the handlers, as
+// the state machine does, and returns reduce's error.
+func runAll(t *testing.T, h *workflow.Handlers, prepare string) error {
+	t.Helper()
+	out, err := invoke(t, h.Prepare, prepare)
+	if err != nil {
+		return err
+	}
+	var prepared workflow.PrepareOutput
+	require.NoError(t, json.Unmarshal([]byte(out), &prepared))
+	results := []workflow.MapResult{}
+	for _, i := range prepared.BatchIndexes {
+		in, _ := json.Marshal(workflow.MapInput{QueryID: prepared.QueryID, RunID: prepared.RunID, BatchIndex: i, Attempt: 1})
+		if out, err := invoke(t, h.Map, string(in)); err != nil {
+			results = append(results, workflow.MapResult{BatchIndex: i, Failed: true, Error: workflow.ErrorType(err)})
+		} else {
+			var r workflow.MapResult
+			require.NoError(t, json.Unmarshal([]byte(out), &r))
+			results = append(results, r)
+		}
+	}
+	in, _ := json.Marshal(workflow.ReduceInput{QueryID: prepared.QueryID, RunID: prepared.RunID, MapResults: results})
+	_, err = invoke(t, h.Reduce, string(in))
+	return err
+}
+
+// TestPrepareAgainAfterIndexChange is issue 9 finding 1 through the
+// handlers: the same request prepared again after the index changed, with
+// every map call failing, ends failed, not completed from the first run.
+func TestPrepareAgainAfterIndexChange(t *testing.T) {
+	ctx := context.Background()
+	var failing atomic.Bool
+	model := &fakeModel{complete: func(ctx context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
+		if req.Stage == globalsearch.StageMap && failing.Load() {
+			return globalsearch.ModelResponse{}, globalsearch.Errorf(globalsearch.KindModel, "ValidationException")
+		}
+		return answering(60).complete(ctx, req)
+	}}
+	h, s := fixture(t, model)
+	const start = `{"request":{"query":"what changed?","queryId":"nightly"}}`
+	require.NoError(t, runAll(t, h, start))
+	res, err := s.Result(ctx, "nightly")
+	require.NoError(t, err)
+	require.Equal(t, globalsearch.StatusCompleted, res.Status)
+
+	text := strings.Repeat("Fisheries shaped the decade. ", 60)
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns", globalsearch.Records{Summaries: []globalsearch.Summary{
+		{ID: "a", Summary: text}, {ID: "b", Summary: text}, {ID: "d", Summary: text},
+	}}))
+	failing.Store(true)
+	err = runAll(t, h, start)
+	require.Error(t, err)
+	assert.Equal(t, "AllBatchesFailedError", workflow.ErrorType(err))
+	res, err = s.Result(ctx, "nightly")
+	require.NoError(t, err)
+	assert.Equal(t, globalsearch.StatusFailed, res.Status)
+	assert.Empty(t, res.SelectedMapAnswers)
+}
+
+// TestPrepareQueryIDNamesOneRequest is issue 9 findings 2 and 3 through
+// the handler: a query id that names a finished run is reused by a
+// different request, or by an invalid one (its own id or the execution
+// name): InvalidInputError naming the id, and nothing stored changes.
+func TestPrepareQueryIDNamesOneRequest(t *testing.T) {
+	cases := []struct {
+		name    string
+		payload string
+		wantMsg string
+	}{
+		{"different query", `{"request":{"query":"what else?","queryId":"taken"}}`, "query id taken already names a different request"},
+		{"different budget", `{"request":{"query":"what changed?","queryId":"taken","reduceTokenBudget":9000}}`, "query id taken already names a different request"},
+		{"different explicit seed", `{"request":{"query":"what changed?","queryId":"taken","shuffleSeed":8}}`, "query id taken already names a different request"},
+		{"invalid request with the id", `{"request":{"query":"  ","queryId":"taken"}}`, "query must not be empty"},
+		{"invalid request named by the execution", `{"request":{"query":"x","mapBudget":1},"executionName":"taken"}`, `unknown request field "mapBudget"`},
+		{"budget too small for the prompt", `{"request":{"query":"what changed?","queryId":"taken","mapTokenBudget":10}}`, "query id taken already names a different request"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			h, s := fixture(t, answering(60))
+			require.NoError(t, runAll(t, h, `{"request":{"query":"what changed?","queryId":"taken","shuffleSeed":7}}`))
+			request, err := s.Request(ctx, "taken")
+			require.NoError(t, err)
+			plan, err := s.Plan(ctx, "taken")
+			require.NoError(t, err)
+			result, err := s.Result(ctx, "taken")
+			require.NoError(t, err)
+
+			_, err = invoke(t, h.Prepare, tc.payload)
+			require.Error(t, err)
+			assert.Equal(t, "InvalidInputError", workflow.ErrorType(err))
+			assert.Contains(t, err.Error(), tc.wantMsg)
+
+			after, err := s.Request(ctx, "taken")
+			require.NoError(t, err)
+			assert.Equal(t, request, after, "request unchanged")
+			afterPlan, err := s.Plan(ctx, "taken")
+			require.NoError(t, err)
+			assert.Equal(t, plan, afterPlan, "plan unchanged")
+			afterResult, err := s.Result(ctx, "taken")
+			require.NoError(t, err)
+			assert.Equal(t, result, afterResult, "result unchanged")
+		})
+	}
+}
+
+// TestPrepareSameRequestAgain: a schedule or workflow that starts the same
+// request again (no seed of its own) gets a clean run with the stored seed.
+func TestPrepareSameRequestAgain(t *testing.T) {
+	ctx := context.Background()
+	h, s := fixture(t, answering(60))
+	const start = `{"request":{"query":"what changed?"},"executionName":"weekly"}`
+	require.NoError(t, runAll(t, h, start))
+	first, err := s.Plan(ctx, "weekly")
+	require.NoError(t, err)
+	require.NoError(t, runAll(t, h, start))
+	again, err := s.Plan(ctx, "weekly")
+	require.NoError(t, err)
+	assert.NotEqual(t, first.RunID, again.RunID, "a new run")
+	assert.Equal(t, first.Params, again.Params, "the stored request, seed included")
+	res, err := s.Result(ctx, "weekly")
+	require.NoError(t, err)
+	assert.Equal(t, globalsearch.StatusCompleted, res.Status)
+	assert.Equal(t, 3, res.Diagnostics.Map.ModelCalls, "only the new run's map calls")
+	assert.Equal(t, 1, res.Diagnostics.Reduce.ModelCalls, "only the new run's reduce call")
+}
+
+// TestTasksOfAReplacedRun: map and reduce tasks that carry the run id of a
+// plan since replaced are refused with NotFoundError and write nothing.
+func TestTasksOfAReplacedRun(t *testing.T) {
+	ctx := context.Background()
+	h, s := fixture(t, answering(60))
+	out, err := invoke(t, h.Prepare, `{"request":{"query":"what changed?","queryId":"q1"}}`)
+	require.NoError(t, err)
+	var old workflow.PrepareOutput
+	require.NoError(t, json.Unmarshal([]byte(out), &old))
+	_, err = invoke(t, h.Prepare, `{"request":{"query":"what changed?","queryId":"q1"}}`)
+	require.NoError(t, err)
+
+	cases := []struct {
+		name    string
+		fn      any
+		payload string
+	}{
+		{"map", h.Map, `{"queryId":"q1","runId":"` + old.RunID + `","batchIndex":0,"attempt":1}`},
+		{"reduce", h.Reduce, `{"queryId":"q1","runId":"` + old.RunID + `","mapResults":[]}`},
+		{"record reduce failure", h.Reduce, `{"queryId":"q1","runId":"` + old.RunID + `","mapResults":[],"failure":{"Error":"ModelError","Cause":"x"}}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := invoke(t, tc.fn, tc.payload)
+			require.Error(t, err)
+			assert.Equal(t, "NotFoundError", workflow.ErrorType(err))
+			assert.Contains(t, err.Error(), "replaced by a newer plan")
+			plan, err := s.Plan(ctx, "q1")
+			require.NoError(t, err)
+			answers, err := s.MapAnswers(ctx, "q1", plan.RunID)
+			require.NoError(t, err)
+			assert.Empty(t, answers)
+			_, err = s.Result(ctx, "q1")
+			assert.ErrorIs(t, err, globalsearch.ErrNotFound)
 		})
 	}
 }

@@ -24,10 +24,16 @@ type Store struct {
 	chunks     map[string]map[string]globalsearch.Chunk
 	requests   map[string]globalsearch.Params
 	plans      map[string]globalsearch.Plan
-	answers    map[string]map[int]globalsearch.MapAnswer
+	answers    map[runKey]map[int]globalsearch.MapAnswer
 	results    map[string]globalsearch.Result
-	reduce     map[string]int
+	// resultRun is the run that may save a query id's result: the last
+	// plan's, or "" once a failure was recorded without one.
+	resultRun map[string]string
+	reduce    map[runKey]int
 }
+
+// runKey keys what belongs to one run of a query id.
+type runKey struct{ queryID, runID string }
 
 var (
 	_ globalsearch.Index = (*Store)(nil)
@@ -41,9 +47,10 @@ func New() *Store {
 		chunks:     map[string]map[string]globalsearch.Chunk{},
 		requests:   map[string]globalsearch.Params{},
 		plans:      map[string]globalsearch.Plan{},
-		answers:    map[string]map[int]globalsearch.MapAnswer{},
+		answers:    map[runKey]map[int]globalsearch.MapAnswer{},
 		results:    map[string]globalsearch.Result{},
-		reduce:     map[string]int{},
+		resultRun:  map[string]string{},
+		reduce:     map[runKey]int{},
 	}
 }
 
@@ -121,6 +128,7 @@ func (s *Store) CreateRequest(_ context.Context, p globalsearch.Params) (globals
 	if have, ok := s.requests[p.QueryID]; ok {
 		return have, false, nil
 	}
+	p.SeedGenerated = false // not stored, as in DynamoDB
 	s.requests[p.QueryID] = p
 	return p, true, nil
 }
@@ -137,17 +145,28 @@ func (s *Store) Request(_ context.Context, queryID string) (globalsearch.Params,
 }
 
 // SavePlan implements globalsearch.Plans. A plan is saved with its request,
-// so a run started without CreateRequest (a schedule) has one too.
+// so a run started without CreateRequest (a schedule) has one too. It drops
+// the previous run's answers, reduce count and result, as the DynamoDB
+// store deletes them.
 func (s *Store) SavePlan(_ context.Context, p globalsearch.Plan) error {
 	var copied globalsearch.Plan
 	if err := deepCopy(p, &copied); err != nil {
 		return err
 	}
+	for i := range copied.Batches {
+		copied.Batches[i].RunID = p.RunID
+	}
+	id := p.Params.QueryID
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.plans[p.Params.QueryID] = copied
-	s.requests[p.Params.QueryID] = p.Params
-	delete(s.reduce, p.Params.QueryID)
+	if old, ok := s.plans[id]; ok {
+		delete(s.answers, runKey{id, old.RunID})
+		delete(s.reduce, runKey{id, old.RunID})
+	}
+	s.plans[id] = copied
+	s.requests[id] = copied.Params
+	delete(s.results, id)
+	s.resultRun[id] = p.RunID
 	return nil
 }
 
@@ -178,22 +197,23 @@ func (s *Store) Batch(_ context.Context, queryID string, index int) (globalsearc
 }
 
 // SaveMapAnswer implements globalsearch.Answers.
-func (s *Store) SaveMapAnswer(_ context.Context, queryID string, a globalsearch.MapAnswer) error {
+func (s *Store) SaveMapAnswer(_ context.Context, queryID, runID string, a globalsearch.MapAnswer) error {
 	a.CommunityIDs = slices.Clone(a.CommunityIDs)
+	k := runKey{queryID, runID}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.answers[queryID] == nil {
-		s.answers[queryID] = map[int]globalsearch.MapAnswer{}
+	if s.answers[k] == nil {
+		s.answers[k] = map[int]globalsearch.MapAnswer{}
 	}
-	s.answers[queryID][a.BatchIndex] = a
+	s.answers[k][a.BatchIndex] = a
 	return nil
 }
 
 // MapAnswers implements globalsearch.Answers.
-func (s *Store) MapAnswers(_ context.Context, queryID string) ([]globalsearch.MapAnswer, error) {
+func (s *Store) MapAnswers(_ context.Context, queryID, runID string) ([]globalsearch.MapAnswer, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	byIndex := s.answers[queryID]
+	byIndex := s.answers[runKey{queryID, runID}]
 	out := make([]globalsearch.MapAnswer, 0, len(byIndex))
 	for _, i := range slices.Sorted(maps.Keys(byIndex)) {
 		a := byIndex[i]
@@ -204,29 +224,34 @@ func (s *Store) MapAnswers(_ context.Context, queryID string) ([]globalsearch.Ma
 }
 
 // AddReduceCall implements globalsearch.ReduceCalls.
-func (s *Store) AddReduceCall(_ context.Context, queryID string) (int, error) {
+func (s *Store) AddReduceCall(_ context.Context, queryID, runID string) (int, error) {
+	k := runKey{queryID, runID}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.reduce[queryID]++
-	return s.reduce[queryID], nil
+	s.reduce[k]++
+	return s.reduce[k], nil
 }
 
 // ReduceCalls implements globalsearch.ReduceCalls.
-func (s *Store) ReduceCalls(_ context.Context, queryID string) (int, error) {
+func (s *Store) ReduceCalls(_ context.Context, queryID, runID string) (int, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.reduce[queryID], nil
+	return s.reduce[runKey{queryID, runID}], nil
 }
 
 // SaveResult implements globalsearch.Results.
-func (s *Store) SaveResult(_ context.Context, r globalsearch.Result) error {
+func (s *Store) SaveResult(_ context.Context, r globalsearch.Result, runID string) error {
 	var copied globalsearch.Result
 	if err := deepCopy(r, &copied); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if runID != "" && s.resultRun[r.QueryID] != runID {
+		return fmt.Errorf("result of query %s: run %s is no longer the current run: %w", r.QueryID, runID, globalsearch.ErrNotFound)
+	}
 	s.results[r.QueryID] = copied
+	s.resultRun[r.QueryID] = runID
 	return nil
 }
 

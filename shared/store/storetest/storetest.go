@@ -61,7 +61,10 @@ func Run(t *testing.T, open func(t *testing.T) Store, opts ...Option) {
 		{"plan without batches", false, testPlanEmpty},
 		{"map answers ordered and overwritten", false, testMapAnswers},
 		{"result round trip and overwrite", false, testResult},
-		{"reduce calls count and reset with a new plan", false, testReduceCalls},
+		{"reduce calls count per run", false, testReduceCalls},
+		{"a new plan starts a clean run", false, testNewPlanCleanRun},
+		{"a recorded failure ends the run", false, testFailureEndsRun},
+		{"generated seed flag is not stored", false, testSeedGeneratedNotStored},
 		{"runs are separate by query id", false, testRunsSeparate},
 		{"large result fits", false, testLargeResult},
 		{"large namespace over several pages", true, testLargeNamespace},
@@ -335,13 +338,14 @@ func testNotFound(t *testing.T, s Store) {
 			assertNotFound(t, tc.call(), tc.name)
 		})
 	}
-	answers, err := s.MapAnswers(ctx, "q-missing")
+	answers, err := s.MapAnswers(ctx, "q-missing", "r")
 	require.NoError(t, err)
 	assert.Empty(t, answers, "a run without answers has none, not an error")
 }
 
 func samplePlan(queryID string, n int) globalsearch.Plan {
 	p := globalsearch.Plan{
+		RunID:           "run-" + queryID,
 		Params:          sampleParams(queryID),
 		SummaryCount:    n * 2,
 		OrphanClaims:    1,
@@ -352,6 +356,7 @@ func samplePlan(queryID string, n int) globalsearch.Plan {
 	}
 	for i := range n {
 		p.Batches = append(p.Batches, globalsearch.Batch{
+			RunID:           p.RunID,
 			Index:           i,
 			CommunityIDs:    []string{fmt.Sprintf("c%d", 2*i), fmt.Sprintf("c%d", 2*i+1)},
 			EstimatedTokens: 100 + i,
@@ -388,6 +393,10 @@ func testPlanReplaced(t *testing.T, s Store) {
 	ctx := context.Background()
 	require.NoError(t, s.SavePlan(ctx, samplePlan("q-re", 12)))
 	shorter := samplePlan("q-re", 3)
+	shorter.RunID = "run-2"
+	for i := range shorter.Batches {
+		shorter.Batches[i].RunID = shorter.RunID
+	}
 	shorter.Params.Query = "replaced"
 	shorter.Batches[1].Content = "replaced content"
 	require.NoError(t, s.SavePlan(ctx, shorter))
@@ -427,14 +436,16 @@ func testMapAnswers(t *testing.T, s Store) {
 	const n = 12
 	// Saved in reverse so that completion order differs from batch order.
 	for i := n - 1; i >= 0; i-- {
-		require.NoError(t, s.SaveMapAnswer(ctx, "q-ans", sampleAnswer(i, fmt.Sprintf("answer %d", i))))
+		require.NoError(t, s.SaveMapAnswer(ctx, "q-ans", "r1", sampleAnswer(i, fmt.Sprintf("answer %d", i))))
 	}
 	overwrite := sampleAnswer(3, "answer 3, retried")
 	overwrite.Usefulness = 0
 	overwrite.CommunityIDs = []string{}
-	require.NoError(t, s.SaveMapAnswer(ctx, "q-ans", overwrite))
+	require.NoError(t, s.SaveMapAnswer(ctx, "q-ans", "r1", overwrite))
+	// Another run of the same query id, whose id extends this one's.
+	require.NoError(t, s.SaveMapAnswer(ctx, "q-ans", "r10", sampleAnswer(0, "other run")))
 
-	got, err := s.MapAnswers(ctx, "q-ans")
+	got, err := s.MapAnswers(ctx, "q-ans", "r1")
 	require.NoError(t, err)
 	require.Len(t, got, n)
 	for i, a := range got {
@@ -444,6 +455,9 @@ func testMapAnswers(t *testing.T, s Store) {
 	assert.Zero(t, got[3].Usefulness)
 	assert.Empty(t, got[3].CommunityIDs)
 	assert.Equal(t, sampleAnswer(10, "answer 10"), got[10])
+	other, err := s.MapAnswers(ctx, "q-ans", "r10")
+	require.NoError(t, err)
+	assert.Equal(t, []globalsearch.MapAnswer{sampleAnswer(0, "other run")}, other, "runs keep their own answers")
 }
 
 func sampleResult(queryID string, batches int) globalsearch.Result {
@@ -475,7 +489,7 @@ func sampleResult(queryID string, batches int) globalsearch.Result {
 func testResult(t *testing.T, s Store) {
 	ctx := context.Background()
 	first := sampleResult("q-res", 3)
-	require.NoError(t, s.SaveResult(ctx, first))
+	require.NoError(t, s.SaveResult(ctx, first, ""))
 	got, err := s.Result(ctx, "q-res")
 	require.NoError(t, err)
 	assert.Equal(t, first, got)
@@ -483,7 +497,7 @@ func testResult(t *testing.T, s Store) {
 	second := sampleResult("q-res", 2)
 	second.Status = globalsearch.StatusCompleted
 	second.FailedMapBatches, second.MapErrors = 0, []globalsearch.BatchFailure{}
-	require.NoError(t, s.SaveResult(ctx, second))
+	require.NoError(t, s.SaveResult(ctx, second, ""))
 	got, err = s.Result(ctx, "q-res")
 	require.NoError(t, err)
 	assert.Equal(t, second, got)
@@ -491,31 +505,118 @@ func testResult(t *testing.T, s Store) {
 
 func testReduceCalls(t *testing.T, s Store) {
 	ctx := context.Background()
-	n, err := s.ReduceCalls(ctx, "q-calls")
+	n, err := s.ReduceCalls(ctx, "q-calls", "r1")
 	require.NoError(t, err)
 	assert.Zero(t, n, "a run that never reduced has made no reduce call")
 
 	require.NoError(t, s.SavePlan(ctx, samplePlan("q-calls", 1)))
 	for want := 1; want <= 3; want++ {
-		got, err := s.AddReduceCall(ctx, "q-calls")
+		got, err := s.AddReduceCall(ctx, "q-calls", "r1")
 		require.NoError(t, err)
 		assert.Equal(t, want, got)
 	}
-	n, err = s.ReduceCalls(ctx, "q-calls")
+	n, err = s.ReduceCalls(ctx, "q-calls", "r1")
 	require.NoError(t, err)
 	assert.Equal(t, 3, n)
-	other, err := s.ReduceCalls(ctx, "q-other-calls")
+	other, err := s.ReduceCalls(ctx, "q-other-calls", "r1")
+	require.NoError(t, err)
+	assert.Zero(t, other, "counts are per query id")
+	other, err = s.ReduceCalls(ctx, "q-calls", "r2")
 	require.NoError(t, err)
 	assert.Zero(t, other, "counts are per run")
+}
 
-	// A repeated start plans the run again: its reduce stage starts over.
-	require.NoError(t, s.SavePlan(ctx, samplePlan("q-calls", 1)))
-	n, err = s.ReduceCalls(ctx, "q-calls")
+// testNewPlanCleanRun plans a query id again (SPEC §11.1): nothing of the
+// earlier run (answers, reduce count, result) is read as the new run's,
+// including what a task of the earlier run writes after the new plan.
+func testNewPlanCleanRun(t *testing.T, s Store) {
+	ctx := context.Background()
+	first := samplePlan("q-again", 3)
+	require.NoError(t, s.SavePlan(ctx, first))
+	for i := range 3 {
+		require.NoError(t, s.SaveMapAnswer(ctx, "q-again", first.RunID, sampleAnswer(i, "old")))
+	}
+	_, err := s.AddReduceCall(ctx, "q-again", first.RunID)
 	require.NoError(t, err)
-	assert.Zero(t, n)
-	got, err := s.AddReduceCall(ctx, "q-calls")
+	require.NoError(t, s.SaveResult(ctx, sampleResult("q-again", 3), first.RunID), "the current run saves its result")
+
+	second := samplePlan("q-again", 2)
+	second.RunID = "run-second"
+	for i := range second.Batches {
+		second.Batches[i].RunID = second.RunID
+	}
+	require.NoError(t, s.SavePlan(ctx, second))
+
+	got, err := s.Plan(ctx, "q-again")
 	require.NoError(t, err)
-	assert.Equal(t, 1, got)
+	assert.Equal(t, second, got)
+	b, err := s.Batch(ctx, "q-again", 1)
+	require.NoError(t, err)
+	assert.Equal(t, "run-second", b.RunID, "a batch names the run of its plan")
+	_, err = s.Result(ctx, "q-again")
+	assertNotFound(t, err, "the earlier run's result")
+	answers, err := s.MapAnswers(ctx, "q-again", second.RunID)
+	require.NoError(t, err)
+	assert.Empty(t, answers, "the new run starts without answers")
+	n, err := s.ReduceCalls(ctx, "q-again", second.RunID)
+	require.NoError(t, err)
+	assert.Zero(t, n, "the new run counts reduce calls from 0")
+
+	// Late writers of the earlier run.
+	require.NoError(t, s.SaveMapAnswer(ctx, "q-again", first.RunID, sampleAnswer(0, "late")))
+	_, err = s.AddReduceCall(ctx, "q-again", first.RunID)
+	require.NoError(t, err)
+	err = s.SaveResult(ctx, sampleResult("q-again", 3), first.RunID)
+	assertNotFound(t, err, "a result of the earlier run")
+	answers, err = s.MapAnswers(ctx, "q-again", second.RunID)
+	require.NoError(t, err)
+	assert.Empty(t, answers, "a late answer of the earlier run stays out")
+	n, err = s.ReduceCalls(ctx, "q-again", second.RunID)
+	require.NoError(t, err)
+	assert.Zero(t, n, "a late reduce call of the earlier run is not counted")
+	_, err = s.Result(ctx, "q-again")
+	assertNotFound(t, err, "after a late result of the earlier run")
+
+	want := sampleResult("q-again", 2)
+	want.Answer = "second run"
+	require.NoError(t, s.SaveResult(ctx, want, second.RunID))
+	res, err := s.Result(ctx, "q-again")
+	require.NoError(t, err)
+	assert.Equal(t, want, res)
+}
+
+// testFailureEndsRun records a failure without a run (prepare refusing a
+// request it owns): the run planned before it can no longer save a result.
+func testFailureEndsRun(t *testing.T, s Store) {
+	ctx := context.Background()
+	assertNotFound(t, s.SaveResult(ctx, sampleResult("q-never-planned", 1), "some-run"), "a run that was never planned")
+
+	plan := samplePlan("q-ended", 1)
+	require.NoError(t, s.SavePlan(ctx, plan))
+	failed := sampleResult("q-ended", 0)
+	failed.Status, failed.Error = globalsearch.StatusFailed, "corrupt index"
+	require.NoError(t, s.SaveResult(ctx, failed, ""))
+	assertNotFound(t, s.SaveResult(ctx, sampleResult("q-ended", 1), plan.RunID), "a result of the ended run")
+	got, err := s.Result(ctx, "q-ended")
+	require.NoError(t, err)
+	assert.Equal(t, failed, got)
+}
+
+func testSeedGeneratedNotStored(t *testing.T, s Store) {
+	ctx := context.Background()
+	p := sampleParams("q-seed")
+	p.SeedGenerated = true
+	got, created, err := s.CreateRequest(ctx, p)
+	require.NoError(t, err)
+	require.True(t, created)
+	assert.True(t, got.SameRequest(p))
+	stored, err := s.Request(ctx, "q-seed")
+	require.NoError(t, err)
+	assert.False(t, stored.SeedGenerated, "a stored request has its seed fixed")
+	again, created, err := s.CreateRequest(ctx, p)
+	require.NoError(t, err)
+	assert.False(t, created)
+	assert.Equal(t, stored, again)
 }
 
 // testLargeResult saves the diagnostics of the largest plan the state
@@ -523,7 +624,7 @@ func testReduceCalls(t *testing.T, s Store) {
 func testLargeResult(t *testing.T, s Store) {
 	ctx := context.Background()
 	want := sampleResult("q-large-result", 3600)
-	require.NoError(t, s.SaveResult(ctx, want))
+	require.NoError(t, s.SaveResult(ctx, want, ""))
 	got, err := s.Result(ctx, "q-large-result")
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
@@ -533,14 +634,14 @@ func testRunsSeparate(t *testing.T, s Store) {
 	ctx := context.Background()
 	require.NoError(t, s.SavePlan(ctx, samplePlan("q-a", 2)))
 	require.NoError(t, s.SavePlan(ctx, samplePlan("q-a-b", 3)))
-	require.NoError(t, s.SaveMapAnswer(ctx, "q-a", sampleAnswer(0, "a")))
-	require.NoError(t, s.SaveMapAnswer(ctx, "q-a-b", sampleAnswer(1, "ab")))
-	require.NoError(t, s.SaveResult(ctx, sampleResult("q-a-b", 1)))
+	require.NoError(t, s.SaveMapAnswer(ctx, "q-a", "r", sampleAnswer(0, "a")))
+	require.NoError(t, s.SaveMapAnswer(ctx, "q-a-b", "r", sampleAnswer(1, "ab")))
+	require.NoError(t, s.SaveResult(ctx, sampleResult("q-a-b", 1), ""))
 
 	p, err := s.Plan(ctx, "q-a")
 	require.NoError(t, err)
 	assert.Len(t, p.Batches, 2)
-	answers, err := s.MapAnswers(ctx, "q-a")
+	answers, err := s.MapAnswers(ctx, "q-a", "r")
 	require.NoError(t, err)
 	assert.Equal(t, []globalsearch.MapAnswer{sampleAnswer(0, "a")}, answers)
 	_, err = s.Result(ctx, "q-a")
@@ -580,13 +681,13 @@ func testLargeRuns(t *testing.T, s Store) {
 	p := samplePlan("q-big", n)
 	for i := range p.Batches {
 		p.Batches[i].Content = largeText(fmt.Sprint(i), 4096)
-		require.NoError(t, s.SaveMapAnswer(ctx, "q-big", sampleAnswer(i, largeText(fmt.Sprint(i), 4096))))
+		require.NoError(t, s.SaveMapAnswer(ctx, "q-big", p.RunID, sampleAnswer(i, largeText(fmt.Sprint(i), 4096))))
 	}
 	require.NoError(t, s.SavePlan(ctx, p))
 	got, err := s.Plan(ctx, "q-big")
 	require.NoError(t, err)
 	assert.Equal(t, p, got)
-	answers, err := s.MapAnswers(ctx, "q-big")
+	answers, err := s.MapAnswers(ctx, "q-big", p.RunID)
 	require.NoError(t, err)
 	require.Len(t, answers, n)
 	for i, a := range answers {

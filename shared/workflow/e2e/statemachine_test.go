@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -193,7 +194,9 @@ func TestStateMachine(t *testing.T) {
 			wantModel:      map[int]int{-1: 1, 0: 1, 1: 2, 2: 1},
 			wantTaskErrors: map[string]int{"ModelError": 1},
 			check: func(t *testing.T, e *env, queryID string, _ globalsearch.Result) {
-				answers, err := e.store.MapAnswers(context.Background(), queryID)
+				plan, err := e.store.Plan(context.Background(), queryID)
+				require.NoError(t, err)
+				answers, err := e.store.MapAnswers(context.Background(), queryID, plan.RunID)
 				require.NoError(t, err)
 				require.Len(t, answers, 3)
 				// attempt = $$.State.RetryCount + 1 reached the handler.
@@ -508,16 +511,38 @@ func testRepeatedStart(t *testing.T, e *env, rep *report) {
 	require.NoError(t, err)
 	rep.add(t, "repeated start", out2.Status, second.Status, rn, time.Since(start))
 
-	want := []string{"answer#000000", "answer#000001", "batch#000000", "batch#000001", "plan", "reduce-calls", "request", "result"}
-	sort.Strings(items)
-	assert.Equal(t, want, items, "one item per key after the first run")
-	again2 := e.runItems(t, queryID)
-	sort.Strings(again2)
-	assert.Equal(t, want, again2, "the second run overwrote, it added nothing")
+	// Answers and the reduce count are keyed by run (SPEC §11.1); the
+	// second run deletes the first run's.
+	want := []string{"answer#<run>#000000", "answer#<run>#000001", "batch#000000", "batch#000001", "plan", "reduce-calls#<run>", "request", "result"}
+	firstItems, firstRuns := withoutRunIDs(items)
+	assert.Equal(t, want, firstItems, "one item per key after the first run")
+	secondItems, secondRuns := withoutRunIDs(e.runItems(t, queryID))
+	assert.Equal(t, want, secondItems, "the second run replaced the first's items, it added nothing")
+	assert.Len(t, firstRuns, 1)
+	assert.Len(t, secondRuns, 1)
+	assert.NotEqual(t, firstRuns, secondRuns, "each start is a new run")
 	assert.Equal(t, globalsearch.StatusCompleted, second.Status)
 	assert.Equal(t, first.Diagnostics.ShuffleSeed, second.Diagnostics.ShuffleSeed, "the stored request wins: same seed, same plan")
 	assert.Equal(t, first.Diagnostics.Batches, second.Diagnostics.Batches)
 	assert.Equal(t, 2, rn.count("prepare"))
 	assert.Equal(t, 2*batches, rn.count("map"))
 	assert.Equal(t, 2, rn.count("reduce"))
+}
+
+// runIDInKey is the run id inside an answer or reduce-count sort key.
+var runIDInKey = regexp.MustCompile(`^(answer#|reduce-calls#)([0-9a-f]+)`)
+
+// withoutRunIDs returns the sort keys, sorted, with the run id in each
+// replaced by <run>, and the run ids seen.
+func withoutRunIDs(sks []string) ([]string, map[string]bool) {
+	runs := map[string]bool{}
+	out := make([]string, len(sks))
+	for i, sk := range sks {
+		if m := runIDInKey.FindStringSubmatch(sk); m != nil {
+			runs[m[2]] = true
+		}
+		out[i] = runIDInKey.ReplaceAllString(sk, "${1}<run>")
+	}
+	sort.Strings(out)
+	return out, runs
 }
