@@ -75,6 +75,8 @@ func TestExitStatuses(t *testing.T) {
 		{"seed and no-shuffle", []string{"plan", "--index", path, "--query", "q", "--seed", "1", "--no-shuffle"}, 2, "exclude each other"},
 		{"budget below prompt", []string{"plan", "--index", path, "--query", "q", "--map-budget", "600"}, 2, "map token budget cannot fit the map prompt"},
 		{"missing index file", []string{"plan", "--index", filepath.Join(t.TempDir(), "nope.json"), "--query", "q"}, 1, "read index file"},
+		{"plan: a namespace the file does not hold", []string{"plan", "--index", path, "--query", "q", "--namespace", "other"}, 2, `holds namespace "tiny", not "other"`},
+		{"run: a namespace the file does not hold", []string{"run", "--index", path, "--query", "q", "--namespace", "other"}, 2, `holds namespace "tiny", not "other"`},
 		{"unknown model", []string{"run", "--index", path, "--query", "q", "--model", "gpt-99"}, 2, "gpt-99"},
 	}
 	for _, tc := range tests {
