@@ -141,3 +141,14 @@ func TestRunPrintsAnswerAndStatusLine(t *testing.T) {
 	assert.Contains(t, out.String(), "status completed")
 	assert.Contains(t, strings.ToLower(out.String()), "solar")
 }
+
+func TestPrintMapErrors(t *testing.T) {
+	var w strings.Builder
+	printMapErrors(&w, []globalsearch.BatchFailure{
+		{BatchIndex: 1, Message: "map batch 1: throttled"},
+		{BatchIndex: 2, Message: "map batch 2: throttled"},
+		{BatchIndex: 4, Message: "map batch 4: throttled"},
+		{BatchIndex: 6, Message: "map batch 6: model output is not valid JSON"},
+	})
+	assert.Equal(t, "map batches 1-2, 4 (3): throttled\nmap batch 6: model output is not valid JSON\n", w.String())
+}

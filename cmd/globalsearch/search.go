@@ -158,8 +158,19 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintln(env.stdout, res.Answer)
 		fmt.Fprintln(env.stdout)
 		fmt.Fprintln(env.stdout, statusLine(res, &f.model))
+		if res.Status == globalsearch.StatusPartial {
+			printMapErrors(env.stderr, res.MapErrors)
+		}
 	}
 	return err
+}
+
+// printMapErrors says why the batches of a partial run failed, one line
+// per distinct message (the JSON result has one entry per batch).
+func printMapErrors(w io.Writer, failures []globalsearch.BatchFailure) {
+	for _, g := range globalsearch.GroupFailures(failures) {
+		fmt.Fprintf(w, "map %s\n", g)
+	}
 }
 
 func statusLine(res globalsearch.Result, model *modelOptions) string {
