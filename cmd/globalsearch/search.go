@@ -173,6 +173,16 @@ func printMapErrors(w io.Writer, failures []globalsearch.BatchFailure) {
 	}
 }
 
+// emptyNamespaceNote says plainly that a search found no data at all,
+// which a no_results status alone does not.
+func emptyNamespaceNote(namespace string, available []string) string {
+	note := fmt.Sprintf("namespace %q holds no summaries", namespace)
+	if len(available) > 0 {
+		note += "; namespaces that exist: " + strings.Join(available, ", ")
+	}
+	return note
+}
+
 func statusLine(res globalsearch.Result, model *modelOptions) string {
 	d := res.Diagnostics
 	parts := []string{
@@ -190,6 +200,9 @@ func statusLine(res globalsearch.Result, model *modelOptions) string {
 		fmt.Sprintf("%s in %s", res.QueryID, d.FinishedAt.Sub(d.StartedAt).Round(1e6)))
 	if len(d.AvailableLevels) > 0 {
 		parts = append(parts, fmt.Sprintf("levels that exist: %v", d.AvailableLevels))
+	}
+	if d.EmptyNamespace {
+		parts = append(parts, emptyNamespaceNote(res.Namespace, d.AvailableNamespaces))
 	}
 	if usd, ok := model.cost(d.InputTokens, d.OutputTokens); ok {
 		parts = append(parts, fmt.Sprintf("cost ~$%.4f", usd))
@@ -210,6 +223,8 @@ type planOutput struct {
 	OrphanClaims            int            `json:"orphanClaims"`
 	MissingChunks           int            `json:"missingChunks"`
 	AvailableLevels         []int          `json:"availableLevels,omitempty"`
+	EmptyNamespace          bool           `json:"emptyNamespace,omitempty"`
+	AvailableNamespaces     []string       `json:"availableNamespaces,omitempty"`
 	Batches                 []plannedBatch `json:"batches"`
 }
 
@@ -245,6 +260,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 		MapPromptBudget: p.MapPromptBudget(), ReducePromptBudget: p.ReducePromptBudget(),
 		MapSkeleton: globalsearch.DefaultPrompts().Map.Skeleton(p.Query), ShuffleSeed: p.ShuffleSeed,
 		OrphanClaims: plan.OrphanClaims, MissingChunks: plan.MissingChunks, AvailableLevels: plan.AvailableLevels,
+		EmptyNamespace: plan.EmptyNamespace, AvailableNamespaces: plan.AvailableNamespaces,
 		Batches: make([]plannedBatch, len(plan.Batches)),
 	}
 	for i, b := range plan.Batches {
@@ -269,6 +285,9 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if len(out.AvailableLevels) > 0 {
 		fmt.Fprintf(env.stdout, "no summary at level %s; levels that exist: %v\n", p.CommunityLevel, out.AvailableLevels)
+	}
+	if out.EmptyNamespace {
+		fmt.Fprintln(env.stdout, emptyNamespaceNote(p.Namespace, out.AvailableNamespaces))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -95,6 +96,11 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, Plan, er
 	if err != nil {
 		return nil, plan, fmt.Errorf("load summaries of %s: %w", p.Namespace, err)
 	}
+	if len(summaries) == 0 {
+		plan.EmptyNamespace = true
+		plan.AvailableNamespaces = e.namespaces(ctx)
+		return nil, plan, nil
+	}
 	h, err := newHierarchy(summaries)
 	if err != nil {
 		return nil, plan, err
@@ -161,6 +167,27 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, Plan, er
 		items[i] = batch.Item{ID: s.ID, Text: mapText(s.Summary, leavesOf[i], claimsByLeaf, chunkText)}
 	}
 	return items, plan, nil
+}
+
+// maxListedNamespaces bounds the namespaces an empty search lists: enough
+// to spot a typo, small enough for a status line.
+const maxListedNamespaces = 50
+
+// namespaces lists the namespaces of the index when it can say so cheaply.
+// The list only explains an empty search, so failing to read it does not
+// fail the search.
+func (e *Engine) namespaces(ctx context.Context) []string {
+	lister, ok := e.Index.(NamespaceLister)
+	if !ok {
+		return nil
+	}
+	names, err := lister.Namespaces(ctx)
+	if err != nil {
+		e.logger().LogAttrs(ctx, slogError, "list namespaces failed", slog.String("error", err.Error()))
+		return nil
+	}
+	slices.Sort(names)
+	return names[:min(len(names), maxListedNamespaces)]
 }
 
 func sortClaims(cs []*Claim) {

@@ -193,6 +193,8 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 			OrphanClaims:    plan.OrphanClaims,
 			MissingChunks:   plan.MissingChunks,
 			AvailableLevels: plan.AvailableLevels,
+			EmptyNamespace:      plan.EmptyNamespace,
+			AvailableNamespaces: plan.AvailableNamespaces,
 			StartedAt:       plan.CreatedAt,
 		},
 	}

@@ -60,9 +60,10 @@ type Store struct {
 }
 
 var (
-	_ globalsearch.Index       = (*Store)(nil)
-	_ globalsearch.IndexWriter = (*Store)(nil)
-	_ globalsearch.Runs        = (*Store)(nil)
+	_ globalsearch.Index           = (*Store)(nil)
+	_ globalsearch.IndexWriter     = (*Store)(nil)
+	_ globalsearch.Runs            = (*Store)(nil)
+	_ globalsearch.NamespaceLister = (*Store)(nil)
 )
 
 // Backoff bounds the retries of unprocessed batch items and keys. Attempts

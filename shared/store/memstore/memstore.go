@@ -30,8 +30,9 @@ type Store struct {
 }
 
 var (
-	_ globalsearch.Index = (*Store)(nil)
-	_ globalsearch.Runs  = (*Store)(nil)
+	_ globalsearch.Index           = (*Store)(nil)
+	_ globalsearch.Runs            = (*Store)(nil)
+	_ globalsearch.NamespaceLister = (*Store)(nil)
 )
 
 // New returns an empty store.
@@ -78,6 +79,21 @@ func (s *Store) ReplaceNamespace(_ context.Context, namespace string, r globalse
 	s.namespaces[namespace] = copied
 	s.chunks[namespace] = byID
 	return nil
+}
+
+// Namespaces implements globalsearch.NamespaceLister: the namespaces that
+// hold records.
+func (s *Store) Namespaces(context.Context) ([]string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	names := []string{}
+	for name, r := range s.namespaces {
+		if len(r.Summaries)+len(r.Claims)+len(r.Chunks) > 0 {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names, nil
 }
 
 // Summaries implements globalsearch.Index.
