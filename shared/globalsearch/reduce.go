@@ -185,20 +185,19 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 		SelectedMapAnswers: []SelectedAnswer{},
 		MapErrors:          reconcileFailures(plan, answers, failures),
 		Diagnostics: Diagnostics{
-			SummaryCount:        plan.SummaryCount,
-			BatchCount:          len(plan.Batches),
-			Batches:             make([]BatchSummary, len(plan.Batches)),
-			MapScores:           make([]MapScore, len(answers)),
-			ShuffleSeed:         p.ShuffleSeed,
-			OrphanClaims:        plan.OrphanClaims,
-			MissingChunks:       plan.MissingChunks,
-			AvailableLevels:     plan.AvailableLevels,
-			EmptyNamespace:      plan.EmptyNamespace,
-			AvailableNamespaces: plan.AvailableNamespaces,
-			StartedAt:           plan.CreatedAt,
+			SummaryCount:    plan.SummaryCount,
+			BatchCount:      len(plan.Batches),
+			Batches:         make([]BatchSummary, len(plan.Batches)),
+			MapScores:       make([]MapScore, len(answers)),
+			ShuffleSeed:     p.ShuffleSeed,
+			OrphanClaims:    plan.OrphanClaims,
+			MissingChunks:   plan.MissingChunks,
+			AvailableLevels: plan.AvailableLevels,
+			StartedAt:       plan.CreatedAt,
 		},
 	}
 	res.FailedMapBatches = len(res.MapErrors)
+	res.Diagnostics.EmptyNamespace, res.Diagnostics.AvailableNamespaces = plan.EmptyNamespace, plan.AvailableNamespaces
 	for i, b := range plan.Batches {
 		res.Diagnostics.Batches[i] = BatchSummary{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens}
 	}

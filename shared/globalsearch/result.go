@@ -14,17 +14,18 @@ type Batch struct {
 // Plan is what prepare decided: the request, every batch, and what was
 // noticed about the index on the way.
 type Plan struct {
-	Params          Params  `json:"request"`
-	SummaryCount    int     `json:"summaryCount"`
-	Batches         []Batch `json:"batches"`
-	OrphanClaims    int     `json:"orphanClaims"`
-	MissingChunks   int     `json:"missingChunks"`
-	AvailableLevels []int   `json:"availableLevels,omitempty"`
+	Params          Params    `json:"request"`
+	SummaryCount    int       `json:"summaryCount"`
+	Batches         []Batch   `json:"batches"`
+	OrphanClaims    int       `json:"orphanClaims"`
+	MissingChunks   int       `json:"missingChunks"`
+	AvailableLevels []int     `json:"availableLevels,omitempty"`
+	CreatedAt       time.Time `json:"createdAt"`
+
 	// EmptyNamespace says the namespace holds no summary at all, which
 	// usually means a misspelt namespace or an index never ingested.
-	EmptyNamespace      bool      `json:"emptyNamespace,omitempty"`
-	AvailableNamespaces []string  `json:"availableNamespaces,omitempty"`
-	CreatedAt           time.Time `json:"createdAt"`
+	EmptyNamespace      bool     `json:"emptyNamespace,omitempty"`
+	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`
 }
 
 // MapAnswer is a valid map output of one batch (SPEC §5.3). Attempts counts
@@ -97,10 +98,11 @@ type Diagnostics struct {
 	OrphanClaims        int            `json:"orphanClaims"`
 	MissingChunks       int            `json:"missingChunks"`
 	AvailableLevels     []int          `json:"availableLevels,omitempty"`
-	EmptyNamespace      bool           `json:"emptyNamespace,omitempty"`
-	AvailableNamespaces []string       `json:"availableNamespaces,omitempty"`
 	StartedAt           time.Time      `json:"startedAt"`
 	FinishedAt          time.Time      `json:"finishedAt"`
+
+	EmptyNamespace      bool     `json:"emptyNamespace,omitempty"`
+	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`
 }
 
 // Result is the outcome of a run (SPEC §7).

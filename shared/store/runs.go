@@ -56,15 +56,16 @@ type runItem struct {
 // planHeader is the plan item: the plan without its batches, which have
 // items of their own so that no item outgrows 400 KB.
 type planHeader struct {
-	Params              globalsearch.Params `json:"request"`
-	SummaryCount        int                 `json:"summaryCount"`
-	BatchCount          int                 `json:"batchCount"`
-	OrphanClaims        int                 `json:"orphanClaims"`
-	MissingChunks       int                 `json:"missingChunks"`
-	AvailableLevels     []int               `json:"availableLevels,omitempty"`
-	EmptyNamespace      bool                `json:"emptyNamespace,omitempty"`
-	AvailableNamespaces []string            `json:"availableNamespaces,omitempty"`
-	CreatedAt           time.Time           `json:"createdAt"`
+	Params          globalsearch.Params `json:"request"`
+	SummaryCount    int                 `json:"summaryCount"`
+	BatchCount      int                 `json:"batchCount"`
+	OrphanClaims    int                 `json:"orphanClaims"`
+	MissingChunks   int                 `json:"missingChunks"`
+	AvailableLevels []int               `json:"availableLevels,omitempty"`
+	CreatedAt       time.Time           `json:"createdAt"`
+
+	EmptyNamespace      bool     `json:"emptyNamespace,omitempty"`
+	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`
 }
 
 type runKey struct {
@@ -278,8 +279,8 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	header := planHeader{
 		Params: params, SummaryCount: p.SummaryCount, BatchCount: len(p.Batches),
 		OrphanClaims: p.OrphanClaims, MissingChunks: p.MissingChunks,
-		AvailableLevels: p.AvailableLevels, EmptyNamespace: p.EmptyNamespace,
-		AvailableNamespaces: p.AvailableNamespaces, CreatedAt: p.CreatedAt,
+		AvailableLevels: p.AvailableLevels, CreatedAt: p.CreatedAt,
+		EmptyNamespace: p.EmptyNamespace, AvailableNamespaces: p.AvailableNamespaces,
 	}
 	planItem, err := s.marshalRun("plan of query "+id, runItem{QueryID: id, SK: skPlan, ExpiresAt: exp, Plan: &header})
 	if err != nil {
@@ -349,8 +350,8 @@ func (s *Store) Plan(ctx context.Context, queryID string) (globalsearch.Plan, er
 	return globalsearch.Plan{
 		Params: header.Params, SummaryCount: header.SummaryCount, Batches: batches,
 		OrphanClaims: header.OrphanClaims, MissingChunks: header.MissingChunks,
-		AvailableLevels: header.AvailableLevels, EmptyNamespace: header.EmptyNamespace,
-		AvailableNamespaces: header.AvailableNamespaces, CreatedAt: header.CreatedAt,
+		AvailableLevels: header.AvailableLevels, CreatedAt: header.CreatedAt,
+		EmptyNamespace: header.EmptyNamespace, AvailableNamespaces: header.AvailableNamespaces,
 	}, nil
 }
 

@@ -60,11 +60,12 @@ type Store struct {
 }
 
 var (
-	_ globalsearch.Index           = (*Store)(nil)
-	_ globalsearch.IndexWriter     = (*Store)(nil)
-	_ globalsearch.Runs            = (*Store)(nil)
-	_ globalsearch.NamespaceLister = (*Store)(nil)
+	_ globalsearch.Index       = (*Store)(nil)
+	_ globalsearch.IndexWriter = (*Store)(nil)
+	_ globalsearch.Runs        = (*Store)(nil)
 )
+
+var _ globalsearch.NamespaceLister = (*Store)(nil)
 
 // Backoff bounds the retries of unprocessed batch items and keys. Attempts
 // counts calls that made no progress in a row: a call that gets some items

@@ -30,10 +30,11 @@ type Store struct {
 }
 
 var (
-	_ globalsearch.Index           = (*Store)(nil)
-	_ globalsearch.Runs            = (*Store)(nil)
-	_ globalsearch.NamespaceLister = (*Store)(nil)
+	_ globalsearch.Index = (*Store)(nil)
+	_ globalsearch.Runs  = (*Store)(nil)
 )
+
+var _ globalsearch.NamespaceLister = (*Store)(nil)
 
 // New returns an empty store.
 func New() *Store {

@@ -362,16 +362,15 @@ func testNotFound(t *testing.T, s Store) {
 
 func samplePlan(queryID string, n int) globalsearch.Plan {
 	p := globalsearch.Plan{
-		Params:              sampleParams(queryID),
-		SummaryCount:        n * 2,
-		OrphanClaims:        1,
-		MissingChunks:       2,
-		AvailableLevels:     []int{0, 1, 2},
-		EmptyNamespace:      true,
-		AvailableNamespaces: []string{"a", "b"},
-		CreatedAt:           time.Date(2025, 3, 4, 5, 6, 7, 8000, time.UTC),
-		Batches:             []globalsearch.Batch{},
+		Params:          sampleParams(queryID),
+		SummaryCount:    n * 2,
+		OrphanClaims:    1,
+		MissingChunks:   2,
+		AvailableLevels: []int{0, 1, 2},
+		CreatedAt:       time.Date(2025, 3, 4, 5, 6, 7, 8000, time.UTC),
+		Batches:         []globalsearch.Batch{},
 	}
+	p.EmptyNamespace, p.AvailableNamespaces = true, []string{"a", "b"}
 	for i := range n {
 		p.Batches = append(p.Batches, globalsearch.Batch{
 			Index:           i,
