@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,4 +152,25 @@ func TestPrintMapErrors(t *testing.T) {
 		{BatchIndex: 6, Message: "map batch 6: model output is not valid JSON"},
 	})
 	assert.Equal(t, "map batches 1-2, 4 (3): throttled\nmap batch 6: model output is not valid JSON\n", w.String())
+}
+
+// TestRunProgressLine: on a terminal, run counts map batches up to the
+// total, one step at a time, and ends the line.
+func TestRunProgressLine(t *testing.T) {
+	sample := filepath.Join("..", "..", "testdata", "sample-index.json")
+	env, _, errOut := testEnv("")
+	env.stderrIsTTY = true
+	code := runMain(context.Background(), env, []string{"run", "--index", sample, "--query", "What changed in the fisheries?",
+		"--seed", "1", "--map-budget", "2000", "--concurrency", "4"})
+	require.Equal(t, 0, code, errOut.String())
+	steps := strings.Split(strings.TrimPrefix(errOut.String(), "\r"), "\r")
+	require.Greater(t, len(steps), 4, "enough batches to run four at once")
+	total := len(steps)
+	for i, step := range steps {
+		want := fmt.Sprintf("map batches %d/%d", i+1, total)
+		if i == total-1 {
+			want += "\n"
+		}
+		assert.Equal(t, want, step)
+	}
 }
