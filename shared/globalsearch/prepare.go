@@ -98,7 +98,7 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, Plan, er
 	}
 	if len(summaries) == 0 {
 		plan.EmptyNamespace = true
-		plan.AvailableNamespaces = e.namespaces(ctx)
+		plan.AvailableNamespaces = e.namespaces(ctx, p.Namespace)
 		return nil, plan, nil
 	}
 	h, err := newHierarchy(summaries)
@@ -173,10 +173,11 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, Plan, er
 // to spot a typo, small enough for a status line.
 const maxListedNamespaces = 50
 
-// namespaces lists the namespaces of the index when it can say so cheaply.
-// The list only explains an empty search, so failing to read it does not
-// fail the search.
-func (e *Engine) namespaces(ctx context.Context) []string {
+// namespaces lists the other namespaces of the index when it can say so
+// cheaply (the empty one may still hold claims or chunks, which is no help
+// to list). The list only explains an empty search, so failing to read it
+// does not fail the search.
+func (e *Engine) namespaces(ctx context.Context, empty string) []string {
 	lister, ok := e.Index.(NamespaceLister)
 	if !ok {
 		return nil
@@ -186,6 +187,7 @@ func (e *Engine) namespaces(ctx context.Context) []string {
 		e.logger().LogAttrs(ctx, slogError, "list namespaces failed", slog.String("error", err.Error()))
 		return nil
 	}
+	names = slices.DeleteFunc(names, func(n string) bool { return n == empty })
 	slices.Sort(names)
 	return names[:min(len(names), maxListedNamespaces)]
 }
