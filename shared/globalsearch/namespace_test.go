@@ -3,6 +3,7 @@ package globalsearch_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -64,4 +65,21 @@ func TestEmptyNamespaceIsSaid(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEmptyNamespaceListIsBounded: a table of many namespaces lists the
+// first 50 in name order, enough to spot a typo.
+func TestEmptyNamespaceListIsBounded(t *testing.T) {
+	ctx := context.Background()
+	s := memstore.New()
+	var want []string
+	for i := range 60 {
+		name := fmt.Sprintf("ns-%02d", i)
+		require.NoError(t, s.ReplaceNamespace(ctx, name, leafNamespace(1)))
+		want = append(want, name)
+	}
+	e := &gs.Engine{Index: s, Runs: memstore.New(), Model: &fakeModel{complete: answerEverything}}
+	res, err := e.Search(ctx, oneBatchPerSummary(t, "q?", func(r *gs.Request) { r.Namespace = "missing" }))
+	require.NoError(t, err)
+	assert.Equal(t, want[:50], res.Diagnostics.AvailableNamespaces)
 }
