@@ -25,10 +25,10 @@ const unmatchedExamples = 3
 // importCommand implements
 //
 //	globalsearch import graphrag --dir DIR [--content summary|full_content]
-//	    [--namespace NS] (--out FILE | --table T)
+//	    (--out FILE [--namespace NS] | --table T --namespace NS [--create-table])
 func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) == 0 || args[0] != "graphrag" {
-		return &usageError{"usage: globalsearch import graphrag --dir DIR [--content summary|full_content] [--namespace NS] (--out FILE | --table T)"}
+		return &usageError{"usage: globalsearch import graphrag --dir DIR [--content summary|full_content] (--out FILE [--namespace NS] | --table T --namespace NS [--create-table])"}
 	}
 	fs := flag.NewFlagSet("import graphrag", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
