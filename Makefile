@@ -28,7 +28,8 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # ---------------------------------------------------------------- serverless
-# Each function is one `bootstrap` for provided.al2023 on arm64 (STYLE §13).
+# Each function is one static `bootstrap` for provided.al2023 on arm64:
+# no cgo, no RPC shim (lambda.norpc), reproducible paths (-trimpath).
 FUNCTIONS    = api prepare map reduce
 LAMBDA_BUILD = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w"
 

@@ -25,10 +25,10 @@ const unmatchedExamples = 3
 // importCommand implements
 //
 //	globalsearch import graphrag --dir DIR [--content summary|full_content]
-//	    [--excerpts source-text|text-unit|none] [--namespace NS] (--out FILE | --table T)
+//	    [--excerpts source-text|text-unit|none] (--out FILE [--namespace NS] | --table T --namespace NS [--create-table])
 func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) == 0 || args[0] != "graphrag" {
-		return &usageError{"usage: globalsearch import graphrag --dir DIR [--content summary|full_content] [--excerpts source-text|text-unit|none] [--namespace NS] (--out FILE | --table T)"}
+		return &usageError{"usage: globalsearch import graphrag --dir DIR [--content summary|full_content] [--excerpts source-text|text-unit|none] (--out FILE [--namespace NS] | --table T --namespace NS [--create-table])"}
 	}
 	fs := flag.NewFlagSet("import graphrag", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
@@ -36,9 +36,10 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 		dir       = fs.String("dir", "", "GraphRAG output folder holding community_reports.parquet and the other parquet files")
 		content   = fs.String("content", string(graphrag.ContentSummary), `report text to import: "summary" or "full_content"`)
 		excerpts  = fs.String("excerpts", string(graphrag.ExcerptsSourceText), `what claims cite: "source-text" (the claim's own excerpt), "text-unit" (the whole text unit) or "none"`)
-		namespace = fs.String("namespace", globalsearch.SpecDefaults.Namespace, "namespace the records go to")
+		namespace = fs.String("namespace", globalsearch.SpecDefaults.Namespace, "namespace the records go to (required with --table)")
 		out       = fs.String("out", "", "write an index file (JSON) to this path")
 		table     = fs.String("table", "", "replace the namespace in this DynamoDB table")
+		create    = fs.Bool("create-table", false, "with --table: create the table first when it does not exist (local emulators)")
 	)
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -46,6 +47,8 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		return &usageError{err.Error()}
 	}
+	namespaceSet := false
+	fs.Visit(func(f *flag.Flag) { namespaceSet = namespaceSet || f.Name == "namespace" })
 	// Validate every flag before reading a byte (STYLE 7).
 	switch {
 	case fs.NArg() > 0:
@@ -60,6 +63,12 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return &usageError{"--namespace must be 1-64 characters of a-z 0-9 - _ ."}
 	case (*out == "") == (*table == ""):
 		return &usageError{"exactly one of --out and --table is required"}
+	case *table != "" && !namespaceSet:
+		// --table replaces a whole namespace; a default name would silently
+		// replace whatever corpus already lives under "default".
+		return &usageError{"--table needs --namespace: the import replaces that namespace's records in the table"}
+	case *create && *table == "":
+		return &usageError{"--create-table needs --table"}
 	}
 
 	records, report, err := graphrag.Import(ctx, *dir, graphrag.Options{Content: graphrag.Content(*content), Excerpts: graphrag.Excerpts(*excerpts), Progress: env.stderr})
@@ -68,7 +77,7 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	printImportReport(env.stdout, report)
 	if *table != "" {
-		return replaceInTable(ctx, env.stdout, *table, *namespace, records, false)
+		return replaceInTable(ctx, env.stdout, *table, *namespace, records, *create)
 	}
 	if err := indexfile.Save(*out, indexfile.File{Namespace: *namespace, Records: records}); err != nil {
 		return fmt.Errorf("write index file: %w", err)

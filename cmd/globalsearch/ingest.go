@@ -65,7 +65,7 @@ func replaceInTable(ctx context.Context, out io.Writer, table, namespace string,
 		}
 	}
 	if err := store.New(client, tables).ReplaceNamespace(ctx, namespace, r); err != nil {
-		return err
+		return missingTable(err, table)
 	}
 	fmt.Fprintf(out, "namespace %s in table %s: wrote %d summaries, %d claims, %d chunks (records not in the file were deleted)\n",
 		namespace, table, len(r.Summaries), len(r.Claims), len(r.Chunks))

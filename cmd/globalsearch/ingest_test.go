@@ -139,3 +139,37 @@ func TestIndexOptionsTable(t *testing.T) {
 	var usage *usageError
 	assert.ErrorAs(t, err, &usage)
 }
+
+// TestEmptyNamespaceOfTable: searching a table for a namespace it does not
+// hold ends no_results and says so, naming the namespaces that exist.
+func TestEmptyNamespaceOfTable(t *testing.T) {
+	ctx := context.Background()
+	minidynEnv(t, "idx")
+	path := writeIndex(t, smallIndex())
+	env, _, errOut := testEnv("")
+	require.Equal(t, 0, runMain(ctx, env, []string{"ingest", "--index", path, "--table", "idx", "--create-table"}), errOut.String())
+
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"run", []string{"run", "--table", "idx", "--namespace", "tinny", "--query", "q"}},
+		{"plan", []string{"plan", "--table", "idx", "--namespace", "tinny", "--query", "q"}},
+		{"run without --namespace reads the default", []string{"run", "--table", "idx", "--query", "q"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, out, errOut := testEnv("")
+			require.Equal(t, 0, runMain(ctx, env, tc.args), errOut.String())
+			assert.Contains(t, out.String(), "holds no summaries; namespaces that exist: tiny")
+		})
+	}
+
+	env, out, errOut := testEnv("")
+	require.Equal(t, 0, runMain(ctx, env, []string{"run", "--table", "idx", "--namespace", "tinny", "--query", "q", "--json"}), errOut.String())
+	var res globalsearch.Result
+	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+	assert.Equal(t, globalsearch.StatusNoResults, res.Status)
+	assert.True(t, res.Diagnostics.EmptyNamespace)
+	assert.Equal(t, []string{"tiny"}, res.Diagnostics.AvailableNamespaces)
+}

@@ -65,22 +65,23 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, file, err := memstore.Open(*indexFile)
+	idx, fileNamespace, err := openIndexFile(*indexFile)
 	if err != nil {
 		return err
 	}
+	s := idx.Store
 	defaults, err := globalsearch.DefaultsFromEnv(env.lookupEnv)
 	if err != nil {
 		return err
 	}
 	if v, ok := env.lookupEnv("GRAPHRAG_NAMESPACE"); !ok || v == "" {
-		defaults.Namespace = file.Namespace
+		defaults.Namespace = fileNamespace
 	}
 	logOut := io.Discard
 	if *verbose {
 		logOut = env.stderr
 	}
-	engine := &globalsearch.Engine{Index: s, Runs: s, MaxBatches: workflow.MaxBatches, Logger: slog.New(slog.NewJSONHandler(logOut, nil))}
+	engine := &globalsearch.Engine{Index: idx, Runs: s, MaxBatches: workflow.MaxBatches, Logger: slog.New(slog.NewJSONHandler(logOut, nil))}
 	if name != "prepare" {
 		if engine.Model, err = model.open(ctx, env); err != nil {
 			return err

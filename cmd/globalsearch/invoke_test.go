@@ -3,12 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestInvoke(t *testing.T) {
+	otherNamespace := filepath.Join(t.TempDir(), "prepare-other.json")
+	require.NoError(t, os.WriteFile(otherNamespace, []byte(`{"request": {"query": "q", "namespace": "other", "queryId": "q-other"}}`), 0o600))
 	cases := []struct {
 		name       string
 		args       []string
@@ -17,6 +22,7 @@ func TestInvoke(t *testing.T) {
 	}{
 		{"prepare", []string{"prepare", "--event", "../../events/prepare.json"}, 0, `"batchIndexes":[`},
 		{"prepare rejects", []string{"prepare", "--event", "../../events/prepare-bad.json"}, 1, `"errorType":"InvalidInputError"`},
+		{"prepare: a namespace the file does not hold", []string{"prepare", "--event", otherNamespace}, 1, `holds namespace \"sample\", not \"other\"`},
 		{"map seeds a plan", []string{"map", "--event", "../../events/map.json"}, 0, `"batchIndex":0`},
 		{"reduce seeds answers", []string{"reduce", "--event", "../../events/reduce-partial.json"}, 0, `"status":"partial"`},
 		{"api post", []string{"api", "--event", "../../events/api-post.json"}, 0, `"statusCode":202`},

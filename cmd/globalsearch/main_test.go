@@ -76,6 +76,8 @@ func TestExitStatuses(t *testing.T) {
 		{"seed and no-shuffle", []string{"plan", "--index", path, "--query", "q", "--seed", "1", "--no-shuffle"}, 2, "exclude each other"},
 		{"budget below prompt", []string{"plan", "--index", path, "--query", "q", "--map-budget", "600"}, 2, "map token budget cannot fit the map prompt"},
 		{"missing index file", []string{"plan", "--index", filepath.Join(t.TempDir(), "nope.json"), "--query", "q"}, 1, "read index file"},
+		{"plan: a namespace the file does not hold", []string{"plan", "--index", path, "--query", "q", "--namespace", "other"}, 2, `holds namespace "tiny", not "other"`},
+		{"run: a namespace the file does not hold", []string{"run", "--index", path, "--query", "q", "--namespace", "other"}, 2, `holds namespace "tiny", not "other"`},
 		{"unknown model", []string{"run", "--index", path, "--query", "q", "--model", "gpt-99"}, 2, "gpt-99"},
 	}
 	for _, tc := range tests {
@@ -170,5 +172,37 @@ func TestPlanMapTextCeiling(t *testing.T) {
 			assert.Equal(t, tc.wantCode, code, errOut.String())
 			assert.Contains(t, errOut.String(), tc.wantErr)
 		})
+	}
+}
+
+func TestPrintMapErrors(t *testing.T) {
+	var w strings.Builder
+	printMapErrors(&w, []globalsearch.BatchFailure{
+		{BatchIndex: 1, Message: "map batch 1: throttled"},
+		{BatchIndex: 2, Message: "map batch 2: throttled"},
+		{BatchIndex: 4, Message: "map batch 4: throttled"},
+		{BatchIndex: 6, Message: "map batch 6: model output is not valid JSON"},
+	})
+	assert.Equal(t, "map batches 1-2, 4 (3): throttled\nmap batch 6: model output is not valid JSON\n", w.String())
+}
+
+// TestRunProgressLine: on a terminal, run counts map batches up to the
+// total, one step at a time, and ends the line.
+func TestRunProgressLine(t *testing.T) {
+	sample := filepath.Join("..", "..", "testdata", "sample-index.json")
+	env, _, errOut := testEnv("")
+	env.stderrIsTTY = true
+	code := runMain(context.Background(), env, []string{"run", "--index", sample, "--query", "What changed in the fisheries?",
+		"--seed", "1", "--map-budget", "2000", "--concurrency", "4"})
+	require.Equal(t, 0, code, errOut.String())
+	steps := strings.Split(strings.TrimPrefix(errOut.String(), "\r"), "\r")
+	require.Greater(t, len(steps), 4, "enough batches to run four at once")
+	total := len(steps)
+	for i, step := range steps {
+		want := fmt.Sprintf("map batches %d/%d", i+1, total)
+		if i == total-1 {
+			want += "\n"
+		}
+		assert.Equal(t, want, step)
 	}
 }

@@ -163,8 +163,29 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintln(env.stdout, res.Answer)
 		fmt.Fprintln(env.stdout)
 		fmt.Fprintln(env.stdout, statusLine(res, &f.model))
+		if res.Status == globalsearch.StatusPartial {
+			printMapErrors(env.stderr, res.MapErrors)
+		}
 	}
 	return err
+}
+
+// printMapErrors says why the batches of a partial run failed, one line
+// per distinct message (the JSON result has one entry per batch).
+func printMapErrors(w io.Writer, failures []globalsearch.BatchFailure) {
+	for _, g := range globalsearch.GroupFailures(failures) {
+		fmt.Fprintf(w, "map %s\n", g)
+	}
+}
+
+// emptyNamespaceNote says plainly that a search found no data at all,
+// which a no_results status alone does not.
+func emptyNamespaceNote(namespace string, available []string) string {
+	note := fmt.Sprintf("namespace %q holds no summaries", namespace)
+	if len(available) > 0 {
+		note += "; namespaces that exist: " + strings.Join(available, ", ")
+	}
+	return note
 }
 
 func statusLine(res globalsearch.Result, model *modelOptions) string {
@@ -185,6 +206,9 @@ func statusLine(res globalsearch.Result, model *modelOptions) string {
 	if len(d.AvailableLevels) > 0 {
 		parts = append(parts, fmt.Sprintf("levels that exist: %v", d.AvailableLevels))
 	}
+	if d.EmptyNamespace {
+		parts = append(parts, emptyNamespaceNote(res.Namespace, d.AvailableNamespaces))
+	}
 	if usd, ok := model.cost(d.InputTokens, d.OutputTokens); ok {
 		parts = append(parts, fmt.Sprintf("cost ~$%.4f", usd))
 	}
@@ -204,6 +228,8 @@ type planOutput struct {
 	OrphanClaims            int            `json:"orphanClaims"`
 	MissingChunks           int            `json:"missingChunks"`
 	AvailableLevels         []int          `json:"availableLevels,omitempty"`
+	EmptyNamespace          bool           `json:"emptyNamespace,omitempty"`
+	AvailableNamespaces     []string       `json:"availableNamespaces,omitempty"`
 	Batches                 []plannedBatch `json:"batches"`
 }
 
@@ -239,6 +265,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 		MapPromptBudget: p.MapPromptBudget(), ReducePromptBudget: p.ReducePromptBudget(),
 		MapSkeleton: globalsearch.DefaultPrompts().Map.Skeleton(p.Query), ShuffleSeed: p.ShuffleSeed,
 		OrphanClaims: plan.OrphanClaims, MissingChunks: plan.MissingChunks, AvailableLevels: plan.AvailableLevels,
+		EmptyNamespace: plan.EmptyNamespace, AvailableNamespaces: plan.AvailableNamespaces,
 		Batches: make([]plannedBatch, len(plan.Batches)),
 	}
 	for i, b := range plan.Batches {
@@ -263,6 +290,9 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if len(out.AvailableLevels) > 0 {
 		fmt.Fprintf(env.stdout, "no summary at level %s; levels that exist: %v\n", p.CommunityLevel, out.AvailableLevels)
+	}
+	if out.EmptyNamespace {
+		fmt.Fprintln(env.stdout, emptyNamespaceNote(p.Namespace, out.AvailableNamespaces))
 	}
 	return nil
 }

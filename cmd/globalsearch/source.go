@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/store"
@@ -31,13 +35,93 @@ func (o *indexOptions) open(ctx context.Context, _ *cliEnv) (globalsearch.Index,
 		if err != nil {
 			return nil, "", err
 		}
-		return store.New(client, store.Tables{Index: o.table}), globalsearch.SpecDefaults.Namespace, nil
+		return tableIndex{store.New(client, store.Tables{Index: o.table}), o.table}, globalsearch.SpecDefaults.Namespace, nil
 	case o.file == "":
 		return nil, "", &usageError{"--index or --table is required"}
 	}
-	s, f, err := memstore.Open(o.file)
+	return openIndexFile(o.file)
+}
+
+// openIndexFile loads an index file into the embedded store.
+func openIndexFile(path string) (*fileIndex, string, error) {
+	s, f, err := memstore.Open(path)
 	if err != nil {
 		return nil, "", err
 	}
-	return s, f.Namespace, nil
+	return &fileIndex{Store: s, path: path, namespace: f.Namespace}, f.Namespace, nil
+}
+
+// fileIndex is an index file: it holds exactly one namespace, so asking it
+// for another is a mistake to report, not an empty search. The embedded
+// store alone would read any other namespace as empty (as DynamoDB does),
+// and the search would end no_results without saying why.
+type fileIndex struct {
+	*memstore.Store
+	path, namespace string
+}
+
+func (f *fileIndex) check(namespace string) error {
+	if namespace == f.namespace {
+		return nil
+	}
+	return globalsearch.Errorf(globalsearch.KindInvalidInput,
+		"the index file %s holds namespace %q, not %q: search %q or leave the namespace out", f.path, f.namespace, namespace, f.namespace)
+}
+
+// Summaries implements globalsearch.Index.
+func (f *fileIndex) Summaries(ctx context.Context, namespace string) ([]globalsearch.Summary, error) {
+	if err := f.check(namespace); err != nil {
+		return nil, err
+	}
+	return f.Store.Summaries(ctx, namespace)
+}
+
+// Claims implements globalsearch.Index.
+func (f *fileIndex) Claims(ctx context.Context, namespace string) ([]globalsearch.Claim, error) {
+	if err := f.check(namespace); err != nil {
+		return nil, err
+	}
+	return f.Store.Claims(ctx, namespace)
+}
+
+// Chunks implements globalsearch.Index.
+func (f *fileIndex) Chunks(ctx context.Context, namespace string, ids []string) ([]globalsearch.Chunk, error) {
+	if err := f.check(namespace); err != nil {
+		return nil, err
+	}
+	return f.Store.Chunks(ctx, namespace, ids)
+}
+
+// tableIndex is the index table of --table; it names a missing table.
+type tableIndex struct {
+	*store.Store
+	table string
+}
+
+// Summaries implements globalsearch.Index.
+func (t tableIndex) Summaries(ctx context.Context, namespace string) ([]globalsearch.Summary, error) {
+	s, err := t.Store.Summaries(ctx, namespace)
+	return s, missingTable(err, t.table)
+}
+
+// Claims implements globalsearch.Index.
+func (t tableIndex) Claims(ctx context.Context, namespace string) ([]globalsearch.Claim, error) {
+	c, err := t.Store.Claims(ctx, namespace)
+	return c, missingTable(err, t.table)
+}
+
+// Chunks implements globalsearch.Index.
+func (t tableIndex) Chunks(ctx context.Context, namespace string, ids []string) ([]globalsearch.Chunk, error) {
+	c, err := t.Store.Chunks(ctx, namespace, ids)
+	return c, missingTable(err, t.table)
+}
+
+// missingTable turns DynamoDB's "resource not found" for the index table
+// into a message that names the table and the way to create it.
+func missingTable(err error, table string) error {
+	var notFound *types.ResourceNotFoundException
+	if !errors.As(err, &notFound) {
+		return err
+	}
+	return fmt.Errorf("the DynamoDB table %q does not exist at this endpoint: add --create-table to ingest or import (local emulators) or deploy the SAM template: %w", table, err)
 }

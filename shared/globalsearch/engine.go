@@ -23,7 +23,8 @@ type Engine struct {
 	MaxMapTextBytes int64
 	Logger          *slog.Logger
 	// Progress, when set, hears of every batch that has finished its map
-	// attempts (the CLI's progress line).
+	// attempts (the CLI's progress line). Calls never overlap and done
+	// goes up by one each time.
 	Progress func(done, total int)
 	Now      func() time.Time
 }

@@ -91,12 +91,17 @@ type BatchFailure struct {
 }
 
 // allFailedError lists every batch's error so that a failed search says why
-// (SPEC §5.2).
+// (SPEC §5.2); batches that failed the same way are listed once.
 func allFailedError(failures []BatchFailure) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "every map batch failed (%d batches)", len(failures))
-	for _, f := range failures {
-		fmt.Fprintf(&b, "; batch %d [%s]: %s", f.BatchIndex, strings.Join(f.CommunityIDs, ", "), f.Message)
+	for i, g := range GroupFailures(failures) {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(g.String())
 	}
 	return &Error{Kind: KindAllBatchesFailed, Err: errors.New(b.String())}
 }
@@ -113,4 +118,56 @@ func ListCapped(items []string, sep string) string {
 		return strings.Join(items, sep)
 	}
 	return strings.Join(items[:MaxListed], sep) + fmt.Sprintf("%s… and %d more", sep, len(items)-MaxListed)
+}
+
+// FailureGroup is the batches that failed with one message.
+type FailureGroup struct {
+	Message      string
+	BatchIndexes []int
+}
+
+// String reads "batch 3: msg" or "batches 0-2, 5 (4): msg".
+func (g FailureGroup) String() string {
+	if len(g.BatchIndexes) == 1 {
+		return fmt.Sprintf("batch %d: %s", g.BatchIndexes[0], g.Message)
+	}
+	return fmt.Sprintf("batches %s (%d): %s", indexRanges(g.BatchIndexes), len(g.BatchIndexes), g.Message)
+}
+
+// GroupFailures groups failures by message, in order of each group's first
+// batch, so that forty batches failing the same way read as one line. A
+// message's own "map batch <n>: " prefix is left out, since it differs by
+// batch but says nothing more.
+func GroupFailures(failures []BatchFailure) []FailureGroup {
+	var groups []FailureGroup
+	byMessage := map[string]int{}
+	for _, f := range failures {
+		msg := strings.TrimPrefix(f.Message, fmt.Sprintf("map batch %d: ", f.BatchIndex))
+		i, ok := byMessage[msg]
+		if !ok {
+			i = len(groups)
+			byMessage[msg] = i
+			groups = append(groups, FailureGroup{Message: msg})
+		}
+		groups[i].BatchIndexes = append(groups[i].BatchIndexes, f.BatchIndex)
+	}
+	return groups
+}
+
+// indexRanges writes ascending indexes as "0-16, 18, 20-42".
+func indexRanges(indexes []int) string {
+	var parts []string
+	for i := 0; i < len(indexes); {
+		j := i
+		for j+1 < len(indexes) && indexes[j+1] == indexes[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, fmt.Sprint(indexes[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", indexes[i], indexes[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }

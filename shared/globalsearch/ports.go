@@ -12,6 +12,14 @@ type Index interface {
 	Chunks(ctx context.Context, namespace string, ids []string) ([]Chunk, error)
 }
 
+// NamespaceLister is an Index that can also list the namespaces that hold
+// records, in one cheap read. Prepare asks it only when the namespace of a
+// request is empty, to say which namespaces exist; an Index without it
+// simply leaves that list out.
+type NamespaceLister interface {
+	Namespaces(ctx context.Context) ([]string, error)
+}
+
 // Stage names the step a model call serves.
 type Stage string
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -146,6 +147,11 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, Plan, er
 	if err != nil {
 		return nil, plan, fmt.Errorf("load summaries of %s: %w", p.Namespace, err)
 	}
+	if len(summaries) == 0 {
+		plan.EmptyNamespace = true
+		plan.AvailableNamespaces = e.namespaces(ctx, p.Namespace)
+		return nil, plan, nil
+	}
 	h, err := newHierarchy(summaries)
 	if err != nil {
 		return nil, plan, err
@@ -252,6 +258,29 @@ func (e *Engine) mapTextLimit(p Params) (int64, string) {
 		}
 	}
 	return ceiling, why
+}
+
+// maxListedNamespaces bounds the namespaces an empty search lists: enough
+// to spot a typo, small enough for a status line.
+const maxListedNamespaces = 50
+
+// namespaces lists the other namespaces of the index when it can say so
+// cheaply (the empty one may still hold claims or chunks, which is no help
+// to list). The list only explains an empty search, so failing to read it
+// does not fail the search.
+func (e *Engine) namespaces(ctx context.Context, empty string) []string {
+	lister, ok := e.Index.(NamespaceLister)
+	if !ok {
+		return nil
+	}
+	names, err := lister.Namespaces(ctx)
+	if err != nil {
+		e.logger().LogAttrs(ctx, slogError, "list namespaces failed", slog.String("error", err.Error()))
+		return nil
+	}
+	names = slices.DeleteFunc(names, func(n string) bool { return n == empty })
+	slices.Sort(names)
+	return names[:min(len(names), maxListedNamespaces)]
 }
 
 func sortClaims(cs []*Claim) {

@@ -222,6 +222,7 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 		},
 	}
 	res.FailedMapBatches = len(res.MapErrors)
+	res.Diagnostics.EmptyNamespace, res.Diagnostics.AvailableNamespaces = plan.EmptyNamespace, plan.AvailableNamespaces
 	for i, b := range plan.Batches {
 		res.Diagnostics.Batches[i] = BatchSummary{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens}
 	}

@@ -28,6 +28,11 @@ type Plan struct {
 	MissingChunks   int       `json:"missingChunks"`
 	AvailableLevels []int     `json:"availableLevels,omitempty"`
 	CreatedAt       time.Time `json:"createdAt"`
+
+	// EmptyNamespace says the namespace holds no summary at all, which
+	// usually means a misspelt namespace or an index never ingested.
+	EmptyNamespace      bool     `json:"emptyNamespace,omitempty"`
+	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`
 }
 
 // MapAnswer is a valid map output of one batch (SPEC §5.3). Attempts counts
@@ -102,6 +107,9 @@ type Diagnostics struct {
 	AvailableLevels     []int          `json:"availableLevels,omitempty"`
 	StartedAt           time.Time      `json:"startedAt"`
 	FinishedAt          time.Time      `json:"finishedAt"`
+
+	EmptyNamespace      bool     `json:"emptyNamespace,omitempty"`
+	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`
 }
 
 // Result is the outcome of a run (SPEC §7).

@@ -3,7 +3,7 @@ package globalsearch
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
+	"sync"
 )
 
 // Search runs a whole search in one process (SPEC §9) through the same
@@ -18,11 +18,19 @@ func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
 	if err != nil {
 		return failed, err
 	}
-	var finished atomic.Int64
+	var (
+		progressMu sync.Mutex
+		finished   int
+	)
 	errs := forEachBatch(ctx, out.BatchCount, p.MapConcurrency, MapAttempts, func(ctx context.Context, index, attempt int) error {
 		_, err := e.MapBatch(ctx, p.QueryID, out.RunID, index, attempt)
 		if e.Progress != nil && (err == nil || attempt == MapAttempts) {
-			e.Progress(int(finished.Add(1)), out.BatchCount)
+			// Counting and reporting under one lock: a count taken outside
+			// it could be reported after a larger one (17/43, then 14/43).
+			progressMu.Lock()
+			finished++
+			e.Progress(finished, out.BatchCount)
+			progressMu.Unlock()
 		}
 		return err
 	})

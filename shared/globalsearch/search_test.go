@@ -157,7 +157,7 @@ func TestSearchPaths(t *testing.T) {
 				return gs.ModelResponse{}, errors.New("model unavailable")
 			},
 			wantStatus: gs.StatusFailed, wantMapCalls: 4, wantErrKind: gs.KindAllBatchesFailed,
-			wantErrText: "every map batch failed (2 batches); batch 0 [c0]: map batch 0: model unavailable; batch 1 [c1]: map batch 1: model unavailable",
+			wantErrText: "every map batch failed (2 batches): batches 0-1 (2): model unavailable",
 			wantFailed:  2, wantBatches: 2, wantSummaries: 2,
 		},
 		{

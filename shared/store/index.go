@@ -20,6 +20,17 @@ const (
 	prefixChunk   = "chunk#"
 )
 
+// The namespace catalog is one item of the index table listing the
+// namespaces that hold records, so that an empty search can say which
+// namespaces exist with one Query (prepare may Query the index table, never
+// Scan it). Its partition key is not a valid namespace name, so no
+// namespace can collide with it.
+const (
+	catalogNamespace = "#catalog"
+	catalogSK        = "namespaces"
+	catalogNames     = "names"
+)
+
 // indexKey is the key of an index-table item; the record's own fields sit
 // beside it (the domain types carry their dynamodbav names).
 type indexKey struct {
@@ -180,7 +191,69 @@ func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r global
 	if err := s.writeAll(ctx, s.tables.Index, deletes); err != nil {
 		return fmt.Errorf("namespace %s: delete records of the previous index: %w", namespace, err)
 	}
+	// Listed once its records are written, unlisted once they are deleted,
+	// so the catalog never names a namespace that was not there.
+	if err := s.catalog(ctx, namespace, len(puts) > 0); err != nil {
+		return fmt.Errorf("namespace %s: records replaced, but the namespace list was not updated (ingest again to fix it): %w", namespace, err)
+	}
 	return nil
+}
+
+// catalog adds a namespace to the catalog or removes it, atomically (a
+// string set's ADD and DELETE), so ingests of different namespaces may run
+// at once.
+func (s *Store) catalog(ctx context.Context, namespace string, listed bool) error {
+	key, err := attributevalue.MarshalMap(indexKey{Namespace: catalogNamespace, SK: catalogSK})
+	if err != nil {
+		return err
+	}
+	update := expression.Add(expression.Name(catalogNames), expression.Value(&types.AttributeValueMemberSS{Value: []string{namespace}}))
+	if !listed {
+		update = expression.Delete(expression.Name(catalogNames), expression.Value(&types.AttributeValueMemberSS{Value: []string{namespace}}))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(update).Build()
+	if err != nil {
+		return fmt.Errorf("build namespace list update: %w", err)
+	}
+	_, err = s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.tables.Index,
+		Key:                       key,
+		UpdateExpression:          expr.Update(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+	})
+	if err != nil {
+		return wrap(err, "update the namespace list")
+	}
+	return nil
+}
+
+// Namespaces implements globalsearch.NamespaceLister with one Query (the
+// only read the prepare function's policy allows besides BatchGetItem). It
+// lists the namespaces ingested since the catalog existed.
+func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
+	expr, err := expression.NewBuilder().WithKeyCondition(
+		expression.Key("namespace").Equal(expression.Value(catalogNamespace)).
+			And(expression.Key("sk").Equal(expression.Value(catalogSK)))).Build()
+	if err != nil {
+		return nil, fmt.Errorf("build namespace list query: %w", err)
+	}
+	items, err := s.queryAll(ctx, &dynamodb.QueryInput{
+		TableName:                 &s.tables.Index,
+		KeyConditionExpression:    expr.KeyCondition(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+	})
+	if err != nil {
+		return nil, wrap(err, "read the namespace list")
+	}
+	names := []string{}
+	for _, it := range items {
+		if set, ok := it[catalogNames].(*types.AttributeValueMemberSS); ok {
+			names = append(names, set.Value...)
+		}
+	}
+	return names, nil
 }
 
 // namespaceKeys lists the keys of every item of a namespace, reading only

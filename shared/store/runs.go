@@ -67,6 +67,9 @@ type planHeader struct {
 	MissingChunks   int                 `json:"missingChunks"`
 	AvailableLevels []int               `json:"availableLevels,omitempty"`
 	CreatedAt       time.Time           `json:"createdAt"`
+
+	EmptyNamespace      bool     `json:"emptyNamespace,omitempty"`
+	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`
 }
 
 type runKey struct {
@@ -291,6 +294,7 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 		RunID: p.RunID, Params: params, SummaryCount: p.SummaryCount, BatchCount: len(p.Batches),
 		OrphanClaims: p.OrphanClaims, MissingChunks: p.MissingChunks,
 		AvailableLevels: p.AvailableLevels, CreatedAt: p.CreatedAt,
+		EmptyNamespace: p.EmptyNamespace, AvailableNamespaces: p.AvailableNamespaces,
 	}
 	planItem, err := s.marshalRun("plan of query "+id, runItem{QueryID: id, SK: skPlan, ExpiresAt: exp, Plan: &header})
 	if err != nil {
@@ -374,6 +378,7 @@ func (s *Store) Plan(ctx context.Context, queryID string) (globalsearch.Plan, er
 		RunID: header.RunID, Params: header.Params, SummaryCount: header.SummaryCount, Batches: batches,
 		OrphanClaims: header.OrphanClaims, MissingChunks: header.MissingChunks,
 		AvailableLevels: header.AvailableLevels, CreatedAt: header.CreatedAt,
+		EmptyNamespace: header.EmptyNamespace, AvailableNamespaces: header.AvailableNamespaces,
 	}, nil
 }
 

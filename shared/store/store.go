@@ -68,6 +68,8 @@ var (
 	_ globalsearch.Runs        = (*Store)(nil)
 )
 
+var _ globalsearch.NamespaceLister = (*Store)(nil)
+
 // Backoff bounds the retries of unprocessed batch items and keys. Attempts
 // counts calls that made no progress in a row: a call that gets some items
 // through starts the count again, so a large batch under light throttling

@@ -523,3 +523,29 @@ func TestPlanRefusesBatchOfAnotherRun(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "batch 1 of 2 is missing")
 }
+
+// TestNamespaceListFailure: when the records are written but the namespace
+// list cannot be updated, ingest says so (the records are searchable, the
+// list is stale) instead of reporting success; listing is one Query.
+func TestNamespaceListFailure(t *testing.T) {
+	ctx := context.Background()
+	client := testenv.Minidyn(t)
+	tables := newTables(t, client)
+	fake := &fakeClient{next: client, updateItem: func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+		return nil, &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "not allowed"}
+	}}
+	s := store.New(fake, tables)
+	r := generate(3)
+	err := s.ReplaceNamespace(ctx, "ns", r)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "namespace ns: records replaced, but the namespace list was not updated")
+	sums, err := s.Summaries(ctx, "ns")
+	require.NoError(t, err)
+	assert.Len(t, sums, len(r.Summaries), "the records were written")
+
+	fake.Reset()
+	names, err := s.Namespaces(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, names)
+	assert.Equal(t, map[string]int{"Query": 1}, fake.Calls(), "one Query: what prepare's policy allows")
+}

@@ -40,6 +40,8 @@ var (
 	_ globalsearch.Runs  = (*Store)(nil)
 )
 
+var _ globalsearch.NamespaceLister = (*Store)(nil)
+
 // New returns an empty store.
 func New() *Store {
 	return &Store{
@@ -85,6 +87,21 @@ func (s *Store) ReplaceNamespace(_ context.Context, namespace string, r globalse
 	s.namespaces[namespace] = copied
 	s.chunks[namespace] = byID
 	return nil
+}
+
+// Namespaces implements globalsearch.NamespaceLister: the namespaces that
+// hold records.
+func (s *Store) Namespaces(context.Context) ([]string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	names := []string{}
+	for name, r := range s.namespaces {
+		if len(r.Summaries)+len(r.Claims)+len(r.Chunks) > 0 {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names, nil
 }
 
 // Summaries implements globalsearch.Index.

@@ -25,6 +25,7 @@ type Store interface {
 	globalsearch.Index
 	globalsearch.IndexWriter
 	globalsearch.Runs
+	globalsearch.NamespaceLister
 }
 
 type config struct{ skipLarge bool }
@@ -54,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) Store, opts ...Option) {
 		{"replace removes old records", false, testReplaceRemovesOld},
 		{"replace with invalid records writes nothing", false, testReplaceInvalid},
 		{"replace with no records empties the namespace", false, testReplaceEmpty},
+		{"namespaces lists those holding records", false, testNamespaces},
 		{"request created then existing", false, testCreateRequest},
 		{"not found", false, testNotFound},
 		{"plan round trip past ten batches", false, testPlanRoundTrip},
@@ -288,6 +290,30 @@ func testReplaceEmpty(t *testing.T, s Store) {
 	assert.Empty(t, chunks)
 }
 
+func testNamespaces(t *testing.T, s Store) {
+	ctx := context.Background()
+	names, err := s.Namespaces(ctx)
+	require.NoError(t, err, "a store that was never written lists none")
+	assert.Empty(t, names)
+
+	require.NoError(t, s.ReplaceNamespace(ctx, "b", sampleRecords()))
+	require.NoError(t, s.ReplaceNamespace(ctx, "a", sampleRecords()))
+	require.NoError(t, s.ReplaceNamespace(ctx, "a", sampleRecords()))
+	names, err = s.Namespaces(ctx)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"a", "b"}, names, "each once")
+
+	require.NoError(t, s.ReplaceNamespace(ctx, "b", globalsearch.Records{}))
+	names, err = s.Namespaces(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a"}, names, "an emptied namespace is no longer listed")
+
+	require.Error(t, s.ReplaceNamespace(ctx, "c", globalsearch.Records{Summaries: []globalsearch.Summary{{ID: "x"}, {ID: "x"}}}))
+	names, err = s.Namespaces(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a"}, names, "a refused replace lists nothing")
+}
+
 func sampleParams(queryID string) globalsearch.Params {
 	return globalsearch.Params{
 		QueryID: queryID, Query: "What are the main themes?", Namespace: "default",
@@ -354,6 +380,7 @@ func samplePlan(queryID string, n int) globalsearch.Plan {
 		CreatedAt:       time.Date(2025, 3, 4, 5, 6, 7, 8000, time.UTC),
 		Batches:         []globalsearch.Batch{},
 	}
+	p.EmptyNamespace, p.AvailableNamespaces = true, []string{"a", "b"}
 	for i := range n {
 		p.Batches = append(p.Batches, globalsearch.Batch{
 			RunID:           p.RunID,
