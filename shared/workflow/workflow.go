@@ -260,17 +260,23 @@ func validQueryID(id string) bool {
 // errHandlerDeadline is the cause of a context that withMargin ended.
 var errHandlerDeadline = errors.New("the call did not finish before the Lambda deadline (less a margin to report it)")
 
-// withMargin ends ctx a little before the Lambda deadline, so a slow model
-// or table call fails with a named, retryable error instead of the function
-// timing out (States.Timeout carries no result and no runs-table update).
-// The margin is a tenth of the time left, between 1 and 5 seconds.
+// Margin is how long before the Lambda deadline a handler gives up when
+// left time remains: a tenth of it, between 1 and 5 seconds. The task's
+// TimeoutSeconds in the ASL lies beyond the function's Timeout, which lies
+// beyond left - Margin(left) (statemachine_test.go checks the three).
+func Margin(left time.Duration) time.Duration {
+	return min(max(left/10, time.Second), 5*time.Second)
+}
+
+// withMargin ends ctx Margin before the Lambda deadline, so a slow model or
+// table call fails with a named, retryable error instead of the function
+// timing out (which only the state machine's RecordFailure would record).
 func withMargin(ctx context.Context) (context.Context, context.CancelFunc) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		return context.WithCancel(ctx)
 	}
-	margin := min(max(time.Until(deadline)/10, time.Second), 5*time.Second)
-	return context.WithDeadlineCause(ctx, deadline.Add(-margin), errHandlerDeadline)
+	return context.WithDeadlineCause(ctx, deadline.Add(-Margin(time.Until(deadline))), errHandlerDeadline)
 }
 
 // named translates err, reporting a call that ran out of the handler's time
