@@ -421,18 +421,14 @@ func TestEveryFailureIsRecorded(t *testing.T) {
 			assert.Equal(t, []any{"States.ALL"}, last["ErrorEquals"], "the last catcher of %s takes every error", name)
 			for _, c := range catches {
 				c := c.(map[string]any)
-				next := ss[c["Next"].(string)]
-				if next["Type"] != "Fail" {
-					continue
-				}
-				if recorded[name] {
+				if recorded[name] || !reachesFail(ss, c["Next"].(string)) {
 					continue
 				}
 				for _, e := range c["ErrorEquals"].([]any) {
 					assert.Contains(t, savedBy[name], e, "%s -> %s: nothing saves %s before the execution fails", name, c["Next"], e)
 				}
 			}
-			if next, ok := s["Next"].(string); ok && ss[next]["Type"] == "Fail" {
+			if next, ok := s["Next"].(string); ok && reachesFail(ss, next) {
 				assert.True(t, recorded[name], "%s ends the execution as failed without recording it", name)
 			}
 		})
@@ -452,4 +448,27 @@ func TestEveryFailureIsRecorded(t *testing.T) {
 	assert.Equal(t, map[string]any{"S": "result"}, item["sk"])
 	assert.Equal(t, map[string]any{"S": string(globalsearch.StatusFailed)}, item["status"])
 	assert.Nil(t, rf["ResultPath"], "the caught error stays for the Fail state")
+}
+
+// reachesFail reports whether a Fail state can follow name through Choice
+// and Pass states only, that is with no task in between to record anything.
+func reachesFail(ss map[string]map[string]any, name string) bool {
+	s := ss[name]
+	switch s["Type"] {
+	case "Fail":
+		return true
+	case "Pass":
+		next, ok := s["Next"].(string)
+		return ok && reachesFail(ss, next)
+	case "Choice":
+		if d, ok := s["Default"].(string); ok && reachesFail(ss, d) {
+			return true
+		}
+		for _, c := range s["Choices"].([]any) {
+			if reachesFail(ss, c.(map[string]any)["Next"].(string)) {
+				return true
+			}
+		}
+	}
+	return false
 }
