@@ -472,3 +472,17 @@ func reachesFail(ss map[string]map[string]any, name string) bool {
 	}
 	return false
 }
+
+// TestHistoryBudget pins MaxBatches to the history limit: every batch
+// failing twice, each after one Lambda-service retry, plus every state
+// outside the Map retried to its limit and the failure recorded, fits in
+// one execution's history. The per-batch figures are measured by
+// shared/workflow/e2e (TestHistoryBudget there).
+func TestHistoryBudget(t *testing.T) {
+	outside := statemachine.EventsOutsideMap()
+	perBatch := workflow.HistoryEventsPerFailedBatch + workflow.HistoryEventsPerLambdaRetry
+	worst := outside + workflow.MaxBatches*perBatch
+	t.Logf("worst case: %d outside the Map + %d batches x %d = %d of %d events", outside, workflow.MaxBatches, perBatch, worst, workflow.HistoryLimit)
+	assert.LessOrEqual(t, worst, workflow.HistoryLimit)
+	assert.Greater(t, outside, 50, "the bound counts every state outside the Map")
+}
