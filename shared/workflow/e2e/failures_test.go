@@ -30,6 +30,16 @@ func crash() *lambdaReply {
 	}
 }
 
+// sandboxTimeout is the Invoke API's answer for a function stopped at its
+// Timeout.
+func sandboxTimeout() *lambdaReply {
+	return &lambdaReply{
+		Status:        http.StatusOK,
+		FunctionError: "Unhandled",
+		Body:          `{"errorType":"Sandbox.Timedout","errorMessage":"RequestId: 9a2f Error: Task timed out after 300.00 seconds"}`,
+	}
+}
+
 // withTimeouts returns the test definition with TimeoutSeconds replaced in
 // the named states: a test's stand-in for a function that outlives its
 // task, without waiting minutes (the deployed file is never changed).
@@ -100,6 +110,8 @@ func getQuery(t *testing.T, e *env, id string) (int, map[string]any) {
 // result, with the error's name and cause, that the store and the API
 // read; the execution then fails with that same error name.
 func TestUncaughtFailures(t *testing.T) {
+	// Its own moto server and regions: it runs beside the other suites.
+	t.Parallel()
 	e := newEnv(t)
 	rep := &report{}
 	t.Cleanup(func() { rep.print(t) })
@@ -168,20 +180,24 @@ func TestUncaughtFailures(t *testing.T) {
 			wantQuery:       true,
 		},
 		{
-			// Reduce's runtime dies, and so does the invocation that would
-			// record it: RecordFailure writes the result itself.
-			name:      "reduce crashes and so does its recording",
+			// Reduce's runtime dies, and the invocation that would record
+			// it outlives the function's Timeout: RecordFailure writes the
+			// result itself.
+			name:      "reduce crashes and its recording times out",
 			summaries: 1,
 			fault: func(inv invocation) *lambdaReply {
-				if inv.Function == "reduce" {
+				switch {
+				case inv.Function == "reduce" && inv.N == 1:
 					return crash()
+				case inv.Function == "reduce":
+					return sandboxTimeout()
 				}
 				return nil
 			},
 			wantError:       "Runtime.ExitError",
 			wantResultError: []string{"Runtime.ExitError: ", "signal: killed"},
 			wantInvokes:     map[string]int{"prepare": 1, "map": 1, "reduce": 2},
-			wantTaskErrors:  map[string]int{"Runtime.ExitError": 2},
+			wantTaskErrors:  map[string]int{"Runtime.ExitError": 1, "Sandbox.Timedout": 1},
 		},
 	}
 	for _, tc := range cases {

@@ -73,6 +73,8 @@ func diff(a, b map[sfntypes.HistoryEventType]int, per int) string {
 // They must be the figures MaxBatches is computed from
 // (statemachine.TestHistoryBudget checks that the worst case fits).
 func TestHistoryBudget(t *testing.T) {
+	// Its own moto server and regions: it runs beside the other suites.
+	t.Parallel()
 	e := newEnv(t)
 	const small, large = 2, 6
 	var mu sync.Mutex

@@ -131,12 +131,10 @@ var credentialRegion = regexp.MustCompile(`(Credential=[^/]+/[0-9]{8}/)[^/]+(/dy
 // machine's region, and reads the region back from the credential scope
 // (it checks no signature).
 func (f *fakeLambda) forwardDynamoDB(motoURL *url.URL) {
-	proxy := httputil.NewSingleHostReverseProxy(motoURL)
-	next := proxy.Director
-	proxy.Director = func(r *http.Request) {
-		next(r)
-		r.Header.Set("Authorization", credentialRegion.ReplaceAllString(r.Header.Get("Authorization"), "${1}"+tablesRegion+"${2}"))
-	}
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(motoURL)
+		r.Out.Header.Set("Authorization", credentialRegion.ReplaceAllString(r.In.Header.Get("Authorization"), "${1}"+tablesRegion+"${2}"))
+	}}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.dynamodb = proxy
