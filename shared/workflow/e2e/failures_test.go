@@ -119,9 +119,13 @@ func TestUncaughtFailures(t *testing.T) {
 		name      string
 		summaries int
 		noQueryID bool
-		fault     func(inv invocation) *lambdaReply
-		model     func(call modelCall) converseReply
-		timeouts  map[string]int
+		// ownName starts the execution under a name that is not the
+		// query id, as another workflow may: the result is still keyed by
+		// the request's queryId.
+		ownName  bool
+		fault    func(inv invocation) *lambdaReply
+		model    func(call modelCall) converseReply
+		timeouts map[string]int
 
 		wantError       string   // the execution's error, and the result's error name
 		wantResultError []string // substrings of the result's error
@@ -146,6 +150,7 @@ func TestUncaughtFailures(t *testing.T) {
 		{
 			name:      "prepare throttled until the Lambda retries are spent",
 			summaries: 1,
+			ownName:   true,
 			fault: func(inv invocation) *lambdaReply {
 				if inv.Function == "prepare" {
 					return throttle()
@@ -220,7 +225,11 @@ func TestUncaughtFailures(t *testing.T) {
 				def = withTimeouts(t, def, tc.timeouts)
 			}
 			m := e.newStateMachineWith(t, def)
-			arn := e.start(t, m, queryID, request(requestID, namespace))
+			execName := queryID
+			if tc.ownName {
+				execName = uniqueName("exec-" + slug)
+			}
+			arn := e.start(t, m, execName, request(requestID, namespace))
 			out := e.wait(t, m, arn)
 			res, resErr := e.store.Result(context.Background(), queryID)
 			rep.add(t, tc.name, out.Status, res.Status, rn, time.Since(start))
