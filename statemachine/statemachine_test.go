@@ -11,8 +11,10 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
@@ -231,6 +233,10 @@ func TestSubstitutionsAreTemplateFunctions(t *testing.T) {
 	}
 	for name, value := range subs {
 		assert.True(t, used[name], "template.yaml substitutes %s, which the ASL never uses", name)
+		if name == "RunsTableName" {
+			assert.Equal(t, "!Ref RunsTable", value)
+			continue
+		}
 		m := regexp.MustCompile(`^!GetAtt (\w+)\.Arn$`).FindStringSubmatch(value)
 		require.NotNil(t, m, "%s: %s", name, value)
 		assert.Contains(t, functions, m[1])
@@ -330,4 +336,153 @@ func TestEventsDecodeStrictlyThroughTheirHandlers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// templateTimeouts reads each function's Timeout (seconds) from
+// template.yaml, by logical id, with the same line scanner as
+// templateSubstitutions.
+func templateTimeouts(t *testing.T) map[string]int {
+	t.Helper()
+	data, err := os.ReadFile("../template.yaml")
+	require.NoError(t, err)
+	out := map[string]int{}
+	resource := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		if m := regexp.MustCompile(`^  (\w+):\s*$`).FindStringSubmatch(line); m != nil {
+			resource = m[1]
+		}
+		if m := regexp.MustCompile(`^      Timeout: (\d+)\s*$`).FindStringSubmatch(line); m != nil {
+			n, err := strconv.Atoi(m[1])
+			require.NoError(t, err)
+			out[resource] = n
+		}
+	}
+	return out
+}
+
+// invokeSlack is what a task's TimeoutSeconds allows beyond its function's
+// Timeout: a cold start's init (up to 10 s, not counted in Timeout) and the
+// Invoke round trip, so a hung function ends with the Lambda timeout's own
+// error (Sandbox.Timedout) rather than States.Timeout.
+const invokeSlack = 30 * time.Second
+
+// TestTimeoutsAgree ties the three deadlines of every Lambda task: the
+// handler gives up Margin before its deadline (a named, retryable error),
+// Lambda stops the function at Timeout (template.yaml), and the state
+// machine stops waiting at TimeoutSeconds, which must come last.
+func TestTimeoutsAgree(t *testing.T) {
+	timeouts := templateTimeouts(t)
+	tasks := 0
+	for name, s := range states(t) {
+		params, _ := s["Parameters"].(map[string]any)
+		fn, _ := params["FunctionName"].(string)
+		m := regexp.MustCompile(`^\$\{(\w+)Arn\}$`).FindStringSubmatch(fn)
+		if m == nil {
+			continue
+		}
+		tasks++
+		t.Run(name, func(t *testing.T) {
+			secs, ok := timeouts[m[1]]
+			require.True(t, ok, "template.yaml sets no Timeout for %s", m[1])
+			require.Contains(t, s, "TimeoutSeconds", "a task without TimeoutSeconds waits up to a year")
+			timeout := time.Duration(secs) * time.Second
+			taskTimeout := time.Duration(s["TimeoutSeconds"].(float64)) * time.Second
+			handler := timeout - workflow.Margin(timeout)
+			assert.Less(t, handler, timeout, "the handler answers before Lambda stops it")
+			assert.Equal(t, timeout+invokeSlack, taskTimeout, "TimeoutSeconds of %s is %s's Timeout + %s", name, m[1], invokeSlack)
+		})
+	}
+	assert.Equal(t, 4, tasks, "Prepare, MapBatch, Reduce, RecordReduceFailure")
+}
+
+// TestEveryFailureIsRecorded walks every way the definition can fail the
+// execution and checks that a failed result is saved first: a Fail state
+// is reached only from a catcher whose errors a function saves itself
+// (named below), or through RecordFailure; every Lambda task catches
+// States.ALL; RecordFailure writes the store's plain failed result.
+func TestEveryFailureIsRecorded(t *testing.T) {
+	ss := states(t)
+	// The errors a function saves as a failed result before returning them.
+	savedBy := map[string][]string{
+		"Prepare": {"InvalidInputError", "CorruptIndexError", "PlanTooLargeError"},
+		"Reduce":  {"AllBatchesFailedError"},
+	}
+	// The states a run can fail from after its result is saved.
+	recorded := map[string]bool{"RecordReduceFailure": true, "RecordFailure": true}
+	for name, s := range ss {
+		typ := s["Type"].(string)
+		if typ != "Task" && typ != "Map" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			catches, _ := s["Catch"].([]any)
+			require.NotEmpty(t, catches, "%s fails the execution on any error it does not catch", name)
+			last := catches[len(catches)-1].(map[string]any)
+			assert.Equal(t, []any{"States.ALL"}, last["ErrorEquals"], "the last catcher of %s takes every error", name)
+			for _, c := range catches {
+				c := c.(map[string]any)
+				if recorded[name] || !reachesFail(ss, c["Next"].(string)) {
+					continue
+				}
+				for _, e := range c["ErrorEquals"].([]any) {
+					assert.Contains(t, savedBy[name], e, "%s -> %s: nothing saves %s before the execution fails", name, c["Next"], e)
+				}
+			}
+			if next, ok := s["Next"].(string); ok && reachesFail(ss, next) {
+				assert.True(t, recorded[name], "%s ends the execution as failed without recording it", name)
+			}
+		})
+	}
+	rf := ss["RecordFailure"]
+	require.NotNil(t, rf)
+	assert.Equal(t, "arn:aws:states:::dynamodb:putItem", rf["Resource"], "no function has to run to record a failure")
+	params := rf["Parameters"].(map[string]any)
+	assert.Equal(t, "${RunsTableName}", params["TableName"])
+	item := params["Item"].(map[string]any)
+	var keys []string
+	for k := range item {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	assert.Equal(t, []string{"cause", "error", "failedAt", "queryId", "sk", "status"}, keys, "the attributes shared/store reads")
+	assert.Equal(t, map[string]any{"S": "result"}, item["sk"])
+	assert.Equal(t, map[string]any{"S": string(globalsearch.StatusFailed)}, item["status"])
+	assert.Nil(t, rf["ResultPath"], "the caught error stays for the Fail state")
+}
+
+// reachesFail reports whether a Fail state can follow name through Choice
+// and Pass states only, that is with no task in between to record anything.
+func reachesFail(ss map[string]map[string]any, name string) bool {
+	s := ss[name]
+	switch s["Type"] {
+	case "Fail":
+		return true
+	case "Pass":
+		next, ok := s["Next"].(string)
+		return ok && reachesFail(ss, next)
+	case "Choice":
+		if d, ok := s["Default"].(string); ok && reachesFail(ss, d) {
+			return true
+		}
+		for _, c := range s["Choices"].([]any) {
+			if reachesFail(ss, c.(map[string]any)["Next"].(string)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestHistoryBudget pins MaxBatches to the history limit: every batch
+// failing twice, each after one Lambda-service retry, plus every state
+// outside the Map retried to its limit and the failure recorded, fits in
+// one execution's history. The per-batch figures are measured by
+// shared/workflow/e2e (TestHistoryBudget there).
+func TestHistoryBudget(t *testing.T) {
+	outside := statemachine.EventsOutsideMap()
+	perBatch := workflow.HistoryEventsPerFailedBatch + workflow.HistoryEventsPerLambdaRetry
+	worst := outside + workflow.MaxBatches*perBatch
+	t.Logf("worst case: %d outside the Map + %d batches x %d = %d of %d events", outside, workflow.MaxBatches, perBatch, worst, workflow.HistoryLimit)
+	assert.LessOrEqual(t, worst, workflow.HistoryLimit)
+	assert.Greater(t, outside, 50, "the bound counts every state outside the Map")
 }

@@ -51,6 +51,14 @@ type runItem struct {
 	// Status stays readable beside it.
 	Status string `json:"status,omitempty"`
 	Result []byte `json:"resultGzip,omitempty"`
+	// A failure no function saved (a crashed or timed-out task) is written
+	// by the state machine itself (RecordFailure in the ASL), which can
+	// neither gzip nor read a clock: a result item with status "failed",
+	// no resultGzip, the caught error's name, the caught error as JSON and
+	// the state's entry time (ISO 8601).
+	Error    string `json:"error,omitempty"`
+	Cause    string `json:"cause,omitempty"`
+	FailedAt string `json:"failedAt,omitempty"`
 	// ReduceCalls is the reduce-calls counter; a pointer so that the reset
 	// to 0 is written.
 	ReduceCalls *int `json:"reduceCalls,omitempty"`
@@ -528,7 +536,10 @@ func (s *Store) Result(ctx context.Context, queryID string) (globalsearch.Result
 	if err != nil {
 		return globalsearch.Result{}, err
 	}
-	if it.Result == nil {
+	if len(it.Result) == 0 {
+		if it.Status == string(globalsearch.StatusFailed) {
+			return recordedFailure(what, it)
+		}
 		// The item SavePlan writes: the run has no result yet.
 		return globalsearch.Result{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
 	}
@@ -545,4 +556,52 @@ func (s *Store) Result(ctx context.Context, queryID string) (globalsearch.Result
 		return globalsearch.Result{}, fmt.Errorf("decode %s: %w", what, err)
 	}
 	return r, nil
+}
+
+// recordedFailure reads a result item the state machine wrote itself (see
+// runItem): a failed result whose error is the caught error's name and its
+// message.
+func recordedFailure(what string, it runItem) (globalsearch.Result, error) {
+	if it.Status != string(globalsearch.StatusFailed) || it.Error == "" {
+		return globalsearch.Result{}, fmt.Errorf("decode %s: no resultGzip, and not a failure the state machine recorded (status %q)", what, it.Status)
+	}
+	res := globalsearch.Result{
+		QueryID: it.QueryID, Status: globalsearch.StatusFailed, Error: failureMessage(it.Error, it.Cause),
+		SelectedMapAnswers: []globalsearch.SelectedAnswer{}, MapErrors: []globalsearch.BatchFailure{},
+	}
+	if at, err := time.Parse(time.RFC3339Nano, it.FailedAt); err == nil {
+		res.Diagnostics.StartedAt, res.Diagnostics.FinishedAt = at, at
+	}
+	return res, nil
+}
+
+// failureMessage is "<error>: <message>", the message taken from the
+// caught error {"Error", "Cause"} as JSON, whose Cause for a Lambda error
+// is itself JSON with an errorMessage. Whatever cannot be read that way is
+// kept as it came.
+func failureMessage(name, cause string) string {
+	var caught struct {
+		Cause *string `json:"Cause"`
+	}
+	if json.Unmarshal([]byte(cause), &caught) != nil {
+		return joinMessage(name, cause)
+	}
+	if caught.Cause == nil || *caught.Cause == "" {
+		return name + ": no cause was given"
+	}
+	var lambdaErr struct {
+		ErrorType    string `json:"errorType"`
+		ErrorMessage string `json:"errorMessage"`
+	}
+	if json.Unmarshal([]byte(*caught.Cause), &lambdaErr) == nil && lambdaErr.ErrorMessage != "" {
+		return joinMessage(name, lambdaErr.ErrorMessage)
+	}
+	return joinMessage(name, *caught.Cause)
+}
+
+func joinMessage(name, msg string) string {
+	if msg == "" {
+		return name
+	}
+	return name + ": " + msg
 }

@@ -22,15 +22,28 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
-// MaxBatches is the largest plan the state machine runs (SPEC §8). An
-// execution's history holds at most 25,000 events. A map iteration that
-// succeeds first time costs 7 (iteration started, task entered, scheduled,
-// started, succeeded, exited, iteration succeeded); one that fails twice and
-// is caught costs about 11 (two scheduled/started/failed triples and the
-// catch's Pass state). 2,000 x 11 = 22,000 leaves room for the fixed states
-// and Lambda-service retries even when every batch fails. It also keeps the
-// Map state's output (about 40 bytes per item) far below 256 KiB.
-const MaxBatches = 2000
+// The history budget of the inline Map (SPEC §8), in events. An
+// execution's history holds at most HistoryLimit events. A map iteration
+// whose two attempts both fail and are caught costs
+// HistoryEventsPerFailedBatch (iteration started and succeeded, task
+// entered and exited, two scheduled/started/failed triples, the catch's Pass
+// entered and exited; a success costs 7), and every Lambda-service retry of
+// an invoke adds HistoryEventsPerLambdaRetry (scheduled, started, failed).
+// shared/workflow/e2e counts both from an execution's history.
+const (
+	HistoryLimit                = 25_000
+	HistoryEventsPerFailedBatch = 12
+	HistoryEventsPerLambdaRetry = 3
+)
+
+// MaxBatches is the largest plan the state machine runs (SPEC §8). Its
+// worst case is every batch failing twice after one Lambda-service retry:
+// 1,600 x (12 + 3) = 24,000 events, which leaves 1,000 for the states
+// outside the Map (under 100 even when every one of them retries and the
+// failure is recorded; statemachine_test.go counts them from the ASL). It
+// also keeps the Map state's output (about 40 bytes per item) far below
+// 256 KiB.
+const MaxBatches = 1600
 
 // MapAttempts is what the state machine gives one batch: the first attempt
 // and one Retry (MaxAttempts 1), SPEC §5.2.
@@ -263,17 +276,23 @@ func validQueryID(id string) bool {
 // errHandlerDeadline is the cause of a context that withMargin ended.
 var errHandlerDeadline = errors.New("the call did not finish before the Lambda deadline (less a margin to report it)")
 
-// withMargin ends ctx a little before the Lambda deadline, so a slow model
-// or table call fails with a named, retryable error instead of the function
-// timing out (States.Timeout carries no result and no runs-table update).
-// The margin is a tenth of the time left, between 1 and 5 seconds.
+// Margin is how long before the Lambda deadline a handler gives up when
+// left time remains: a tenth of it, between 1 and 5 seconds. The task's
+// TimeoutSeconds in the ASL lies beyond the function's Timeout, which lies
+// beyond left - Margin(left) (statemachine_test.go checks the three).
+func Margin(left time.Duration) time.Duration {
+	return min(max(left/10, time.Second), 5*time.Second)
+}
+
+// withMargin ends ctx Margin before the Lambda deadline, so a slow model or
+// table call fails with a named, retryable error instead of the function
+// timing out (which only the state machine's RecordFailure would record).
 func withMargin(ctx context.Context) (context.Context, context.CancelFunc) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		return context.WithCancel(ctx)
 	}
-	margin := min(max(time.Until(deadline)/10, time.Second), 5*time.Second)
-	return context.WithDeadlineCause(ctx, deadline.Add(-margin), errHandlerDeadline)
+	return context.WithDeadlineCause(ctx, deadline.Add(-Margin(time.Until(deadline))), errHandlerDeadline)
 }
 
 // named translates err, reporting a call that ran out of the handler's time

@@ -39,6 +39,8 @@ const (
 	region  = "us-east-1"
 	roleARN = "arn:aws:iam::" + account + ":role/graphrag-e2e-states"
 	modelID = "anthropic.claude-e2e-v1:0"
+	// runsTable is the runs table, as the ASL's ${RunsTableName}.
+	runsTable = "graphrag-runs"
 )
 
 // functionARN is the ARN the state machine invokes for a function; the
@@ -76,10 +78,13 @@ func newEnv(t *testing.T) *env {
 	require.NoError(t, err)
 
 	e.moto = testenv.Moto(t, testenv.MotoOptions{Env: []string{"MOTO_PORT=" + lambdaURL.Port()}})
+	motoURL, err := url.Parse(e.moto)
+	require.NoError(t, err)
+	fl.forwardDynamoDB(motoURL)
 	motoPost(t, e.moto+"/moto-api/config", `{"stepfunctions":{"execute_state_machine":true}}`)
 
 	e.ddb = testenv.DynamoDBClient(t, e.moto)
-	e.tables = store.Tables{Index: "graphrag-index", Runs: "graphrag-runs"}
+	e.tables = store.Tables{Index: "graphrag-index", Runs: runsTable}
 	ctx := context.Background()
 	require.NoError(t, store.CreateTables(ctx, e.ddb, e.tables))
 	e.store = store.New(e.ddb, e.tables)
@@ -162,6 +167,8 @@ func definition(t testing.TB) string {
 		switch {
 		case strings.HasSuffix(name, "FunctionArn"):
 			return functionARN(strings.ToLower(strings.TrimSuffix(name, "FunctionArn")))
+		case name == "RunsTableName":
+			return runsTable
 		case strings.HasSuffix(name, "Seconds"):
 			return "1"
 		}
@@ -234,12 +241,19 @@ func (m machine) in(o *sfn.Options) { o.Region = m.Region }
 // region no other state machine uses (see regions).
 func (e *env) newStateMachine(t *testing.T) machine {
 	t.Helper()
+	return e.newStateMachineWith(t, e.definition)
+}
+
+// newStateMachineWith is newStateMachine with a definition of the test's
+// own (the test definition changed further, never the deployed file).
+func (e *env) newStateMachineWith(t *testing.T, definition string) machine {
+	t.Helper()
 	n := int(e.regionsUsed.Add(1)) - 1
 	require.Less(t, n, len(regions), "more state machines than regions; add regions")
 	m := machine{Region: regions[n]}
 	out, err := e.sfn.CreateStateMachine(context.Background(), &sfn.CreateStateMachineInput{
 		Name:       aws.String(uniqueName("globalsearch")),
-		Definition: aws.String(e.definition),
+		Definition: aws.String(definition),
 		RoleArn:    aws.String(roleARN),
 		Type:       sfntypes.StateMachineTypeStandard,
 	}, m.in)

@@ -9,7 +9,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -112,6 +115,29 @@ type fakeLambda struct {
 	handlers map[string]lambda.Handler // by short function name
 	runs     map[string]*run
 	unknown  []string // invokes no registered run claimed
+	// dynamodb forwards the state machine's DynamoDB service integrations
+	// (RecordFailure), which moto also sends to $MOTO_PORT, to moto itself.
+	dynamodb http.Handler
+}
+
+// tablesRegion is where the tables live, whatever region a state machine
+// runs in (see regions).
+const tablesRegion = region
+
+var credentialRegion = regexp.MustCompile(`(Credential=[^/]+/[0-9]{8}/)[^/]+(/dynamodb/)`)
+
+// forwardDynamoDB makes the fake pass DynamoDB calls on to moto at motoURL,
+// in the tables' region: moto signs each integration's call for the state
+// machine's region, and reads the region back from the credential scope
+// (it checks no signature).
+func (f *fakeLambda) forwardDynamoDB(motoURL *url.URL) {
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(motoURL)
+		r.Out.Header.Set("Authorization", credentialRegion.ReplaceAllString(r.In.Header.Get("Authorization"), "${1}"+tablesRegion+"${2}"))
+	}}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.dynamodb = proxy
 }
 
 // setHandlers installs the functions; the handlers need the store, which
@@ -127,6 +153,13 @@ func newFakeLambda(t testing.TB) (*fakeLambda, *httptest.Server) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /2015-03-31/functions/{name}/invocations", f.invoke)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		ddb := f.dynamodb
+		f.mu.Unlock()
+		if ddb != nil && strings.HasPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_") {
+			ddb.ServeHTTP(w, r)
+			return
+		}
 		// Anything else moto sends here is a call this fake does not speak:
 		// fail loudly rather than let the state machine see a 404.
 		t.Errorf("fake Lambda: unexpected %s %s", r.Method, r.URL.Path)

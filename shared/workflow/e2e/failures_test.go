@@ -1,0 +1,273 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/api"
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// crash is what the Invoke API answers when the function's process dies
+// (out of memory, a panic outside the handler): a function error the
+// runtime, not the handler, names.
+func crash() *lambdaReply {
+	return &lambdaReply{
+		Status:        http.StatusOK,
+		FunctionError: "Unhandled",
+		Body:          `{"errorType":"Runtime.ExitError","errorMessage":"RequestId: 7c1e Error: Runtime exited with error: signal: killed"}`,
+	}
+}
+
+// sandboxTimeout is the Invoke API's answer for a function stopped at its
+// Timeout.
+func sandboxTimeout() *lambdaReply {
+	return &lambdaReply{
+		Status:        http.StatusOK,
+		FunctionError: "Unhandled",
+		Body:          `{"errorType":"Sandbox.Timedout","errorMessage":"RequestId: 9a2f Error: Task timed out after 300.00 seconds"}`,
+	}
+}
+
+// withTimeouts returns the test definition with TimeoutSeconds replaced in
+// the named states: a test's stand-in for a function that outlives its
+// task, without waiting minutes (the deployed file is never changed).
+func withTimeouts(t *testing.T, definition string, seconds map[string]int) string {
+	t.Helper()
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(definition), &doc))
+	found := 0
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if ss, ok := v["States"].(map[string]any); ok {
+				for name, s := range ss {
+					if secs, ok := seconds[name]; ok {
+						s.(map[string]any)["TimeoutSeconds"] = secs
+						found++
+					}
+				}
+			}
+			for _, c := range v {
+				walk(c)
+			}
+		case []any:
+			for _, c := range v {
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	require.Equal(t, len(seconds), found, "every state named has a TimeoutSeconds to replace")
+	out, err := json.Marshal(doc)
+	require.NoError(t, err)
+	return string(out)
+}
+
+// noStarter fails a test whose GET asks Step Functions: a recorded result
+// must answer without it.
+type noStarter struct{ t *testing.T }
+
+func (s noStarter) Start(context.Context, string, []byte) error {
+	s.t.Error("the API started an execution")
+	return nil
+}
+
+func (s noStarter) Execution(context.Context, string) (string, string, error) {
+	s.t.Error("GET asked Step Functions: the runs table had no result")
+	return "", "", nil
+}
+
+// getQuery is GET /queries/{id} through the API handler over the runs
+// table.
+func getQuery(t *testing.T, e *env, id string) (int, map[string]any) {
+	t.Helper()
+	h := &api.Handler{Runs: e.store, Starter: noStarter{t}, Defaults: globalsearch.SpecDefaults}
+	var req events.APIGatewayV2HTTPRequest
+	req.RawPath = "/queries/" + id
+	req.PathParameters = map[string]string{"id": id}
+	req.RequestContext.HTTP.Method = http.MethodGet
+	resp, err := h.Handle(context.Background(), req)
+	require.NoError(t, err)
+	var body map[string]any
+	require.NoError(t, json.Unmarshal([]byte(resp.Body), &body), resp.Body)
+	return resp.StatusCode, body
+}
+
+// TestUncaughtFailures: every way an execution fails leaves a failed
+// result, with the error's name and cause, that the store and the API
+// read; the execution then fails with that same error name.
+func TestUncaughtFailures(t *testing.T) {
+	// Its own moto server and regions: it runs beside the other suites.
+	t.Parallel()
+	e := newEnv(t)
+	rep := &report{}
+	t.Cleanup(func() { rep.print(t) })
+	cases := []struct {
+		name      string
+		summaries int
+		noQueryID bool
+		// ownName starts the execution under a name that is not the
+		// query id, as another workflow may: the result is still keyed by
+		// the request's queryId.
+		ownName  bool
+		fault    func(inv invocation) *lambdaReply
+		model    func(call modelCall) converseReply
+		timeouts map[string]int
+
+		wantError       string   // the execution's error, and the result's error name
+		wantResultError []string // substrings of the result's error
+		wantInvokes     map[string]int
+		// wantTaskErrors counts failed tasks by error name (timeouts are
+		// not task failures).
+		wantTaskErrors map[string]int
+		wantQuery      bool // the result names the query (a function saved it)
+	}{
+		{
+			// A schedule's request has no queryId and prepare dies before
+			// it stores anything: the execution name keys the result.
+			name:            "prepare crashes on a scheduled start",
+			summaries:       1,
+			noQueryID:       true,
+			fault:           func(inv invocation) *lambdaReply { return crash() },
+			wantError:       "Runtime.ExitError",
+			wantResultError: []string{"Runtime.ExitError: ", "signal: killed"},
+			wantInvokes:     map[string]int{"prepare": 1, "map": 0, "reduce": 0},
+			wantTaskErrors:  map[string]int{"Runtime.ExitError": 1},
+		},
+		{
+			name:      "prepare throttled until the Lambda retries are spent",
+			summaries: 1,
+			ownName:   true,
+			fault: func(inv invocation) *lambdaReply {
+				if inv.Function == "prepare" {
+					return throttle()
+				}
+				return nil
+			},
+			wantError:       "Lambda.TooManyRequestsException",
+			wantResultError: []string{"Lambda.TooManyRequestsException: ", "Rate Exceeded"},
+			wantInvokes:     map[string]int{"prepare": 4, "map": 0, "reduce": 0},
+			wantTaskErrors:  map[string]int{"Lambda.TooManyRequestsException": 4},
+		},
+		{
+			// The function hangs past the task's TimeoutSeconds (1 s here):
+			// the Catch hands States.Timeout, which has no Cause, to
+			// RecordReduceFailure. The hung invocation never answers in
+			// time, so it cannot overwrite the failed result.
+			name:      "reduce times out",
+			summaries: 1,
+			fault: func(inv invocation) *lambdaReply {
+				if inv.Function == "reduce" && inv.N == 1 {
+					time.Sleep(3 * time.Second)
+					return crash()
+				}
+				return nil
+			},
+			timeouts: map[string]int{"Reduce": 1},
+			// A Fail state may not raise a States.* name again.
+			wantError:       "Search.States.Timeout",
+			wantResultError: []string{"States.Timeout"},
+			wantInvokes:     map[string]int{"prepare": 1, "map": 1, "reduce": 2},
+			wantTaskErrors:  map[string]int{},
+			wantQuery:       true,
+		},
+		{
+			// Reduce's runtime dies, and the invocation that would record
+			// it outlives the function's Timeout: RecordFailure writes the
+			// result itself.
+			name:      "reduce crashes and its recording times out",
+			summaries: 1,
+			fault: func(inv invocation) *lambdaReply {
+				switch {
+				case inv.Function == "reduce" && inv.N == 1:
+					return crash()
+				case inv.Function == "reduce":
+					return sandboxTimeout()
+				}
+				return nil
+			},
+			wantError:       "Runtime.ExitError",
+			wantResultError: []string{"Runtime.ExitError: ", "signal: killed"},
+			wantInvokes:     map[string]int{"prepare": 1, "map": 1, "reduce": 2},
+			wantTaskErrors:  map[string]int{"Runtime.ExitError": 1, "Sandbox.Timedout": 1},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			slug := strings.ReplaceAll(tc.name, " ", "-")
+			queryID := uniqueName("q-" + slug)
+			namespace := strings.ToLower(uniqueName("ns-" + slug))
+			e.loadIndex(t, namespace, tc.summaries)
+			rn := newRun()
+			rn.fault, rn.model = tc.fault, tc.model
+			e.lambda.register(queryID, rn)
+			requestID := queryID
+			if tc.noQueryID {
+				requestID = ""
+			}
+			def := e.definition
+			if tc.timeouts != nil {
+				def = withTimeouts(t, def, tc.timeouts)
+			}
+			m := e.newStateMachineWith(t, def)
+			execName := queryID
+			if tc.ownName {
+				execName = uniqueName("exec-" + slug)
+			}
+			arn := e.start(t, m, execName, request(requestID, namespace))
+			out := e.wait(t, m, arn)
+			res, resErr := e.store.Result(context.Background(), queryID)
+			rep.add(t, tc.name, out.Status, res.Status, rn, time.Since(start))
+
+			require.Equal(t, sfntypes.ExecutionStatusFailed, out.Status, "execution %s\n%s", arn, e.history(m, arn))
+			assert.Equal(t, tc.wantError, aws.ToString(out.Error), "cause: %s", aws.ToString(out.Cause))
+			require.NoError(t, resErr, "the runs table has a result\n%s", e.history(m, arn))
+			assert.Equal(t, globalsearch.StatusFailed, res.Status)
+			assert.Equal(t, queryID, res.QueryID)
+			assert.True(t, strings.HasPrefix(res.Error, strings.TrimPrefix(tc.wantError, "Search.")), "the result names the error first: %q", res.Error)
+			for _, want := range tc.wantResultError {
+				assert.Contains(t, res.Error, want)
+			}
+			if tc.wantQuery {
+				assert.Equal(t, query, res.Query, "reduce's recording keeps the request")
+			}
+			for fn, want := range tc.wantInvokes {
+				assert.Equal(t, want, rn.count(fn), "invocations of %s", fn)
+			}
+			assert.Equal(t, tc.wantTaskErrors, e.taskErrors(t, m, arn), "failed tasks by error name")
+
+			status, body := getQuery(t, e, queryID)
+			assert.Equal(t, http.StatusOK, status)
+			assert.Equal(t, "failed", body["status"])
+			assert.Equal(t, res.Error, body["error"])
+		})
+	}
+}
+
+// events returns every history event of an execution.
+func (e *env) events(t *testing.T, m machine, arn string) []sfntypes.HistoryEvent {
+	t.Helper()
+	var all []sfntypes.HistoryEvent
+	p := sfn.NewGetExecutionHistoryPaginator(e.sfn, &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background(), m.in)
+		require.NoError(t, err)
+		all = append(all, page.Events...)
+	}
+	return all
+}
