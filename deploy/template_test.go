@@ -1,0 +1,344 @@
+package deploy_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/store"
+)
+
+// grants lists what a role allows, one "action resource [when condition]"
+// per line, plus "managed <arn>" per managed policy, sorted.
+func grants(t *testing.T, s *stack, role string) []string {
+	t.Helper()
+	props := s.resource(t, role, "AWS::IAM::Role")
+	var out []string
+	for _, arn := range list(props["ManagedPolicyArns"]) {
+		if arn != nil {
+			out = append(out, "managed "+render(arn))
+		}
+	}
+	for _, p := range list(props["Policies"]) {
+		for _, st := range list(path(p, "PolicyDocument", "Statement")) {
+			require.Equal(t, "Allow", path(st, "Effect"), "%s: only Allow statements are expected", role)
+			when := ""
+			if cond, ok := path(st, "Condition").(map[string]any); ok {
+				var parts []string
+				for op, kv := range cond {
+					for k, v := range kv.(map[string]any) {
+						parts = append(parts, fmt.Sprintf("%s %s=%s", op, k, render(v)))
+					}
+				}
+				sort.Strings(parts)
+				when = " when " + strings.Join(parts, ", ")
+			}
+			for _, a := range list(path(st, "Action")) {
+				for _, r := range list(path(st, "Resource")) {
+					out = append(out, fmt.Sprintf("%v %s%s", a, render(r), when))
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestRolePolicies pins every role to the narrowest grants that work
+// (README "IAM"): a widened action or resource fails here.
+func TestRolePolicies(t *testing.T) {
+	const (
+		basic  = "managed arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
+		xray   = "managed arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess"
+		runs   = " ${RunsTable.Arn}"
+		index  = " ${IndexTable.Arn}"
+		region = "arn:${AWS::Partition}:bedrock:${AWS::Region}"
+	)
+	model := func(s *stack) []string {
+		fm := s.params["FoundationModelId"]
+		prefix := s.params["InferenceProfilePrefix"]
+		if prefix == "" {
+			return []string{"bedrock:InvokeModel " + region + "::foundation-model/" + fm}
+		}
+		profile := region + ":${AWS::AccountId}:inference-profile/" + prefix + "." + fm
+		return []string{
+			"bedrock:InvokeModel " + profile,
+			"bedrock:InvokeModel arn:${AWS::Partition}:bedrock:*::foundation-model/" + fm +
+				" when StringEquals bedrock:InferenceProfileArn=" + profile,
+		}
+	}
+	invoke := func(fn string) string {
+		return "lambda:InvokeFunction arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:${" + fn + "}*"
+	}
+	star := func(actions ...string) []string {
+		var out []string
+		for _, a := range actions {
+			out = append(out, a+" *")
+		}
+		return out
+	}
+	want := map[string]func(s *stack) []string{
+		"PrepareFunctionRole": func(*stack) []string {
+			return []string{basic, xray, "dynamodb:Query" + index, "dynamodb:BatchGetItem" + index,
+				"dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs, "dynamodb:BatchWriteItem" + runs}
+		},
+		"MapFunctionRole": func(s *stack) []string {
+			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs}, model(s)...)
+		},
+		"ReduceFunctionRole": func(s *stack) []string {
+			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:Query" + runs,
+				"dynamodb:PutItem" + runs, "dynamodb:UpdateItem" + runs}, model(s)...)
+		},
+		"ApiFunctionRole": func(*stack) []string {
+			return []string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs,
+				"states:StartExecution ${SearchStateMachine}",
+				"states:DescribeExecution arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:execution:${SearchStateMachine.Name}:*"}
+		},
+		"SearchStateMachineRole": func(*stack) []string {
+			// SAM adds the X-Ray managed policy for Tracing; the template's own
+			// xray statement repeats it.
+			return append(append([]string{xray, invoke("PrepareFunction"), invoke("MapFunction"), invoke("ReduceFunction"),
+				"dynamodb:PutItem" + runs},
+				star("logs:CreateLogDelivery", "logs:GetLogDelivery", "logs:UpdateLogDelivery", "logs:DeleteLogDelivery",
+					"logs:ListLogDeliveries", "logs:PutResourcePolicy", "logs:DescribeResourcePolicies", "logs:DescribeLogGroups")...),
+				star("xray:PutTraceSegments", "xray:PutTelemetryRecords", "xray:GetSamplingRules", "xray:GetSamplingTargets")...)
+		},
+		"ScheduleRole": func(*stack) []string {
+			return []string{"states:StartExecution ${SearchStateMachine}", "sqs:SendMessage ${ScheduleDeadLetterQueue.Arn}"}
+		},
+	}
+	for _, tc := range []struct {
+		name      string
+		overrides map[string]string
+	}{
+		{"inference profile (default)", nil},
+		{"foundation model in this region", map[string]string{"InferenceProfilePrefix": ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := translate(t, tc.overrides)
+			assert.ElementsMatch(t, keys(want), s.ofType("AWS::IAM::Role"), "every role has its expected grants here")
+			for role, grantsOf := range want {
+				expected := grantsOf(s)
+				sort.Strings(expected)
+				assert.Equal(t, expected, grants(t, s, role), role)
+			}
+		})
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestMapReservedConcurrency(t *testing.T) {
+	defaults := translate(t, nil)
+	def, err := strconv.Atoi(defaults.params["MapReservedConcurrency"])
+	require.NoError(t, err)
+	require.Positive(t, def, "by default the map function has a reservation")
+
+	for _, tc := range []struct {
+		name  string
+		value string // "" = the template's default
+		want  any    // nil = no ReservedConcurrentExecutions
+	}{
+		{"default", "", strconv.Itoa(def)},
+		{"set", "3", "3"},
+		{"0 reserves nothing", "0", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var overrides map[string]string
+			if tc.value != "" {
+				overrides = map[string]string{"MapReservedConcurrency": tc.value}
+			}
+			s := translate(t, overrides)
+			fns := map[string]any{}
+			for _, id := range s.ofType("AWS::Lambda::Function") {
+				if v, ok := s.resources[id].Properties["ReservedConcurrentExecutions"]; ok {
+					fns[id] = v
+				}
+			}
+			if tc.want == nil {
+				assert.Empty(t, fns, "no function reserves concurrency")
+				return
+			}
+			assert.Equal(t, map[string]any{"MapFunction": tc.want}, fns, "only the map function reserves concurrency")
+		})
+	}
+}
+
+func TestAPIStageThrottling(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		overrides map[string]string
+	}{
+		{"defaults", nil},
+		{"set", map[string]string{"ApiThrottlingRateLimit": "2", "ApiThrottlingBurstLimit": "5"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := translate(t, tc.overrides)
+			stages := s.ofType("AWS::ApiGatewayV2::Stage")
+			require.Len(t, stages, 1)
+			stage := s.resources[stages[0]].Properties
+			require.Equal(t, map[string]any{"Ref": "HttpApi"}, stage["ApiId"])
+			assert.Equal(t, map[string]any{
+				"ThrottlingRateLimit":  s.params["ApiThrottlingRateLimit"],
+				"ThrottlingBurstLimit": s.params["ApiThrottlingBurstLimit"],
+			}, stage["DefaultRouteSettings"])
+			for _, p := range []string{"ApiThrottlingRateLimit", "ApiThrottlingBurstLimit"} {
+				n, err := strconv.ParseFloat(s.params[p], 64)
+				require.NoError(t, err)
+				assert.Positive(t, n, p)
+			}
+		})
+	}
+}
+
+// metric names one alarm's metric: namespace, name and its one dimension.
+type metric struct {
+	namespace, name, dimension string
+	value                      any
+}
+
+func TestAlarms(t *testing.T) {
+	const topic = "arn:aws:sns:us-east-1:123456789012:search-ops"
+	for _, tc := range []struct {
+		name      string
+		overrides map[string]string
+		actions   any // nil = none
+	}{
+		{"no topic: alarms without actions", nil, nil},
+		{"topic: every alarm notifies it", map[string]string{"AlarmTopicArn": topic}, []any{topic}},
+		{"foundation model in this region", map[string]string{"InferenceProfilePrefix": ""}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := translate(t, tc.overrides)
+			sm := map[string]any{"Ref": "SearchStateMachine"}
+			modelID := path(s.resource(t, "MapFunction", "AWS::Lambda::Function"), "Environment", "Variables", "MODEL_ID")
+			require.IsType(t, "", modelID, "MODEL_ID resolves to a string")
+			require.Equal(t, modelID, path(s.resource(t, "ReduceFunction", "AWS::Lambda::Function"), "Environment", "Variables", "MODEL_ID"))
+			want := []metric{
+				{"AWS/States", "ExecutionsFailed", "StateMachineArn", sm},
+				{"AWS/States", "ExecutionsTimedOut", "StateMachineArn", sm},
+				{"AWS/Lambda", "Errors", "FunctionName", map[string]any{"Ref": "MapFunction"}},
+				{"AWS/Lambda", "Throttles", "FunctionName", map[string]any{"Ref": "MapFunction"}},
+				{"AWS/Lambda", "Errors", "FunctionName", map[string]any{"Ref": "ReduceFunction"}},
+				{"AWS/Lambda", "Throttles", "FunctionName", map[string]any{"Ref": "ReduceFunction"}},
+				// The id the functions call, with or without an inference profile.
+				{"AWS/Bedrock", "InvocationThrottles", "ModelId", modelID},
+				{"AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName",
+					map[string]any{"Fn::GetAtt": []any{"ScheduleDeadLetterQueue", "QueueName"}}},
+			}
+
+			var got []metric
+			for _, id := range s.ofType("AWS::CloudWatch::Alarm") {
+				a := s.resources[id].Properties
+				dims := list(a["Dimensions"])
+				require.Len(t, dims, 1, id)
+				got = append(got, metric{fmt.Sprint(a["Namespace"]), fmt.Sprint(a["MetricName"]),
+					fmt.Sprint(path(dims[0], "Name")), path(dims[0], "Value")})
+
+				assert.Equal(t, tc.actions, a["AlarmActions"], "%s: AlarmActions", id)
+				assert.Equal(t, "GreaterThanOrEqualToThreshold", a["ComparisonOperator"], id)
+				assert.Positive(t, a["Threshold"], "%s: a threshold of 0 would always fire", id)
+				assert.Equal(t, "notBreaching", a["TreatMissingData"], "%s: no traffic is not an alarm", id)
+			}
+			assert.ElementsMatch(t, want, got)
+		})
+	}
+}
+
+func TestScheduleDeadLetterQueue(t *testing.T) {
+	s := translate(t, nil)
+	target := path(s.resource(t, "NightlySearchSchedule", "AWS::Scheduler::Schedule"), "Target")
+
+	retries, ok := path(target, "RetryPolicy", "MaximumRetryAttempts").(float64)
+	require.True(t, ok, "the schedule's target has a RetryPolicy")
+	assert.Positive(t, retries)
+	assert.Positive(t, path(target, "RetryPolicy", "MaximumEventAgeInSeconds"))
+
+	dlq := path(target, "DeadLetterConfig", "Arn")
+	require.Equal(t, map[string]any{"Fn::GetAtt": []any{"ScheduleDeadLetterQueue", "Arn"}}, dlq,
+		"undelivered schedule events go to the queue in this template")
+	queue := s.resource(t, "ScheduleDeadLetterQueue", "AWS::SQS::Queue")
+	encrypted := queue["SqsManagedSseEnabled"] == true || queue["KmsMasterKeyId"] != nil
+	assert.True(t, encrypted, "the dead-letter queue is encrypted at rest")
+	retention, ok := queue["MessageRetentionPeriod"].(float64)
+	require.True(t, ok, "the retention period is set, not left at SQS's default")
+	assert.GreaterOrEqual(t, retention, float64(60))
+	assert.LessOrEqual(t, retention, float64(1209600), "SQS keeps messages 14 days at most")
+
+	// The scheduler sends to the queue with the target's role.
+	require.Equal(t, map[string]any{"Fn::GetAtt": []any{"ScheduleRole", "Arn"}}, path(target, "RoleArn"))
+	assert.Contains(t, grants(t, s, "ScheduleRole"), "sqs:SendMessage ${ScheduleDeadLetterQueue.Arn}")
+}
+
+// tablesRecorder is the DynamoDB client store.CreateTables uses in tests
+// and local setup; it records what the code creates.
+type tablesRecorder struct {
+	created map[string]*dynamodb.CreateTableInput
+	ttl     map[string]*types.TimeToLiveSpecification
+}
+
+func (r *tablesRecorder) CreateTable(_ context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	r.created[aws.ToString(in.TableName)] = in
+	return &dynamodb.CreateTableOutput{}, nil
+}
+
+func (r *tablesRecorder) DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return &dynamodb.DescribeTableOutput{Table: &types.TableDescription{TableStatus: types.TableStatusActive}}, nil
+}
+
+func (r *tablesRecorder) UpdateTimeToLive(_ context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	r.ttl[aws.ToString(in.TableName)] = in.TimeToLiveSpecification
+	return &dynamodb.UpdateTimeToLiveOutput{}, nil
+}
+
+// TestTablesMatchTheCode checks the template's tables against the ones the
+// code creates for tests and local runs (store.CreateTables): same keys,
+// same TTL attribute, so what passes locally holds on AWS.
+func TestTablesMatchTheCode(t *testing.T) {
+	rec := &tablesRecorder{created: map[string]*dynamodb.CreateTableInput{}, ttl: map[string]*types.TimeToLiveSpecification{}}
+	require.NoError(t, store.CreateTables(context.Background(), rec, store.Tables{Index: "IndexTable", Runs: "RunsTable"}))
+	s := translate(t, nil)
+
+	for _, id := range []string{"IndexTable", "RunsTable"} {
+		t.Run(id, func(t *testing.T) {
+			table := s.resource(t, id, "AWS::DynamoDB::Table")
+			code := rec.created[id]
+			require.NotNil(t, code, "store.CreateTables creates %s", id)
+
+			var keySchema, attrs []any
+			for _, k := range code.KeySchema {
+				keySchema = append(keySchema, map[string]any{"AttributeName": aws.ToString(k.AttributeName), "KeyType": string(k.KeyType)})
+			}
+			for _, a := range code.AttributeDefinitions {
+				attrs = append(attrs, map[string]any{"AttributeName": aws.ToString(a.AttributeName), "AttributeType": string(a.AttributeType)})
+			}
+			assert.Equal(t, keySchema, table["KeySchema"], "key schema (order: HASH, RANGE)")
+			assert.ElementsMatch(t, attrs, table["AttributeDefinitions"])
+			assert.Equal(t, string(code.BillingMode), table["BillingMode"])
+
+			var wantTTL any
+			if spec := rec.ttl[id]; spec != nil {
+				wantTTL = map[string]any{"AttributeName": aws.ToString(spec.AttributeName), "Enabled": aws.ToBool(spec.Enabled)}
+			}
+			assert.Equal(t, wantTTL, table["TimeToLiveSpecification"], "TTL attribute")
+		})
+	}
+	assert.Equal(t, store.TTLAttribute, path(s.resources["RunsTable"].Properties, "TimeToLiveSpecification", "AttributeName"),
+		"runs expire by the attribute the store writes")
+	assert.Nil(t, path(s.resources["IndexTable"].Properties, "TimeToLiveSpecification"), "the index never expires")
+}
