@@ -20,6 +20,7 @@ import (
 // ${} in Fn::Sub resolved, as CloudFormation would before creating it.
 type stack struct {
 	params    map[string]string
+	patterns  map[string]string // parameter -> AllowedPattern
 	resources map[string]resource
 }
 
@@ -59,15 +60,21 @@ func translate(t *testing.T, overrides map[string]string) *stack {
 	require.NoError(t, err, "translate.py: %s", stderr.String())
 
 	var out struct {
-		Parameters map[string]struct{ Default any }
+		Parameters map[string]struct {
+			Default        any
+			AllowedPattern string
+		}
 		Conditions map[string]any
 		Resources  map[string]resource
 	}
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &out))
-	s := &stack{params: map[string]string{}, resources: map[string]resource{}}
+	s := &stack{params: map[string]string{}, patterns: map[string]string{}, resources: map[string]resource{}}
 	for name, p := range out.Parameters {
 		if p.Default != nil {
 			s.params[name] = fmt.Sprint(p.Default)
+		}
+		if p.AllowedPattern != "" {
+			s.patterns[name] = p.AllowedPattern
 		}
 	}
 	for name, value := range overrides {

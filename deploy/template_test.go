@@ -3,6 +3,7 @@ package deploy_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -256,6 +257,33 @@ func TestAlarms(t *testing.T) {
 				assert.Equal(t, "notBreaching", a["TreatMissingData"], "%s: no traffic is not an alarm", id)
 			}
 			assert.ElementsMatch(t, want, got)
+		})
+	}
+}
+
+// TestAlarmTopicArnPattern: CloudFormation refuses a value that is not an
+// SNS topic ARN before creating anything, rather than failing on the first
+// alarm.
+func TestAlarmTopicArnPattern(t *testing.T) {
+	s := translate(t, nil)
+	pattern, ok := s.patterns["AlarmTopicArn"]
+	require.True(t, ok, "AlarmTopicArn has an AllowedPattern")
+	re, err := regexp.Compile(pattern)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		value string
+		ok    bool
+	}{
+		{"", true},
+		{"arn:aws:sns:us-east-1:123456789012:search-ops", true},
+		{"arn:aws-us-gov:sns:us-gov-west-1:123456789012:Search_Ops-1", true},
+		{"search-ops", false},
+		{"arn:aws:sqs:us-east-1:123456789012:search-ops", false},
+		{"arn:aws:sns:us-east-1:1234:search-ops", false},
+		{"arn:aws:sns:us-east-1:123456789012:search-ops extra", false},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			assert.Equal(t, tc.ok, re.MatchString(tc.value))
 		})
 	}
 }
