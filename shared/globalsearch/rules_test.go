@@ -131,7 +131,7 @@ func TestMapCallsInFlightReachConcurrency(t *testing.T) {
 			e, _ := newEngine(t, leafNamespace(tc.batches), model)
 			p := oneBatchPerSummary(t, "q?", func(r *gs.Request) { r.MapConcurrency = &tc.concurrency })
 			// The deadline only ends a run whose barrier never opens.
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			res, err := e.Search(ctx, p)
 			require.True(t, model.opened(), "fewer than %d map calls were ever in flight at once", want)
