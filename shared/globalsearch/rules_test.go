@@ -71,7 +71,7 @@ func TestSelectAnswersOrderAndSkip(t *testing.T) {
 }
 
 // barrierModel holds every map call until want of them are in flight at
-// once, then lets them all go. A runner that keeps fewer calls in flight
+// once, then lets them all go, and every later call too. A runner that keeps fewer calls in flight
 // never opens the barrier: its calls wait until the test's context ends,
 // which is the failure path (no timing is asserted).
 type barrierModel struct {
@@ -96,7 +96,9 @@ func (m *barrierModel) Complete(ctx context.Context, req gs.ModelRequest) (gs.Mo
 	m.arrived++
 	m.inFlight++
 	m.maxInFlight = max(m.maxInFlight, m.inFlight)
-	if m.arrived == m.want {
+	// Only calls in flight together open it: calls that come one after
+	// another never add up to want.
+	if m.inFlight == m.want && !m.opened() {
 		close(m.open)
 	}
 	m.mu.Unlock()
