@@ -173,7 +173,7 @@ func TestStateMachine(t *testing.T) {
 				}
 				return nil
 			},
-			model: healthyModel,
+			model:         healthyModel,
 			wantExecution: sfntypes.ExecutionStatusSucceeded,
 			wantStatus:    globalsearch.StatusCompleted,
 			wantInvokes:   map[string]int{"prepare": 1, "map": 6, "reduce": 1},
