@@ -18,17 +18,18 @@ func TestInvoke(t *testing.T) {
 		name       string
 		args       []string
 		wantStatus int
-		wantOut    string
+		wantOut    string // on stdout; "" when nothing may be printed there
+		wantErr    string // on stderr, when set
 	}{
-		{"prepare", []string{"prepare", "--event", "../../events/prepare.json"}, 0, `"batchIndexes":[`},
-		{"prepare rejects", []string{"prepare", "--event", "../../events/prepare-bad.json"}, 1, `"errorType":"InvalidInputError"`},
-		{"prepare: a namespace the file does not hold", []string{"prepare", "--event", otherNamespace}, 1, `holds namespace \"sample\", not \"other\"`},
-		{"map seeds a plan", []string{"map", "--event", "../../events/map.json"}, 0, `"batchIndex":0`},
-		{"reduce seeds answers", []string{"reduce", "--event", "../../events/reduce-partial.json"}, 0, `"status":"partial"`},
-		{"api post", []string{"api", "--event", "../../events/api-post.json"}, 0, `"statusCode":202`},
-		{"api get", []string{"api", "--event", "../../events/api-get.json"}, 0, `"statusCode":200`},
-		{"unknown function", []string{"nope", "--event", "../../events/map.json"}, 2, ""},
-		{"no event", []string{"map"}, 2, ""},
+		{"prepare", []string{"prepare", "--event", "../../events/prepare.json"}, 0, `"batchIndexes":[`, ""},
+		{"prepare rejects", []string{"prepare", "--event", "../../events/prepare-bad.json"}, 1, `"errorType":"InvalidInputError"`, ""},
+		{"prepare: a namespace the file does not hold", []string{"prepare", "--event", otherNamespace}, 1, `holds namespace \"sample\", not \"other\"`, ""},
+		{"map seeds a plan", []string{"map", "--event", "../../events/map.json"}, 0, `"batchIndex":0`, ""},
+		{"reduce seeds answers", []string{"reduce", "--event", "../../events/reduce-partial.json"}, 0, `"status":"partial"`, ""},
+		{"api post", []string{"api", "--event", "../../events/api-post.json"}, 0, `"statusCode":202`, ""},
+		{"api get", []string{"api", "--event", "../../events/api-get.json"}, 0, `"statusCode":200`, ""},
+		{"unknown function", []string{"nope", "--event", "../../events/map.json"}, 2, "", `unknown function "nope": prepare, map, reduce or api`},
+		{"no event", []string{"map"}, 2, "", "--event is required"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -39,7 +40,14 @@ func TestInvoke(t *testing.T) {
 			args = append(args, "--index", "../../testdata/sample-index.json")
 			status := runMain(context.Background(), env, args)
 			assert.Equal(t, tc.wantStatus, status, stderr.String())
-			assert.Contains(t, stdout.String(), tc.wantOut)
+			if tc.wantOut == "" {
+				assert.Empty(t, stdout.String())
+			} else {
+				assert.Contains(t, stdout.String(), tc.wantOut)
+			}
+			if tc.wantErr != "" {
+				assert.Contains(t, stderr.String(), tc.wantErr)
+			}
 		})
 	}
 }

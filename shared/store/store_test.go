@@ -492,9 +492,24 @@ func TestPaginationMoto(t *testing.T) {
 }
 
 func TestCreateTablesTwice(t *testing.T) {
+	ctx := context.Background()
 	client := testenv.Minidyn(t)
 	tables := newTables(t, client)
-	require.NoError(t, store.CreateTables(context.Background(), client, tables), "existing tables are left as they are")
+	s := store.New(client, tables)
+	r := generate(3)
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns", r))
+	p := globalsearch.Params{QueryID: "q1", Namespace: "ns", Query: "what changed?"}
+	_, created, err := s.CreateRequest(ctx, p)
+	require.NoError(t, err)
+	require.True(t, created)
+
+	require.NoError(t, store.CreateTables(ctx, client, tables), "existing tables are left as they are")
+	sums, err := s.Summaries(ctx, "ns")
+	require.NoError(t, err)
+	assert.Len(t, sums, len(r.Summaries), "the index table keeps its items")
+	stored, err := s.Request(ctx, "q1")
+	require.NoError(t, err, "the runs table keeps its items")
+	assert.Equal(t, p, stored)
 }
 
 // TestPlanRefusesBatchOfAnotherRun: two prepares of one query id at once

@@ -131,6 +131,7 @@ func TestStateMachine(t *testing.T) {
 	e := newEnv(t)
 	rep := &report{}
 	t.Cleanup(func() { rep.print(t) })
+	fourWide := newBarrier(t, 4, 20*time.Second)
 
 	// Statuses the runs table held right after each reduce invocation of
 	// the "reduce throttled then fails once" case.
@@ -164,12 +165,15 @@ func TestStateMachine(t *testing.T) {
 		{
 			name:      "all batches succeed",
 			summaries: 6,
-			// Slow enough that the Map's iterations overlap, so the fake
-			// sees MaxConcurrency at work.
-			model: func(call modelCall) converseReply {
-				time.Sleep(150 * time.Millisecond)
-				return healthyModel(call)
+			// Every map invoke waits until four are in flight: the Map must
+			// run MaxConcurrency iterations at once, not merely at most.
+			fault: func(inv invocation) *lambdaReply {
+				if inv.Function == "map" {
+					fourWide.wait()
+				}
+				return nil
 			},
+			model:         healthyModel,
 			wantExecution: sfntypes.ExecutionStatusSucceeded,
 			wantStatus:    globalsearch.StatusCompleted,
 			wantInvokes:   map[string]int{"prepare": 1, "map": 6, "reduce": 1},
@@ -178,7 +182,8 @@ func TestStateMachine(t *testing.T) {
 				rn := e.lambda.lookup(queryID)
 				rn.mu.Lock()
 				defer rn.mu.Unlock()
-				assert.LessOrEqual(t, rn.maxFlight, 4, "MaxConcurrency 4 bounds the map invocations in flight")
+				require.True(t, fourWide.opened(), "fewer than 4 map invocations were ever in flight at once")
+				assert.Equal(t, 4, rn.maxFlight, "MaxConcurrency 4: exactly four map invocations in flight")
 				assert.Len(t, res.SelectedMapAnswers, 6)
 				assert.Equal(t, "Synthesis of the selected answers.", res.Answer)
 			},
