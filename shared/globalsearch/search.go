@@ -11,7 +11,16 @@ import (
 // most min(mapConcurrency, batches) in flight and two attempts each, then
 // Reduce with two attempts (then FailReduce). The returned Result is also saved in Runs; on
 // failure it has status failed and the error says why.
+//
+// p must meet every rule of SPEC §2, as ParseRequest returns it: a Params
+// built by hand that breaks one (a mapConcurrency of 0 would leave every
+// batch waiting for a worker forever) is invalid input, refused before any
+// read, write or model call and recorded nowhere, since its query id may
+// not be the caller's to write.
 func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
+	if err := p.validate(e.prompts()); err != nil {
+		return Result{}, err
+	}
 	out, err := e.Prepare(ctx, p)
 	if err != nil {
 		return e.FailRun(ctx, p, err)
