@@ -140,8 +140,8 @@ type responseFormat struct {
 }
 
 type chatRequest struct {
-	Model          string          `json:"model"`
-	Messages       []message       `json:"messages"`
+	Model    string    `json:"model"`
+	Messages []message `json:"messages"`
 	// MaxTokens 0 is left out: no limit, the server's default applies
 	// (SPEC §11.2).
 	MaxTokens      int             `json:"max_tokens,omitempty"`
