@@ -31,6 +31,9 @@ bench:
 # Seed corpora live in each package's testdata/fuzz/<Target>/; a failing
 # input the fuzzer finds lands there too: keep it as a regression case.
 FUZZTIME     ?= 10s
+# Minimizing every new interesting input may take 60s by default, which would
+# eat a short run; a failing input is still written out when minimization stops.
+FUZZMINIMIZETIME ?= 2s
 FUZZ_TARGETS  = ./shared/globalsearch:FuzzParseRequest ./shared/globalsearch:FuzzExtractJSON \
 	./shared/globalsearch:FuzzParseMapOutput ./shared/globalsearch:FuzzParseReduceOutput \
 	./shared/indexfile:FuzzParse ./shared/strictjson:FuzzCheck \
@@ -39,7 +42,7 @@ fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; \
 		echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg || exit 1; \
 	done
 
 # ---------------------------------------------------------------- serverless
