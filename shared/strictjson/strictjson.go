@@ -82,30 +82,51 @@ func Check(data []byte) error {
 				continue
 			}
 		} else {
-			var path string
-			if top != nil {
-				if top.object {
-					path = join(top.path, top.key)
-					top.isKey = true
-				} else {
-					path = top.path + "[" + strconv.Itoa(top.index) + "]"
-					top.index++
-				}
-			}
 			switch tok {
 			case json.Delim('{'):
-				stack = append(stack, &frame{path: path, object: true, keys: map[string]bool{}, isKey: true})
+				stack = append(stack, &frame{path: top.child(), object: true, keys: map[string]bool{}, isKey: true})
 				continue
 			case json.Delim('['):
-				stack = append(stack, &frame{path: path})
+				stack = append(stack, &frame{path: top.child()})
 				continue
 			case json.Delim(']'):
 				stack = stack[:len(stack)-1]
+			default:
+				top.skip()
 			}
 		}
 		if len(stack) == 0 {
 			return trailing(data, dec.InputOffset())
 		}
+	}
+}
+
+// child returns the path of f's next value and moves f past it; a nil f is
+// the top level.
+func (f *frame) child() string {
+	if f == nil {
+		return ""
+	}
+	var path string
+	if f.object {
+		path = join(f.path, f.key)
+	} else {
+		path = f.path + "[" + strconv.Itoa(f.index) + "]"
+	}
+	f.skip()
+	return path
+}
+
+// skip moves f past a scalar value without building its path: a file of
+// many scalars costs no string per value.
+func (f *frame) skip() {
+	if f == nil {
+		return
+	}
+	if f.object {
+		f.isKey = true
+	} else {
+		f.index++
 	}
 }
 

@@ -113,6 +113,8 @@ func TestPrepare(t *testing.T) {
 			wantType: "InvalidInputError", wantMsg: "query must not be empty", wantFailed: "exec-3"},
 		{name: "unknown request field", payload: `{"request":{"query":"x","mapBudget":5},"executionName":"exec-4"}`,
 			wantType: "InvalidInputError", wantMsg: `unknown request field "mapBudget"`, wantFailed: "exec-4"},
+		{name: "field given twice, with the execution name as id", payload: `{"request":{"query":"x","query":"y"},"executionName":"exec-5"}`,
+			wantType: "InvalidInputError", wantMsg: `request field "query" is given more than once`, wantFailed: "exec-5"},
 		{name: "execution name that is no query id", payload: `{"request":{"query":"x"},"executionName":"has.dot"}`,
 			wantType: "InvalidInputError", wantMsg: "queryId must be"},
 		{name: "plan too large", payload: `{"request":{"query":"x","queryId":"big"}}`, maxBatches: 2,
