@@ -5,7 +5,7 @@ INDEX   ?= testdata/sample-index.json
 QUERY   ?= What are the main themes across Veloria's development over the decade?
 GOFILES  = $(shell find . -name '*.go' -not -path './node_modules/*' -not -path './.aws-sam/*')
 
-.PHONY: run test fmt-check vet staticcheck unit bench build lint invoke
+.PHONY: run test fmt-check vet staticcheck unit bench fuzz build lint invoke
 
 run:
 	$(GO) run ./cmd/globalsearch run --index $(INDEX) --query "$(QUERY)"
@@ -26,6 +26,24 @@ unit:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# fuzz: each fuzz target for FUZZTIME (go test fuzzes one target per run).
+# Seed corpora live in each package's testdata/fuzz/<Target>/; a failing
+# input the fuzzer finds lands there too: keep it as a regression case.
+FUZZTIME     ?= 10s
+# Minimizing every new interesting input may take 60s by default, which would
+# eat a short run; a failing input is still written out when minimization stops.
+FUZZMINIMIZETIME ?= 2s
+FUZZ_TARGETS  = ./shared/globalsearch:FuzzParseRequest ./shared/globalsearch:FuzzExtractJSON \
+	./shared/globalsearch:FuzzParseMapOutput ./shared/globalsearch:FuzzParseReduceOutput \
+	./shared/indexfile:FuzzParse ./shared/strictjson:FuzzCheck \
+	./shared/tokens:FuzzEstimate ./shared/batch:FuzzPack
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg || exit 1; \
+	done
 
 # ---------------------------------------------------------------- serverless
 # Each function is one static `bootstrap` for provided.al2023 on arm64:

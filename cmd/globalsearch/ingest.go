@@ -42,7 +42,7 @@ func ingestCommand(ctx context.Context, env *cliEnv, args []string) error {
 	// Validate before spending: a bad file is refused before any AWS call.
 	f, err := indexfile.Load(*file)
 	if err != nil {
-		return globalsearch.Errorf(globalsearch.KindInvalidInput, "%w", err)
+		return err
 	}
 	ns := f.Namespace
 	if *namespace != "" {

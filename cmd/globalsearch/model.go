@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
@@ -20,7 +21,14 @@ const (
 	envPriceIn      = "GRAPHRAG_PRICE_IN"
 	envPriceOut     = "GRAPHRAG_PRICE_OUT"
 	envOpenAIAPIKey = "OPENAI_API_KEY"
+	envTimeout      = "GRAPHRAG_MODEL_TIMEOUT"
 )
+
+// defaultModelTimeout bounds one model call (one attempt). It is generous:
+// a local model on a CPU can take minutes over an 8,000-token prompt, and a
+// false timeout wastes the whole call; a hung server still fails in bounded
+// time.
+const defaultModelTimeout = 5 * time.Minute
 
 const modelUsage = "offline | bedrock:<model-or-inference-profile-id> | openai:<model>@<base-url>"
 
@@ -42,6 +50,7 @@ type modelSpec struct {
 type modelOptions struct {
 	spec              string
 	priceIn, priceOut priceFlag
+	timeout           durationFlag
 	// envRead is set once resolve has applied GRAPHRAG_PRICE_IN/OUT.
 	envRead bool
 }
@@ -69,6 +78,36 @@ func (p *priceFlag) Set(s string) error {
 	return nil
 }
 
+// durationFlag is a positive duration; set says whether it was given.
+type durationFlag struct {
+	d   time.Duration
+	set bool
+}
+
+func (f *durationFlag) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return f.d.String()
+}
+
+func (f *durationFlag) Set(s string) error {
+	d, err := parseTimeout(s)
+	if err != nil {
+		return err
+	}
+	f.d, f.set = d, true
+	return nil
+}
+
+func parseTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("model timeout must be a positive duration such as 90s or 5m, got %q", s)
+	}
+	return d, nil
+}
+
 func parsePrice(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
@@ -81,6 +120,7 @@ func (o *modelOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.spec, "model", providerOffline, "model: "+modelUsage)
 	fs.Var(&o.priceIn, "price-in", "USD per 1,000 input tokens, to print a cost (default $"+envPriceIn+")")
 	fs.Var(&o.priceOut, "price-out", "USD per 1,000 output tokens, to print a cost (default $"+envPriceOut+")")
+	fs.Var(&o.timeout, "model-timeout", "longest wait for one model call, e.g. 90s (default $"+envTimeout+", else "+defaultModelTimeout.String()+")")
 }
 
 // resolve fills the prices not given as flags from GRAPHRAG_PRICE_IN/OUT and
@@ -107,6 +147,16 @@ func (o *modelOptions) resolve(env *cliEnv) error {
 			return &usageError{fmt.Sprintf("%s: %v", p.name, err)}
 		}
 		*p.flag = priceFlag{usd: usd, set: true}
+	}
+	if !o.timeout.set {
+		o.timeout.d = defaultModelTimeout
+		if v, ok := env.lookupEnv(envTimeout); ok && strings.TrimSpace(v) != "" {
+			d, err := parseTimeout(v)
+			if err != nil {
+				return &usageError{fmt.Sprintf("%s: %v", envTimeout, err)}
+			}
+			o.timeout.d = d
+		}
 	}
 	o.envRead = true
 	// One price alone would print a cost that silently leaves out half the
@@ -167,7 +217,8 @@ func parseModelSpec(s string) (modelSpec, error) {
 	return modelSpec{}, &usageError{fmt.Sprintf("unknown model provider %q in --model %q; want %s", provider, s, modelUsage)}
 }
 
-// open builds the model the flags name.
+// open builds the model the flags name, each call bounded by the model
+// timeout.
 func (o *modelOptions) open(ctx context.Context, env *cliEnv) (globalsearch.Model, error) {
 	spec, err := parseModelSpec(o.spec)
 	if err != nil {
@@ -176,6 +227,14 @@ func (o *modelOptions) open(ctx context.Context, env *cliEnv) (globalsearch.Mode
 	if err := o.resolve(env); err != nil {
 		return nil, err
 	}
+	m, err := o.build(ctx, env, spec)
+	if err != nil {
+		return nil, err
+	}
+	return globalsearch.TimeoutModel{Model: m, Name: strings.TrimSpace(o.spec), Timeout: o.timeout.d}, nil
+}
+
+func (o *modelOptions) build(ctx context.Context, env *cliEnv, spec modelSpec) (globalsearch.Model, error) {
 	switch spec.provider {
 	case providerBedrock:
 		// Region, credentials, profile and endpoint (AWS_ENDPOINT_URL_BEDROCK_RUNTIME)

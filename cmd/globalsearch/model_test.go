@@ -4,12 +4,17 @@ import (
 	"context"
 	"flag"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
 	"github.com/graphrag-global/graphrag-global/shared/llm/offline"
 	"github.com/graphrag-global/graphrag-global/shared/llm/openai"
@@ -133,15 +138,16 @@ func TestOpen(t *testing.T) {
 		o := modelOptions{spec: "offline"}
 		m, err := o.open(context.Background(), fakeEnv(nil))
 		require.NoError(t, err)
-		assert.IsType(t, &offline.Model{}, m)
+		assert.IsType(t, &offline.Model{}, unwrapTimeout(t, m, defaultModelTimeout))
 	})
 	t.Run("bedrock", func(t *testing.T) {
 		t.Setenv("AWS_REGION", "us-west-2")
 		o := modelOptions{spec: "bedrock:us.anthropic.claude-3-5-haiku-20241022-v1:0"}
 		m, err := o.open(context.Background(), fakeEnv(nil))
 		require.NoError(t, err)
-		require.IsType(t, &bedrock.Model{}, m)
-		assert.Equal(t, "us.anthropic.claude-3-5-haiku-20241022-v1:0", m.(*bedrock.Model).ModelID())
+		inner := unwrapTimeout(t, m, defaultModelTimeout)
+		require.IsType(t, &bedrock.Model{}, inner)
+		assert.Equal(t, "us.anthropic.claude-3-5-haiku-20241022-v1:0", inner.(*bedrock.Model).ModelID())
 	})
 	t.Run("bedrock without a region", func(t *testing.T) {
 		t.Setenv("AWS_REGION", "")
@@ -153,9 +159,9 @@ func TestOpen(t *testing.T) {
 	})
 	t.Run("openai", func(t *testing.T) {
 		o := modelOptions{spec: "openai:llama3.1@http://localhost:11434/v1"}
-		m, err := o.open(context.Background(), fakeEnv(map[string]string{"OPENAI_API_KEY": "sk-x"}))
+		m, err := o.open(context.Background(), fakeEnv(map[string]string{"OPENAI_API_KEY": "sk-x", "GRAPHRAG_MODEL_TIMEOUT": "45s"}))
 		require.NoError(t, err)
-		assert.IsType(t, &openai.Model{}, m)
+		assert.IsType(t, &openai.Model{}, unwrapTimeout(t, m, 45*time.Second))
 	})
 	t.Run("bad spec", func(t *testing.T) {
 		o := modelOptions{spec: "openai:llama3.1"}
@@ -170,4 +176,54 @@ func TestOpen(t *testing.T) {
 		require.ErrorAs(t, err, &usage)
 		assert.Contains(t, err.Error(), "GRAPHRAG_PRICE_IN")
 	})
+}
+
+// unwrapTimeout checks that m bounds its calls by timeout and returns the
+// model inside.
+func unwrapTimeout(t *testing.T, m globalsearch.Model, timeout time.Duration) globalsearch.Model {
+	t.Helper()
+	tm, ok := m.(globalsearch.TimeoutModel)
+	require.True(t, ok, "every model the CLI opens has a call timeout, got %T", m)
+	assert.Equal(t, timeout, tm.Timeout)
+	return tm.Model
+}
+
+// TestModelTimeout: a model server that accepts calls and never answers
+// fails the run, naming the model and the timeout, instead of hanging it.
+func TestModelTimeout(t *testing.T) {
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // so the server sees the client hang up
+		select {                           // never answers
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	defer srv.Close()
+	defer close(stop)
+	spec := "openai:llama3.1@" + srv.URL + "/v1"
+	path := writeIndex(t, smallIndex())
+	tests := []struct {
+		name     string
+		args     []string
+		env      map[string]string
+		wantCode int
+		wantErr  string
+	}{
+		{"flag", []string{"--model-timeout", "50ms"}, nil, 1, "model " + spec + " did not answer within 50ms"},
+		{"environment", nil, map[string]string{"GRAPHRAG_MODEL_TIMEOUT": "40ms"}, 1, "model " + spec + " did not answer within 40ms"},
+		{"flag wins over environment", []string{"--model-timeout", "30ms"}, map[string]string{"GRAPHRAG_MODEL_TIMEOUT": "1h"}, 1, "did not answer within 30ms"},
+		{"zero flag", []string{"--model-timeout", "0s"}, nil, 2, "model timeout must be a positive duration"},
+		{"bad variable", nil, map[string]string{"GRAPHRAG_MODEL_TIMEOUT": "soon"}, 2, `GRAPHRAG_MODEL_TIMEOUT: model timeout must be a positive duration such as 90s or 5m, got "soon"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, errOut := testEnv("")
+			env.lookupEnv = func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
+			args := append([]string{"run", "--index", path, "--query", "What changed?", "--model", spec}, tc.args...)
+			assert.Equal(t, tc.wantCode, runMain(context.Background(), env, args))
+			assert.Contains(t, errOut.String(), tc.wantErr)
+			assert.False(t, strings.Contains(errOut.String(), "panic"))
+		})
+	}
 }

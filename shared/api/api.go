@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/strictjson"
 )
 
 // Starter starts the search workflow of a query (execution.Starter, or a
@@ -275,6 +276,11 @@ func header(headers map[string]string, name string) string {
 }
 
 func decodeFields(body []byte) (map[string]json.RawMessage, error) {
+	// Re-encoding fields would drop a duplicate key ParseRequest must see,
+	// so a body that is not strict JSON is left for it to reject.
+	if err := strictjson.Check(body); err != nil {
+		return nil, err
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
 		return nil, err

@@ -97,6 +97,9 @@ func TestPost(t *testing.T) {
 		{name: "empty query", body: `{"query":"  "}`, wantStatus: 400, wantMsg: "query must not be empty"},
 		{name: "bad field", body: `{"query":"q","mapTokenBudget":2.5}`, wantStatus: 400, wantMsg: "mapTokenBudget must be a positive integer"},
 		{name: "unknown field", body: `{"query":"q","mapBudget":5}`, wantStatus: 400, wantMsg: "unknown request field"},
+		{name: "field twice", body: `{"query":"q","query":"r"}`, wantStatus: 400, wantMsg: `request field "query" is given more than once`},
+		{name: "field twice beside a key", body: `{"query":"q","query":"r"}`, headers: map[string]string{"Idempotency-Key": "k9"}, wantStatus: 400, wantMsg: `request field "query" is given more than once`},
+		{name: "trailing brace beside a key", body: `{"query":"q"}}`, headers: map[string]string{"Idempotency-Key": "k9"}, wantStatus: 400, wantMsg: "request must be a single JSON object"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

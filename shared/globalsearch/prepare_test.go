@@ -93,10 +93,11 @@ func TestPlanRejectsBadBudgetsBeforeAnyRead(t *testing.T) {
 	s := memstore.New()
 	require.NoError(t, s.ReplaceNamespace(context.Background(), "default", hierarchyRecords()))
 	idx := &countingIndex{Index: s}
-	budget, reserve := 10, 0
-	p, err := gs.Request{Query: "q", MapTokenBudget: &budget, MapOutputReserve: &reserve}.Params(gs.SpecDefaults)
-	require.NoError(t, err)
-	_, err = (&gs.Engine{Index: idx}).Plan(context.Background(), p)
+	// Built by hand: ParseRequest would refuse it first, so this is Plan's
+	// own check.
+	p := gs.Params{QueryID: "q-1", Query: "q", Namespace: "default", CommunityLevel: gs.LeafLevel,
+		MapTokenBudget: 10, ReduceTokenBudget: 8000, ReduceOutputReserve: 1024, MapConcurrency: 1}
+	_, err := (&gs.Engine{Index: idx}).Plan(context.Background(), p)
 	require.Error(t, err)
 	assert.Equal(t, "map token budget cannot fit the map prompt", err.Error())
 	assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))

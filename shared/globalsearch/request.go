@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/graphrag-global/graphrag-global/shared/strictjson"
 )
 
 // MaxQueryRunes is the longest query accepted, in code points (SPEC §2).
@@ -232,7 +234,14 @@ var (
 // fields are rejected, then each field is checked in the SPEC's order, then
 // the budgets against their reserves. A missing queryId or shuffleSeed is
 // generated here, so the returned Params replay the run exactly.
+//
+// The budgets are checked against the project's prompts (DefaultPrompts),
+// which every deployment runs with.
 func ParseRequest(data []byte, d Defaults) (Params, error) {
+	return parseRequest(data, d, DefaultPrompts())
+}
+
+func parseRequest(data []byte, d Defaults, prompts Prompts) (Params, error) {
 	fields, err := decodeObject(data)
 	if err != nil {
 		return Params{}, err
@@ -278,6 +287,9 @@ func ParseRequest(data []byte, d Defaults) (Params, error) {
 	if p.MapPromptBudget() <= 0 || p.ReducePromptBudget() <= 0 {
 		return Params{}, Errorf(KindInvalidInput, "token budgets must exceed their output reserves")
 	}
+	if err := promptsFit(p, prompts); err != nil {
+		return Params{}, err
+	}
 	if p.QueryID == "" {
 		p.QueryID = NewQueryID()
 	}
@@ -313,8 +325,17 @@ func decodeObject(data []byte) (map[string]json.RawMessage, error) {
 	if err := dec.Decode(&fields); err != nil || fields == nil {
 		return nil, Errorf(KindInvalidInput, "request must be a JSON object")
 	}
-	if dec.More() {
-		return nil, Errorf(KindInvalidInput, "request must be a single JSON object")
+	// encoding/json stops at the end of the object and keeps the last of two
+	// equal keys: a stray '}' or a field given twice would pass unseen.
+	if err := strictjson.Check(data); err != nil {
+		var se *strictjson.Error
+		switch {
+		case errors.As(err, &se) && se.Key != "" && se.Path == "":
+			return nil, Errorf(KindInvalidInput, "request field %q is given more than once", se.Key)
+		case se != nil && se.Key != "":
+			return nil, Errorf(KindInvalidInput, "request: %w", err)
+		}
+		return nil, Errorf(KindInvalidInput, "request must be a single JSON object: %w", err)
 	}
 	return fields, nil
 }

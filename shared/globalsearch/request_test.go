@@ -1,13 +1,18 @@
 package globalsearch_test
 
 import (
+	"context"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	gs "github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
 func TestParseRequestDefaults(t *testing.T) {
@@ -73,7 +78,12 @@ func TestParseRequestRejects(t *testing.T) {
 		{"not json", `{"query":`, "request must be a JSON object"},
 		{"array", `[1]`, "request must be a JSON object"},
 		{"null", `null`, "request must be a JSON object"},
-		{"two objects", `{"query":"a"} {"query":"b"}`, "request must be a single JSON object"},
+		{"two objects", `{"query":"a"} {"query":"b"}`, "request must be a single JSON object: unexpected '{' after the JSON value at byte offset 14"},
+		{"trailing brace", `{"query":"a"}}`, "request must be a single JSON object: unexpected '}' after the JSON value at byte offset 13"},
+		{"trailing bracket", `{"query":"a"} ]`, "request must be a single JSON object: unexpected ']' after the JSON value at byte offset 14"},
+		{"field given twice", `{"query":"a","mapTokenBudget":9000,"query":"b"}`, `request field "query" is given more than once`},
+		{"field given twice with the same value", `{"query":"a","shuffle":false,"shuffle":false}`, `request field "shuffle" is given more than once`},
+		{"duplicate inside a field", `{"query":{"a":1,"a":2}}`, `request: duplicate key "a" in query (byte offset 19)`},
 		{"unknown field", `{"query":"q","mapTokenBudgte":100}`, `unknown request field "mapTokenBudgte"`},
 		{"missing query", `{}`, "query must not be empty"},
 		{"blank query", `{"query":" \t\n "}`, "query must not be empty"},
@@ -186,4 +196,94 @@ func TestEnvDefaultsApplyBelowTheRequest(t *testing.T) {
 	p, err = gs.ParseRequest([]byte(`{"query":"q","mapConcurrency":3}`), d)
 	require.NoError(t, err)
 	assert.Equal(t, 3, p.MapConcurrency)
+}
+
+// TestBudgetsMustFitTheirPrompts: a budget that cannot hold its prompt's
+// skeleton is refused with the request, naming the smallest budget that
+// fits, which is computed here from the rendered skeleton (SPEC §11.2).
+func TestBudgetsMustFitTheirPrompts(t *testing.T) {
+	const query = "What are the main themes?"
+	prompts := gs.DefaultPrompts()
+	tests := []struct {
+		name, field, reserveField string
+		template                  gs.Template
+		reserve                   int
+		prefix                    string
+	}{
+		{"map", "mapTokenBudget", "mapOutputReserve", prompts.Map, 512, "map token budget cannot fit the map prompt: "},
+		{"map without reserve", "mapTokenBudget", "mapOutputReserve", prompts.Map, 0, "map token budget cannot fit the map prompt: "},
+		{"reduce", "reduceTokenBudget", "reduceOutputReserve", prompts.Reduce, 1024, "reduce token budget cannot fit the reduce prompt: "},
+		{"reduce without reserve", "reduceTokenBudget", "reduceOutputReserve", prompts.Reduce, 0, "reduce token budget cannot fit the reduce prompt: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			smallest := tokens.Estimate(tc.template.Skeleton(query)+"\n") + tc.reserve
+			require.Equal(t, smallest, tc.template.SmallestTokenBudget(query, tc.reserve))
+			body := func(budget int) []byte {
+				return []byte(`{"query":"` + query + `","` + tc.field + `":` + strconv.Itoa(budget) + `,"` + tc.reserveField + `":` + strconv.Itoa(tc.reserve) + `}`)
+			}
+			_, err := gs.ParseRequest(body(smallest-1), gs.SpecDefaults)
+			require.Error(t, err)
+			assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
+			assert.True(t, strings.HasPrefix(err.Error(), tc.prefix), err.Error())
+			assert.Contains(t, err.Error(), tc.field+" must be at least "+strconv.Itoa(smallest)+" ")
+			_, err = gs.ParseRequest(body(smallest), gs.SpecDefaults)
+			assert.NoError(t, err, "the smallest budget named is accepted")
+		})
+	}
+}
+
+// TestSearchValidatesParams: Params built in Go meet ParseRequest's rules
+// before Search reads, writes or calls anything.
+func TestSearchValidatesParams(t *testing.T) {
+	valid := func() gs.Params {
+		p, err := gs.ParseRequest([]byte(`{"query":"q","queryId":"q-valid"}`), gs.SpecDefaults)
+		require.NoError(t, err)
+		return p
+	}
+	smallReduce := gs.DefaultPrompts().Reduce.SmallestTokenBudget("q", 1024) - 1
+	tests := []struct {
+		name   string
+		breaks func(p *gs.Params)
+		want   string
+	}{
+		{"concurrency 0", func(p *gs.Params) { p.MapConcurrency = 0 }, "mapConcurrency must be a positive integer"},
+		{"negative concurrency", func(p *gs.Params) { p.MapConcurrency = -2 }, "mapConcurrency must be a positive integer"},
+		{"no query id", func(p *gs.Params) { p.QueryID = "" }, "queryId must be 1-80 characters of A-Z a-z 0-9 - _"},
+		{"blank query", func(p *gs.Params) { p.Query = "  " }, "query must not be empty"},
+		{"no namespace", func(p *gs.Params) { p.Namespace = "" }, "namespace must be 1-64 characters of a-z 0-9 - _ ."},
+		{"level below leaf", func(p *gs.Params) { p.CommunityLevel = -7 }, `communityLevel must be "leaf" or a non-negative integer`},
+		{"zero budget", func(p *gs.Params) { p.MapTokenBudget = 0 }, "mapTokenBudget must be a positive integer"},
+		{"negative reserve", func(p *gs.Params) { p.ReduceOutputReserve = -1 }, "reduceOutputReserve must be a non-negative integer"},
+		{"reserve eats the budget", func(p *gs.Params) { p.MapOutputReserve = p.MapTokenBudget }, "token budgets must exceed their output reserves"},
+		{"reduce prompt does not fit", func(p *gs.Params) { p.ReduceTokenBudget = smallReduce }, "reduce token budget cannot fit the reduce prompt"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := memstore.New()
+			require.NoError(t, s.ReplaceNamespace(context.Background(), "default", leafNamespace(2)))
+			idx := &countingIndex{Index: s}
+			model := &fakeModel{complete: answerEverything}
+			e := &gs.Engine{Index: idx, Runs: s, Model: model}
+			p := valid()
+			tc.breaks(&p)
+			done := make(chan error, 1)
+			go func() { _, err := e.Search(context.Background(), p); done <- err }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				require.FailNow(t, "Search did not return: it waits on a parameter it should have refused")
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
+			assert.Zero(t, idx.reads, "no read")
+			assert.Zero(t, model.count(gs.StageMap)+model.count(gs.StageReduce), "no model call")
+			_, err = s.Request(context.Background(), p.QueryID)
+			assert.ErrorIs(t, err, gs.ErrNotFound, "nothing written")
+			_, err = s.Result(context.Background(), p.QueryID)
+			assert.ErrorIs(t, err, gs.ErrNotFound, "nothing written")
+		})
+	}
 }

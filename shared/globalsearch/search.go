@@ -13,7 +13,16 @@ import (
 // started. The returned Result is also saved in Runs; on failure it has
 // status failed and the error says why, except when the query id names a
 // different request: then nothing is saved and the Result is empty.
+//
+// p must meet every rule of SPEC §2, as ParseRequest returns it: a Params
+// built by hand that breaks one (a mapConcurrency of 0 would leave every
+// batch waiting for a worker forever) is invalid input, refused before any
+// read, write or model call and recorded nowhere, since its query id may
+// not be the caller's to write.
 func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
+	if err := p.validate(e.prompts()); err != nil {
+		return Result{}, err
+	}
 	out, failed, err := e.prepare(ctx, p)
 	if err != nil {
 		return failed, err

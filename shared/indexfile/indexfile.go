@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/strictjson"
 )
 
 // File is one namespace of an index.
@@ -26,10 +27,12 @@ type File struct {
 }
 
 // Load reads and validates the index file at path.
+// Every error is invalid input: a file that cannot be read or does not
+// parse is a wrong file named by the caller, whichever command reads it.
 func Load(path string) (File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return File{}, fmt.Errorf("read index file: %w", err)
+		return File{}, globalsearch.Errorf(globalsearch.KindInvalidInput, "read index file: %w", err)
 	}
 	f, err := Parse(data)
 	if err != nil {
@@ -62,11 +65,27 @@ type rawFile struct {
 	Chunks    []json.RawMessage `json:"chunks"`
 }
 
-// Parse decodes and validates an index file. Unknown fields are rejected
-// and every error names the record (kind, position, id) and the field.
+// Parse decodes and validates an index file. Unknown fields, duplicate
+// keys and anything after the top-level object are rejected, and every
+// error names the place (record kind, position, id, field, or byte offset).
+// Every error is invalid input (globalsearch.KindInvalidInput).
 func Parse(data []byte) (File, error) {
+	f, err := parse(data)
+	if err != nil && globalsearch.KindOf(err) != globalsearch.KindInvalidInput {
+		err = &globalsearch.Error{Kind: globalsearch.KindInvalidInput, Err: err}
+	}
+	return f, err
+}
+
+func parse(data []byte) (File, error) {
 	var raw rawFile
 	if err := strictDecode(data, &raw); err != nil {
+		return File{}, fmt.Errorf("index file: %w", err)
+	}
+	// encoding/json stops at the end of the first value and keeps the last
+	// of two equal keys: a stray '}' or a record given an id twice would
+	// pass unseen.
+	if err := strictjson.Check(data); err != nil {
 		return File{}, fmt.Errorf("index file: %w", err)
 	}
 	var f File
@@ -120,9 +139,8 @@ func strictDecode(data []byte, v any) error {
 		}
 		return err
 	}
-	if dec.More() {
-		return errors.New("trailing data after the JSON value")
-	}
+	// What follows the value is strictjson.Check's to report, with its
+	// offset.
 	return nil
 }
 

@@ -26,13 +26,20 @@ func TestParseRejectsMalformedFilesNamingRecordAndField(t *testing.T) {
 		{"negative level", `{"summaries":[{"id":"a","level":-1}]}`, `summaries[0] (id a): field "level" must be >= 0`},
 		{"claim without subject", `{"claims":[{"id":"k1","communityId":"c"}]}`, `claims[0] (id k1): field "subject" is required`},
 		{"duplicate chunk", `{"chunks":[{"id":"x","text":"t"},{"id":"x","text":"u"}]}`, `chunks[1] (id x): duplicate id`},
-		{"trailing data", `{} {}`, "index file: trailing data after the JSON value"},
+		{"trailing data", `{} {}`, "index file: unexpected '{' after the JSON value at byte offset 3"},
+		{"trailing brace", `{"summaries":[]}}`, "index file: unexpected '}' after the JSON value at byte offset 16"},
+		{"trailing bracket", "{\"chunks\":[]}\n]\n", "index file: unexpected ']' after the JSON value at byte offset 14"},
+		{"duplicate top-level key", `{"namespace":"a","summaries":[],"namespace":"b"}`, `index file: duplicate key "namespace" at byte offset 43`},
+		{"duplicate key in a record", `{"summaries":[{"id":"c1","level":0},{"id":"c2","level":0,"summary":"s","level":1}]}`, `index file: duplicate key "level" in summaries[1] (byte offset 78)`},
+		{"duplicate id key in a claim", `{"claims":[{"id":"k1","subject":"s","id":"k2"}]}`, `index file: duplicate key "id" in claims[0] (byte offset 40)`},
+		{"key repeated in another case", `{"chunks":[{"id":"x","text":"t","Text":"u"}]}`, `index file: duplicate key "Text" in chunks[0] (byte offset 38)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := indexfile.Parse([]byte(tc.data))
 			require.Error(t, err)
 			assert.Equal(t, tc.want, err.Error())
+			assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err), "a malformed index file is invalid input")
 		})
 	}
 }

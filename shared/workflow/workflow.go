@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/strictjson"
 )
 
 // The history budget of the inline Map (SPEC §8), in events. An
@@ -249,6 +250,10 @@ func (h *Handlers) failUnparsed(ctx context.Context, in PrepareInput, cause erro
 // JSON object is returned as is, for ParseRequest to reject.
 func withQueryID(request json.RawMessage, name string) []byte {
 	if name == "" {
+		return request
+	}
+	// Re-encoding fields would drop a duplicate key ParseRequest must see.
+	if strictjson.Check(request) != nil {
 		return request
 	}
 	var fields map[string]json.RawMessage

@@ -114,6 +114,8 @@ func TestPrepare(t *testing.T) {
 			wantType: "InvalidInputError", wantMsg: "query must not be empty", wantFailed: "exec-3"},
 		{name: "unknown request field", payload: `{"request":{"query":"x","mapBudget":5},"executionName":"exec-4"}`,
 			wantType: "InvalidInputError", wantMsg: `unknown request field "mapBudget"`, wantFailed: "exec-4"},
+		{name: "field given twice, with the execution name as id", payload: `{"request":{"query":"x","query":"y"},"executionName":"exec-5"}`,
+			wantType: "InvalidInputError", wantMsg: `request field "query" is given more than once`, wantFailed: "exec-5"},
 		{name: "execution name that is no query id", payload: `{"request":{"query":"x"},"executionName":"has.dot"}`,
 			wantType: "InvalidInputError", wantMsg: "queryId must be"},
 		{name: "plan too large", payload: `{"request":{"query":"x","queryId":"big"}}`, maxBatches: 2,
@@ -381,7 +383,9 @@ func TestPrepareQueryIDNamesOneRequest(t *testing.T) {
 		{"different explicit seed", `{"request":{"query":"what changed?","queryId":"taken","shuffleSeed":8}}`, "query id taken already names a different request"},
 		{"invalid request with the id", `{"request":{"query":"  ","queryId":"taken"}}`, "query must not be empty"},
 		{"invalid request named by the execution", `{"request":{"query":"x","mapBudget":1},"executionName":"taken"}`, `unknown request field "mapBudget"`},
-		{"budget too small for the prompt", `{"request":{"query":"what changed?","queryId":"taken","mapTokenBudget":10}}`, "query id taken already names a different request"},
+		// Budgets are checked with the request, before any read: the
+		// budget's own message, and still nothing stored changes.
+		{"budget too small for the prompt", `{"request":{"query":"what changed?","queryId":"taken","mapTokenBudget":10}}`, "map token budget cannot fit the map prompt"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -147,13 +147,18 @@ func NewRetryer(maxAttempts int, maxBackoff time.Duration) aws.Retryer {
 func (m *Model) ModelID() string { return m.modelID }
 
 // Complete makes one Converse call: the rendered prompt as the user message,
-// maxTokens = req.MaxTokens (the stage's output reserve), temperature 0.
+// maxTokens = req.MaxTokens (the stage's output reserve; none when 0),
+// temperature 0.
 func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
-	if req.MaxTokens <= 0 {
-		// Bedrock rejects maxTokens 0; say which knob to turn instead of
-		// spending a call on a validation error.
+	if req.MaxTokens < 0 {
 		return globalsearch.ModelResponse{}, globalsearch.Errorf(globalsearch.KindInvalidInput,
-			"%s must be positive to call bedrock model %s (got %d)", reserveName(req.Stage), m.modelID, req.MaxTokens)
+			"%s must not be negative to call bedrock model %s (got %d)", reserveName(req.Stage), m.modelID, req.MaxTokens)
+	}
+	inference := &types.InferenceConfiguration{Temperature: aws.Float32(0)}
+	// A reserve of 0 sends no maxTokens, so the model's own default applies
+	// (SPEC §11.2); Bedrock would refuse maxTokens 0.
+	if req.MaxTokens > 0 {
+		inference.MaxTokens = aws.Int32(int32(min(req.MaxTokens, 1<<31-1)))
 	}
 	out, err := m.client.Converse(ctx, &bedrockruntime.ConverseInput{
 		ModelId: aws.String(m.modelID),
@@ -162,10 +167,7 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 			Role:    types.ConversationRoleUser,
 			Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: req.Prompt}},
 		}},
-		InferenceConfig: &types.InferenceConfiguration{
-			MaxTokens:   aws.Int32(int32(min(req.MaxTokens, 1<<31-1))),
-			Temperature: aws.Float32(0),
-		},
+		InferenceConfig: inference,
 	})
 	if err != nil {
 		return globalsearch.ModelResponse{}, m.classify(ctx, err)
@@ -189,6 +191,11 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 	switch out.StopReason {
 	case types.StopReasonMaxTokens:
 		// A cut-off answer is almost never valid JSON; name the knob.
+		if req.MaxTokens == 0 {
+			return resp, globalsearch.Errorf(globalsearch.KindModelOutput,
+				"bedrock model %s stopped at its own output limit (no maxTokens was sent, %s is 0): its answer was cut off",
+				m.modelID, reserveName(req.Stage))
+		}
 		return resp, globalsearch.Errorf(globalsearch.KindModelOutput,
 			"bedrock model %s stopped at maxTokens %d: the output reserve %s was too small for its answer",
 			m.modelID, req.MaxTokens, reserveName(req.Stage))

@@ -334,7 +334,49 @@ func TestInvalid(t *testing.T) {
 
 	m, err := bedrock.New(testConfig("http://127.0.0.1:1"), haiku)
 	require.NoError(t, err)
-	_, err = m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageReduce, Prompt: "p", MaxTokens: 0})
+	_, err = m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageReduce, Prompt: "p", MaxTokens: -1})
 	assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
 	assert.Contains(t, err.Error(), "reduceOutputReserve")
+}
+
+// TestZeroReserveSendsNoLimit: an output reserve of 0 is a call with no
+// maxTokens, so the model's default applies (SPEC §11.2), never a refusal.
+func TestZeroReserveSendsNoLimit(t *testing.T) {
+	tests := []struct {
+		name      string
+		maxTokens int
+		reply     reply
+		wantLimit any // the maxTokens sent, nil for none
+		wantErr   string
+	}{
+		{"zero sends none", 0, ok(`{"answer":"a"}`, "end_turn", 5, 2), nil, ""},
+		{"positive is sent", 64, ok(`{"answer":"a"}`, "end_turn", 5, 2), float64(64), ""},
+		{"cut off by the model's own limit", 0, ok(`{"answer":"a`, "max_tokens", 5, 4096), nil, "stopped at its own output limit (no maxTokens was sent, reduceOutputReserve is 0)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := &fakeBedrock{replies: []reply{tc.reply}}
+			srv := httptest.NewServer(fake)
+			defer srv.Close()
+			m, err := bedrock.New(testConfig(srv.URL), haiku)
+			require.NoError(t, err)
+			resp, err := m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageReduce, Prompt: "p", MaxTokens: tc.maxTokens})
+			require.Equal(t, 1, fake.count(), "the call is made")
+			fake.mu.Lock()
+			inference, _ := fake.calls[0].body["inferenceConfig"].(map[string]any)
+			fake.mu.Unlock()
+			require.NotNil(t, inference)
+			limit, sent := inference["maxTokens"]
+			assert.Equal(t, tc.wantLimit != nil, sent)
+			assert.Equal(t, tc.wantLimit, limit)
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				assert.Equal(t, globalsearch.KindModelOutput, globalsearch.KindOf(err))
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, `{"answer":"a"}`, resp.Text)
+		})
+	}
 }

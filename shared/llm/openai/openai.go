@@ -140,9 +140,11 @@ type responseFormat struct {
 }
 
 type chatRequest struct {
-	Model          string          `json:"model"`
-	Messages       []message       `json:"messages"`
-	MaxTokens      int             `json:"max_tokens"`
+	Model    string    `json:"model"`
+	Messages []message `json:"messages"`
+	// MaxTokens 0 is left out: no limit, the server's default applies
+	// (SPEC §11.2).
+	MaxTokens      int             `json:"max_tokens,omitempty"`
 	Temperature    float64         `json:"temperature"`
 	Stream         bool            `json:"stream"`
 	ResponseFormat *responseFormat `json:"response_format,omitempty"`
@@ -162,11 +164,12 @@ type chatResponse struct {
 }
 
 // Complete makes one chat completion: the fixed system message, the rendered
-// prompt as the user message, max_tokens = req.MaxTokens, temperature 0.
+// prompt as the user message, max_tokens = req.MaxTokens (none when 0),
+// temperature 0.
 func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
-	if req.MaxTokens <= 0 {
+	if req.MaxTokens < 0 {
 		return globalsearch.ModelResponse{}, globalsearch.Errorf(globalsearch.KindInvalidInput,
-			"%s must be positive to call model %s (got %d)", reserveName(req.Stage), m.model, req.MaxTokens)
+			"%s must not be negative to call model %s (got %d)", reserveName(req.Stage), m.model, req.MaxTokens)
 	}
 	jsonMode := !m.noJSONMode.Load()
 	status, body, err := m.send(ctx, req, jsonMode)
@@ -202,6 +205,11 @@ func (m *Model) read(req globalsearch.ModelRequest, body []byte) (globalsearch.M
 	if cr.Usage != nil {
 		resp.InputTokens = cr.Usage.PromptTokens
 		resp.OutputTokens = cr.Usage.CompletionTokens
+	}
+	if choice.FinishReason == "length" && req.MaxTokens == 0 {
+		return resp, globalsearch.Errorf(globalsearch.KindModelOutput,
+			"model %s stopped at its own output limit (no max_tokens was sent, %s is 0): its answer was cut off",
+			m.model, reserveName(req.Stage))
 	}
 	if choice.FinishReason == "length" {
 		return resp, globalsearch.Errorf(globalsearch.KindModelOutput,

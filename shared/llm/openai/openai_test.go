@@ -327,7 +327,45 @@ func TestInvalid(t *testing.T) {
 	assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
 	m, err := New("http://localhost:1/v1", "m")
 	require.NoError(t, err)
-	_, err = m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageMap, MaxTokens: 0})
+	_, err = m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageMap, MaxTokens: -1})
 	assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
 	assert.Contains(t, err.Error(), "mapOutputReserve")
+}
+
+// TestZeroReserveSendsNoLimit: an output reserve of 0 is a call with no
+// max_tokens, so the server's default applies (SPEC §11.2), never a refusal.
+func TestZeroReserveSendsNoLimit(t *testing.T) {
+	tests := []struct {
+		name      string
+		maxTokens int
+		reply     reply
+		wantLimit any // the max_tokens sent, nil for none
+		wantErr   string
+	}{
+		{"zero sends none", 0, completion(`{"answer":"a","usefulness":5}`, "stop", 5, 2), nil, ""},
+		{"positive is sent", 64, completion(`{"answer":"a","usefulness":5}`, "stop", 5, 2), float64(64), ""},
+		{"cut off by the server's own limit", 0, completion(`{"answer":"a`, "length", 5, 4096), nil, "stopped at its own output limit (no max_tokens was sent, mapOutputReserve is 0)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := &fakeServer{replies: []reply{tc.reply}}
+			srv := httptest.NewServer(fake)
+			defer srv.Close()
+			m, err := New(srv.URL+"/v1", "llama3.1")
+			require.NoError(t, err)
+			_, err = m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageMap, Prompt: "p", MaxTokens: tc.maxTokens})
+			calls := fake.snapshot()
+			require.Len(t, calls, 1, "the call is made")
+			limit, sent := calls[0].body["max_tokens"]
+			assert.Equal(t, tc.wantLimit != nil, sent)
+			assert.Equal(t, tc.wantLimit, limit)
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				assert.Equal(t, globalsearch.KindModelOutput, globalsearch.KindOf(err))
+				return
+			}
+			assert.NoError(t, err)
+		})
+	}
 }

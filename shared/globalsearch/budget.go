@@ -1,0 +1,45 @@
+package globalsearch
+
+import (
+	"encoding/json"
+
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
+)
+
+// SmallestTokenBudget is the least token budget whose prompt budget fits t's
+// skeleton for query with reserve held back for the output: the fit test of
+// SPEC §4.3 and §6.3 with empty content.
+func (t Template) SmallestTokenBudget(query string, reserve int) int {
+	return tokens.Estimate(t.Skeleton(query)+"\n") + reserve
+}
+
+// promptsFit checks both budgets against the skeletons they must hold
+// (SPEC §4.3.1, §11.2). It needs nothing but the request, so a budget that
+// cannot work is refused before any read or model call, instead of costing
+// every map call and ending in no_results.
+func promptsFit(p Params, prompts Prompts) error {
+	if need := prompts.Map.SmallestTokenBudget(p.Query, p.MapOutputReserve); p.MapTokenBudget < need {
+		return Errorf(KindInvalidInput,
+			"map token budget cannot fit the map prompt: mapTokenBudget must be at least %d for this query (the prompt takes %d tokens before any content, plus mapOutputReserve %d)",
+			need, need-p.MapOutputReserve, p.MapOutputReserve)
+	}
+	if need := prompts.Reduce.SmallestTokenBudget(p.Query, p.ReduceOutputReserve); p.ReduceTokenBudget < need {
+		return Errorf(KindInvalidInput,
+			"reduce token budget cannot fit the reduce prompt: reduceTokenBudget must be at least %d for this query (the prompt takes %d tokens before any answer, plus reduceOutputReserve %d)",
+			need, need-p.ReduceOutputReserve, p.ReduceOutputReserve)
+	}
+	return nil
+}
+
+// validate applies every rule of SPEC §2 to p, through ParseRequest's own
+// path, with prompts for the budget checks: Params built in Go (tests, other
+// callers of Engine.Search) meet the same rules as a JSON request. A
+// resolved Params has every field, so the defaults are never used.
+func (p Params) validate(prompts Prompts) error {
+	data, err := json.Marshal(p)
+	if err != nil {
+		return Errorf(KindInvalidInput, "encode params: %w", err)
+	}
+	_, err = parseRequest(data, SpecDefaults, prompts)
+	return err
+}
