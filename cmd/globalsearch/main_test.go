@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -62,6 +63,7 @@ func TestTokensCommand(t *testing.T) {
 
 func TestExitStatuses(t *testing.T) {
 	path := writeIndex(t, smallIndex())
+	smallestReduce := globalsearch.DefaultPrompts().Reduce.SmallestTokenBudget("q", globalsearch.SpecDefaults.ReduceOutputReserve)
 	tests := []struct {
 		name     string
 		args     []string
@@ -76,7 +78,8 @@ func TestExitStatuses(t *testing.T) {
 		{"seed and no-shuffle", []string{"plan", "--index", path, "--query", "q", "--seed", "1", "--no-shuffle"}, 2, "exclude each other"},
 		{"budget below prompt", []string{"plan", "--index", path, "--query", "q", "--map-budget", "600"}, 2, "map token budget cannot fit the map prompt"},
 		{"missing index file", []string{"plan", "--index", filepath.Join(t.TempDir(), "nope.json"), "--query", "q"}, 2, "read index file"},
-		{"reduce budget below its prompt", []string{"run", "--index", path, "--query", "q", "--reduce-budget", "1100"}, 2, "reduce token budget cannot fit the reduce prompt: reduceTokenBudget must be at least"},
+		{"reduce budget below its prompt", []string{"run", "--index", path, "--query", "q", "--reduce-budget", strconv.Itoa(smallestReduce - 1)}, 2,
+			"reduce token budget cannot fit the reduce prompt: reduceTokenBudget must be at least " + strconv.Itoa(smallestReduce) + " "},
 		{"plan: a namespace the file does not hold", []string{"plan", "--index", path, "--query", "q", "--namespace", "other"}, 2, `holds namespace "tiny", not "other"`},
 		{"run: a namespace the file does not hold", []string{"run", "--index", path, "--query", "q", "--namespace", "other"}, 2, `holds namespace "tiny", not "other"`},
 		{"unknown model", []string{"run", "--index", path, "--query", "q", "--model", "gpt-99"}, 2, "gpt-99"},
