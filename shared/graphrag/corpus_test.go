@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 	"github.com/graphrag-global/graphrag-global/shared/testenv/corpus"
 )
@@ -37,7 +36,7 @@ func TestImportChristmasCarol(t *testing.T) {
 	assert.Equal(t, report.Chunks, report.ExcerptChunks+report.TextUnits-report.TextUnitsUncited)
 	assert.Len(t, records.Chunks, report.Chunks)
 	assert.Empty(t, report.Warnings)
-	require.NoError(t, indexfile.Validate(records))
+	require.NoError(t, records.Validate())
 
 	// Every claim must land on a leaf of what the store holds, or the search
 	// would count it as an orphan (SPEC §4.2).

@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 )
 
 // Sort-key prefixes of the index table, one per record kind.
@@ -32,7 +31,8 @@ const (
 )
 
 // indexKey is the key of an index-table item; the record's own fields sit
-// beside it (the domain types carry their dynamodbav names).
+// beside it in the item types below, which map the domain records to their
+// stored attribute names (the domain types know nothing of DynamoDB).
 type indexKey struct {
 	Namespace string `dynamodbav:"namespace"`
 	SK        string `dynamodbav:"sk"`
@@ -40,36 +40,77 @@ type indexKey struct {
 
 type summaryItem struct {
 	indexKey
-	globalsearch.Summary
+	ID                string `dynamodbav:"id"`
+	Level             int    `dynamodbav:"level"`
+	ParentCommunityID string `dynamodbav:"parentCommunityId,omitempty"`
+	Title             string `dynamodbav:"title,omitempty"`
+	Summary           string `dynamodbav:"summary"`
+}
+
+func (it summaryItem) record() globalsearch.Summary {
+	return globalsearch.Summary{ID: it.ID, Level: it.Level, ParentCommunityID: it.ParentCommunityID, Title: it.Title, Summary: it.Summary}
 }
 
 type claimItem struct {
 	indexKey
-	globalsearch.Claim
+	ID             string   `dynamodbav:"id"`
+	CommunityID    string   `dynamodbav:"communityId"`
+	Subject        string   `dynamodbav:"subject"`
+	Object         string   `dynamodbav:"object,omitempty"`
+	Description    string   `dynamodbav:"description"`
+	SourceChunkIDs []string `dynamodbav:"sourceChunkIds"`
+}
+
+func (it claimItem) record() globalsearch.Claim {
+	return globalsearch.Claim{ID: it.ID, CommunityID: it.CommunityID, Subject: it.Subject, Object: it.Object, Description: it.Description, SourceChunkIDs: it.SourceChunkIDs}
 }
 
 type chunkItem struct {
 	indexKey
-	globalsearch.Chunk
+	ID         string `dynamodbav:"id"`
+	Text       string `dynamodbav:"text"`
+	DocumentID string `dynamodbav:"documentId,omitempty"`
+}
+
+func (it chunkItem) record() globalsearch.Chunk {
+	return globalsearch.Chunk{ID: it.ID, Text: it.Text, DocumentID: it.DocumentID}
+}
+
+// storedItem is an item type that turns back into its domain record.
+type storedItem[R any] interface {
+	record() R
+}
+
+// records decodes items into their domain records.
+func records[I storedItem[R], R any](items []item) ([]R, error) {
+	var decoded []I
+	if err := attributevalue.UnmarshalListOfMaps(items, &decoded); err != nil {
+		return nil, err
+	}
+	out := make([]R, len(decoded))
+	for i, it := range decoded {
+		out[i] = it.record()
+	}
+	return out, nil
 }
 
 // Summaries implements globalsearch.Index. They come back in id byte order.
 func (s *Store) Summaries(ctx context.Context, namespace string) ([]globalsearch.Summary, error) {
-	return readKind[globalsearch.Summary](ctx, s, namespace, prefixSummary, "summaries")
+	return readKind[summaryItem, globalsearch.Summary](ctx, s, namespace, prefixSummary, "summaries")
 }
 
 // Claims implements globalsearch.Index. They come back in id byte order.
 func (s *Store) Claims(ctx context.Context, namespace string) ([]globalsearch.Claim, error) {
-	return readKind[globalsearch.Claim](ctx, s, namespace, prefixClaim, "claims")
+	return readKind[claimItem, globalsearch.Claim](ctx, s, namespace, prefixClaim, "claims")
 }
 
 // readKind reads every record of one kind with a paginated Query on the
 // sort-key prefix: one request per page, never a Scan.
-func readKind[T any](ctx context.Context, s *Store, namespace, prefix, what string) ([]T, error) {
+func readKind[I storedItem[R], R any](ctx context.Context, s *Store, namespace, prefix, what string) ([]R, error) {
 	if namespace == "" {
 		// DynamoDB refuses an empty key; an empty name is a namespace that
 		// cannot exist, which reads as empty.
-		return []T{}, nil
+		return []R{}, nil
 	}
 	expr, err := expression.NewBuilder().WithKeyCondition(
 		expression.Key("namespace").Equal(expression.Value(namespace)).
@@ -86,8 +127,8 @@ func readKind[T any](ctx context.Context, s *Store, namespace, prefix, what stri
 	if err != nil {
 		return nil, wrap(err, "read %s of namespace %s", what, namespace)
 	}
-	out := make([]T, 0, len(items))
-	if err := attributevalue.UnmarshalListOfMaps(items, &out); err != nil {
+	out, err := records[I](items)
+	if err != nil {
 		return nil, fmt.Errorf("decode %s of namespace %s: %w", what, namespace, err)
 	}
 	return out, nil
@@ -116,8 +157,8 @@ func (s *Store) Chunks(ctx context.Context, namespace string, ids []string) ([]g
 	if err != nil {
 		return nil, fmt.Errorf("read chunks of namespace %s: %w", namespace, err)
 	}
-	out := make([]globalsearch.Chunk, 0, len(items))
-	if err := attributevalue.UnmarshalListOfMaps(items, &out); err != nil {
+	out, err := records[chunkItem](items)
+	if err != nil {
 		return nil, fmt.Errorf("decode chunks of namespace %s: %w", namespace, err)
 	}
 	return out, nil
@@ -136,7 +177,7 @@ func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r global
 	if namespace == "" {
 		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace must not be empty")
 	}
-	if err := indexfile.Validate(r); err != nil {
+	if err := r.Validate(); err != nil {
 		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace %s: %w", namespace, err)
 	}
 	puts := make([]types.WriteRequest, 0, len(r.Summaries)+len(r.Claims)+len(r.Chunks))
@@ -155,17 +196,17 @@ func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r global
 	}
 	key := func(prefix, id string) indexKey { return indexKey{Namespace: namespace, SK: prefix + id} }
 	for _, v := range r.Summaries {
-		if err := add("summary", v.ID, summaryItem{key(prefixSummary, v.ID), v}); err != nil {
+		if err := add("summary", v.ID, summaryItem{key(prefixSummary, v.ID), v.ID, v.Level, v.ParentCommunityID, v.Title, v.Summary}); err != nil {
 			return err
 		}
 	}
 	for _, v := range r.Claims {
-		if err := add("claim", v.ID, claimItem{key(prefixClaim, v.ID), v}); err != nil {
+		if err := add("claim", v.ID, claimItem{key(prefixClaim, v.ID), v.ID, v.CommunityID, v.Subject, v.Object, v.Description, v.SourceChunkIDs}); err != nil {
 			return err
 		}
 	}
 	for _, v := range r.Chunks {
-		if err := add("chunk", v.ID, chunkItem{key(prefixChunk, v.ID), v}); err != nil {
+		if err := add("chunk", v.ID, chunkItem{key(prefixChunk, v.ID), v.ID, v.Text, v.DocumentID}); err != nil {
 			return err
 		}
 	}
