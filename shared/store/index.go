@@ -12,24 +12,6 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
-// Sort-key prefixes of the index table, one per record kind.
-const (
-	prefixSummary = "summary#"
-	prefixClaim   = "claim#"
-	prefixChunk   = "chunk#"
-)
-
-// The namespace catalog is one item of the index table listing the
-// namespaces that hold records, so that an empty search can say which
-// namespaces exist with one Query (prepare may Query the index table, never
-// Scan it). Its partition key is not a valid namespace name, so no
-// namespace can collide with it.
-const (
-	catalogNamespace = "#catalog"
-	catalogSK        = "namespaces"
-	catalogNames     = "names"
-)
-
 // indexKey is the key of an index-table item; the record's own fields sit
 // beside it in the item types below, which map the domain records to their
 // stored attribute names (the domain types know nothing of DynamoDB).
@@ -113,8 +95,8 @@ func readKind[I storedItem[R], R any](ctx context.Context, s *Store, namespace, 
 		return []R{}, nil
 	}
 	expr, err := expression.NewBuilder().WithKeyCondition(
-		expression.Key("namespace").Equal(expression.Value(namespace)).
-			And(expression.Key("sk").BeginsWith(prefix))).Build()
+		expression.Key(attrNamespace).Equal(expression.Value(namespace)).
+			And(expression.Key(attrSK).BeginsWith(prefix))).Build()
 	if err != nil {
 		return nil, fmt.Errorf("build query for %s of %s: %w", what, namespace, err)
 	}
@@ -153,7 +135,7 @@ func (s *Store) Chunks(ctx context.Context, namespace string, ids []string) ([]g
 		}
 		keys = append(keys, key)
 	}
-	items, err := s.getAll(ctx, s.tables.Index, keys)
+	items, err := s.batchGet(ctx, s.tables.Index, keys)
 	if err != nil {
 		return nil, fmt.Errorf("read chunks of namespace %s: %w", namespace, err)
 	}
@@ -182,7 +164,7 @@ func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r global
 	}
 	puts := make([]types.WriteRequest, 0, len(r.Summaries)+len(r.Claims)+len(r.Chunks))
 	keep := make(map[string]bool, cap(puts))
-	add := func(kind, id string, v any) error {
+	add := func(kind, prefix, id string, v any) error {
 		it, err := attributevalue.MarshalMap(v)
 		if err != nil {
 			return fmt.Errorf("namespace %s: encode %s %q: %w", namespace, kind, id, err)
@@ -191,22 +173,22 @@ func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r global
 			return err
 		}
 		puts = append(puts, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
-		keep[kind+"#"+id] = true
+		keep[prefix+id] = true
 		return nil
 	}
 	key := func(prefix, id string) indexKey { return indexKey{Namespace: namespace, SK: prefix + id} }
 	for _, v := range r.Summaries {
-		if err := add("summary", v.ID, summaryItem{key(prefixSummary, v.ID), v.ID, v.Level, v.ParentCommunityID, v.Title, v.Summary}); err != nil {
+		if err := add("summary", prefixSummary, v.ID, summaryItem{key(prefixSummary, v.ID), v.ID, v.Level, v.ParentCommunityID, v.Title, v.Summary}); err != nil {
 			return err
 		}
 	}
 	for _, v := range r.Claims {
-		if err := add("claim", v.ID, claimItem{key(prefixClaim, v.ID), v.ID, v.CommunityID, v.Subject, v.Object, v.Description, v.SourceChunkIDs}); err != nil {
+		if err := add("claim", prefixClaim, v.ID, claimItem{key(prefixClaim, v.ID), v.ID, v.CommunityID, v.Subject, v.Object, v.Description, v.SourceChunkIDs}); err != nil {
 			return err
 		}
 	}
 	for _, v := range r.Chunks {
-		if err := add("chunk", v.ID, chunkItem{key(prefixChunk, v.ID), v.ID, v.Text, v.DocumentID}); err != nil {
+		if err := add("chunk", prefixChunk, v.ID, chunkItem{key(prefixChunk, v.ID), v.ID, v.Text, v.DocumentID}); err != nil {
 			return err
 		}
 	}
@@ -215,7 +197,7 @@ func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r global
 	if err != nil {
 		return err
 	}
-	if err := s.writeAll(ctx, s.tables.Index, puts); err != nil {
+	if err := s.batchWrite(ctx, s.tables.Index, puts); err != nil {
 		return fmt.Errorf("namespace %s: write records: %w", namespace, err)
 	}
 	var deletes []types.WriteRequest
@@ -229,7 +211,7 @@ func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r global
 		}
 		deletes = append(deletes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: it}})
 	}
-	if err := s.writeAll(ctx, s.tables.Index, deletes); err != nil {
+	if err := s.batchWrite(ctx, s.tables.Index, deletes); err != nil {
 		return fmt.Errorf("namespace %s: delete records of the previous index: %w", namespace, err)
 	}
 	// Listed once its records are written, unlisted once they are deleted,
@@ -274,8 +256,8 @@ func (s *Store) catalog(ctx context.Context, namespace string, listed bool) erro
 // lists the namespaces ingested since the catalog existed.
 func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 	expr, err := expression.NewBuilder().WithKeyCondition(
-		expression.Key("namespace").Equal(expression.Value(catalogNamespace)).
-			And(expression.Key("sk").Equal(expression.Value(catalogSK)))).Build()
+		expression.Key(attrNamespace).Equal(expression.Value(catalogNamespace)).
+			And(expression.Key(attrSK).Equal(expression.Value(catalogSK)))).Build()
 	if err != nil {
 		return nil, fmt.Errorf("build namespace list query: %w", err)
 	}
@@ -301,8 +283,8 @@ func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 // the keys.
 func (s *Store) namespaceKeys(ctx context.Context, namespace string) ([]indexKey, error) {
 	expr, err := expression.NewBuilder().
-		WithKeyCondition(expression.Key("namespace").Equal(expression.Value(namespace))).
-		WithProjection(expression.NamesList(expression.Name("namespace"), expression.Name("sk"))).
+		WithKeyCondition(expression.Key(attrNamespace).Equal(expression.Value(namespace))).
+		WithProjection(expression.NamesList(expression.Name(attrNamespace), expression.Name(attrSK))).
 		Build()
 	if err != nil {
 		return nil, fmt.Errorf("build key query of namespace %s: %w", namespace, err)

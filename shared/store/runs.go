@@ -19,18 +19,6 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
-// Sort keys of the runs table.
-const (
-	skRequest      = "request"
-	skPlan         = "plan"
-	skResult       = "result"
-	prefixReduce   = "reduce-calls#"
-	prefixBatch    = "batch#"
-	prefixAnswer   = "answer#"
-	maxBatchIndex  = 999_999 // six digits keep sort-key order = index order
-	batchKeyFormat = "%06d"
-)
-
 // runItem is every kind of runs-table item; exactly one payload field is
 // set. The payloads are the domain types under their JSON names, so an item
 // reads in the console like the API's JSON.
@@ -87,16 +75,6 @@ type runKey struct {
 
 func jsonTags(o *attributevalue.EncoderOptions)    { o.TagKey = "json" }
 func jsonTagsDec(o *attributevalue.DecoderOptions) { o.TagKey = "json" }
-
-func batchSK(i int) string { return prefixBatch + fmt.Sprintf(batchKeyFormat, i) }
-
-// Answers and reduce counts are keyed by run, so that a task of an earlier
-// plan that writes late lands beside the current run, never in it.
-func answerPrefix(runID string) string { return prefixAnswer + runID + "#" }
-func answerSK(runID string, i int) string {
-	return answerPrefix(runID) + fmt.Sprintf(batchKeyFormat, i)
-}
-func reduceSK(runID string) string { return prefixReduce + runID }
 
 func (s *Store) expiresAt() int64 { return s.now().Add(s.ttl).Unix() }
 
@@ -162,7 +140,7 @@ func (s *Store) query(ctx context.Context, what, queryID string, sk expression.K
 		return nil, nil
 	}
 	expr, err := expression.NewBuilder().WithKeyCondition(
-		expression.Key("queryId").Equal(expression.Value(queryID)).And(sk)).Build()
+		expression.Key(attrQueryID).Equal(expression.Value(queryID)).And(sk)).Build()
 	if err != nil {
 		return nil, fmt.Errorf("build query for %s: %w", what, err)
 	}
@@ -208,8 +186,8 @@ func (s *Store) CreateRequest(ctx context.Context, p globalsearch.Params) (globa
 	if err != nil {
 		return globalsearch.Params{}, false, err
 	}
-	cond := expression.AttributeNotExists(expression.Name("queryId")).
-		Or(expression.Name("expiresAt").LessThanEqual(expression.Value(s.now().Unix())))
+	cond := expression.AttributeNotExists(expression.Name(attrQueryID)).
+		Or(expression.Name(TTLAttribute).LessThanEqual(expression.Value(s.now().Unix())))
 	expr, err := expression.NewBuilder().WithCondition(cond).Build()
 	if err != nil {
 		return globalsearch.Params{}, false, fmt.Errorf("build condition for %s: %w", what, err)
@@ -317,7 +295,7 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	case err != nil && !errors.Is(err, globalsearch.ErrNotFound):
 		return err
 	}
-	if err := s.writeAll(ctx, s.tables.Runs, writes); err != nil {
+	if err := s.batchWrite(ctx, s.tables.Runs, writes); err != nil {
 		return fmt.Errorf("save plan of query %s: %w", id, err)
 	}
 	if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.tables.Runs, Item: planItem}); err != nil {
@@ -344,7 +322,7 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 		}
 		stale = append(stale, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key}})
 	}
-	if err := s.writeAll(ctx, s.tables.Runs, stale); err != nil {
+	if err := s.batchWrite(ctx, s.tables.Runs, stale); err != nil {
 		return fmt.Errorf("delete what is left of the previous plan of query %s: %w", id, err)
 	}
 	return nil
@@ -355,7 +333,7 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 // and nothing else of the run.
 func (s *Store) Plan(ctx context.Context, queryID string) (globalsearch.Plan, error) {
 	what := "plan of query " + queryID
-	items, err := s.query(ctx, what, queryID, expression.Key("sk").Between(expression.Value(prefixBatch), expression.Value(skPlan)))
+	items, err := s.query(ctx, what, queryID, expression.Key(attrSK).Between(expression.Value(prefixBatch), expression.Value(skPlan)))
 	if err != nil {
 		return globalsearch.Plan{}, err
 	}
@@ -422,7 +400,7 @@ func (s *Store) SaveMapAnswer(ctx context.Context, queryID, runID string, a glob
 // MapAnswers implements globalsearch.Answers; sort-key order is batch
 // order.
 func (s *Store) MapAnswers(ctx context.Context, queryID, runID string) ([]globalsearch.MapAnswer, error) {
-	items, err := s.query(ctx, "map answers of query "+queryID, queryID, expression.Key("sk").BeginsWith(answerPrefix(runID)))
+	items, err := s.query(ctx, "map answers of query "+queryID, queryID, expression.Key(attrSK).BeginsWith(answerPrefix(runID)))
 	if err != nil {
 		return nil, err
 	}
@@ -448,7 +426,7 @@ func (s *Store) AddReduceCall(ctx context.Context, queryID, runID string) (int, 
 	}
 	expr, err := expression.NewBuilder().WithUpdate(
 		expression.Add(expression.Name("reduceCalls"), expression.Value(1)).
-			Set(expression.Name("expiresAt"), expression.Value(s.expiresAt()))).Build()
+			Set(expression.Name(TTLAttribute), expression.Value(s.expiresAt()))).Build()
 	if err != nil {
 		return 0, fmt.Errorf("build update of %s: %w", what, err)
 	}
