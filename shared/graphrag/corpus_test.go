@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/graphrag/corpus"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
-	"github.com/graphrag-global/graphrag-global/shared/testenv/corpus"
 )
 
 func corpusDir(tb testing.TB) string {
