@@ -2,13 +2,10 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
@@ -27,24 +24,12 @@ func (s *Store) CreateRequest(ctx context.Context, p globalsearch.Params) (globa
 	}
 	cond := expression.AttributeNotExists(expression.Name(attrQueryID)).
 		Or(expression.Name(TTLAttribute).LessThanEqual(expression.Value(s.now().Unix())))
-	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	exists, err := s.putIf(ctx, "create", what, m, cond, true)
 	if err != nil {
-		return globalsearch.Params{}, false, fmt.Errorf("build condition for %s: %w", what, err)
+		return globalsearch.Params{}, false, err
 	}
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                           &s.tables.Runs,
-		Item:                                m,
-		ConditionExpression:                 expr.Condition(),
-		ExpressionAttributeNames:            expr.Names(),
-		ExpressionAttributeValues:           expr.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
-	if err == nil {
+	if exists == nil {
 		return p, true, nil
-	}
-	var exists *types.ConditionalCheckFailedException
-	if !errors.As(err, &exists) {
-		return globalsearch.Params{}, false, wrap(err, "create %s", what)
 	}
 	var have runItem
 	if len(exists.Item) > 0 {

@@ -5,14 +5,11 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
@@ -41,25 +38,11 @@ func (s *Store) SaveResult(ctx context.Context, r globalsearch.Result, runID str
 	if err != nil {
 		return err
 	}
-	expr, err := expression.NewBuilder().WithCondition(expression.Name("runId").Equal(expression.Value(runID))).Build()
-	if err != nil {
-		return fmt.Errorf("build condition for %s: %w", what, err)
-	}
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                 &s.tables.Runs,
-		Item:                      m,
-		ConditionExpression:       expr.Condition(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
-	})
-	var superseded *types.ConditionalCheckFailedException
-	if errors.As(err, &superseded) {
+	superseded, err := s.putIf(ctx, "save", what, m, expression.Name("runId").Equal(expression.Value(runID)), false)
+	if superseded != nil {
 		return fmt.Errorf("%s: run %s is no longer the current run: %w", what, runID, globalsearch.ErrNotFound)
 	}
-	if err != nil {
-		return wrap(err, "save %s", what)
-	}
-	return nil
+	return err
 }
 
 // Result implements globalsearch.Results.

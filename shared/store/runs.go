@@ -6,12 +6,14 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
@@ -85,6 +87,36 @@ func (s *Store) put(ctx context.Context, what string, it runItem) error {
 		return wrap(err, "save %s", what)
 	}
 	return nil
+}
+
+// putIf puts m if cond holds. A failed condition is not an error: it comes
+// back as the exception, which holds the item there when returnOld asks
+// for it (and the server sends it). Other errors are wrapped as
+// "<verb> <what>".
+func (s *Store) putIf(ctx context.Context, verb, what string, m item, cond expression.ConditionBuilder, returnOld bool) (*types.ConditionalCheckFailedException, error) {
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return nil, fmt.Errorf("build condition for %s: %w", what, err)
+	}
+	in := &dynamodb.PutItemInput{
+		TableName:                 &s.tables.Runs,
+		Item:                      m,
+		ConditionExpression:       expr.Condition(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+	}
+	if returnOld {
+		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
+	_, err = s.client.PutItem(ctx, in)
+	var failed *types.ConditionalCheckFailedException
+	if errors.As(err, &failed) {
+		return failed, nil
+	}
+	if err != nil {
+		return nil, wrap(err, "%s %s", verb, what)
+	}
+	return nil, nil
 }
 
 // get reads one item; a missing or expired item is ErrNotFound.
