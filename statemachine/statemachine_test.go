@@ -23,6 +23,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/api"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 	"github.com/graphrag-global/graphrag-global/statemachine"
@@ -280,8 +281,10 @@ func TestEventsDecodeStrictlyThroughTheirHandlers(t *testing.T) {
 	files, err := filepath.Glob("../events/*.json")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
-	s, _, err := memstore.Open("../testdata/sample-index.json")
+	f, err := indexfile.Load("../testdata/sample-index.json")
 	require.NoError(t, err)
+	s := memstore.New()
+	require.NoError(t, s.ReplaceNamespace(context.Background(), f.Namespace, f.Records))
 	h := &workflow.Handlers{
 		Engine:   &globalsearch.Engine{Index: s, Runs: s, Model: scripted{}, MaxBatches: workflow.MaxBatches},
 		Defaults: globalsearch.SpecDefaults,

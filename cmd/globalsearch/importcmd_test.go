@@ -14,7 +14,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/graphrag"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/store"
-	"github.com/graphrag-global/graphrag-global/shared/testenv"
+	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
 
 // importTestReport is the smallest community_reports.parquet: a root and

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
@@ -44,8 +45,12 @@ func (o *indexOptions) open(ctx context.Context, _ *cliEnv) (globalsearch.Index,
 
 // openIndexFile loads an index file into the embedded store.
 func openIndexFile(path string) (*fileIndex, string, error) {
-	s, f, err := memstore.Open(path)
+	f, err := indexfile.Load(path)
 	if err != nil {
+		return nil, "", err
+	}
+	s := memstore.New()
+	if err := s.ReplaceNamespace(context.Background(), f.Namespace, f.Records); err != nil {
 		return nil, "", err
 	}
 	return &fileIndex{Store: s, path: path, namespace: f.Namespace}, f.Namespace, nil

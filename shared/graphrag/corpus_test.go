@@ -8,9 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+	"github.com/graphrag-global/graphrag-global/shared/graphrag/corpus"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
-	"github.com/graphrag-global/graphrag-global/shared/testenv/corpus"
 )
 
 func corpusDir(tb testing.TB) string {
@@ -37,7 +36,7 @@ func TestImportChristmasCarol(t *testing.T) {
 	assert.Equal(t, report.Chunks, report.ExcerptChunks+report.TextUnits-report.TextUnitsUncited)
 	assert.Len(t, records.Chunks, report.Chunks)
 	assert.Empty(t, report.Warnings)
-	require.NoError(t, indexfile.Validate(records))
+	require.NoError(t, records.Validate())
 
 	// Every claim must land on a leaf of what the store holds, or the search
 	// would count it as an orphan (SPEC §4.2).

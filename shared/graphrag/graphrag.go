@@ -58,7 +58,6 @@ import (
 	"time"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 )
 
 // Content selects the report text a summary holds.
@@ -162,7 +161,7 @@ var fileNames = map[string][]string{
 }
 
 // Import reads the GraphRAG output folder dir. The records it returns pass
-// indexfile.Validate.
+// Records.Validate.
 func Import(ctx context.Context, dir string, opts Options) (globalsearch.Records, Report, error) {
 	im := importer{ctx: ctx, dir: dir, opts: opts, report: Report{Levels: map[int]int{}},
 		units: map[string]globalsearch.Chunk{}, citedUnits: map[string]bool{}, excerptSeen: map[string]bool{}}
@@ -191,7 +190,7 @@ func Import(ctx context.Context, dir string, opts Options) (globalsearch.Records
 	if err := im.run(); err != nil {
 		return globalsearch.Records{}, Report{}, err
 	}
-	if err := indexfile.Validate(im.records); err != nil {
+	if err := im.records.Validate(); err != nil {
 		return globalsearch.Records{}, Report{}, fmt.Errorf("imported records: %w", err)
 	}
 	return im.records, im.report, nil

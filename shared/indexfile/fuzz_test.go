@@ -28,7 +28,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if err := indexfile.Validate(file.Records); err != nil {
+		if err := file.Records.Validate(); err != nil {
 			t.Fatalf("accepted records that fail Validate: %v", err)
 		}
 		if !globalsearch.ValidNamespace(file.Namespace) {

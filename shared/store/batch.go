@@ -35,78 +35,83 @@ func (s *Store) queryAll(ctx context.Context, in *dynamodb.QueryInput) ([]item, 
 	return out, nil
 }
 
-// writeAll applies reqs in groups of 25, retrying unprocessed items with
-// backoff. When the retries run out it stops and says how many items were
-// not written: the unprocessed ones and those of groups not yet sent.
-func (s *Store) writeAll(ctx context.Context, table string, reqs []types.WriteRequest) error {
+// batchWrite applies reqs with BatchWriteItem, 25 at a time. When the
+// retries run out it stops and says how many items were not written: the
+// unprocessed ones and those of groups not yet sent.
+func (s *Store) batchWrite(ctx context.Context, table string, reqs []types.WriteRequest) error {
 	for start := 0; start < len(reqs); start += maxBatchWrite {
-		pending := reqs[start:min(start+maxBatchWrite, len(reqs))]
-		stalled := 0
-		for len(pending) > 0 {
+		end := min(start+maxBatchWrite, len(reqs))
+		err := untilProcessed(s, ctx, reqs[start:end], func(pending []types.WriteRequest) ([]types.WriteRequest, error) {
 			out, err := s.client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
 				RequestItems: map[string][]types.WriteRequest{table: pending},
 			})
 			if err != nil {
-				return wrap(err, "batch write to %s (%d of %d items not written)", table, len(reqs)-start, len(reqs))
+				return nil, wrap(err, "batch write to %s (%d of %d items not written)", table, len(reqs)-start, len(reqs))
 			}
-			left := out.UnprocessedItems[table]
-			if len(left) < len(pending) {
-				stalled = 0
-			} else {
-				stalled++
-			}
-			pending = left
-			if len(pending) == 0 {
-				break
-			}
-			if stalled >= s.backoff.Attempts {
-				notWritten := len(pending) + len(reqs) - min(start+maxBatchWrite, len(reqs))
-				return globalsearch.Errorf(globalsearch.KindThrottled,
-					"batch write to %s: %d of %d items not written (%d still unprocessed after %d attempts without progress)",
-					table, notWritten, len(reqs), len(pending), stalled)
-			}
-			if err := s.sleep(ctx, stalled); err != nil {
-				return err
-			}
+			return out.UnprocessedItems[table], nil
+		}, func(left, stalled int) error {
+			return globalsearch.Errorf(globalsearch.KindThrottled,
+				"batch write to %s: %d of %d items not written (%d still unprocessed after %d attempts without progress)",
+				table, left+len(reqs)-end, len(reqs), left, stalled)
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// getAll reads keys in groups of 100, retrying unprocessed keys with
-// backoff. Keys that do not exist are simply absent from the answer.
-func (s *Store) getAll(ctx context.Context, table string, keys []item) ([]item, error) {
+// batchGet reads keys with BatchGetItem, 100 at a time. Keys that do not
+// exist are simply absent from the answer.
+func (s *Store) batchGet(ctx context.Context, table string, keys []item) ([]item, error) {
 	var found []item
 	for start := 0; start < len(keys); start += maxBatchGet {
-		pending := keys[start:min(start+maxBatchGet, len(keys))]
-		stalled := 0
-		for len(pending) > 0 {
+		err := untilProcessed(s, ctx, keys[start:min(start+maxBatchGet, len(keys))], func(pending []item) ([]item, error) {
 			out, err := s.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
 				RequestItems: map[string]types.KeysAndAttributes{table: {Keys: pending}},
 			})
 			if err != nil {
 				return nil, wrap(err, "batch get from %s", table)
 			}
-			got := out.Responses[table]
-			found = append(found, got...)
-			left := out.UnprocessedKeys[table].Keys
-			if len(left) < len(pending) {
-				stalled = 0
-			} else {
-				stalled++
-			}
-			pending = left
-			if len(pending) == 0 {
-				break
-			}
-			if stalled >= s.backoff.Attempts {
-				return nil, globalsearch.Errorf(globalsearch.KindThrottled,
-					"batch get from %s: %d keys still unprocessed after %d attempts without progress", table, len(pending), stalled)
-			}
-			if err := s.sleep(ctx, stalled); err != nil {
-				return nil, err
-			}
+			found = append(found, out.Responses[table]...)
+			return out.UnprocessedKeys[table].Keys, nil
+		}, func(left, stalled int) error {
+			return globalsearch.Errorf(globalsearch.KindThrottled,
+				"batch get from %s: %d keys still unprocessed after %d attempts without progress", table, left, stalled)
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return found, nil
+}
+
+// untilProcessed sends pending until DynamoDB has processed all of it,
+// sending again what it returns unprocessed, with backoff. Only attempts
+// that make no progress count against the limit, so a large batch under
+// light throttling is not cut short; when they run out, gaveUp says why.
+func untilProcessed[T any](s *Store, ctx context.Context, pending []T, send func([]T) ([]T, error), gaveUp func(left, stalled int) error) error {
+	stalled := 0
+	for len(pending) > 0 {
+		left, err := send(pending)
+		if err != nil {
+			return err
+		}
+		if len(left) < len(pending) {
+			stalled = 0
+		} else {
+			stalled++
+		}
+		pending = left
+		if len(pending) == 0 {
+			return nil
+		}
+		if stalled >= s.backoff.Attempts {
+			return gaveUp(len(pending), stalled)
+		}
+		if err := s.sleep(ctx, stalled); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/store"
-	"github.com/graphrag-global/graphrag-global/shared/testenv"
+	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
 
 // benchRecords is a 10,000-summary namespace: 100 parents over 9,900

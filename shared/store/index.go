@@ -10,29 +10,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile"
-)
-
-// Sort-key prefixes of the index table, one per record kind.
-const (
-	prefixSummary = "summary#"
-	prefixClaim   = "claim#"
-	prefixChunk   = "chunk#"
-)
-
-// The namespace catalog is one item of the index table listing the
-// namespaces that hold records, so that an empty search can say which
-// namespaces exist with one Query (prepare may Query the index table, never
-// Scan it). Its partition key is not a valid namespace name, so no
-// namespace can collide with it.
-const (
-	catalogNamespace = "#catalog"
-	catalogSK        = "namespaces"
-	catalogNames     = "names"
 )
 
 // indexKey is the key of an index-table item; the record's own fields sit
-// beside it (the domain types carry their dynamodbav names).
+// beside it in the item types below, which map the domain records to their
+// stored attribute names (the domain types know nothing of DynamoDB).
 type indexKey struct {
 	Namespace string `dynamodbav:"namespace"`
 	SK        string `dynamodbav:"sk"`
@@ -40,40 +22,81 @@ type indexKey struct {
 
 type summaryItem struct {
 	indexKey
-	globalsearch.Summary
+	ID                string `dynamodbav:"id"`
+	Level             int    `dynamodbav:"level"`
+	ParentCommunityID string `dynamodbav:"parentCommunityId,omitempty"`
+	Title             string `dynamodbav:"title,omitempty"`
+	Summary           string `dynamodbav:"summary"`
+}
+
+func (it summaryItem) record() globalsearch.Summary {
+	return globalsearch.Summary{ID: it.ID, Level: it.Level, ParentCommunityID: it.ParentCommunityID, Title: it.Title, Summary: it.Summary}
 }
 
 type claimItem struct {
 	indexKey
-	globalsearch.Claim
+	ID             string   `dynamodbav:"id"`
+	CommunityID    string   `dynamodbav:"communityId"`
+	Subject        string   `dynamodbav:"subject"`
+	Object         string   `dynamodbav:"object,omitempty"`
+	Description    string   `dynamodbav:"description"`
+	SourceChunkIDs []string `dynamodbav:"sourceChunkIds"`
+}
+
+func (it claimItem) record() globalsearch.Claim {
+	return globalsearch.Claim{ID: it.ID, CommunityID: it.CommunityID, Subject: it.Subject, Object: it.Object, Description: it.Description, SourceChunkIDs: it.SourceChunkIDs}
 }
 
 type chunkItem struct {
 	indexKey
-	globalsearch.Chunk
+	ID         string `dynamodbav:"id"`
+	Text       string `dynamodbav:"text"`
+	DocumentID string `dynamodbav:"documentId,omitempty"`
+}
+
+func (it chunkItem) record() globalsearch.Chunk {
+	return globalsearch.Chunk{ID: it.ID, Text: it.Text, DocumentID: it.DocumentID}
+}
+
+// storedItem is an item type that turns back into its domain record.
+type storedItem[R any] interface {
+	record() R
+}
+
+// records decodes items into their domain records.
+func records[I storedItem[R], R any](items []item) ([]R, error) {
+	var decoded []I
+	if err := attributevalue.UnmarshalListOfMaps(items, &decoded); err != nil {
+		return nil, err
+	}
+	out := make([]R, len(decoded))
+	for i, it := range decoded {
+		out[i] = it.record()
+	}
+	return out, nil
 }
 
 // Summaries implements globalsearch.Index. They come back in id byte order.
 func (s *Store) Summaries(ctx context.Context, namespace string) ([]globalsearch.Summary, error) {
-	return readKind[globalsearch.Summary](ctx, s, namespace, prefixSummary, "summaries")
+	return readKind[summaryItem, globalsearch.Summary](ctx, s, namespace, prefixSummary, "summaries")
 }
 
 // Claims implements globalsearch.Index. They come back in id byte order.
 func (s *Store) Claims(ctx context.Context, namespace string) ([]globalsearch.Claim, error) {
-	return readKind[globalsearch.Claim](ctx, s, namespace, prefixClaim, "claims")
+	return readKind[claimItem, globalsearch.Claim](ctx, s, namespace, prefixClaim, "claims")
 }
 
 // readKind reads every record of one kind with a paginated Query on the
 // sort-key prefix: one request per page, never a Scan.
-func readKind[T any](ctx context.Context, s *Store, namespace, prefix, what string) ([]T, error) {
+func readKind[I storedItem[R], R any](ctx context.Context, s *Store, namespace, prefix, what string) ([]R, error) {
 	if namespace == "" {
 		// DynamoDB refuses an empty key; an empty name is a namespace that
 		// cannot exist, which reads as empty.
-		return []T{}, nil
+		return []R{}, nil
 	}
 	expr, err := expression.NewBuilder().WithKeyCondition(
-		expression.Key("namespace").Equal(expression.Value(namespace)).
-			And(expression.Key("sk").BeginsWith(prefix))).Build()
+		expression.Key(attrNamespace).Equal(expression.Value(namespace)).
+			And(expression.Key(attrSK).BeginsWith(prefix))).Build()
 	if err != nil {
 		return nil, fmt.Errorf("build query for %s of %s: %w", what, namespace, err)
 	}
@@ -86,8 +109,8 @@ func readKind[T any](ctx context.Context, s *Store, namespace, prefix, what stri
 	if err != nil {
 		return nil, wrap(err, "read %s of namespace %s", what, namespace)
 	}
-	out := make([]T, 0, len(items))
-	if err := attributevalue.UnmarshalListOfMaps(items, &out); err != nil {
+	out, err := records[I](items)
+	if err != nil {
 		return nil, fmt.Errorf("decode %s of namespace %s: %w", what, namespace, err)
 	}
 	return out, nil
@@ -112,12 +135,12 @@ func (s *Store) Chunks(ctx context.Context, namespace string, ids []string) ([]g
 		}
 		keys = append(keys, key)
 	}
-	items, err := s.getAll(ctx, s.tables.Index, keys)
+	items, err := s.batchGet(ctx, s.tables.Index, keys)
 	if err != nil {
 		return nil, fmt.Errorf("read chunks of namespace %s: %w", namespace, err)
 	}
-	out := make([]globalsearch.Chunk, 0, len(items))
-	if err := attributevalue.UnmarshalListOfMaps(items, &out); err != nil {
+	out, err := records[chunkItem](items)
+	if err != nil {
 		return nil, fmt.Errorf("decode chunks of namespace %s: %w", namespace, err)
 	}
 	return out, nil
@@ -136,12 +159,12 @@ func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r global
 	if namespace == "" {
 		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace must not be empty")
 	}
-	if err := indexfile.Validate(r); err != nil {
+	if err := r.Validate(); err != nil {
 		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace %s: %w", namespace, err)
 	}
 	puts := make([]types.WriteRequest, 0, len(r.Summaries)+len(r.Claims)+len(r.Chunks))
 	keep := make(map[string]bool, cap(puts))
-	add := func(kind, id string, v any) error {
+	add := func(kind, prefix, id string, v any) error {
 		it, err := attributevalue.MarshalMap(v)
 		if err != nil {
 			return fmt.Errorf("namespace %s: encode %s %q: %w", namespace, kind, id, err)
@@ -150,22 +173,22 @@ func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r global
 			return err
 		}
 		puts = append(puts, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
-		keep[kind+"#"+id] = true
+		keep[prefix+id] = true
 		return nil
 	}
 	key := func(prefix, id string) indexKey { return indexKey{Namespace: namespace, SK: prefix + id} }
 	for _, v := range r.Summaries {
-		if err := add("summary", v.ID, summaryItem{key(prefixSummary, v.ID), v}); err != nil {
+		if err := add("summary", prefixSummary, v.ID, summaryItem{key(prefixSummary, v.ID), v.ID, v.Level, v.ParentCommunityID, v.Title, v.Summary}); err != nil {
 			return err
 		}
 	}
 	for _, v := range r.Claims {
-		if err := add("claim", v.ID, claimItem{key(prefixClaim, v.ID), v}); err != nil {
+		if err := add("claim", prefixClaim, v.ID, claimItem{key(prefixClaim, v.ID), v.ID, v.CommunityID, v.Subject, v.Object, v.Description, v.SourceChunkIDs}); err != nil {
 			return err
 		}
 	}
 	for _, v := range r.Chunks {
-		if err := add("chunk", v.ID, chunkItem{key(prefixChunk, v.ID), v}); err != nil {
+		if err := add("chunk", prefixChunk, v.ID, chunkItem{key(prefixChunk, v.ID), v.ID, v.Text, v.DocumentID}); err != nil {
 			return err
 		}
 	}
@@ -174,7 +197,7 @@ func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r global
 	if err != nil {
 		return err
 	}
-	if err := s.writeAll(ctx, s.tables.Index, puts); err != nil {
+	if err := s.batchWrite(ctx, s.tables.Index, puts); err != nil {
 		return fmt.Errorf("namespace %s: write records: %w", namespace, err)
 	}
 	var deletes []types.WriteRequest
@@ -188,7 +211,7 @@ func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r global
 		}
 		deletes = append(deletes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: it}})
 	}
-	if err := s.writeAll(ctx, s.tables.Index, deletes); err != nil {
+	if err := s.batchWrite(ctx, s.tables.Index, deletes); err != nil {
 		return fmt.Errorf("namespace %s: delete records of the previous index: %w", namespace, err)
 	}
 	// Listed once its records are written, unlisted once they are deleted,
@@ -233,8 +256,8 @@ func (s *Store) catalog(ctx context.Context, namespace string, listed bool) erro
 // lists the namespaces ingested since the catalog existed.
 func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 	expr, err := expression.NewBuilder().WithKeyCondition(
-		expression.Key("namespace").Equal(expression.Value(catalogNamespace)).
-			And(expression.Key("sk").Equal(expression.Value(catalogSK)))).Build()
+		expression.Key(attrNamespace).Equal(expression.Value(catalogNamespace)).
+			And(expression.Key(attrSK).Equal(expression.Value(catalogSK)))).Build()
 	if err != nil {
 		return nil, fmt.Errorf("build namespace list query: %w", err)
 	}
@@ -260,8 +283,8 @@ func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 // the keys.
 func (s *Store) namespaceKeys(ctx context.Context, namespace string) ([]indexKey, error) {
 	expr, err := expression.NewBuilder().
-		WithKeyCondition(expression.Key("namespace").Equal(expression.Value(namespace))).
-		WithProjection(expression.NamesList(expression.Name("namespace"), expression.Name("sk"))).
+		WithKeyCondition(expression.Key(attrNamespace).Equal(expression.Value(namespace))).
+		WithProjection(expression.NamesList(expression.Name(attrNamespace), expression.Name(attrSK))).
 		Build()
 	if err != nil {
 		return nil, fmt.Errorf("build key query of namespace %s: %w", namespace, err)

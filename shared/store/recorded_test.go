@@ -13,7 +13,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/store"
-	"github.com/graphrag-global/graphrag-global/shared/testenv"
+	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
 
 // TestRecordedFailure reads result items of the shape the state machine's

@@ -21,7 +21,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/store/storetest"
-	"github.com/graphrag-global/graphrag-global/shared/testenv"
+	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
 
 var tableSeq atomic.Int64

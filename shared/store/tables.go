@@ -19,9 +19,6 @@ type TablesAPI interface {
 	UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
 }
 
-// TTLAttribute is the runs table's TTL attribute (epoch seconds).
-const TTLAttribute = "expiresAt"
-
 // CreateTables creates the tables that are named (an empty name is
 // skipped) with on-demand billing, waits until they are active and enables
 // TTL on the runs table. A table that already exists is left as it is, so
@@ -29,12 +26,12 @@ const TTLAttribute = "expiresAt"
 // template; this is for tests and local emulators.
 func CreateTables(ctx context.Context, client TablesAPI, t Tables) error {
 	if t.Index != "" {
-		if err := createTable(ctx, client, t.Index, "namespace"); err != nil {
+		if err := createTable(ctx, client, t.Index, attrNamespace); err != nil {
 			return err
 		}
 	}
 	if t.Runs != "" {
-		if err := createTable(ctx, client, t.Runs, "queryId"); err != nil {
+		if err := createTable(ctx, client, t.Runs, attrQueryID); err != nil {
 			return err
 		}
 		_, err := client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
@@ -63,11 +60,11 @@ func createTable(ctx context.Context, client TablesAPI, name, partitionKey strin
 		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{
 			{AttributeName: aws.String(partitionKey), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(attrSK), AttributeType: types.ScalarAttributeTypeS},
 		},
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String(partitionKey), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
+			{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange},
 		},
 	})
 	var inUse *types.ResourceInUseException

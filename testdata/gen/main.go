@@ -27,7 +27,7 @@ func main() {
 	f.Summaries = summaries()
 	f.Claims = claims()
 	f.Chunks = chunks()
-	if err := indexfile.Validate(f.Records); err != nil {
+	if err := f.Records.Validate(); err != nil {
 		log.Fatal(err)
 	}
 	if err := indexfile.Save("testdata/sample-index.json", f); err != nil {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/graphrag"
+	"github.com/graphrag-global/graphrag-global/shared/graphrag/corpus"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
-	"github.com/graphrag-global/graphrag-global/shared/testenv/corpus"
 )
 
 // A whole sentence as a reader sees one, written independently of the

@@ -13,7 +13,6 @@ import (
 	"sync"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 )
 
 // Store holds namespaces and runs in memory. It is safe for concurrent use.
@@ -56,22 +55,9 @@ func New() *Store {
 	}
 }
 
-// Open returns a store holding the namespace of the index file at path.
-func Open(path string) (*Store, indexfile.File, error) {
-	f, err := indexfile.Load(path)
-	if err != nil {
-		return nil, indexfile.File{}, err
-	}
-	s := New()
-	if err := s.ReplaceNamespace(context.Background(), f.Namespace, f.Records); err != nil {
-		return nil, indexfile.File{}, err
-	}
-	return s, f, nil
-}
-
 // ReplaceNamespace replaces every record of a namespace.
 func (s *Store) ReplaceNamespace(_ context.Context, namespace string, r globalsearch.Records) error {
-	if err := indexfile.Validate(r); err != nil {
+	if err := r.Validate(); err != nil {
 		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace %s: %w", namespace, err)
 	}
 	var copied globalsearch.Records

@@ -27,7 +27,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
 	"github.com/graphrag-global/graphrag-global/shared/store"
-	"github.com/graphrag-global/graphrag-global/shared/testenv"
+	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 	"github.com/graphrag-global/graphrag-global/statemachine"
 )

@@ -1,4 +1,4 @@
-package indexfile_test
+package globalsearch_test
 
 import (
 	"strings"
@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 )
 
 // SPEC §11.1: an id that could forge a prompt header or line is rejected,
@@ -37,7 +36,7 @@ func TestValidateRejectsBadIDs(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := indexfile.Validate(tc.records)
+			err := tc.records.Validate()
 			require.Error(t, err)
 			assert.Equal(t, tc.want, err.Error())
 		})
@@ -47,12 +46,12 @@ func TestValidateRejectsBadIDs(t *testing.T) {
 func TestValidateAcceptsIDsAtTheLimits(t *testing.T) {
 	for _, id := range []string{"x", strings.Repeat("é", 128), "社区-1 (2024) #a/b:c"} {
 		t.Run(id, func(t *testing.T) {
-			require.NoError(t, indexfile.CheckID(id))
-			assert.NoError(t, indexfile.Validate(globalsearch.Records{
+			require.NoError(t, globalsearch.CheckID(id))
+			assert.NoError(t, globalsearch.Records{
 				Summaries: []globalsearch.Summary{{ID: id}},
 				Claims:    []globalsearch.Claim{{ID: id, Subject: "s"}},
 				Chunks:    []globalsearch.Chunk{{ID: id}},
-			}))
+			}.Validate())
 		})
 	}
 }

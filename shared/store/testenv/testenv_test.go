@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/graphrag-global/graphrag-global/shared/testenv"
+	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
 
 // TestMinidynShim checks what the shim promises: ACTIVE tables, TTL

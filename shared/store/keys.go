@@ -1,0 +1,57 @@
+package store
+
+import "fmt"
+
+// Every key the store writes, in one place (README "Tables"): the template
+// (deploy/template.yaml) declares the same key schema and TTL attribute,
+// which deploy's tests check against CreateTables.
+
+// Key attributes of the two tables. Both tables are keyed by a partition
+// key and a sort key named attrSK.
+const (
+	attrNamespace = "namespace" // index table partition key
+	attrQueryID   = "queryId"   // runs table partition key
+	attrSK        = "sk"
+	// TTLAttribute is the runs table's TTL attribute (epoch seconds).
+	TTLAttribute = "expiresAt"
+)
+
+// Sort-key prefixes of the index table, one per record kind.
+const (
+	prefixSummary = "summary#"
+	prefixClaim   = "claim#"
+	prefixChunk   = "chunk#"
+)
+
+// The namespace catalog is one item of the index table listing the
+// namespaces that hold records, so that an empty search can say which
+// namespaces exist with one Query (prepare may Query the index table, never
+// Scan it). Its partition key is not a valid namespace name, so no
+// namespace can collide with it.
+const (
+	catalogNamespace = "#catalog"
+	catalogSK        = "namespaces"
+	catalogNames     = "names"
+)
+
+// Sort keys of the runs table.
+const (
+	skRequest      = "request"
+	skPlan         = "plan"
+	skResult       = "result"
+	prefixReduce   = "reduce-calls#"
+	prefixBatch    = "batch#"
+	prefixAnswer   = "answer#"
+	maxBatchIndex  = 999_999 // six digits keep sort-key order = index order
+	batchKeyFormat = "%06d"
+)
+
+func batchSK(i int) string { return prefixBatch + fmt.Sprintf(batchKeyFormat, i) }
+
+// Answers and reduce counts are keyed by run, so that a task of an earlier
+// plan that writes late lands beside the current run, never in it.
+func answerPrefix(runID string) string { return prefixAnswer + runID + "#" }
+func answerSK(runID string, i int) string {
+	return answerPrefix(runID) + fmt.Sprintf(batchKeyFormat, i)
+}
+func reduceSK(runID string) string { return prefixReduce + runID }
