@@ -40,6 +40,6 @@ func (p Params) validate(prompts Prompts) error {
 	if err != nil {
 		return Errorf(KindInvalidInput, "encode params: %w", err)
 	}
-	_, err = parseRequest(data, SpecDefaults, prompts)
+	_, err = parseRequest(data, SpecDefaults, "", prompts)
 	return err
 }

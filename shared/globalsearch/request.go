@@ -272,10 +272,18 @@ var (
 // The budgets are checked against the project's prompts (DefaultPrompts),
 // which every deployment runs with.
 func ParseRequest(data []byte, d Defaults) (Params, error) {
-	return parseRequest(data, d, DefaultPrompts())
+	return parseRequest(data, d, "", DefaultPrompts())
 }
 
-func parseRequest(data []byte, d Defaults, prompts Prompts) (Params, error) {
+// ParseRequestWithID is ParseRequest for an edge that names the run itself
+// (an execution name, an Idempotency-Key): id is the request's queryId when
+// data has none, checked by the same rule in the same place. The edge never
+// rewrites the JSON, which could lose what ParseRequest must see.
+func ParseRequestWithID(data []byte, d Defaults, id string) (Params, error) {
+	return parseRequest(data, d, id, DefaultPrompts())
+}
+
+func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, error) {
 	fields, err := decodeObject(data)
 	if err != nil {
 		return Params{}, err
@@ -291,6 +299,9 @@ func parseRequest(data []byte, d Defaults, prompts Prompts) (Params, error) {
 		if f.useDefault != nil {
 			f.useDefault(d, &p)
 		}
+	}
+	if _, ok := fields["queryId"]; !ok && id != "" {
+		fields["queryId"], _ = json.Marshal(id)
 	}
 	for _, f := range requestFields {
 		raw, present := fields[f.name]
