@@ -3,7 +3,6 @@ package globalsearch
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -63,34 +62,4 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 // gone, and no retry brings it back.
 func supersededError(queryID, runID string) error {
 	return fmt.Errorf("run %s of query %s was replaced by a newer plan of that query id: %w", runID, queryID, ErrNotFound)
-}
-
-// forEachBatch runs try for every batch index with at most workers in
-// flight and up to attempts tries each. It returns the failures in index
-// order; a cancelled ctx fails what has not started.
-func forEachBatch(ctx context.Context, count, workers, attempts int, try func(ctx context.Context, index, attempt int) error) []error {
-	errs := make([]error, count)
-	workers = min(workers, count)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := range next {
-				for attempt := 1; attempt <= attempts; attempt++ {
-					if errs[i] = ctx.Err(); errs[i] != nil {
-						break
-					}
-					if errs[i] = try(ctx, i, attempt); errs[i] == nil {
-						break
-					}
-				}
-			}
-		})
-	}
-	for i := range count {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return errs
 }

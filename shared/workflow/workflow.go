@@ -65,8 +65,15 @@ type PrepareInput struct {
 	ExecutionName string          `json:"executionName,omitempty"`
 }
 
-// PrepareOutput is what Prepare hands the Map state.
-type PrepareOutput = globalsearch.PrepareOutput
+// PrepareOutput is what Prepare hands the Map state: small enough for a
+// state (SPEC §8), with the batches themselves in the runs table.
+// BatchIndexes (0 to BatchCount-1) are the Map state's items.
+type PrepareOutput struct {
+	QueryID      string `json:"queryId"`
+	RunID        string `json:"runId"`
+	BatchCount   int    `json:"batchCount"`
+	BatchIndexes []int  `json:"batchIndexes"`
+}
 
 // MapInput is one Map iteration's task payload. Attempt is 1-based, from
 // $$.State.RetryCount + 1. RunID is the run Prepare started; the state
@@ -164,7 +171,11 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 	if err != nil {
 		return PrepareOutput{}, named(ctx, err)
 	}
-	return out, nil
+	indexes := make([]int, out.BatchCount)
+	for i := range indexes {
+		indexes[i] = i
+	}
+	return PrepareOutput{QueryID: out.QueryID, RunID: out.RunID, BatchCount: out.BatchCount, BatchIndexes: indexes}, nil
 }
 
 // Map makes exactly one attempt at one batch (SPEC §5.2): the second is the
