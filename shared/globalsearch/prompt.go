@@ -14,6 +14,15 @@ var mapPromptText string
 //go:embed prompts/reduce.txt
 var reducePromptText string
 
+//go:embed prompts/system.txt
+var systemPromptText string
+
+// SystemPrompt is the fixed system instruction a chat model gets before
+// every rendered prompt. The rendered prompt already states the JSON
+// contract (SPEC §5.1); repeating it as a system instruction keeps chatty
+// models (local ones in particular) from wrapping the JSON in prose.
+var SystemPrompt = strings.TrimRight(systemPromptText, "\n")
+
 const (
 	queryPlaceholder   = "{{query}}"
 	contentPlaceholder = "{{content}}"
