@@ -55,11 +55,11 @@ func Header(id string, part int) string {
 // Pack splits each item into parts and packs the parts, in order, greedily
 // into batches that pass the fit test.
 func Pack(skeleton string, budget int, items []Item) ([]Batch, error) {
-	base := tokens.Of(skeleton).Add(newline)
-	if base.Tokens() > budget {
+	prompt := tokens.NewPrompt(skeleton)
+	if !prompt.Fits(tokens.Count{}, budget) {
 		return nil, ErrPromptTooLarge
 	}
-	p := packer{base: base, budget: budget}
+	p := packer{prompt: prompt, budget: budget}
 	for _, it := range items {
 		if err := p.addItem(it); err != nil {
 			return nil, err
@@ -80,7 +80,7 @@ type part struct {
 
 type packer struct {
 	asciiBefore, offset []int32 // split's prefix tables, reused
-	base                tokens.Count
+	prompt              tokens.Prompt
 	budget              int
 	batches             []Batch
 
@@ -88,7 +88,7 @@ type packer struct {
 	count tokens.Count // current content: parts joined by "\n"
 }
 
-func (p *packer) fits(c tokens.Count) bool { return p.base.Add(c).Tokens() <= p.budget }
+func (p *packer) fits(c tokens.Count) bool { return p.prompt.Fits(c, p.budget) }
 
 func (p *packer) addItem(it Item) error {
 	whole := tokens.Of(it.Text)
@@ -192,7 +192,7 @@ func (p *packer) flush() {
 			ids = appendUnique(ids, pt.id)
 		}
 	}
-	p.batches = append(p.batches, Batch{IDs: ids, Content: content.String(), Tokens: p.base.Add(p.count).Tokens()})
+	p.batches = append(p.batches, Batch{IDs: ids, Content: content.String(), Tokens: p.prompt.Tokens(p.count)})
 	p.parts = p.parts[:0]
 	p.count = tokens.Count{}
 }

@@ -52,7 +52,7 @@ func SelectAnswers(skeleton string, budget int, answers []MapAnswer) ([]MapAnswe
 	slices.SortStableFunc(ranked, func(a, b MapAnswer) int {
 		return cmp.Or(cmp.Compare(b.Usefulness, a.Usefulness), cmp.Compare(a.BatchIndex, b.BatchIndex))
 	})
-	base := tokens.Of(skeleton).Add(tokens.Count{ASCII: 1})
+	prompt := tokens.NewPrompt(skeleton)
 	sep := tokens.Of(candidateSeparator)
 	var (
 		selected []MapAnswer
@@ -65,7 +65,7 @@ func SelectAnswers(skeleton string, budget int, answers []MapAnswer) ([]MapAnswe
 		if len(selected) > 0 {
 			grown = grown.Add(sep)
 		}
-		if base.Add(grown).Tokens() > budget {
+		if !prompt.Fits(grown, budget) {
 			continue
 		}
 		selected, rendered, content = append(selected, a), append(rendered, text), grown
@@ -73,7 +73,7 @@ func SelectAnswers(skeleton string, budget int, answers []MapAnswer) ([]MapAnswe
 	if len(selected) == 0 {
 		return nil, "", 0
 	}
-	return selected, strings.Join(rendered, candidateSeparator), base.Add(content).Tokens()
+	return selected, strings.Join(rendered, candidateSeparator), prompt.Tokens(content)
 }
 
 // Reduce makes one attempt at the reduce step of a planned run (SPEC §6):
