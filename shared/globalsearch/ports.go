@@ -30,14 +30,25 @@ const (
 )
 
 // ModelRequest is one model call. Prompt is the rendered prompt (SPEC §5.1);
-// Query and Content are what it was rendered from, for models that build
-// their own prompt (the offline model) or want them apart.
+// Query and Content are what it was rendered from. Candidates are the reduce
+// call's content in parts, so a model that builds its own answer (the
+// offline model) never reads back the text the prompt format wrote.
 type ModelRequest struct {
-	Stage     Stage
-	Query     string
-	Content   string
-	Prompt    string
-	MaxTokens int
+	Stage      Stage
+	Query      string
+	Content    string
+	Prompt     string
+	Candidates []Candidate // reduce only: the selected map answers, in prompt order
+	MaxTokens  int
+}
+
+// Candidate is one map answer as the reduce prompt shows it (SPEC §6.2):
+// its score, its communities and its answer with forged headers
+// neutralised (NeutraliseHeaders).
+type Candidate struct {
+	Usefulness   float64
+	CommunityIDs []string
+	Answer       string
 }
 
 // ModelResponse is the text a model produced and the usage it reported.

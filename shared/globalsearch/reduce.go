@@ -17,9 +17,17 @@ import (
 // (SPEC §6.2); usefulness is printed in shortest form (85, 72.5). Lines of
 // the answer that read as a header are neutralised (NeutraliseHeaders), so
 // only the real header of each candidate starts with "[".
-func RenderCandidate(a MapAnswer) string {
-	return "[Usefulness: " + strconv.FormatFloat(a.Usefulness, 'f', -1, 64) +
-		"; Community IDs: " + strings.Join(a.CommunityIDs, ", ") + "]\n" + NeutraliseHeaders(a.Answer)
+func RenderCandidate(a MapAnswer) string { return NewCandidate(a).Render() }
+
+// NewCandidate is a as the reduce prompt shows it.
+func NewCandidate(a MapAnswer) Candidate {
+	return Candidate{Usefulness: a.Usefulness, CommunityIDs: a.CommunityIDs, Answer: NeutraliseHeaders(a.Answer)}
+}
+
+// Render is the candidate's text in the reduce prompt (SPEC §6.2).
+func (c Candidate) Render() string {
+	return "[Usefulness: " + strconv.FormatFloat(c.Usefulness, 'f', -1, 64) +
+		"; Community IDs: " + strings.Join(c.CommunityIDs, ", ") + "]\n" + c.Answer
 }
 
 // forgedHeader finds a line (after any line break, leading blanks allowed)
@@ -102,8 +110,10 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 	selected, content, promptTokens := SelectAnswers(reducePrompt.Skeleton(p.Query), p.ReducePromptBudget(), r.answers)
 	res.Diagnostics.SelectedAnswerCount = len(selected)
 	res.Diagnostics.ReducePromptTokens = promptTokens
-	for _, a := range selected {
+	candidates := make([]Candidate, len(selected))
+	for i, a := range selected {
 		res.SelectedMapAnswers = append(res.SelectedMapAnswers, SelectedAnswer{Answer: a.Answer, Usefulness: a.Usefulness, CommunityIDs: a.CommunityIDs})
+		candidates[i] = NewCandidate(a)
 	}
 	if len(selected) == 0 {
 		res.Answer = NoResultsAnswer
@@ -117,11 +127,12 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 	}
 	res.Diagnostics.Reduce.ModelCalls = calls
 	resp, err := e.Model.Complete(ctx, ModelRequest{
-		Stage:     StageReduce,
-		Query:     p.Query,
-		Content:   content,
-		Prompt:    reducePrompt.Render(p.Query, content),
-		MaxTokens: p.ReduceOutputReserve,
+		Stage:      StageReduce,
+		Query:      p.Query,
+		Content:    content,
+		Prompt:     reducePrompt.Render(p.Query, content),
+		Candidates: candidates,
+		MaxTokens:  p.ReduceOutputReserve,
 	})
 	if err == nil {
 		res.Diagnostics.Reduce.InputTokens, res.Diagnostics.Reduce.OutputTokens = resp.InputTokens, resp.OutputTokens
