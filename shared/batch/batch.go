@@ -10,6 +10,7 @@ package batch
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,6 +52,23 @@ const widestPartNumber = 9999999
 func Header(id string, part int) string {
 	return "[Community ID: " + id + " | summary part " + strconv.Itoa(part) + "]"
 }
+
+// ParseHeader reads a line Header wrote (surrounding blanks allowed): the
+// community id and part number. The prompt format is written and read here
+// only, so no model has to parse it.
+func ParseHeader(line string) (id string, part int, ok bool) {
+	m := headerPattern.FindStringSubmatch(strings.TrimSpace(line))
+	if m == nil {
+		return "", 0, false
+	}
+	part, err := strconv.Atoi(m[2])
+	if err != nil {
+		part = widestPartNumber // beyond int: a later part all the same
+	}
+	return m[1], part, true
+}
+
+var headerPattern = regexp.MustCompile(`^\[Community ID: (.*?) ?\| summary part ([0-9]+)\]$`)
 
 // Pack splits each item into parts and packs the parts, in order, greedily
 // into batches that pass the fit test.

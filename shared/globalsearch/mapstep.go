@@ -30,13 +30,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 	if runID != "" && b.RunID != runID {
 		return MapAnswer{}, supersededError(queryID, runID)
 	}
-	resp, err := e.Model.Complete(ctx, ModelRequest{
-		Stage:     StageMap,
-		Query:     p.Query,
-		Content:   b.Content,
-		Prompt:    e.prompts().Map.Render(p.Query, b.Content),
-		MaxTokens: p.MapOutputReserve,
-	})
+	resp, err := e.Model.Complete(ctx, e.prompts().Map.mapRequest(p.Query, b.Content, p.MapOutputReserve))
 	if err == nil {
 		var a MapAnswer
 		a.Answer, a.Usefulness, err = ParseMapOutput(resp.Text)

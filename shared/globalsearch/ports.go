@@ -38,8 +38,19 @@ type ModelRequest struct {
 	Query      string
 	Content    string
 	Prompt     string
+	Parts      []MapPart   // map only: the batch's parts, in prompt order
 	Candidates []Candidate // reduce only: the selected map answers, in prompt order
 	MaxTokens  int
+}
+
+// MapPart is one part of a map batch (SPEC §4.3): a community summary, or a
+// piece of one split to fit, with its claims and excerpts as the prompt
+// shows them. Part counts from 1; a later part continues the text of the
+// one before, so its first sentence may be cut.
+type MapPart struct {
+	CommunityID string
+	Part        int
+	Text        string
 }
 
 // Candidate is one map answer as the reduce prompt shows it (SPEC §6.2):

@@ -39,7 +39,7 @@ func Requests() []globalsearch.ModelRequest {
 	reduceContent := rendered[0] + "\n\n" + rendered[1]
 	return []globalsearch.ModelRequest{
 		{Stage: globalsearch.StageMap, Query: Query, Content: content,
-			Prompt: prompts.Map.Render(Query, content), MaxTokens: 512},
+			Prompt: prompts.Map.Render(Query, content), Parts: globalsearch.MapParts(content), MaxTokens: 512},
 		{Stage: globalsearch.StageReduce, Query: Query, Content: reduceContent,
 			Prompt: prompts.Reduce.Render(Query, reduceContent), Candidates: candidates, MaxTokens: 1024},
 	}

@@ -85,7 +85,7 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 	)
 	switch req.Stage {
 	case globalsearch.StageMap:
-		text, complete, err = mapAnswer(req.Query, req.Content, req.MaxTokens)
+		text, complete, err = mapAnswer(req.Query, req.Parts, req.MaxTokens)
 	case globalsearch.StageReduce:
 		text, complete, err = reduceAnswer(req.Candidates, req.MaxTokens)
 	default:
@@ -128,8 +128,8 @@ type reduceOutput struct {
 }
 
 // mapAnswer implements the map stage (see the package comment).
-func mapAnswer(query, content string, maxTokens int) (string, bool, error) {
-	whole, fragments := sentences(content)
+func mapAnswer(query string, parts []globalsearch.MapPart, maxTokens int) (string, bool, error) {
+	whole, fragments := partSentences(parts)
 	best, usefulness := rank(terms(query), whole)
 	if usefulness == 0 && len(fragments) > 0 {
 		best, usefulness = rank(terms(query), append(whole, fragments...))

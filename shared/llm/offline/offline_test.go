@@ -48,9 +48,17 @@ func decodeMap(t *testing.T, text string) (string, float64) {
 
 func complete(t *testing.T, req globalsearch.ModelRequest) globalsearch.ModelResponse {
 	t.Helper()
-	resp, err := offline.New().Complete(context.Background(), req)
+	resp, err := offline.New().Complete(context.Background(), withParts(req))
 	require.NoError(t, err)
 	return resp
+}
+
+// withParts gives a map request the parts of its content, as the engine does.
+func withParts(req globalsearch.ModelRequest) globalsearch.ModelRequest {
+	if req.Stage == globalsearch.StageMap && req.Parts == nil {
+		req.Parts = globalsearch.MapParts(req.Content)
+	}
+	return req
 }
 
 func TestMap(t *testing.T) {
@@ -166,6 +174,7 @@ func TestDeterministic(t *testing.T) {
 	}
 	m := offline.New()
 	for _, req := range reqs {
+		req = withParts(req)
 		t.Run(string(req.Stage), func(t *testing.T) {
 			want, err := m.Complete(context.Background(), req)
 			require.NoError(t, err)
@@ -207,9 +216,9 @@ func TestOutputFitsMaxTokens(t *testing.T) {
 func TestOutputCannotFit(t *testing.T) {
 	// Not even `{"answer":"x…","usefulness":N}` fits in 5 tokens: the model
 	// reports it stopped at its limit, as a real model would.
-	resp, err := offline.New().Complete(context.Background(), globalsearch.ModelRequest{
+	resp, err := offline.New().Complete(context.Background(), withParts(globalsearch.ModelRequest{
 		Stage: globalsearch.StageMap, Query: "Sorrel Bank", Content: mapContent, MaxTokens: 5,
-	})
+	}))
 	require.Error(t, err)
 	assert.Equal(t, globalsearch.KindModelOutput, globalsearch.KindOf(err))
 	assert.Contains(t, err.Error(), "map output reserve")
@@ -295,7 +304,7 @@ func TestReduce(t *testing.T) {
 func TestCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := offline.New().Complete(ctx, globalsearch.ModelRequest{Stage: globalsearch.StageMap, Query: "wind", Content: mapContent, MaxTokens: 512})
+	_, err := offline.New().Complete(ctx, withParts(globalsearch.ModelRequest{Stage: globalsearch.StageMap, Query: "wind", Content: mapContent, MaxTokens: 512}))
 	assert.ErrorIs(t, err, context.Canceled)
 }
 

@@ -287,7 +287,7 @@ func TestSampleGlobalQuestion(t *testing.T) {
 			var candidates []globalsearch.Candidate
 			for i, b := range batches {
 				resp, err := m.Complete(ctx, globalsearch.ModelRequest{
-					Stage: globalsearch.StageMap, Query: globalQuestion, Content: b.Content, MaxTokens: 512,
+					Stage: globalsearch.StageMap, Query: globalQuestion, Content: b.Content, Parts: globalsearch.MapParts(b.Content), MaxTokens: 512,
 				})
 				require.NoError(t, err)
 				var out struct {
