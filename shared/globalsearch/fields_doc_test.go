@@ -12,9 +12,12 @@ import (
 )
 
 // The contract's request table and its list of GRAPHRAG_* variables are the
-// field table's: the same fields in the same order, the same defaults.
+// field table's: the same fields in the same order, the same defaults; the
+// README names the same variables.
 func TestContractListsRequestFields(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/contract.md")
+	require.NoError(t, err)
+	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	text := string(doc)
 	start := strings.Index(text, "| field | type | default |")
@@ -48,5 +51,6 @@ func TestContractListsRequestFields(t *testing.T) {
 		require.NoError(t, json.Unmarshal(raw, &fields))
 		assert.Equal(t, strings.Trim(string(fields[f.name]), `"`), docDefault[f.name], f.name)
 		assert.Contains(t, text, "`"+f.env+"`", "contract names %s", f.env)
+		assert.Contains(t, string(readme), "`"+f.env+"`", "README names %s", f.env)
 	}
 }
