@@ -70,12 +70,9 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	s := idx.Store
-	defaults, err := globalsearch.DefaultsFromEnv(env.lookupEnv)
+	defaults, err := requestDefaults(env, fileNamespace)
 	if err != nil {
 		return err
-	}
-	if v, ok := env.lookupEnv("GRAPHRAG_NAMESPACE"); !ok || v == "" {
-		defaults.Namespace = fileNamespace
 	}
 	logOut := io.Discard
 	if *verbose {

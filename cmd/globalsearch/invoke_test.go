@@ -51,3 +51,25 @@ func TestInvoke(t *testing.T) {
 		})
 	}
 }
+
+// plan and invoke prepare resolve a request without a namespace the same
+// way: the index file's namespace wins over GRAPHRAG_NAMESPACE, so the two
+// commands never search different data for one request.
+func TestNamespaceDefaultAgrees(t *testing.T) {
+	event := filepath.Join(t.TempDir(), "prepare.json")
+	require.NoError(t, os.WriteFile(event, []byte(`{"request": {"query": "q", "queryId": "q-ns"}}`), 0o600))
+	env := map[string]string{"GRAPHRAG_NAMESPACE": "ns-from-env"}
+	for _, args := range [][]string{
+		{"plan", "--json", "--query", "q"},
+		{"invoke", "prepare", "--event", event},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			e := fakeEnv(env)
+			e.stdin, e.stdout, e.stderr = &bytes.Buffer{}, &stdout, &stderr
+			status := runMain(context.Background(), e, append(args, "--index", "../../testdata/sample-index.json"))
+			require.Equal(t, 0, status, stderr.String())
+			assert.NotContains(t, stdout.String()+stderr.String(), "ns-from-env")
+		})
+	}
+}

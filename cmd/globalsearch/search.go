@@ -74,14 +74,25 @@ func parseSearchFlags(name string, env *cliEnv, args []string, withModel bool) (
 	return f, nil
 }
 
-// params validates the flags as a request, through the same path as JSON.
-func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Params, error) {
+// requestDefaults are the defaults every command resolves a request with:
+// the deployment's (GRAPHRAG_*), except that an index file's namespace wins
+// over GRAPHRAG_NAMESPACE, since the file holds no other namespace.
+func requestDefaults(env *cliEnv, fileNamespace string) (globalsearch.Defaults, error) {
 	defaults, err := globalsearch.DefaultsFromEnv(env.lookupEnv)
 	if err != nil {
-		return globalsearch.Params{}, err
+		return globalsearch.Defaults{}, err
 	}
 	if fileNamespace != "" {
 		defaults.Namespace = fileNamespace
+	}
+	return defaults, nil
+}
+
+// params validates the flags as a request, through the same path as JSON.
+func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Params, error) {
+	defaults, err := requestDefaults(env, fileNamespace)
+	if err != nil {
+		return globalsearch.Params{}, err
 	}
 	req := globalsearch.Request{Query: f.query, Namespace: f.namespace}
 	if f.set["level"] {

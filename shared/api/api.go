@@ -111,21 +111,20 @@ func (h *Handler) post(ctx context.Context, req events.APIGatewayV2HTTPRequest) 
 		}
 	}
 	fields, _ := decodeFields(body)
-	if key := header(req.Headers, IdempotencyKeyHeader); key != "" && fields != nil {
-		// The key goes through ParseRequest as the queryId, so it is checked
-		// by the same rule (SPEC §2) and cannot disagree with the body's.
+	key := header(req.Headers, IdempotencyKeyHeader)
+	if key != "" && fields != nil {
+		// The key goes through ParseRequestWithID as the queryId, so it is
+		// checked by the same rule (SPEC §2) and cannot disagree with the body's.
 		if raw, ok := fields["queryId"]; ok {
 			var inBody string
 			if json.Unmarshal(raw, &inBody) != nil || inBody != key {
 				return reply(http.StatusBadRequest, Error{"invalid_input", "queryId and the Idempotency-Key header differ"})
 			}
 		}
-		fields["queryId"], _ = json.Marshal(key)
-		body, _ = json.Marshal(fields)
 	}
 	// Validate before spending (STYLE §7): nothing is stored or started for
 	// a bad request.
-	p, err := globalsearch.ParseRequest(body, h.Defaults)
+	p, err := globalsearch.ParseRequestWithID(body, h.Defaults, key)
 	if err != nil {
 		return h.fail(ctx, "", err)
 	}

@@ -10,6 +10,7 @@ package batch
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,14 +53,31 @@ func Header(id string, part int) string {
 	return "[Community ID: " + id + " | summary part " + strconv.Itoa(part) + "]"
 }
 
+// ParseHeader reads a line Header wrote (surrounding blanks allowed): the
+// community id and part number. The prompt format is written and read here
+// only, so no model has to parse it.
+func ParseHeader(line string) (id string, part int, ok bool) {
+	m := headerPattern.FindStringSubmatch(strings.TrimSpace(line))
+	if m == nil {
+		return "", 0, false
+	}
+	part, err := strconv.Atoi(m[2])
+	if err != nil {
+		part = widestPartNumber // beyond int: a later part all the same
+	}
+	return m[1], part, true
+}
+
+var headerPattern = regexp.MustCompile(`^\[Community ID: (.*?) ?\| summary part ([0-9]+)\]$`)
+
 // Pack splits each item into parts and packs the parts, in order, greedily
 // into batches that pass the fit test.
 func Pack(skeleton string, budget int, items []Item) ([]Batch, error) {
-	base := tokens.Of(skeleton).Add(newline)
-	if base.Tokens() > budget {
+	prompt := tokens.NewPrompt(skeleton)
+	if !prompt.Fits(tokens.Count{}, budget) {
 		return nil, ErrPromptTooLarge
 	}
-	p := packer{base: base, budget: budget}
+	p := packer{prompt: prompt, budget: budget}
 	for _, it := range items {
 		if err := p.addItem(it); err != nil {
 			return nil, err
@@ -80,7 +98,7 @@ type part struct {
 
 type packer struct {
 	asciiBefore, offset []int32 // split's prefix tables, reused
-	base                tokens.Count
+	prompt              tokens.Prompt
 	budget              int
 	batches             []Batch
 
@@ -88,7 +106,7 @@ type packer struct {
 	count tokens.Count // current content: parts joined by "\n"
 }
 
-func (p *packer) fits(c tokens.Count) bool { return p.base.Add(c).Tokens() <= p.budget }
+func (p *packer) fits(c tokens.Count) bool { return p.prompt.Fits(c, p.budget) }
 
 func (p *packer) addItem(it Item) error {
 	whole := tokens.Of(it.Text)
@@ -192,7 +210,7 @@ func (p *packer) flush() {
 			ids = appendUnique(ids, pt.id)
 		}
 	}
-	p.batches = append(p.batches, Batch{IDs: ids, Content: content.String(), Tokens: p.base.Add(p.count).Tokens()})
+	p.batches = append(p.batches, Batch{IDs: ids, Content: content.String(), Tokens: p.prompt.Tokens(p.count)})
 	p.parts = p.parts[:0]
 	p.count = tokens.Count{}
 }

@@ -566,3 +566,19 @@ func describe(items []batch.Item) string {
 	}
 	return b.String()
 }
+
+func TestParseHeaderReadsHeader(t *testing.T) {
+	for _, tc := range []struct {
+		id   string
+		part int
+	}{{"c1", 1}, {"c-2 | odd", 12}, {"社区", 3}} {
+		id, part, ok := batch.ParseHeader(" " + batch.Header(tc.id, tc.part) + "\n")
+		assert.True(t, ok)
+		assert.Equal(t, tc.id, id)
+		assert.Equal(t, tc.part, part)
+	}
+	for _, line := range []string{"[Community ID: c1]", "[Community summary]", "Community ID: c1 | summary part 1"} {
+		_, _, ok := batch.ParseHeader(line)
+		assert.False(t, ok, line)
+	}
+}

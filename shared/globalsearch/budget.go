@@ -10,7 +10,7 @@ import (
 // skeleton for query with reserve held back for the output: the fit test of
 // SPEC §4.3 and §6.3 with empty content.
 func (t Template) SmallestTokenBudget(query string, reserve int) int {
-	return tokens.Estimate(t.Skeleton(query)+"\n") + reserve
+	return tokens.NewPrompt(t.Skeleton(query)).Tokens(tokens.Count{}) + reserve
 }
 
 // promptsFit checks both budgets against the skeletons they must hold
@@ -40,6 +40,6 @@ func (p Params) validate(prompts Prompts) error {
 	if err != nil {
 		return Errorf(KindInvalidInput, "encode params: %w", err)
 	}
-	_, err = parseRequest(data, SpecDefaults, prompts)
+	_, err = parseRequest(data, SpecDefaults, "", prompts)
 	return err
 }

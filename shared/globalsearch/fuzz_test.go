@@ -52,12 +52,8 @@ func FuzzParseRequest(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted %q, but not its own encoding %s: %v", data, again, err)
 		}
-		// The encoding carries the seed itself, so it reads back as the
-		// caller's seed; whether ParseRequest chose it is not part of it.
-		if back.SeedGenerated || !back.SameRequest(p) || back.ShuffleSeed != p.ShuffleSeed {
-			t.Fatalf("round trip changed the request:\n%+v\n%+v", p, back)
-		}
-		back.SeedGenerated = p.SeedGenerated
+		// The encoding fixes the seed, so the copy read back chose none.
+		p.SeedGenerated = false
 		if back != p {
 			t.Fatalf("round trip changed the request:\n%+v\n%+v", p, back)
 		}

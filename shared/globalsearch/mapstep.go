@@ -3,7 +3,6 @@ package globalsearch
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -31,13 +30,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 	if runID != "" && b.RunID != runID {
 		return MapAnswer{}, supersededError(queryID, runID)
 	}
-	resp, err := e.Model.Complete(ctx, ModelRequest{
-		Stage:     StageMap,
-		Query:     p.Query,
-		Content:   b.Content,
-		Prompt:    e.prompts().Map.Render(p.Query, b.Content),
-		MaxTokens: p.MapOutputReserve,
-	})
+	resp, err := e.Model.Complete(ctx, e.prompts().Map.mapRequest(p.Query, b.Content, p.MapOutputReserve))
 	if err == nil {
 		var a MapAnswer
 		a.Answer, a.Usefulness, err = ParseMapOutput(resp.Text)
@@ -63,34 +56,4 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 // gone, and no retry brings it back.
 func supersededError(queryID, runID string) error {
 	return fmt.Errorf("run %s of query %s was replaced by a newer plan of that query id: %w", runID, queryID, ErrNotFound)
-}
-
-// forEachBatch runs try for every batch index with at most workers in
-// flight and up to attempts tries each. It returns the failures in index
-// order; a cancelled ctx fails what has not started.
-func forEachBatch(ctx context.Context, count, workers, attempts int, try func(ctx context.Context, index, attempt int) error) []error {
-	errs := make([]error, count)
-	workers = min(workers, count)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := range next {
-				for attempt := 1; attempt <= attempts; attempt++ {
-					if errs[i] = ctx.Err(); errs[i] != nil {
-						break
-					}
-					if errs[i] = try(ctx, i, attempt); errs[i] == nil {
-						break
-					}
-				}
-			}
-		})
-	}
-	for i := range count {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return errs
 }

@@ -30,14 +30,36 @@ const (
 )
 
 // ModelRequest is one model call. Prompt is the rendered prompt (SPEC §5.1);
-// Query and Content are what it was rendered from, for models that build
-// their own prompt (the offline model) or want them apart.
+// Query and Content are what it was rendered from. Candidates are the reduce
+// call's content in parts, so a model that builds its own answer (the
+// offline model) never reads back the text the prompt format wrote.
 type ModelRequest struct {
-	Stage     Stage
-	Query     string
-	Content   string
-	Prompt    string
-	MaxTokens int
+	Stage      Stage
+	Query      string
+	Content    string
+	Prompt     string
+	Parts      []MapPart   // map only: the batch's parts, in prompt order
+	Candidates []Candidate // reduce only: the selected map answers, in prompt order
+	MaxTokens  int
+}
+
+// MapPart is one part of a map batch (SPEC §4.3): a community summary, or a
+// piece of one split to fit, with its claims and excerpts as the prompt
+// shows them. Part counts from 1; a later part continues the text of the
+// one before, so its first sentence may be cut.
+type MapPart struct {
+	CommunityID string
+	Part        int
+	Text        string
+}
+
+// Candidate is one map answer as the reduce prompt shows it (SPEC §6.2):
+// its score, its communities and its answer with forged headers
+// neutralised (NeutraliseHeaders).
+type Candidate struct {
+	Usefulness   float64
+	CommunityIDs []string
+	Answer       string
 }
 
 // ModelResponse is the text a model produced and the usage it reported.

@@ -13,15 +13,14 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/batch"
 )
 
-// PrepareOutput is what the prepare step hands on: small enough for a Step
-// Functions state (SPEC §8), with the batches themselves in the runs store.
-// RunID names the run the plan started; the map and reduce tasks carry it so
-// that a task of an earlier plan of the same query id is refused.
+// PrepareOutput is what the prepare step hands on, with the batches
+// themselves in the runs store. RunID names the run the plan started; the
+// map and reduce steps carry it so that a step of an earlier plan of the
+// same query id is refused.
 type PrepareOutput struct {
-	QueryID      string `json:"queryId"`
-	RunID        string `json:"runId"`
-	BatchCount   int    `json:"batchCount"`
-	BatchIndexes []int  `json:"batchIndexes"`
+	QueryID    string `json:"queryId"`
+	RunID      string `json:"runId"`
+	BatchCount int    `json:"batchCount"`
 }
 
 // Prepare claims the query id for p, plans the search (SPEC §4) and saves
@@ -63,10 +62,7 @@ func (e *Engine) prepare(ctx context.Context, p Params) (PrepareOutput, Result, 
 	if err := e.Runs.SavePlan(ctx, plan); err != nil {
 		return PrepareOutput{}, Result{}, fail(fmt.Errorf("save plan of %s: %w", p.QueryID, err))
 	}
-	out := PrepareOutput{QueryID: p.QueryID, RunID: plan.RunID, BatchCount: len(plan.Batches), BatchIndexes: make([]int, len(plan.Batches))}
-	for i := range out.BatchIndexes {
-		out.BatchIndexes[i] = i
-	}
+	out := PrepareOutput{QueryID: p.QueryID, RunID: plan.RunID, BatchCount: len(plan.Batches)}
 	e.logger().LogAttrs(ctx, slogInfo, "prepared", stepAttrs(p.QueryID, "prepare", start,
 		"runId", plan.RunID, "summaries", plan.SummaryCount, "batches", len(plan.Batches), "status", "ok")...)
 	return out, Result{}, nil

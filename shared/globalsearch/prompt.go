@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/graphrag-global/graphrag-global/shared/batch"
 )
 
 //go:embed prompts/map.txt
@@ -13,6 +15,15 @@ var mapPromptText string
 
 //go:embed prompts/reduce.txt
 var reducePromptText string
+
+//go:embed prompts/system.txt
+var systemPromptText string
+
+// SystemPrompt is the fixed system instruction a chat model gets before
+// every rendered prompt. The rendered prompt already states the JSON
+// contract (SPEC §5.1); repeating it as a system instruction keeps chatty
+// models (local ones in particular) from wrapping the JSON in prose.
+var SystemPrompt = strings.TrimRight(systemPromptText, "\n")
 
 const (
 	queryPlaceholder   = "{{query}}"
@@ -104,4 +115,40 @@ func mustParse(text string) Template {
 		panic(err) // the embedded files are part of the build; a test covers them
 	}
 	return t
+}
+
+// MapParts splits a batch's content into its parts at the headers the
+// planner wrote (batch.Header). Text before any header (content not built
+// by the planner) is one part of no community.
+func MapParts(content string) []MapPart {
+	var parts []MapPart
+	var text strings.Builder
+	cur := -1
+	flush := func() {
+		if cur >= 0 {
+			parts[cur].Text = strings.TrimSuffix(text.String(), "\n")
+		}
+		text.Reset()
+	}
+	for line := range strings.Lines(content) {
+		if id, n, ok := batch.ParseHeader(line); ok {
+			flush()
+			parts = append(parts, MapPart{CommunityID: id, Part: n})
+			cur = len(parts) - 1
+			continue
+		}
+		if cur < 0 {
+			parts = append(parts, MapPart{})
+			cur = 0
+		}
+		text.WriteString(line)
+	}
+	flush()
+	return parts
+}
+
+// mapRequest is the map call of a batch: the rendered prompt and its parts.
+func (t Template) mapRequest(query, content string, maxTokens int) ModelRequest {
+	return ModelRequest{Stage: StageMap, Query: query, Content: content,
+		Prompt: t.Render(query, content), Parts: MapParts(content), MaxTokens: maxTokens}
 }

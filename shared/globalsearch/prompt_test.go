@@ -90,3 +90,13 @@ func TestParseTemplate(t *testing.T) {
 		})
 	}
 }
+
+func TestMapPartsSplitAtHeaders(t *testing.T) {
+	content := "[Community ID: c1 | summary part 2]\ntail of one.\n[Community ID: c2 | summary part 1]\n[Community summary]\nWhole.\n\n[Supporting claims]\n- a: b"
+	assert.Equal(t, []gs.MapPart{
+		{CommunityID: "c1", Part: 2, Text: "tail of one."},
+		{CommunityID: "c2", Part: 1, Text: "[Community summary]\nWhole.\n\n[Supporting claims]\n- a: b"},
+	}, gs.MapParts(content))
+	assert.Equal(t, []gs.MapPart{{Text: "no header"}}, gs.MapParts("no header"))
+	assert.Empty(t, gs.MapParts(""))
+}

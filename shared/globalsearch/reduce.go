@@ -17,9 +17,17 @@ import (
 // (SPEC §6.2); usefulness is printed in shortest form (85, 72.5). Lines of
 // the answer that read as a header are neutralised (NeutraliseHeaders), so
 // only the real header of each candidate starts with "[".
-func RenderCandidate(a MapAnswer) string {
-	return "[Usefulness: " + strconv.FormatFloat(a.Usefulness, 'f', -1, 64) +
-		"; Community IDs: " + strings.Join(a.CommunityIDs, ", ") + "]\n" + NeutraliseHeaders(a.Answer)
+func RenderCandidate(a MapAnswer) string { return NewCandidate(a).Render() }
+
+// NewCandidate is a as the reduce prompt shows it.
+func NewCandidate(a MapAnswer) Candidate {
+	return Candidate{Usefulness: a.Usefulness, CommunityIDs: a.CommunityIDs, Answer: NeutraliseHeaders(a.Answer)}
+}
+
+// Render is the candidate's text in the reduce prompt (SPEC §6.2).
+func (c Candidate) Render() string {
+	return "[Usefulness: " + strconv.FormatFloat(c.Usefulness, 'f', -1, 64) +
+		"; Community IDs: " + strings.Join(c.CommunityIDs, ", ") + "]\n" + c.Answer
 }
 
 // forgedHeader finds a line (after any line break, leading blanks allowed)
@@ -52,7 +60,7 @@ func SelectAnswers(skeleton string, budget int, answers []MapAnswer) ([]MapAnswe
 	slices.SortStableFunc(ranked, func(a, b MapAnswer) int {
 		return cmp.Or(cmp.Compare(b.Usefulness, a.Usefulness), cmp.Compare(a.BatchIndex, b.BatchIndex))
 	})
-	base := tokens.Of(skeleton).Add(tokens.Count{ASCII: 1})
+	prompt := tokens.NewPrompt(skeleton)
 	sep := tokens.Of(candidateSeparator)
 	var (
 		selected []MapAnswer
@@ -65,7 +73,7 @@ func SelectAnswers(skeleton string, budget int, answers []MapAnswer) ([]MapAnswe
 		if len(selected) > 0 {
 			grown = grown.Add(sep)
 		}
-		if base.Add(grown).Tokens() > budget {
+		if !prompt.Fits(grown, budget) {
 			continue
 		}
 		selected, rendered, content = append(selected, a), append(rendered, text), grown
@@ -73,7 +81,7 @@ func SelectAnswers(skeleton string, budget int, answers []MapAnswer) ([]MapAnswe
 	if len(selected) == 0 {
 		return nil, "", 0
 	}
-	return selected, strings.Join(rendered, candidateSeparator), base.Add(content).Tokens()
+	return selected, strings.Join(rendered, candidateSeparator), prompt.Tokens(content)
 }
 
 // Reduce makes one attempt at the reduce step of a planned run (SPEC §6):
@@ -102,8 +110,10 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 	selected, content, promptTokens := SelectAnswers(reducePrompt.Skeleton(p.Query), p.ReducePromptBudget(), r.answers)
 	res.Diagnostics.SelectedAnswerCount = len(selected)
 	res.Diagnostics.ReducePromptTokens = promptTokens
-	for _, a := range selected {
+	candidates := make([]Candidate, len(selected))
+	for i, a := range selected {
 		res.SelectedMapAnswers = append(res.SelectedMapAnswers, SelectedAnswer{Answer: a.Answer, Usefulness: a.Usefulness, CommunityIDs: a.CommunityIDs})
+		candidates[i] = NewCandidate(a)
 	}
 	if len(selected) == 0 {
 		res.Answer = NoResultsAnswer
@@ -117,11 +127,12 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 	}
 	res.Diagnostics.Reduce.ModelCalls = calls
 	resp, err := e.Model.Complete(ctx, ModelRequest{
-		Stage:     StageReduce,
-		Query:     p.Query,
-		Content:   content,
-		Prompt:    reducePrompt.Render(p.Query, content),
-		MaxTokens: p.ReduceOutputReserve,
+		Stage:      StageReduce,
+		Query:      p.Query,
+		Content:    content,
+		Prompt:     reducePrompt.Render(p.Query, content),
+		Candidates: candidates,
+		MaxTokens:  p.ReduceOutputReserve,
 	})
 	if err == nil {
 		res.Diagnostics.Reduce.InputTokens, res.Diagnostics.Reduce.OutputTokens = resp.InputTokens, resp.OutputTokens
@@ -137,23 +148,6 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 		return e.finishReduce(ctx, r, StatusPartial, nil)
 	}
 	return e.finishReduce(ctx, r, StatusCompleted, nil)
-}
-
-// FailReduce records a run whose reduce step failed its last attempt: the
-// result says failed with cause, beside everything the map stage produced.
-// It returns that result and cause.
-func (e *Engine) FailReduce(ctx context.Context, queryID, runID string, failures []BatchFailure, cause error) (Result, error) {
-	ctx = saveContext(ctx, StatusFailed)
-	r, err := e.loadReduce(ctx, queryID, runID, failures)
-	if err != nil {
-		return Result{}, fmt.Errorf("%w (and recording the failure: %w)", cause, err)
-	}
-	calls, err := e.Runs.ReduceCalls(ctx, queryID, r.plan.RunID)
-	if err != nil {
-		return Result{}, fmt.Errorf("%w (and recording the failure: %w)", cause, err)
-	}
-	r.res.Diagnostics.Reduce.ModelCalls = calls
-	return e.finishReduce(ctx, r, StatusFailed, cause)
 }
 
 // reduceRun is what one reduce step works on.
@@ -179,128 +173,4 @@ func (e *Engine) loadReduce(ctx context.Context, queryID, runID string, failures
 	}
 	answers = withoutReported(answers, failures)
 	return &reduceRun{plan: plan, answers: answers, res: newResult(plan, answers, failures), start: start}, nil
-}
-
-// finishReduce completes the result's totals, saves it and logs the step.
-func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, runErr error) (Result, error) {
-	res := &r.res
-	res.Status = status
-	if runErr != nil {
-		res.Answer, res.Error = "", runErr.Error()
-	}
-	d := &res.Diagnostics
-	d.FinishedAt = e.now()
-	d.ModelCalls = d.Map.ModelCalls + d.Reduce.ModelCalls
-	d.InputTokens = d.Map.InputTokens + d.Reduce.InputTokens
-	d.OutputTokens = d.Map.OutputTokens + d.Reduce.OutputTokens
-	if err := e.Runs.SaveResult(saveContext(ctx, status), *res, r.plan.RunID); err != nil {
-		return *res, fmt.Errorf("save result of %s: %w", res.QueryID, err)
-	}
-	e.logger().LogAttrs(ctx, slogInfo, "reduced", stepAttrs(res.QueryID, "reduce", r.start,
-		"attempts", d.Reduce.ModelCalls, "tokensIn", d.Reduce.InputTokens, "tokensOut", d.Reduce.OutputTokens,
-		"selected", d.SelectedAnswerCount, "status", string(status))...)
-	return *res, runErr
-}
-
-// newResult fills what every result says about its plan and map stage.
-func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
-	p := plan.Params
-	res := Result{
-		QueryID: p.QueryID, Namespace: p.Namespace, Query: p.Query, CommunityLevel: p.CommunityLevel,
-		SelectedMapAnswers: []SelectedAnswer{},
-		MapErrors:          reconcileFailures(plan, answers, failures),
-		Diagnostics: Diagnostics{
-			SummaryCount:    plan.SummaryCount,
-			BatchCount:      len(plan.Batches),
-			Batches:         make([]BatchSummary, len(plan.Batches)),
-			MapScores:       make([]MapScore, len(answers)),
-			ShuffleSeed:     p.ShuffleSeed,
-			OrphanClaims:    plan.OrphanClaims,
-			MissingChunks:   plan.MissingChunks,
-			AvailableLevels: plan.AvailableLevels,
-			StartedAt:       plan.CreatedAt,
-		},
-	}
-	res.FailedMapBatches = len(res.MapErrors)
-	res.Diagnostics.EmptyNamespace, res.Diagnostics.AvailableNamespaces = plan.EmptyNamespace, plan.AvailableNamespaces
-	for i, b := range plan.Batches {
-		res.Diagnostics.Batches[i] = BatchSummary{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens}
-	}
-	usage := &res.Diagnostics.Map
-	for i, a := range answers {
-		res.Diagnostics.MapScores[i] = MapScore{BatchIndex: a.BatchIndex, Usefulness: a.Usefulness}
-		usage.ModelCalls += a.Attempts
-		usage.InputTokens += a.InputTokens
-		usage.OutputTokens += a.OutputTokens
-	}
-	for _, f := range res.MapErrors {
-		usage.ModelCalls += f.Attempts
-	}
-	return res
-}
-
-// withoutReported drops the answers of batches reported failed. The map
-// stage's report of this run is the authority: an answer stored for a batch
-// it reports failed (an attempt whose success never reached the state
-// machine) must not turn a failed batch, or a failed search, into a success.
-func withoutReported(answers []MapAnswer, reported []BatchFailure) []MapAnswer {
-	if len(reported) == 0 {
-		return answers
-	}
-	failed := make(map[int]bool, len(reported))
-	for _, f := range reported {
-		failed[f.BatchIndex] = true
-	}
-	kept := answers[:0:0]
-	for _, a := range answers {
-		if !failed[a.BatchIndex] {
-			kept = append(kept, a)
-		}
-	}
-	return kept
-}
-
-// reconcileFailures returns one failure per batch that has no answer, in
-// batch order, with the batch's community ids. A batch with neither an
-// answer nor a reported failure (a lost iteration) counts as failed too,
-// so a result never claims more than the map stage delivered.
-func reconcileFailures(plan Plan, answers []MapAnswer, reported []BatchFailure) []BatchFailure {
-	answered := make(map[int]bool, len(answers))
-	for _, a := range answers {
-		answered[a.BatchIndex] = true
-	}
-	byIndex := map[int]BatchFailure{}
-	for _, f := range reported {
-		byIndex[f.BatchIndex] = f
-	}
-	out := []BatchFailure{}
-	for _, b := range plan.Batches {
-		if answered[b.Index] {
-			continue
-		}
-		f, ok := byIndex[b.Index]
-		if !ok {
-			f = BatchFailure{BatchIndex: b.Index, Message: "no map answer was recorded for this batch"}
-		}
-		f.CommunityIDs = b.CommunityIDs
-		out = append(out, f)
-	}
-	return out
-}
-
-// failedSaveTimeout bounds the write of a failed result made after the
-// run's own context has ended.
-const failedSaveTimeout = 5 * time.Second
-
-// saveContext is the context a result is saved with. A failed result is
-// often saved because the run's context just expired (a Lambda deadline, a
-// cancelled CLI run), yet the runs store must still say failed, so that write
-// gets a short context of its own.
-func saveContext(ctx context.Context, status Status) context.Context {
-	if status != StatusFailed || ctx.Err() == nil {
-		return ctx
-	}
-	bounded, cancel := context.WithTimeout(context.WithoutCancel(ctx), failedSaveTimeout)
-	context.AfterFunc(bounded, cancel)
-	return bounded
 }

@@ -161,18 +161,78 @@ var SpecDefaults = Defaults{
 	MapConcurrency:      4,
 }
 
-// The environment variables a deployment sets its defaults with.
-var defaultsEnv = []struct {
-	name  string
-	field string
-}{
-	{"GRAPHRAG_NAMESPACE", "namespace"},
-	{"GRAPHRAG_COMMUNITY_LEVEL", "communityLevel"},
-	{"GRAPHRAG_MAP_TOKEN_BUDGET", "mapTokenBudget"},
-	{"GRAPHRAG_REDUCE_TOKEN_BUDGET", "reduceTokenBudget"},
-	{"GRAPHRAG_MAP_OUTPUT_RESERVE", "mapOutputReserve"},
-	{"GRAPHRAG_REDUCE_OUTPUT_RESERVE", "reduceOutputReserve"},
-	{"GRAPHRAG_MAP_CONCURRENCY", "mapConcurrency"},
+// requestField is one row of SPEC §2's request table. The table drives
+// parsing, the deployment's environment defaults and their messages, so a
+// field is described once. A defaulted field (env set) also lives in
+// Defaults; the others have no deployment default.
+type requestField struct {
+	name string
+	env  string // the GRAPHRAG_* variable setting its default; "" for none
+	// parse checks raw by the field's rule and stores it in p.
+	parse func(raw json.RawMessage, p *Params) error
+	// setDefault checks raw by the same rule and stores it in d; useDefault
+	// copies d's value into p. Both are nil for a field without a default.
+	setDefault func(raw json.RawMessage, d *Defaults) error
+	useDefault func(d Defaults, p *Params)
+}
+
+// defaulted builds the row of a field that has a deployment default: the
+// same rule and the same message serve the request and the environment.
+func defaulted[T any](name, env string, rule func(json.RawMessage) (T, error), inParams func(*Params) *T, inDefaults func(*Defaults) *T) requestField {
+	return requestField{
+		name: name, env: env,
+		parse: func(raw json.RawMessage, p *Params) (err error) {
+			*inParams(p), err = rule(raw)
+			return err
+		},
+		setDefault: func(raw json.RawMessage, d *Defaults) (err error) {
+			*inDefaults(d), err = rule(raw)
+			return err
+		},
+		useDefault: func(d Defaults, p *Params) { *inParams(p) = *inDefaults(&d) },
+	}
+}
+
+func count(min int64, msg string) func(json.RawMessage) (int, error) {
+	return func(raw json.RawMessage) (int, error) { return parseCount(raw, min, msg) }
+}
+
+// requestFields is SPEC §2's table in its order: the first bad field is the
+// one reported.
+var requestFields = []requestField{
+	{name: "query", parse: func(raw json.RawMessage, p *Params) (err error) {
+		p.Query, err = parseQuery(raw)
+		return err
+	}},
+	defaulted("namespace", "GRAPHRAG_NAMESPACE", parseNamespace,
+		func(p *Params) *string { return &p.Namespace }, func(d *Defaults) *string { return &d.Namespace }),
+	defaulted("communityLevel", "GRAPHRAG_COMMUNITY_LEVEL", func(raw json.RawMessage) (Level, error) { return parseLevel(raw) },
+		func(p *Params) *Level { return &p.CommunityLevel }, func(d *Defaults) *Level { return &d.CommunityLevel }),
+	defaulted("mapTokenBudget", "GRAPHRAG_MAP_TOKEN_BUDGET", count(1, "mapTokenBudget must be a positive integer"),
+		func(p *Params) *int { return &p.MapTokenBudget }, func(d *Defaults) *int { return &d.MapTokenBudget }),
+	defaulted("reduceTokenBudget", "GRAPHRAG_REDUCE_TOKEN_BUDGET", count(1, "reduceTokenBudget must be a positive integer"),
+		func(p *Params) *int { return &p.ReduceTokenBudget }, func(d *Defaults) *int { return &d.ReduceTokenBudget }),
+	defaulted("mapOutputReserve", "GRAPHRAG_MAP_OUTPUT_RESERVE", count(0, "mapOutputReserve must be a non-negative integer"),
+		func(p *Params) *int { return &p.MapOutputReserve }, func(d *Defaults) *int { return &d.MapOutputReserve }),
+	defaulted("reduceOutputReserve", "GRAPHRAG_REDUCE_OUTPUT_RESERVE", count(0, "reduceOutputReserve must be a non-negative integer"),
+		func(p *Params) *int { return &p.ReduceOutputReserve }, func(d *Defaults) *int { return &d.ReduceOutputReserve }),
+	defaulted("mapConcurrency", "GRAPHRAG_MAP_CONCURRENCY", count(1, "mapConcurrency must be a positive integer"),
+		func(p *Params) *int { return &p.MapConcurrency }, func(d *Defaults) *int { return &d.MapConcurrency }),
+	{name: "shuffleSeed", parse: func(raw json.RawMessage, p *Params) (err error) {
+		p.ShuffleSeed, err = parseInt64(raw, 0, "shuffleSeed must be a non-negative integer")
+		p.SeedGenerated = false
+		return err
+	}},
+	{name: "shuffle", parse: func(raw json.RawMessage, p *Params) error {
+		if err := json.Unmarshal(raw, &p.Shuffle); err != nil || string(raw) == "null" {
+			return errors.New("shuffle must be a boolean")
+		}
+		return nil
+	}},
+	{name: "queryId", parse: func(raw json.RawMessage, p *Params) (err error) {
+		p.QueryID, err = parseString(raw, queryIDPattern, "queryId must be 1-80 characters of A-Z a-z 0-9 - _")
+		return err
+	}},
 }
 
 // DefaultsFromEnv reads a deployment's defaults from GRAPHRAG_* variables
@@ -180,49 +240,23 @@ var defaultsEnv = []struct {
 // as the request field it stands for, so a bad deployment fails at start.
 func DefaultsFromEnv(lookup func(string) (string, bool)) (Defaults, error) {
 	d := SpecDefaults
-	for _, e := range defaultsEnv {
-		v, ok := lookup(e.name)
+	for _, f := range requestFields {
+		if f.env == "" {
+			continue
+		}
+		v, ok := lookup(f.env)
 		if !ok || v == "" {
 			continue
 		}
 		raw := []byte(v)
-		if e.field == "namespace" || (e.field == "communityLevel" && v == "leaf") {
+		if f.name == "namespace" || (f.name == "communityLevel" && v == "leaf") {
 			raw, _ = json.Marshal(v)
 		}
-		if err := d.apply(e.field, raw); err != nil {
-			return Defaults{}, Errorf(KindInvalidInput, "%s: %w", e.name, err)
+		if err := f.setDefault(raw, &d); err != nil {
+			return Defaults{}, Errorf(KindInvalidInput, "%s: %w", f.env, err)
 		}
 	}
 	return d, nil
-}
-
-func (d *Defaults) apply(field string, raw json.RawMessage) error {
-	var err error
-	switch field {
-	case "namespace":
-		d.Namespace, err = parseNamespace(raw)
-	case "communityLevel":
-		d.CommunityLevel, err = parseLevel(raw)
-	case "mapTokenBudget":
-		d.MapTokenBudget, err = parseCount(raw, 1, "mapTokenBudget must be a positive integer")
-	case "reduceTokenBudget":
-		d.ReduceTokenBudget, err = parseCount(raw, 1, "reduceTokenBudget must be a positive integer")
-	case "mapOutputReserve":
-		d.MapOutputReserve, err = parseCount(raw, 0, "mapOutputReserve must be a non-negative integer")
-	case "reduceOutputReserve":
-		d.ReduceOutputReserve, err = parseCount(raw, 0, "reduceOutputReserve must be a non-negative integer")
-	case "mapConcurrency":
-		d.MapConcurrency, err = parseCount(raw, 1, "mapConcurrency must be a positive integer")
-	}
-	return err
-}
-
-// requestFields is SPEC §2's table in its order: the first bad field is the
-// one reported.
-var requestFields = []string{
-	"query", "namespace", "communityLevel", "mapTokenBudget", "reduceTokenBudget",
-	"mapOutputReserve", "reduceOutputReserve", "mapConcurrency", "shuffleSeed",
-	"shuffle", "queryId",
 }
 
 var (
@@ -238,49 +272,43 @@ var (
 // The budgets are checked against the project's prompts (DefaultPrompts),
 // which every deployment runs with.
 func ParseRequest(data []byte, d Defaults) (Params, error) {
-	return parseRequest(data, d, DefaultPrompts())
+	return parseRequest(data, d, "", DefaultPrompts())
 }
 
-func parseRequest(data []byte, d Defaults, prompts Prompts) (Params, error) {
+// ParseRequestWithID is ParseRequest for an edge that names the run itself
+// (an execution name, an Idempotency-Key): id is the request's queryId when
+// data has none, checked by the same rule in the same place. The edge never
+// rewrites the JSON, which could lose what ParseRequest must see.
+func ParseRequestWithID(data []byte, d Defaults, id string) (Params, error) {
+	return parseRequest(data, d, id, DefaultPrompts())
+}
+
+func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, error) {
 	fields, err := decodeObject(data)
 	if err != nil {
 		return Params{}, err
 	}
 	for name := range fields {
-		if !slices.Contains(requestFields, name) {
+		if !slices.ContainsFunc(requestFields, func(f requestField) bool { return f.name == name }) {
 			return Params{}, Errorf(KindInvalidInput, "unknown request field %q", name)
 		}
 	}
-	p := Params{Shuffle: true, Namespace: d.Namespace, CommunityLevel: d.CommunityLevel,
-		MapTokenBudget: d.MapTokenBudget, ReduceTokenBudget: d.ReduceTokenBudget,
-		MapOutputReserve: d.MapOutputReserve, ReduceOutputReserve: d.ReduceOutputReserve,
-		MapConcurrency: d.MapConcurrency}
-	seedSet := false
-	for _, name := range requestFields {
-		raw, present := fields[name]
-		if !present && name != "query" {
+	// SeedGenerated stands until a shuffleSeed field clears it.
+	p := Params{Shuffle: true, SeedGenerated: true}
+	for _, f := range requestFields {
+		if f.useDefault != nil {
+			f.useDefault(d, &p)
+		}
+	}
+	if _, ok := fields["queryId"]; !ok && id != "" {
+		fields["queryId"], _ = json.Marshal(id)
+	}
+	for _, f := range requestFields {
+		raw, present := fields[f.name]
+		if !present && f.name != "query" {
 			continue
 		}
-		switch name {
-		case "query":
-			p.Query, err = parseQuery(raw)
-		case "shuffleSeed":
-			var n int64
-			n, err = parseInt64(raw, 0, "shuffleSeed must be a non-negative integer")
-			p.ShuffleSeed, seedSet = n, true
-		case "shuffle":
-			if err = json.Unmarshal(raw, &p.Shuffle); err != nil || string(raw) == "null" {
-				err = errors.New("shuffle must be a boolean")
-			}
-		case "queryId":
-			p.QueryID, err = parseString(raw, queryIDPattern, "queryId must be 1-80 characters of A-Z a-z 0-9 - _")
-		default:
-			var dd Defaults
-			if err = dd.apply(name, raw); err == nil {
-				p.setFromDefaults(name, dd)
-			}
-		}
-		if err != nil {
+		if err := f.parse(raw, &p); err != nil {
 			return Params{}, &Error{Kind: KindInvalidInput, Err: err}
 		}
 	}
@@ -293,29 +321,10 @@ func parseRequest(data []byte, d Defaults, prompts Prompts) (Params, error) {
 	if p.QueryID == "" {
 		p.QueryID = NewQueryID()
 	}
-	if !seedSet {
-		p.ShuffleSeed, p.SeedGenerated = randomSeed(), true
+	if p.SeedGenerated {
+		p.ShuffleSeed = randomSeed()
 	}
 	return p, nil
-}
-
-func (p *Params) setFromDefaults(field string, d Defaults) {
-	switch field {
-	case "namespace":
-		p.Namespace = d.Namespace
-	case "communityLevel":
-		p.CommunityLevel = d.CommunityLevel
-	case "mapTokenBudget":
-		p.MapTokenBudget = d.MapTokenBudget
-	case "reduceTokenBudget":
-		p.ReduceTokenBudget = d.ReduceTokenBudget
-	case "mapOutputReserve":
-		p.MapOutputReserve = d.MapOutputReserve
-	case "reduceOutputReserve":
-		p.ReduceOutputReserve = d.ReduceOutputReserve
-	case "mapConcurrency":
-		p.MapConcurrency = d.MapConcurrency
-	}
 }
 
 func decodeObject(data []byte) (map[string]json.RawMessage, error) {

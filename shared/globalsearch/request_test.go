@@ -287,3 +287,33 @@ func TestSearchValidatesParams(t *testing.T) {
 		})
 	}
 }
+
+func TestParseRequestWithID(t *testing.T) {
+	cases := []struct {
+		name, body, id, wantID, wantErr string
+	}{
+		{"id when the body has none", `{"query":"q"}`, "exec-1", "exec-1", ""},
+		{"the body's id wins", `{"query":"q","queryId":"mine"}`, "exec-1", "mine", ""},
+		{"no id: one is generated", `{"query":"q"}`, "", "", ""},
+		{"a bad id breaks the queryId rule", `{"query":"q"}`, "not valid!", "", "queryId must be 1-80 characters"},
+		{"other fields are checked first", `{"query":"q","mapConcurrency":0}`, "not valid!", "", "mapConcurrency must be a positive integer"},
+		{"a duplicate key is still seen", `{"query":"q","query":"r"}`, "exec-1", "", `request field "query" is given more than once`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := gs.ParseRequestWithID([]byte(tc.body), gs.SpecDefaults, tc.id)
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
+				assert.Contains(t, err.Error(), tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			if tc.wantID == "" {
+				assert.NotEmpty(t, p.QueryID)
+			} else {
+				assert.Equal(t, tc.wantID, p.QueryID)
+			}
+		})
+	}
+}

@@ -2,7 +2,6 @@ package globalsearch
 
 import (
 	"context"
-	"fmt"
 	"sync"
 )
 
@@ -64,45 +63,32 @@ func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
 	}
 }
 
-// Reject records a request that failed validation as a failed run under
-// p.QueryID, so a caller polling that id learns why. p is what could be read
-// of the request (its id and query). An invalid request never writes under
-// an id it did not create (SPEC §11.1): the failure is saved only when this
-// call records p as the id's request, or finds that same rejected request
-// there (a retried call). It returns that result, if any, and cause.
-func (e *Engine) Reject(ctx context.Context, p Params, cause error) (Result, error) {
-	stored, created, err := e.Runs.CreateRequest(ctx, p)
-	if err != nil {
-		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
+// forEachBatch runs try for every batch index with at most workers in
+// flight and up to attempts tries each. It returns the failures in index
+// order; a cancelled ctx fails what has not started.
+func forEachBatch(ctx context.Context, count, workers, attempts int, try func(ctx context.Context, index, attempt int) error) []error {
+	errs := make([]error, count)
+	workers = min(workers, count)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				for attempt := 1; attempt <= attempts; attempt++ {
+					if errs[i] = ctx.Err(); errs[i] != nil {
+						break
+					}
+					if errs[i] = try(ctx, i, attempt); errs[i] == nil {
+						break
+					}
+				}
+			}
+		})
 	}
-	if !created && stored != p {
-		return Result{}, cause
+	for i := range count {
+		next <- i
 	}
-	return e.failRun(ctx, p, cause)
-}
-
-// failRun records a run that cannot go on (invalid input found while
-// planning, a corrupt index, a plan too large) as failed, so the runs store
-// says failed before the run ends, and returns that result with cause.
-// Other errors may pass on a retry and are returned without a result. The
-// caller owns the query id (it created or repeated its request), so the
-// result is saved unconditionally, and runs before it can no longer save
-// theirs.
-func (e *Engine) failRun(ctx context.Context, p Params, cause error) (Result, error) {
-	switch KindOf(cause) {
-	case KindInvalidInput, KindCorruptIndex, KindPlanTooLarge:
-	default:
-		return Result{}, cause
-	}
-	now := e.now()
-	res := Result{
-		QueryID: p.QueryID, Namespace: p.Namespace, Query: p.Query, CommunityLevel: p.CommunityLevel,
-		Status: StatusFailed, Error: cause.Error(),
-		SelectedMapAnswers: []SelectedAnswer{}, MapErrors: []BatchFailure{},
-		Diagnostics: Diagnostics{ShuffleSeed: p.ShuffleSeed, StartedAt: now, FinishedAt: now},
-	}
-	if err := e.Runs.SaveResult(saveContext(ctx, StatusFailed), res, ""); err != nil {
-		return res, fmt.Errorf("%w (and saving the failed result: %v)", cause, err)
-	}
-	return res, cause
+	close(next)
+	wg.Wait()
+	return errs
 }

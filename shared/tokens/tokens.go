@@ -50,3 +50,19 @@ func (c Count) Tokens() int {
 
 // Estimate is the SPEC §3 token estimate of s.
 func Estimate(s string) int { return Of(s).Tokens() }
+
+// Prompt is the fit test of SPEC §4.3 and §6.3 for one prompt skeleton: the
+// prompt sent is the skeleton with "\n" + content where the content line
+// was, so it fits a budget when Estimate(skeleton + "\n" + content) <=
+// budget. Counts add, so a caller growing the content piece by piece
+// measures each piece once. Map packing and reduce selection both use it.
+type Prompt struct{ base Count }
+
+// NewPrompt measures skeleton and the newline that joins it to the content.
+func NewPrompt(skeleton string) Prompt { return Prompt{base: Of(skeleton).Add(Count{ASCII: 1})} }
+
+// Tokens is the estimate of the whole prompt holding content.
+func (p Prompt) Tokens(content Count) int { return p.base.Add(content).Tokens() }
+
+// Fits reports whether the prompt holding content is within budget.
+func (p Prompt) Fits(content Count, budget int) bool { return p.Tokens(content) <= budget }

@@ -83,3 +83,18 @@ func BenchmarkEstimate(b *testing.B) {
 		})
 	}
 }
+
+func TestPromptMeasuresTheSentText(t *testing.T) {
+	cases := []struct{ skeleton, content string }{
+		{"Q: x\n<data>\n</data>", ""},
+		{"Q: x", "some content"},
+		{"問題", "内容 and text\n[Community ID: a | summary part 1]"},
+	}
+	for _, tc := range cases {
+		sent := tokens.Estimate(tc.skeleton + "\n" + tc.content)
+		p := tokens.NewPrompt(tc.skeleton)
+		assert.Equal(t, sent, p.Tokens(tokens.Of(tc.content)), tc.skeleton)
+		assert.True(t, p.Fits(tokens.Of(tc.content), sent))
+		assert.False(t, p.Fits(tokens.Of(tc.content), sent-1))
+	}
+}

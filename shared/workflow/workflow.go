@@ -20,7 +20,6 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/strictjson"
 )
 
 // The history budget of the inline Map (SPEC §8), in events. An
@@ -66,8 +65,15 @@ type PrepareInput struct {
 	ExecutionName string          `json:"executionName,omitempty"`
 }
 
-// PrepareOutput is what Prepare hands the Map state.
-type PrepareOutput = globalsearch.PrepareOutput
+// PrepareOutput is what Prepare hands the Map state: small enough for a
+// state (SPEC §8), with the batches themselves in the runs table.
+// BatchIndexes (0 to BatchCount-1) are the Map state's items.
+type PrepareOutput struct {
+	QueryID      string `json:"queryId"`
+	RunID        string `json:"runId"`
+	BatchCount   int    `json:"batchCount"`
+	BatchIndexes []int  `json:"batchIndexes"`
+}
 
 // MapInput is one Map iteration's task payload. Attempt is 1-based, from
 // $$.State.RetryCount + 1. RunID is the run Prepare started; the state
@@ -156,7 +162,7 @@ type Handlers struct {
 func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput, error) {
 	ctx, cancel := withMargin(ctx)
 	defer cancel()
-	p, err := globalsearch.ParseRequest(withQueryID(in.Request, in.ExecutionName), h.Defaults)
+	p, err := globalsearch.ParseRequestWithID(in.Request, h.Defaults, in.ExecutionName)
 	if err != nil {
 		h.failUnparsed(ctx, in, err)
 		return PrepareOutput{}, Named(err)
@@ -165,7 +171,11 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 	if err != nil {
 		return PrepareOutput{}, named(ctx, err)
 	}
-	return out, nil
+	indexes := make([]int, out.BatchCount)
+	for i := range indexes {
+		indexes[i] = i
+	}
+	return PrepareOutput{QueryID: out.QueryID, RunID: out.RunID, BatchCount: out.BatchCount, BatchIndexes: indexes}, nil
 }
 
 // Map makes exactly one attempt at one batch (SPEC §5.2): the second is the
@@ -243,32 +253,6 @@ func (h *Handlers) failUnparsed(ctx context.Context, in PrepareInput, cause erro
 		p.Query = q
 	}
 	_, _ = h.Engine.Reject(context.WithoutCancel(ctx), p, cause)
-}
-
-// withQueryID sets queryId to name in a request object that has none, so
-// ParseRequest validates it like any other field. Anything that is not a
-// JSON object is returned as is, for ParseRequest to reject.
-func withQueryID(request json.RawMessage, name string) []byte {
-	if name == "" {
-		return request
-	}
-	// Re-encoding fields would drop a duplicate key ParseRequest must see.
-	if strictjson.Check(request) != nil {
-		return request
-	}
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(request, &fields) != nil || fields == nil {
-		return request
-	}
-	if _, ok := fields["queryId"]; ok {
-		return request
-	}
-	fields["queryId"], _ = json.Marshal(name)
-	out, err := json.Marshal(fields)
-	if err != nil {
-		return request
-	}
-	return out
 }
 
 // validQueryID applies ParseRequest's own queryId rule (SPEC §2) to id.

@@ -20,11 +20,6 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
-// SystemPrompt is the fixed system instruction sent with every call. The
-// rendered prompt already states the JSON contract (SPEC §5.1); repeating it
-// as a system instruction keeps chatty models from adding prose around it.
-const SystemPrompt = "Reply with a single JSON object only, exactly as the user's instructions describe. No prose, no markdown."
-
 // Defaults of the retryer New installs.
 const (
 	// DefaultMaxAttempts bounds the SDK's attempts per call (the first and
@@ -162,7 +157,7 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 	}
 	out, err := m.client.Converse(ctx, &bedrockruntime.ConverseInput{
 		ModelId: aws.String(m.modelID),
-		System:  []types.SystemContentBlock{&types.SystemContentBlockMemberText{Value: SystemPrompt}},
+		System:  []types.SystemContentBlock{&types.SystemContentBlockMemberText{Value: globalsearch.SystemPrompt}},
 		Messages: []types.Message{{
 			Role:    types.ConversationRoleUser,
 			Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: req.Prompt}},

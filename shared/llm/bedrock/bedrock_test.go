@@ -265,7 +265,7 @@ func assertBody(t *testing.T, body map[string]any, prompt string, maxTokens int)
 	t.Helper()
 	want := map[string]any{
 		"messages": []any{map[string]any{"role": "user", "content": []any{map[string]any{"text": prompt}}}},
-		"system":   []any{map[string]any{"text": bedrock.SystemPrompt}},
+		"system":   []any{map[string]any{"text": globalsearch.SystemPrompt}},
 		"inferenceConfig": map[string]any{
 			"maxTokens":   float64(maxTokens),
 			"temperature": float64(0),

@@ -29,7 +29,7 @@ func BenchmarkMap(b *testing.B) {
 		}
 	}
 	b.SetBytes(int64(len(content)))
-	req := globalsearch.ModelRequest{Stage: globalsearch.StageMap, Query: globalQuestion, Content: content, MaxTokens: 512}
+	req := globalsearch.ModelRequest{Stage: globalsearch.StageMap, Query: globalQuestion, Content: content, Parts: globalsearch.MapParts(content), MaxTokens: 512}
 	m := offline.New()
 	ctx := context.Background()
 	for b.Loop() {

@@ -34,9 +34,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -87,9 +85,9 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 	)
 	switch req.Stage {
 	case globalsearch.StageMap:
-		text, complete, err = mapAnswer(req.Query, req.Content, req.MaxTokens)
+		text, complete, err = mapAnswer(req.Query, req.Parts, req.MaxTokens)
 	case globalsearch.StageReduce:
-		text, complete, err = reduceAnswer(req.Content, req.MaxTokens)
+		text, complete, err = reduceAnswer(req.Candidates, req.MaxTokens)
 	default:
 		return globalsearch.ModelResponse{}, fmt.Errorf("offline model: unknown stage %q", req.Stage)
 	}
@@ -130,8 +128,8 @@ type reduceOutput struct {
 }
 
 // mapAnswer implements the map stage (see the package comment).
-func mapAnswer(query, content string, maxTokens int) (string, bool, error) {
-	whole, fragments := sentences(content)
+func mapAnswer(query string, parts []globalsearch.MapPart, maxTokens int) (string, bool, error) {
+	whole, fragments := partSentences(parts)
 	best, usefulness := rank(terms(query), whole)
 	if usefulness == 0 && len(fragments) > 0 {
 		best, usefulness = rank(terms(query), append(whole, fragments...))
@@ -231,9 +229,6 @@ func rank(query []string, sents []string) ([]string, int) {
 	return best, min(max(u, 1), 100)
 }
 
-// reduceHeader matches a candidate header (SPEC §6).
-var reduceHeader = regexp.MustCompile(`^\[Usefulness: ([^;\]]+); Community IDs: [^\]]*\]$`)
-
 type candidate struct {
 	usefulness float64
 	// whole and fragments are its sentences (see sentences).
@@ -241,33 +236,12 @@ type candidate struct {
 }
 
 // reduceAnswer implements the reduce stage (see the package comment).
-func reduceAnswer(content string, maxTokens int) (string, bool, error) {
-	var cands []candidate
-	var body strings.Builder
-	cur := -1
-	flush := func() {
-		if cur >= 0 {
-			cands[cur].whole, cands[cur].fragments = sentences(body.String())
-		}
-		body.Reset()
+func reduceAnswer(given []globalsearch.Candidate, maxTokens int) (string, bool, error) {
+	cands := make([]candidate, len(given))
+	for i, c := range given {
+		cands[i].usefulness = c.Usefulness
+		cands[i].whole, cands[i].fragments = sentences(c.Answer)
 	}
-	for line := range strings.Lines(content) {
-		if m := reduceHeader.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
-			flush()
-			u, _ := strconv.ParseFloat(m[1], 64) // an unreadable score ranks last
-			cands = append(cands, candidate{usefulness: u})
-			cur = len(cands) - 1
-			continue
-		}
-		if cur < 0 {
-			// Text before any header: treat it as an unscored candidate
-			// rather than drop evidence.
-			cands = append(cands, candidate{})
-			cur = 0
-		}
-		body.WriteString(line)
-	}
-	flush()
 	slices.SortStableFunc(cands, func(x, y candidate) int { return cmp.Compare(y.usefulness, x.usefulness) })
 
 	merged := merge(cands, func(c candidate) []string { return c.whole })

@@ -3,7 +3,6 @@ package offline_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -285,10 +284,10 @@ func TestSampleGlobalQuestion(t *testing.T) {
 			batches, err := batch.Pack(skeleton, defaultMapPromptBudget, items)
 			require.NoError(t, err)
 
-			var candidates []string
+			var candidates []globalsearch.Candidate
 			for i, b := range batches {
 				resp, err := m.Complete(ctx, globalsearch.ModelRequest{
-					Stage: globalsearch.StageMap, Query: globalQuestion, Content: b.Content, MaxTokens: 512,
+					Stage: globalsearch.StageMap, Query: globalQuestion, Content: b.Content, Parts: globalsearch.MapParts(b.Content), MaxTokens: 512,
 				})
 				require.NoError(t, err)
 				var out struct {
@@ -298,11 +297,11 @@ func TestSampleGlobalQuestion(t *testing.T) {
 				require.NoError(t, json.Unmarshal([]byte(resp.Text), &out))
 				assert.Positivef(t, out.Usefulness, "batch %d (%v)", i, b.IDs)
 				assert.NotEmptyf(t, out.Answer, "batch %d", i)
-				candidates = append(candidates, fmt.Sprintf("[Usefulness: %v; Community IDs: %s]\n%s",
-					out.Usefulness, strings.Join(b.IDs, ", "), out.Answer))
+				candidates = append(candidates, globalsearch.NewCandidate(globalsearch.MapAnswer{
+					Usefulness: out.Usefulness, CommunityIDs: b.IDs, Answer: out.Answer}))
 			}
 			resp, err := m.Complete(ctx, globalsearch.ModelRequest{
-				Stage: globalsearch.StageReduce, Query: globalQuestion, Content: strings.Join(candidates, "\n\n"), MaxTokens: 1024,
+				Stage: globalsearch.StageReduce, Query: globalQuestion, Candidates: candidates, MaxTokens: 1024,
 			})
 			require.NoError(t, err)
 			var out struct{ Answer string }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
 // Header lines of the map content (SPEC §4.2, §4.3) and of the reduce
@@ -39,16 +41,6 @@ func bullet(s string) string {
 	return s
 }
 
-// partHeader matches a part header (SPEC §4.3) and captures the part number.
-var partHeader = regexp.MustCompile(`^\[Community ID: .*\| summary part ([0-9]+)\]$`)
-
-// continuesSummary reports whether line heads a part after the first of a
-// split summary.
-func continuesSummary(line string) bool {
-	m := partHeader.FindStringSubmatch(line)
-	return m != nil && m[1] != "1"
-}
-
 func isHeader(line string) bool {
 	if !strings.HasPrefix(line, "[") || !strings.HasSuffix(line, "]") {
 		return false
@@ -70,11 +62,23 @@ func isHeader(line string) bool {
 // a split summary, an elided quote), which is still evidence but does not
 // read as an answer.
 func sentences(content string) (whole, fragments []string) {
+	return appendText(nil, nil, content, false)
+}
+
+// partSentences is sentences over a batch's parts. A part that continues a
+// split summary (SPEC §4.3 splits by code points) starts with the tail of a
+// sentence cut in two, even when it happens to start with a capital.
+func partSentences(parts []globalsearch.MapPart) (whole, fragments []string) {
+	for _, p := range parts {
+		whole, fragments = appendText(whole, fragments, p.Text, p.Part > 1)
+	}
+	return whole, fragments
+}
+
+// appendText adds the sentences of one text to whole and fragments;
+// continued says its first sentence is the tail of a cut one.
+func appendText(whole, fragments []string, content string, continued bool) ([]string, []string) {
 	var para strings.Builder
-	// continued is set by the header of a part that continues a split
-	// summary (SPEC §4.3 splits by code points): its first sentence is the
-	// tail of one cut in two, even when it happens to start with a capital.
-	continued := false
 	flush := func() {
 		if para.Len() == 0 {
 			return
@@ -100,8 +104,10 @@ func sentences(content string) (whole, fragments []string) {
 		case line == "":
 			flush()
 		case isHeader(line):
+			// A section header starts the part's own text: nothing before
+			// it is cut.
 			flush()
-			continued = continuesSummary(line)
+			continued = false
 		case isHeading(line):
 			flush()
 		case strings.HasPrefix(line, "- "):

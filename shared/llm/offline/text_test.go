@@ -3,6 +3,7 @@ package offline
 import (
 	"testing"
 
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -70,7 +71,7 @@ func TestSentences(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			whole, fragments := sentences(tc.content)
+			whole, fragments := partSentences(globalsearch.MapParts(tc.content))
 			assert.Equal(t, tc.want, whole)
 			assert.Equal(t, tc.wantFragments, fragments)
 		})

@@ -21,10 +21,6 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
-// SystemPrompt is the fixed system message sent before the rendered prompt;
-// local models in particular wrap JSON in prose unless told not to.
-const SystemPrompt = "Reply with a single JSON object only, exactly as the user's instructions describe. No prose, no markdown."
-
 // Defaults of New.
 const (
 	// DefaultMaxAttempts is the transport attempts per call (the first and two
@@ -226,7 +222,7 @@ func (m *Model) send(ctx context.Context, req globalsearch.ModelRequest, jsonMod
 	cr := chatRequest{
 		Model: m.model,
 		Messages: []message{
-			{Role: "system", Content: SystemPrompt},
+			{Role: "system", Content: globalsearch.SystemPrompt},
 			{Role: "user", Content: req.Prompt},
 		},
 		MaxTokens: req.MaxTokens,

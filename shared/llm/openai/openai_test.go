@@ -250,7 +250,7 @@ func TestComplete(t *testing.T) {
 				wantBody := map[string]any{
 					"model": "llama3.1",
 					"messages": []any{
-						map[string]any{"role": "system", "content": SystemPrompt},
+						map[string]any{"role": "system", "content": globalsearch.SystemPrompt},
 						map[string]any{"role": "user", "content": "Question: q"},
 					},
 					"max_tokens":  float64(64),

@@ -24,6 +24,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
 // riePackage is the Lambda Runtime Interface Emulator at the version .ci/run
@@ -94,7 +95,7 @@ func TestBootstrapUnderRIE(t *testing.T) {
 	firstResponse := time.Since(started)
 	require.Equal(t, http.StatusOK, status, "%s\nRIE log:\n%s", body, logs.String())
 
-	var got globalsearch.PrepareOutput
+	var got workflow.PrepareOutput
 	require.NoError(t, json.Unmarshal(body, &got), "%s", body)
 	assert.Equal(t, "q-example-1", got.QueryID)
 	assert.Equal(t, 1, got.BatchCount, "two short summaries fit one batch")

@@ -1,0 +1,191 @@
+package globalsearch
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Reject records a request that failed validation as a failed run under
+// p.QueryID, so a caller polling that id learns why. p is what could be read
+// of the request (its id and query). An invalid request never writes under
+// an id it did not create (SPEC §11.1): the failure is saved only when this
+// call records p as the id's request, or finds that same rejected request
+// there (a retried call). It returns that result, if any, and cause.
+func (e *Engine) Reject(ctx context.Context, p Params, cause error) (Result, error) {
+	stored, created, err := e.Runs.CreateRequest(ctx, p)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
+	}
+	if !created && stored != p {
+		return Result{}, cause
+	}
+	return e.failRun(ctx, p, cause)
+}
+
+// failRun records a run that cannot go on (invalid input found while
+// planning, a corrupt index, a plan too large) as failed, so the runs store
+// says failed before the run ends, and returns that result with cause.
+// Other errors may pass on a retry and are returned without a result. The
+// caller owns the query id (it created or repeated its request), so the
+// result is saved unconditionally, and runs before it can no longer save
+// theirs.
+func (e *Engine) failRun(ctx context.Context, p Params, cause error) (Result, error) {
+	switch KindOf(cause) {
+	case KindInvalidInput, KindCorruptIndex, KindPlanTooLarge:
+	default:
+		return Result{}, cause
+	}
+	now := e.now()
+	res := Result{
+		QueryID: p.QueryID, Namespace: p.Namespace, Query: p.Query, CommunityLevel: p.CommunityLevel,
+		Status: StatusFailed, Error: cause.Error(),
+		SelectedMapAnswers: []SelectedAnswer{}, MapErrors: []BatchFailure{},
+		Diagnostics: Diagnostics{ShuffleSeed: p.ShuffleSeed, StartedAt: now, FinishedAt: now},
+	}
+	if err := e.Runs.SaveResult(saveContext(ctx, StatusFailed), res, ""); err != nil {
+		return res, fmt.Errorf("%w (and saving the failed result: %v)", cause, err)
+	}
+	return res, cause
+}
+
+// FailReduce records a run whose reduce step failed its last attempt: the
+// result says failed with cause, beside everything the map stage produced.
+// It returns that result and cause.
+func (e *Engine) FailReduce(ctx context.Context, queryID, runID string, failures []BatchFailure, cause error) (Result, error) {
+	ctx = saveContext(ctx, StatusFailed)
+	r, err := e.loadReduce(ctx, queryID, runID, failures)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w (and recording the failure: %w)", cause, err)
+	}
+	calls, err := e.Runs.ReduceCalls(ctx, queryID, r.plan.RunID)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w (and recording the failure: %w)", cause, err)
+	}
+	r.res.Diagnostics.Reduce.ModelCalls = calls
+	return e.finishReduce(ctx, r, StatusFailed, cause)
+}
+
+// finishReduce completes the result's totals, saves it and logs the step.
+func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, runErr error) (Result, error) {
+	res := &r.res
+	res.Status = status
+	if runErr != nil {
+		res.Answer, res.Error = "", runErr.Error()
+	}
+	d := &res.Diagnostics
+	d.FinishedAt = e.now()
+	d.ModelCalls = d.Map.ModelCalls + d.Reduce.ModelCalls
+	d.InputTokens = d.Map.InputTokens + d.Reduce.InputTokens
+	d.OutputTokens = d.Map.OutputTokens + d.Reduce.OutputTokens
+	if err := e.Runs.SaveResult(saveContext(ctx, status), *res, r.plan.RunID); err != nil {
+		return *res, fmt.Errorf("save result of %s: %w", res.QueryID, err)
+	}
+	e.logger().LogAttrs(ctx, slogInfo, "reduced", stepAttrs(res.QueryID, "reduce", r.start,
+		"attempts", d.Reduce.ModelCalls, "tokensIn", d.Reduce.InputTokens, "tokensOut", d.Reduce.OutputTokens,
+		"selected", d.SelectedAnswerCount, "status", string(status))...)
+	return *res, runErr
+}
+
+// newResult fills what every result says about its plan and map stage.
+func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
+	p := plan.Params
+	res := Result{
+		QueryID: p.QueryID, Namespace: p.Namespace, Query: p.Query, CommunityLevel: p.CommunityLevel,
+		SelectedMapAnswers: []SelectedAnswer{},
+		MapErrors:          reconcileFailures(plan, answers, failures),
+		Diagnostics: Diagnostics{
+			SummaryCount:    plan.SummaryCount,
+			BatchCount:      len(plan.Batches),
+			Batches:         make([]BatchSummary, len(plan.Batches)),
+			MapScores:       make([]MapScore, len(answers)),
+			ShuffleSeed:     p.ShuffleSeed,
+			OrphanClaims:    plan.OrphanClaims,
+			MissingChunks:   plan.MissingChunks,
+			AvailableLevels: plan.AvailableLevels,
+			StartedAt:       plan.CreatedAt,
+		},
+	}
+	res.FailedMapBatches = len(res.MapErrors)
+	res.Diagnostics.EmptyNamespace, res.Diagnostics.AvailableNamespaces = plan.EmptyNamespace, plan.AvailableNamespaces
+	for i, b := range plan.Batches {
+		res.Diagnostics.Batches[i] = BatchSummary{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens}
+	}
+	usage := &res.Diagnostics.Map
+	for i, a := range answers {
+		res.Diagnostics.MapScores[i] = MapScore{BatchIndex: a.BatchIndex, Usefulness: a.Usefulness}
+		usage.ModelCalls += a.Attempts
+		usage.InputTokens += a.InputTokens
+		usage.OutputTokens += a.OutputTokens
+	}
+	for _, f := range res.MapErrors {
+		usage.ModelCalls += f.Attempts
+	}
+	return res
+}
+
+// withoutReported drops the answers of batches reported failed. The map
+// stage's report of this run is the authority: an answer stored for a batch
+// it reports failed (an attempt whose success never reached the state
+// machine) must not turn a failed batch, or a failed search, into a success.
+func withoutReported(answers []MapAnswer, reported []BatchFailure) []MapAnswer {
+	if len(reported) == 0 {
+		return answers
+	}
+	failed := make(map[int]bool, len(reported))
+	for _, f := range reported {
+		failed[f.BatchIndex] = true
+	}
+	kept := answers[:0:0]
+	for _, a := range answers {
+		if !failed[a.BatchIndex] {
+			kept = append(kept, a)
+		}
+	}
+	return kept
+}
+
+// reconcileFailures returns one failure per batch that has no answer, in
+// batch order, with the batch's community ids. A batch with neither an
+// answer nor a reported failure (a lost iteration) counts as failed too,
+// so a result never claims more than the map stage delivered.
+func reconcileFailures(plan Plan, answers []MapAnswer, reported []BatchFailure) []BatchFailure {
+	answered := make(map[int]bool, len(answers))
+	for _, a := range answers {
+		answered[a.BatchIndex] = true
+	}
+	byIndex := map[int]BatchFailure{}
+	for _, f := range reported {
+		byIndex[f.BatchIndex] = f
+	}
+	out := []BatchFailure{}
+	for _, b := range plan.Batches {
+		if answered[b.Index] {
+			continue
+		}
+		f, ok := byIndex[b.Index]
+		if !ok {
+			f = BatchFailure{BatchIndex: b.Index, Message: "no map answer was recorded for this batch"}
+		}
+		f.CommunityIDs = b.CommunityIDs
+		out = append(out, f)
+	}
+	return out
+}
+
+// failedSaveTimeout bounds the write of a failed result made after the
+// run's own context has ended.
+const failedSaveTimeout = 5 * time.Second
+
+// saveContext is the context a result is saved with. A failed result is
+// often saved because the run's context just expired (a Lambda deadline, a
+// cancelled CLI run), yet the runs store must still say failed, so that write
+// gets a short context of its own.
+func saveContext(ctx context.Context, status Status) context.Context {
+	if status != StatusFailed || ctx.Err() == nil {
+		return ctx
+	}
+	bounded, cancel := context.WithTimeout(context.WithoutCancel(ctx), failedSaveTimeout)
+	context.AfterFunc(bounded, cancel)
+	return bounded
+}

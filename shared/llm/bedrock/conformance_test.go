@@ -1,0 +1,24 @@
+package bedrock_test
+
+import (
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
+	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
+)
+
+func TestConformance(t *testing.T) {
+	modeltest.Run(t, func(t *testing.T) globalsearch.Model {
+		fake := &fakeBedrock{replies: []reply{ok(`{"answer":"Sorrel Bank is a wind farm.","usefulness":80}`, "end_turn", 120, 12)}}
+		srv := httptest.NewServer(fake)
+		t.Cleanup(srv.Close)
+		m, err := bedrock.New(testConfig(srv.URL), haiku, bedrock.WithMaxBackoff(time.Millisecond))
+		require.NoError(t, err)
+		return m
+	})
+}
