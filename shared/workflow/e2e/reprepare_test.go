@@ -54,5 +54,12 @@ func TestReprepareAfterIndexChange(t *testing.T) {
 	assert.Equal(t, batches+1, res.FailedMapBatches)
 	assert.Empty(t, res.SelectedMapAnswers)
 	assert.Equal(t, 1, second.count("prepare"))
-	assert.Equal(t, map[int]int{0: 2, 1: 2, 2: 2}, second.batchCounts(), fmt.Sprintf("two attempts per batch of the new plan (%d batches)", batches+1))
+	// Every batch of the new plan was tried (twice, or more when the moto
+	// Lambda client timed out under load and the Lambda-service retrier
+	// invoked it again): the failure is this plan's, not a leftover.
+	counts := second.batchCounts()
+	require.Len(t, counts, batches+1, "map invocations per batch of the new plan")
+	for index, n := range counts {
+		assert.GreaterOrEqual(t, n, 2, fmt.Sprintf("attempts of batch %d of the new plan", index))
+	}
 }
