@@ -72,3 +72,26 @@ func TestRunRefusedOverTheCeiling(t *testing.T) {
 	assert.Contains(t, res.Error, "raise maxModelCalls")
 	assert.Zero(t, res.Diagnostics.ModelCalls)
 }
+
+// A ceiling above the default is the deployment's own choice: run takes it.
+func TestRunWithACeilingAboveTheDefault(t *testing.T) {
+	path := writeIndex(t, smallIndex())
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+	}{
+		{"flag", []string{"--max-model-calls", fmt.Sprint(globalsearch.DefaultMaxModelCalls * 2)}, nil},
+		{"environment", nil, map[string]string{"GRAPHRAG_MAX_MODEL_CALLS": fmt.Sprint(globalsearch.DefaultMaxModelCalls * 2)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, out, errOut := testEnv("")
+			env.lookupEnv = func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
+			args := append([]string{"run", "--index", path, "--query", "What changed?", "--json"}, tc.args...)
+			require.Equal(t, 0, runMain(context.Background(), env, args), errOut.String())
+			var res globalsearch.Result
+			require.NoError(t, json.Unmarshal(out.Bytes(), &res), out.String())
+			assert.NotEqual(t, globalsearch.StatusFailed, res.Status, res.Error)
+		})
+	}
+}
