@@ -97,6 +97,8 @@ func TestPost(t *testing.T) {
 		{name: "empty query", body: `{"query":"  "}`, wantStatus: 400, wantMsg: "query must not be empty"},
 		{name: "bad field", body: `{"query":"q","mapTokenBudget":2.5}`, wantStatus: 400, wantMsg: "mapTokenBudget must be a positive integer"},
 		{name: "unknown field", body: `{"query":"q","mapBudget":5}`, wantStatus: 400, wantMsg: "unknown request field"},
+		{name: "ceiling above the deployment's", body: `{"query":"q","maxModelCalls":501}`, wantStatus: 400,
+			wantMsg: "maxModelCalls 501 is above this deployment's ceiling of 500 model calls per run"},
 		{name: "field twice", body: `{"query":"q","query":"r"}`, wantStatus: 400, wantMsg: `request field "query" is given more than once`},
 		{name: "field twice beside a key", body: `{"query":"q","query":"r"}`, headers: map[string]string{"Idempotency-Key": "k9"}, wantStatus: 400, wantMsg: `request field "query" is given more than once`},
 		{name: "trailing brace beside a key", body: `{"query":"q"}}`, headers: map[string]string{"Idempotency-Key": "k9"}, wantStatus: 400, wantMsg: "request must be a single JSON object"},
