@@ -32,7 +32,8 @@ search in process. No Docker, no network with the offline model.
 The store starts empty of runs, so invoke first seeds what the event needs:
   map, reduce   prepare runs for the event's queryId with --query, and for
                 reduce every batch the event does not list as failed is mapped;
-  api GET       the search for the path's id runs to completion first.
+  api GET       the search for the path's id, in the path's namespace, runs
+                to completion first.
 The handler's output is printed on stdout; an error prints Lambda's error
 envelope ({"errorType", "errorMessage"}) and exits 1.
 
@@ -177,7 +178,12 @@ func (inv *invoker) seedAPI(payload []byte) error {
 	if req.RequestContext.HTTP.Method != "GET" || id == "" {
 		return nil
 	}
-	raw, _ := json.Marshal(map[string]string{"query": inv.seedQuery, "queryId": id})
+	seed := map[string]string{"query": inv.seedQuery, "queryId": id}
+	// The run is the path's namespace's, or the GET would not find it.
+	if ns := req.PathParameters["namespace"]; ns != "" {
+		seed["namespace"] = ns
+	}
+	raw, _ := json.Marshal(seed)
 	p, err := globalsearch.ParseRequest(raw, inv.handlers.Defaults)
 	if err != nil {
 		return err

@@ -28,6 +28,7 @@ type searchFlags struct {
 	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
 	seed                                                            int64
 	maxMapTextMB                                                    int64
+	maxModelCalls                                                   int
 	noShuffle                                                       bool
 	jsonOut                                                         bool
 	verbose                                                         bool
@@ -53,6 +54,7 @@ func parseSearchFlags(name string, env *cliEnv, args []string, withModel bool) (
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed (default: random, recorded in the result)")
 	fs.BoolVar(&f.noShuffle, "no-shuffle", false, "keep summaries in id order")
 	fs.Int64Var(&f.maxMapTextMB, "max-map-text-mb", 0, "refuse plans whose map texts exceed this many MiB (default 256)")
+	fs.IntVar(&f.maxModelCalls, "max-model-calls", 0, "refuse plans that may make more model calls (default $GRAPHRAG_MAX_MODEL_CALLS, else 500)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the whole result as JSON")
 	fs.BoolVar(&f.verbose, "v", false, "log each step as JSON on stderr")
 	if err := fs.Parse(args); err != nil {
@@ -67,6 +69,9 @@ func parseSearchFlags(name string, env *cliEnv, args []string, withModel bool) (
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	if f.set["max-map-text-mb"] && f.maxMapTextMB <= 0 {
 		return nil, &usageError{"--max-map-text-mb must be a positive number of MiB"}
+	}
+	if f.set["max-model-calls"] && f.maxModelCalls <= 0 {
+		return nil, &usageError{"--max-model-calls must be a positive number of model calls"}
 	}
 	if f.set["seed"] && f.noShuffle {
 		return nil, &usageError{"--seed and --no-shuffle exclude each other"}
@@ -93,6 +98,11 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 	defaults, err := requestDefaults(env, fileNamespace)
 	if err != nil {
 		return globalsearch.Params{}, err
+	}
+	// In one process the CLI is the deployment: its flag sets the ceiling
+	// (SPEC §11.5) rather than lowering one.
+	if f.set["max-model-calls"] {
+		defaults.MaxModelCalls = f.maxModelCalls
 	}
 	req := globalsearch.Request{Query: f.query, Namespace: f.namespace}
 	if f.set["level"] {
@@ -228,20 +238,23 @@ func statusLine(res globalsearch.Result, model *modelOptions) string {
 
 // planOutput is what `plan --json` prints.
 type planOutput struct {
-	SummaryCount            int            `json:"summaryCount"`
-	BatchCount              int            `json:"batchCount"`
-	MapPromptBudget         int            `json:"mapPromptBudget"`
-	ReducePromptBudget      int            `json:"reducePromptBudget"`
-	MapSkeleton             string         `json:"mapSkeleton"`
-	ShuffleSeed             int64          `json:"shuffleSeed"`
-	EstimatedMapInputTokens int            `json:"estimatedMapInputTokens"`
-	MaxModelCalls           int            `json:"maxModelCalls"`
-	OrphanClaims            int            `json:"orphanClaims"`
-	MissingChunks           int            `json:"missingChunks"`
-	AvailableLevels         []int          `json:"availableLevels,omitempty"`
-	EmptyNamespace          bool           `json:"emptyNamespace,omitempty"`
-	AvailableNamespaces     []string       `json:"availableNamespaces,omitempty"`
-	Batches                 []plannedBatch `json:"batches"`
+	SummaryCount            int    `json:"summaryCount"`
+	BatchCount              int    `json:"batchCount"`
+	MapPromptBudget         int    `json:"mapPromptBudget"`
+	ReducePromptBudget      int    `json:"reducePromptBudget"`
+	MapSkeleton             string `json:"mapSkeleton"`
+	ShuffleSeed             int64  `json:"shuffleSeed"`
+	EstimatedMapInputTokens int    `json:"estimatedMapInputTokens"`
+	MaxModelCalls           int    `json:"maxModelCalls"`
+	// ModelCallCeiling is the most the run may make (SPEC §11.5): a plan
+	// over it is refused, so MaxModelCalls never exceeds it.
+	ModelCallCeiling    int            `json:"modelCallCeiling"`
+	OrphanClaims        int            `json:"orphanClaims"`
+	MissingChunks       int            `json:"missingChunks"`
+	AvailableLevels     []int          `json:"availableLevels,omitempty"`
+	EmptyNamespace      bool           `json:"emptyNamespace,omitempty"`
+	AvailableNamespaces []string       `json:"availableNamespaces,omitempty"`
+	Batches             []plannedBatch `json:"batches"`
 }
 
 type plannedBatch struct {
@@ -283,9 +296,8 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 		out.Batches[i] = plannedBatch{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens, Content: b.Content}
 		out.EstimatedMapInputTokens += b.EstimatedTokens
 	}
-	if len(plan.Batches) > 0 {
-		out.MaxModelCalls = globalsearch.MapAttempts*len(plan.Batches) + globalsearch.ReduceAttempts
-	}
+	out.MaxModelCalls = globalsearch.MostModelCalls(len(plan.Batches))
+	out.ModelCallCeiling = p.MaxModelCalls
 	if f.jsonOut {
 		return writeJSON(env.stdout, out)
 	}
@@ -294,7 +306,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	for i, b := range out.Batches {
 		fmt.Fprintf(env.stdout, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, strings.Join(b.CommunityIDs, ", "))
 	}
-	fmt.Fprintf(env.stdout, "estimated map input %d tokens; at most %d model calls\n", out.EstimatedMapInputTokens, out.MaxModelCalls)
+	fmt.Fprintf(env.stdout, "estimated map input %d tokens; at most %d model calls (ceiling %d)\n", out.EstimatedMapInputTokens, out.MaxModelCalls, out.ModelCallCeiling)
 	maxOut := len(plan.Batches)*p.MapOutputReserve + p.ReduceOutputReserve
 	if usd, ok := f.model.estimateCost(out.EstimatedMapInputTokens+p.ReducePromptBudget(), maxOut); ok {
 		fmt.Fprintf(env.stdout, "estimated cost at most ~$%.4f (one attempt per call)\n", usd)

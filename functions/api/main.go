@@ -1,5 +1,6 @@
-// Command api is the HTTP API's function: POST /queries records a request
-// and starts the state machine; GET /queries/{id} reads the runs table
+// Command api is the HTTP API's function: POST
+// /namespaces/{namespace}/queries records a request and starts the state
+// machine; GET /namespaces/{namespace}/queries/{id} reads the runs table
 // (shared/api).
 package main
 

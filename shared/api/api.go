@@ -1,7 +1,11 @@
 // Package api is the HTTP edge of the deployed search: an API Gateway HTTP
-// API (payload format 2.0) handler for `POST /queries` (validate, record the
-// request, start the state machine named by the query id, answer 202) and
-// `GET /queries/{id}` (status and result from the runs table), SPEC §8.
+// API (payload format 2.0) handler for `POST /namespaces/{namespace}/queries`
+// (validate, record the request, start the state machine named by the query
+// id, answer 202) and `GET /namespaces/{namespace}/queries/{id}` (status and
+// result from the runs table), SPEC §8, §11.5. The namespace is in the path
+// so that access to one is an IAM policy on its routes: a body namespace
+// that differs is invalid input, and a run of another namespace reads as
+// not found.
 //
 // Idempotency: the query id comes from the Idempotency-Key header, else the
 // body's queryId, else a fresh one. A repeated id returns the same query and
@@ -83,26 +87,51 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest
 		path = req.RequestContext.HTTP.Path
 	}
 	path = strings.TrimSuffix(path, "/")
-	switch {
-	case path == "/queries":
-		if method != http.MethodPost {
-			return methodNotAllowed(http.MethodPost), nil
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	if (len(segs) == 3 || len(segs) == 4) && segs[0] == "namespaces" && segs[2] == "queries" {
+		ns := pathParameter(req, "namespace", segs[1])
+		if len(segs) == 3 {
+			if method != http.MethodPost {
+				return methodNotAllowed(http.MethodPost), nil
+			}
+			if resp, ok := badNamespace(ns); !ok {
+				return resp, nil
+			}
+			return h.post(ctx, ns, req), nil
 		}
-		return h.post(ctx, req), nil
-	case strings.HasPrefix(path, "/queries/") && !strings.Contains(strings.TrimPrefix(path, "/queries/"), "/"):
 		if method != http.MethodGet {
 			return methodNotAllowed(http.MethodGet), nil
 		}
-		id := req.PathParameters["id"]
-		if id == "" {
-			id = strings.TrimPrefix(path, "/queries/")
+		if resp, ok := badNamespace(ns); !ok {
+			return resp, nil
 		}
-		return h.get(ctx, id), nil
+		return h.get(ctx, ns, pathParameter(req, "id", segs[3])), nil
 	}
 	return reply(http.StatusNotFound, Error{"not_found", "no route for " + method + " " + path}), nil
 }
 
-func (h *Handler) post(ctx context.Context, req events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
+// pathParameter prefers API Gateway's decoded parameter; local events may
+// carry only the path.
+func pathParameter(req events.APIGatewayV2HTTPRequest, name, fromPath string) string {
+	if v := req.PathParameters[name]; v != "" {
+		return v
+	}
+	return fromPath
+}
+
+// badNamespace refuses a path namespace that no run can have, before
+// anything is read.
+func badNamespace(ns string) (events.APIGatewayV2HTTPResponse, bool) {
+	if globalsearch.ValidNamespace(ns) {
+		return events.APIGatewayV2HTTPResponse{}, true
+	}
+	return reply(http.StatusBadRequest, Error{"invalid_input", "the path's namespace must be 1-64 characters of a-z 0-9 - _ ."}), false
+}
+
+// location is where a query's status and result are read.
+func location(ns, id string) string { return "/namespaces/" + ns + "/queries/" + id }
+
+func (h *Handler) post(ctx context.Context, ns string, req events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
 	body := []byte(req.Body)
 	if req.IsBase64Encoded {
 		var err error
@@ -123,16 +152,24 @@ func (h *Handler) post(ctx context.Context, req events.APIGatewayV2HTTPRequest) 
 		}
 	}
 	// Validate before spending (STYLE §7): nothing is stored or started for
-	// a bad request.
-	p, err := globalsearch.ParseRequestWithID(body, h.Defaults, key)
+	// a bad request. The path's namespace is the default, so a body without
+	// one searches it, and one that names another is refused: the caller's
+	// IAM grant covers the path only (SPEC §11.5).
+	defaults := h.Defaults
+	defaults.Namespace = ns
+	p, err := globalsearch.ParseRequestWithID(body, defaults, key)
 	if err != nil {
 		return h.fail(ctx, "", err)
+	}
+	if p.Namespace != ns {
+		return h.fail(ctx, "", globalsearch.Errorf(globalsearch.KindInvalidInput,
+			"the body's namespace %q differs from the path's %q", p.Namespace, ns))
 	}
 	stored, created, err := h.Runs.CreateRequest(ctx, p)
 	if err != nil {
 		return h.fail(ctx, p.QueryID, err)
 	}
-	accepted := Accepted{QueryID: stored.QueryID, Status: globalsearch.StatusRunning, Location: "/queries/" + stored.QueryID}
+	accepted := Accepted{QueryID: stored.QueryID, Status: globalsearch.StatusRunning, Location: location(ns, stored.QueryID)}
 	if !created {
 		// The same rule as prepare's (SPEC §11.1): a seed this parse
 		// generated matches the stored one.
@@ -184,19 +221,35 @@ func (h *Handler) start(ctx context.Context, p globalsearch.Params) error {
 	return h.Starter.Start(ctx, p.QueryID, input)
 }
 
-func (h *Handler) get(ctx context.Context, id string) events.APIGatewayV2HTTPResponse {
-	notFound := reply(http.StatusNotFound, Error{"not_found", "no query with id " + id})
+func (h *Handler) get(ctx context.Context, ns, id string) events.APIGatewayV2HTTPResponse {
+	// The same answer whether the id is unknown or another namespace's: a
+	// caller granted one namespace learns nothing of the others.
+	notFound := reply(http.StatusNotFound, Error{"not_found", "no query with id " + id + " in namespace " + ns})
 	res, err := h.Runs.Result(ctx, id)
-	if err == nil {
-		return reply(http.StatusOK, res)
-	}
-	if !errors.Is(err, globalsearch.ErrNotFound) {
+	hasResult := err == nil
+	if err != nil && !errors.Is(err, globalsearch.ErrNotFound) {
 		return h.fail(ctx, id, err)
 	}
-	if _, err := h.Runs.Request(ctx, id); errors.Is(err, globalsearch.ErrNotFound) || globalsearch.KindOf(err) == globalsearch.KindInvalidInput {
+	owner := res.Namespace
+	if owner == "" {
+		// No result yet, or one the state machine wrote itself
+		// (RecordFailure), which holds no namespace: the stored request
+		// says whose run it is.
+		stored, err := h.Runs.Request(ctx, id)
+		switch {
+		case err == nil:
+			owner = stored.Namespace
+		case errors.Is(err, globalsearch.ErrNotFound) || globalsearch.KindOf(err) == globalsearch.KindInvalidInput:
+		default:
+			return h.fail(ctx, id, err)
+		}
+	}
+	// A run whose namespace is unknown is nobody's to read.
+	if owner != ns {
 		return notFound
-	} else if err != nil {
-		return h.fail(ctx, id, err)
+	}
+	if hasResult {
+		return reply(http.StatusOK, res)
 	}
 	// No result yet: normally still running. An execution that ended
 	// without saving one (States.Timeout, Lambda-service retries spent,

@@ -97,6 +97,8 @@ func TestPost(t *testing.T) {
 		{name: "empty query", body: `{"query":"  "}`, wantStatus: 400, wantMsg: "query must not be empty"},
 		{name: "bad field", body: `{"query":"q","mapTokenBudget":2.5}`, wantStatus: 400, wantMsg: "mapTokenBudget must be a positive integer"},
 		{name: "unknown field", body: `{"query":"q","mapBudget":5}`, wantStatus: 400, wantMsg: "unknown request field"},
+		{name: "ceiling above the deployment's", body: `{"query":"q","maxModelCalls":501}`, wantStatus: 400,
+			wantMsg: "maxModelCalls 501 is above this deployment's ceiling of 500 model calls per run"},
 		{name: "field twice", body: `{"query":"q","query":"r"}`, wantStatus: 400, wantMsg: `request field "query" is given more than once`},
 		{name: "field twice beside a key", body: `{"query":"q","query":"r"}`, headers: map[string]string{"Idempotency-Key": "k9"}, wantStatus: 400, wantMsg: `request field "query" is given more than once`},
 		{name: "trailing brace beside a key", body: `{"query":"q"}}`, headers: map[string]string{"Idempotency-Key": "k9"}, wantStatus: 400, wantMsg: "request must be a single JSON object"},
@@ -104,7 +106,7 @@ func TestPost(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h, s, st := newHandler()
-			resp := call(t, h, request("POST", "/queries", tc.body, tc.headers))
+			resp := call(t, h, request("POST", "/namespaces/default/queries", tc.body, tc.headers))
 			assert.Equal(t, tc.wantStatus, resp.StatusCode, resp.Body)
 			assert.Equal(t, "application/json", resp.Headers["Content-Type"])
 			b := body(t, resp)
@@ -120,8 +122,8 @@ func TestPost(t *testing.T) {
 				assert.Equal(t, tc.wantID, id)
 			}
 			assert.Equal(t, "running", b["status"])
-			assert.Equal(t, "/queries/"+id, b["location"])
-			assert.Equal(t, "/queries/"+id, resp.Headers["Location"])
+			assert.Equal(t, "/namespaces/default/queries/"+id, b["location"])
+			assert.Equal(t, "/namespaces/default/queries/"+id, resp.Headers["Location"])
 			stored, err := s.Request(context.Background(), id)
 			require.NoError(t, err)
 			// The execution's input is the stored request, seed included,
@@ -135,7 +137,7 @@ func TestPost(t *testing.T) {
 
 func TestPostRepeated(t *testing.T) {
 	h, s, st := newHandler()
-	req := request("POST", "/queries", `{"query":"what changed?"}`, map[string]string{"Idempotency-Key": "k1"})
+	req := request("POST", "/namespaces/default/queries", `{"query":"what changed?"}`, map[string]string{"Idempotency-Key": "k1"})
 	first := call(t, h, req)
 	require.Equal(t, 202, first.StatusCode)
 
@@ -145,12 +147,12 @@ func TestPostRepeated(t *testing.T) {
 	assert.Equal(t, "running", body(t, again)["status"])
 	assert.Equal(t, 1, st.calls, "a repeated key starts nothing")
 
-	require.NoError(t, s.SaveResult(context.Background(), globalsearch.Result{QueryID: "k1", Status: globalsearch.StatusCompleted}, ""))
+	require.NoError(t, s.SaveResult(context.Background(), globalsearch.Result{QueryID: "k1", Namespace: "default", Status: globalsearch.StatusCompleted}, ""))
 	done := call(t, h, req)
 	assert.Equal(t, 200, done.StatusCode)
 	assert.Equal(t, "completed", body(t, done)["status"])
 
-	other := call(t, h, request("POST", "/queries", `{"query":"something else"}`, map[string]string{"Idempotency-Key": "k1"}))
+	other := call(t, h, request("POST", "/namespaces/default/queries", `{"query":"something else"}`, map[string]string{"Idempotency-Key": "k1"}))
 	assert.Equal(t, 409, other.StatusCode)
 	assert.Equal(t, 1, st.calls)
 }
@@ -158,7 +160,7 @@ func TestPostRepeated(t *testing.T) {
 func TestPostStartFailureHealsOnRetry(t *testing.T) {
 	h, _, st := newHandler()
 	st.start = func(string) error { return errors.New("sfn unreachable") }
-	req := request("POST", "/queries", `{"query":"q"}`, map[string]string{"Idempotency-Key": "k2"})
+	req := request("POST", "/namespaces/default/queries", `{"query":"q"}`, map[string]string{"Idempotency-Key": "k2"})
 	failed := call(t, h, req)
 	assert.Equal(t, 500, failed.StatusCode)
 	assert.Equal(t, "internal", body(t, failed)["error"])
@@ -170,7 +172,7 @@ func TestPostStartFailureHealsOnRetry(t *testing.T) {
 	assert.Contains(t, st.inputs, "k2")
 
 	st.start = func(string) error { return globalsearch.Errorf(globalsearch.KindThrottled, "slow down") }
-	busy := call(t, h, request("POST", "/queries", `{"query":"q"}`, nil))
+	busy := call(t, h, request("POST", "/namespaces/default/queries", `{"query":"q"}`, nil))
 	assert.Equal(t, 503, busy.StatusCode)
 	assert.Equal(t, "2", busy.Headers["Retry-After"])
 }
@@ -178,9 +180,9 @@ func TestPostStartFailureHealsOnRetry(t *testing.T) {
 func TestGet(t *testing.T) {
 	h, s, _ := newHandler()
 	ctx := context.Background()
-	_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "running-1", Query: "q"})
+	_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "running-1", Query: "q", Namespace: "default"})
 	require.NoError(t, err)
-	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "done-1", Status: globalsearch.StatusCompleted, Answer: "42"}, ""))
+	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "done-1", Namespace: "default", Status: globalsearch.StatusCompleted, Answer: "42"}, ""))
 	cases := []struct {
 		name       string
 		method     string
@@ -189,11 +191,13 @@ func TestGet(t *testing.T) {
 		wantStatus int
 		want       map[string]any
 	}{
-		{"done", "GET", "/queries/done-1", "done-1", 200, map[string]any{"queryId": "done-1", "status": "completed", "answer": "42"}},
-		{"running", "GET", "/queries/running-1", "running-1", 200, map[string]any{"queryId": "running-1", "status": "running"}},
-		{"unknown", "GET", "/queries/nope", "nope", 404, map[string]any{"error": "not_found"}},
-		{"wrong method on an id", "DELETE", "/queries/done-1", "done-1", 405, map[string]any{"error": "method_not_allowed"}},
-		{"wrong method on the collection", "GET", "/queries", "", 405, map[string]any{"error": "method_not_allowed"}},
+		{"done", "GET", "/namespaces/default/queries/done-1", "done-1", 200, map[string]any{"queryId": "done-1", "status": "completed", "answer": "42"}},
+		{"running", "GET", "/namespaces/default/queries/running-1", "running-1", 200, map[string]any{"queryId": "running-1", "status": "running"}},
+		{"unknown", "GET", "/namespaces/default/queries/nope", "nope", 404, map[string]any{"error": "not_found"}},
+		{"wrong method on an id", "DELETE", "/namespaces/default/queries/done-1", "done-1", 405, map[string]any{"error": "method_not_allowed"}},
+		{"wrong method on the collection", "GET", "/namespaces/default/queries", "", 405, map[string]any{"error": "method_not_allowed"}},
+		{"bad namespace", "GET", "/namespaces/Not_Valid/queries/done-1", "done-1", 400, map[string]any{"error": "invalid_input"}},
+		{"old route", "GET", "/queries/done-1", "done-1", 404, map[string]any{"error": "not_found"}},
 		{"unknown route", "GET", "/other", "", 404, map[string]any{"error": "not_found"}},
 	}
 	for _, tc := range cases {
@@ -230,11 +234,11 @@ func TestGetExecutionThatEndedWithoutAResult(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h, s, st := newHandler()
 			ctx := context.Background()
-			_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q-1", Query: "q"})
+			_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q-1", Query: "q", Namespace: "default"})
 			require.NoError(t, err)
 			st.inputs["q-1"] = "{}"
 			st.status, st.failure = tc.status, tc.failure
-			req := request("GET", "/queries/q-1", "", nil)
+			req := request("GET", "/namespaces/default/queries/q-1", "", nil)
 			req.PathParameters = map[string]string{"id": "q-1"}
 			resp := call(t, h, req)
 			assert.Equal(t, 200, resp.StatusCode, resp.Body)
@@ -244,6 +248,92 @@ func TestGetExecutionThatEndedWithoutAResult(t *testing.T) {
 			}
 			_, err = s.Result(ctx, "q-1")
 			assert.ErrorIs(t, err, globalsearch.ErrNotFound, "a GET reports, it writes nothing")
+		})
+	}
+}
+
+// The namespace is the path's (SPEC §11.5): a body that names another is
+// invalid input, and nothing is stored or started.
+func TestPostNamespaceFromThePath(t *testing.T) {
+	cases := []struct {
+		name       string
+		path       string
+		body       string
+		wantStatus int
+		wantNS     string
+		wantMsg    string
+	}{
+		{name: "body without namespace", path: "/namespaces/acme/queries", body: `{"query":"q","queryId":"n1"}`, wantStatus: 202, wantNS: "acme"},
+		{name: "body with the same namespace", path: "/namespaces/acme/queries", body: `{"query":"q","queryId":"n1","namespace":"acme"}`, wantStatus: 202, wantNS: "acme"},
+		{name: "body with another namespace", path: "/namespaces/acme/queries", body: `{"query":"q","queryId":"n1","namespace":"globex"}`, wantStatus: 400,
+			wantMsg: `the body's namespace "globex" differs from the path's "acme"`},
+		{name: "path namespace no run can have", path: "/namespaces/ACME/queries", body: `{"query":"q","queryId":"n1"}`, wantStatus: 400,
+			wantMsg: "the path's namespace must be 1-64 characters of a-z 0-9 - _ ."},
+		{name: "the old route", path: "/queries", body: `{"query":"q","queryId":"n1"}`, wantStatus: 404, wantMsg: "no route for POST /queries"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h, s, st := newHandler()
+			resp := call(t, h, request("POST", tc.path, tc.body, nil))
+			assert.Equal(t, tc.wantStatus, resp.StatusCode, resp.Body)
+			stored, err := s.Request(context.Background(), "n1")
+			if tc.wantStatus != 202 {
+				assert.Equal(t, tc.wantMsg, body(t, resp)["message"])
+				assert.ErrorIs(t, err, globalsearch.ErrNotFound, "nothing stored")
+				assert.Zero(t, st.calls, "nothing started")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.wantNS, stored.Namespace)
+			assert.Equal(t, "/namespaces/"+tc.wantNS+"/queries/n1", resp.Headers["Location"])
+		})
+	}
+}
+
+// A run of another namespace reads exactly as one that does not exist
+// (SPEC §11.5), whether it has a result, a request only, or a result the
+// state machine wrote without a namespace.
+func TestGetAcrossNamespaces(t *testing.T) {
+	h, s, st := newHandler()
+	ctx := context.Background()
+	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "done-a", Namespace: "a", Status: globalsearch.StatusCompleted, Answer: "secret"}, ""))
+	_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "running-a", Query: "q", Namespace: "a"})
+	require.NoError(t, err)
+	st.inputs["running-a"] = "{}"
+	// RecordFailure's item holds no namespace; the stored request does.
+	_, _, err = s.CreateRequest(ctx, globalsearch.Params{QueryID: "crashed-a", Query: "q", Namespace: "a"})
+	require.NoError(t, err)
+	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "crashed-a", Status: globalsearch.StatusFailed, Error: "Runtime.ExitError"}, ""))
+	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "orphan", Status: globalsearch.StatusFailed, Error: "Runtime.ExitError"}, ""))
+
+	cases := []struct {
+		name       string
+		ns, id     string
+		wantStatus int
+		wantBody   map[string]any
+	}{
+		{"own result", "a", "done-a", 200, map[string]any{"status": "completed", "answer": "secret"}},
+		{"own running", "a", "running-a", 200, map[string]any{"status": "running"}},
+		{"own failure without namespace", "a", "crashed-a", 200, map[string]any{"status": "failed"}},
+		{"another's result", "b", "done-a", 404, map[string]any{"error": "not_found", "message": "no query with id done-a in namespace b"}},
+		{"another's running", "b", "running-a", 404, map[string]any{"error": "not_found", "message": "no query with id running-a in namespace b"}},
+		{"another's failure without namespace", "b", "crashed-a", 404, map[string]any{"error": "not_found", "message": "no query with id crashed-a in namespace b"}},
+		{"a result nobody owns", "a", "orphan", 404, map[string]any{"error": "not_found", "message": "no query with id orphan in namespace a"}},
+		{"no such id", "b", "nope", 404, map[string]any{"error": "not_found", "message": "no query with id nope in namespace b"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := request("GET", "/namespaces/"+tc.ns+"/queries/"+tc.id, "", nil)
+			req.PathParameters = map[string]string{"namespace": tc.ns, "id": tc.id}
+			resp := call(t, h, req)
+			assert.Equal(t, tc.wantStatus, resp.StatusCode, resp.Body)
+			b := body(t, resp)
+			for k, v := range tc.wantBody {
+				assert.Equal(t, v, b[k], k)
+			}
+			if tc.wantStatus == 404 {
+				assert.Len(t, b, 2, "a 404 says nothing beyond its error and message")
+			}
 		})
 	}
 }

@@ -34,12 +34,17 @@ func promptsFit(p Params, prompts Prompts) error {
 // validate applies every rule of SPEC §2 to p, through ParseRequest's own
 // path, with prompts for the budget checks: Params built in Go (tests, other
 // callers of Engine.Search) meet the same rules as a JSON request. A
-// resolved Params has every field, so the defaults are never used.
+// resolved Params has every field, so the defaults are never used. The
+// ceiling on model calls is the one exception: whoever resolved p held it to
+// their deployment's, which may be above the default (SPEC §11.5), so none
+// applies here.
 func (p Params) validate(prompts Prompts) error {
 	data, err := json.Marshal(p)
 	if err != nil {
 		return Errorf(KindInvalidInput, "encode params: %w", err)
 	}
-	_, err = parseRequest(data, SpecDefaults, "", prompts)
+	d := SpecDefaults
+	d.MaxModelCalls = 0
+	_, err = parseRequest(data, d, "", prompts)
 	return err
 }

@@ -118,11 +118,26 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 			"the plan needs %d map batches but the state machine runs at most %d: raise mapTokenBudget or choose a coarser communityLevel",
 			len(packed), e.MaxBatches)
 	}
+	if most := MostModelCalls(len(packed)); p.MaxModelCalls > 0 && most > p.MaxModelCalls {
+		return Plan{}, Errorf(KindPlanTooLarge,
+			"the plan needs %d map batches, so up to %d model calls (%d attempts per batch, %d for the reduce), but this run may make at most %d: raise maxModelCalls (up to the deployment's MaxModelCalls, which bounds it) or mapTokenBudget, or choose a coarser communityLevel",
+			len(packed), most, MapAttempts, ReduceAttempts, p.MaxModelCalls)
+	}
 	plan.Batches = make([]Batch, len(packed))
 	for i, b := range packed {
 		plan.Batches[i] = Batch{Index: i, CommunityIDs: b.IDs, EstimatedTokens: b.Tokens, Content: b.Content}
 	}
 	return plan, nil
+}
+
+// MostModelCalls is the most model calls a plan of batches map batches can
+// make (SPEC §11.5): every attempt of every batch and of the reduce. A plan
+// with no batch reduces nothing, so it calls nothing.
+func MostModelCalls(batches int) int {
+	if batches == 0 {
+		return 0
+	}
+	return MapAttempts*batches + ReduceAttempts
 }
 
 // shuffle is Fisher-Yates as SPEC §4.3.2 writes it, over a PCG generator so

@@ -88,6 +88,7 @@ type Request struct {
 	ShuffleSeed         *int64 `json:"shuffleSeed,omitempty"`
 	Shuffle             *bool  `json:"shuffle,omitempty"`
 	QueryID             string `json:"queryId,omitempty"`
+	MaxModelCalls       *int   `json:"maxModelCalls,omitempty"`
 }
 
 // Params validates the request against the defaults (SPEC §2).
@@ -117,6 +118,10 @@ type Params struct {
 	// had none. It is never stored (a stored request has its seed fixed),
 	// and it lets SameRequest tell a repeated request from a different one.
 	SeedGenerated bool `json:"-"`
+	// MaxModelCalls is the most model calls the run may make (SPEC §11.5):
+	// the deployment's ceiling, or a lower one the request chose. 0 (a
+	// Params built in Go, never a parsed request) is no ceiling.
+	MaxModelCalls int `json:"maxModelCalls,omitempty"`
 }
 
 // SameRequest reports whether p and q ask for the same run (SPEC §11.1):
@@ -148,7 +153,17 @@ type Defaults struct {
 	MapOutputReserve    int
 	ReduceOutputReserve int
 	MapConcurrency      int
+	// MaxModelCalls is the deployment's ceiling: a request may lower it,
+	// never raise it. 0 is no ceiling.
+	MaxModelCalls int
 }
+
+// DefaultMaxModelCalls is the ceiling on one run's model calls when the
+// deployment sets none: four times the 124 calls the largest import of the
+// real corpus (full reports, whole text units) plans at the default
+// budgets, so no default request meets it, while a run that would loop
+// over thousands of tiny batches is refused before it spends.
+const DefaultMaxModelCalls = 500
 
 // SpecDefaults are the defaults of SPEC §2.
 var SpecDefaults = Defaults{
@@ -159,6 +174,7 @@ var SpecDefaults = Defaults{
 	MapOutputReserve:    512,
 	ReduceOutputReserve: 1024,
 	MapConcurrency:      4,
+	MaxModelCalls:       DefaultMaxModelCalls,
 }
 
 // requestField is one row of SPEC §2's request table. The table drives
@@ -233,6 +249,10 @@ var requestFields = []requestField{
 		p.QueryID, err = parseString(raw, queryIDPattern, "queryId must be 1-80 characters of A-Z a-z 0-9 - _")
 		return err
 	}},
+	// SPEC §11.5: parseRequest also holds it to the deployment's value,
+	// which it may only lower.
+	defaulted("maxModelCalls", "GRAPHRAG_MAX_MODEL_CALLS", count(1, "maxModelCalls must be a positive integer"),
+		func(p *Params) *int { return &p.MaxModelCalls }, func(d *Defaults) *int { return &d.MaxModelCalls }),
 }
 
 // DefaultsFromEnv reads a deployment's defaults from GRAPHRAG_* variables
@@ -314,6 +334,11 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 	}
 	if p.MapPromptBudget() <= 0 || p.ReducePromptBudget() <= 0 {
 		return Params{}, Errorf(KindInvalidInput, "token budgets must exceed their output reserves")
+	}
+	if d.MaxModelCalls > 0 && p.MaxModelCalls > d.MaxModelCalls {
+		return Params{}, Errorf(KindInvalidInput,
+			"maxModelCalls %d is above this deployment's ceiling of %d model calls per run: ask for at most %d, or raise the deployment's MaxModelCalls",
+			p.MaxModelCalls, d.MaxModelCalls, d.MaxModelCalls)
 	}
 	if err := promptsFit(p, prompts); err != nil {
 		return Params{}, err

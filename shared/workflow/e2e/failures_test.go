@@ -90,14 +90,14 @@ func (s noStarter) Execution(context.Context, string) (string, string, error) {
 	return "", "", nil
 }
 
-// getQuery is GET /queries/{id} through the API handler over the runs
-// table.
-func getQuery(t *testing.T, e *env, id string) (int, map[string]any) {
+// getQuery is GET /namespaces/{namespace}/queries/{id} through the API
+// handler over the runs table.
+func getQuery(t *testing.T, e *env, namespace, id string) (int, map[string]any) {
 	t.Helper()
 	h := &api.Handler{Runs: e.store, Starter: noStarter{t}, Defaults: globalsearch.SpecDefaults}
 	var req events.APIGatewayV2HTTPRequest
-	req.RawPath = "/queries/" + id
-	req.PathParameters = map[string]string{"id": id}
+	req.RawPath = "/namespaces/" + namespace + "/queries/" + id
+	req.PathParameters = map[string]string{"namespace": namespace, "id": id}
 	req.RequestContext.HTTP.Method = http.MethodGet
 	resp, err := h.Handle(context.Background(), req)
 	require.NoError(t, err)
@@ -134,6 +134,9 @@ func TestUncaughtFailures(t *testing.T) {
 		// not task failures).
 		wantTaskErrors map[string]int
 		wantQuery      bool // the result names the query (a function saved it)
+		// noRequest: the execution failed before prepare stored the
+		// request, so the API reads the run as not found (SPEC §11.5).
+		noRequest bool
 	}{
 		{
 			// A schedule's request has no queryId and prepare dies before
@@ -146,6 +149,7 @@ func TestUncaughtFailures(t *testing.T) {
 			wantResultError: []string{"Runtime.ExitError: ", "signal: killed"},
 			wantInvokes:     map[string]int{"prepare": 1, "map": 0, "reduce": 0},
 			wantTaskErrors:  map[string]int{"Runtime.ExitError": 1},
+			noRequest:       true,
 		},
 		{
 			name:      "prepare throttled until the Lambda retries are spent",
@@ -161,6 +165,7 @@ func TestUncaughtFailures(t *testing.T) {
 			wantResultError: []string{"Lambda.TooManyRequestsException: ", "Rate Exceeded"},
 			wantInvokes:     map[string]int{"prepare": 4, "map": 0, "reduce": 0},
 			wantTaskErrors:  map[string]int{"Lambda.TooManyRequestsException": 4},
+			noRequest:       true,
 		},
 		{
 			// The function hangs past the task's TimeoutSeconds (1 s here):
@@ -211,7 +216,9 @@ func TestUncaughtFailures(t *testing.T) {
 			start := time.Now()
 			slug := strings.ReplaceAll(tc.name, " ", "-")
 			queryID := uniqueName("q-" + slug)
-			namespace := strings.ToLower(uniqueName("ns-" + slug))
+			// A namespace is at most 64 characters, and the API reads it
+			// from the path.
+			namespace := strings.ToLower(uniqueName("ns-" + slug[:min(len(slug), 40)]))
 			e.loadIndex(t, namespace, tc.summaries)
 			rn := newRun()
 			rn.fault, rn.model = tc.fault, tc.model
@@ -251,7 +258,13 @@ func TestUncaughtFailures(t *testing.T) {
 			}
 			assert.Equal(t, tc.wantTaskErrors, e.taskErrors(t, m, arn), "failed tasks by error name")
 
-			status, body := getQuery(t, e, queryID)
+			status, body := getQuery(t, e, namespace, queryID)
+			if tc.noRequest {
+				// Prepare died before it stored the request, so the result
+				// names no namespace and the API cannot tell whose it is.
+				assert.Equal(t, http.StatusNotFound, status)
+				return
+			}
 			assert.Equal(t, http.StatusOK, status)
 			assert.Equal(t, "failed", body["status"])
 			assert.Equal(t, res.Error, body["error"])

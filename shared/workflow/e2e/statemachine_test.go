@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
 	"sort"
 	"strings"
@@ -378,6 +379,34 @@ func TestStateMachine(t *testing.T) {
 			wantBatches:    map[int]int{},
 			wantModel:      map[int]int{},
 			wantTaskErrors: map[string]int{"InvalidInputError": 1},
+		},
+		{
+			// SPEC §11.5: 3 batches may make 2 x 3 + 2 = 8 model calls; a
+			// request that allows 7 is refused by prepare before any map
+			// invocation, and the runs table says why.
+			name:      "model-call ceiling refuses the plan",
+			summaries: 3,
+			input: func(queryID, namespace string) map[string]any {
+				r := request(queryID, namespace)
+				r["maxModelCalls"] = globalsearch.MostModelCalls(3) - 1
+				return r
+			},
+			wantExecution:  sfntypes.ExecutionStatusFailed,
+			wantError:      "PlanTooLargeError",
+			wantStatus:     globalsearch.StatusFailed,
+			wantInvokes:    map[string]int{"prepare": 1, "map": 0, "reduce": 0},
+			wantBatches:    map[int]int{},
+			wantModel:      map[int]int{},
+			wantTaskErrors: map[string]int{"PlanTooLargeError": 1},
+			check: func(t *testing.T, e *env, queryID string, res globalsearch.Result) {
+				assert.Contains(t, res.Error, "the plan needs 3 map batches, so up to 8 model calls")
+				assert.Contains(t, res.Error, "at most 7: raise maxModelCalls")
+				assert.Zero(t, res.Diagnostics.ModelCalls)
+				status, body := getQuery(t, e, res.Namespace, queryID)
+				assert.Equal(t, http.StatusOK, status)
+				assert.Equal(t, "failed", body["status"])
+				assert.Equal(t, res.Error, body["error"])
+			},
 		},
 		{
 			name:          "execution name is the query id",
