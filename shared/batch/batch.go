@@ -89,10 +89,18 @@ type packer struct {
 func (p *packer) fits(c tokens.Count) bool { return p.base.Add(c).Tokens() <= p.budget }
 
 func (p *packer) addItem(it Item) error {
+	widest := tokens.Of(Header(it.ID, widestPartNumber)).Add(newline)
+	// SPEC §3 charges no byte less than a quarter of a non-ASCII code
+	// point (a 4-byte code point is the cheapest per byte), so a text whose
+	// length in bytes overflows even at that rate cannot fit whole: it is
+	// split without being counted first, one pass fewer over a huge text.
+	if !p.fits(widest.Add(tokens.Count{NonASCII: len(it.Text) / utf8.UTFMax})) {
+		return p.split(it)
+	}
 	whole := tokens.Of(it.Text)
 	first := Header(it.ID, 1)
 	firstCount := tokens.Of(first).Add(newline)
-	if p.fits(tokens.Of(Header(it.ID, widestPartNumber)).Add(newline).Add(whole)) { // SPEC §4.3.3: every part is sized with the widest header
+	if p.fits(widest.Add(whole)) { // SPEC §4.3.3: every part is sized with the widest header
 		p.addPart(part{id: it.ID, header: first, text: it.Text, count: firstCount.Add(whole)})
 		return nil
 	}
