@@ -5,7 +5,7 @@ INDEX   ?= testdata/sample-index.json
 QUERY   ?= What are the main themes across Veloria's development over the decade?
 GOFILES  = $(shell find . -name '*.go' -not -path './node_modules/*' -not -path './.aws-sam/*')
 
-.PHONY: run test fmt-check vet staticcheck unit bench fuzz build lint invoke
+.PHONY: run test fmt-check vet staticcheck unit bench bench-plan fuzz build lint invoke
 
 run:
 	$(GO) run ./cmd/globalsearch run --index $(INDEX) --query "$(QUERY)"
@@ -24,8 +24,26 @@ staticcheck:
 unit:
 	$(GO) test -race -count=1 ./...
 
+# bench: every Go benchmark, then the whole `plan` process on a generated
+# index of BENCH_SUMMARIES leaf summaries (wall time and peak RSS from GNU
+# time, the figures the README quotes).
+BENCH_SUMMARIES ?= 10000
+BENCH_DIR       ?= build/bench
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@$(MAKE) --no-print-directory bench-plan
+
+bench-plan:
+	@mkdir -p $(BENCH_DIR)
+	$(GO) run testdata/gen/main.go --summaries $(BENCH_SUMMARIES) --out $(BENCH_DIR)/index-$(BENCH_SUMMARIES).json
+	$(GO) build -o $(BENCH_DIR)/globalsearch ./cmd/globalsearch
+	@ls -l $(BENCH_DIR)/index-$(BENCH_SUMMARIES).json | awk '{printf "index: %.1f MB of JSON\n", $$5/1e6}'
+	@for i in 1 2 3; do \
+		/usr/bin/time -f "plan: %e s wall, %U s user, %S s system, %M KB peak RSS" \
+			$(BENCH_DIR)/globalsearch plan --no-shuffle --index $(BENCH_DIR)/index-$(BENCH_SUMMARIES).json --query "What are the main themes?" \
+			| sed -n '1p;$$p' || exit 1; \
+	done
+	@echo "machine: $$(nproc) cores, $$(uname -m), load average $$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # fuzz: each fuzz target for FUZZTIME (go test fuzzes one target per run).
 # Seed corpora live in each package's testdata/fuzz/<Target>/; a failing

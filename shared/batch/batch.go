@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -97,10 +96,9 @@ type part struct {
 }
 
 type packer struct {
-	asciiBefore, offset []int32 // split's prefix tables, reused
-	prompt              tokens.Prompt
-	budget              int
-	batches             []Batch
+	prompt  tokens.Prompt
+	budget  int
+	batches []Batch
 
 	parts []part
 	count tokens.Count // current content: parts joined by "\n"
@@ -109,68 +107,73 @@ type packer struct {
 func (p *packer) fits(c tokens.Count) bool { return p.prompt.Fits(c, p.budget) }
 
 func (p *packer) addItem(it Item) error {
+	widest := tokens.Of(Header(it.ID, widestPartNumber)).Add(newline)
+	// SPEC §3 charges no byte less than a quarter of a non-ASCII code
+	// point (a 4-byte code point is the cheapest per byte), so a text whose
+	// length in bytes overflows even at that rate cannot fit whole: it is
+	// split without being counted first, one pass fewer over a huge text.
+	if !p.fits(widest.Add(tokens.Count{NonASCII: len(it.Text) / utf8.UTFMax})) {
+		return p.split(it)
+	}
 	whole := tokens.Of(it.Text)
 	first := Header(it.ID, 1)
 	firstCount := tokens.Of(first).Add(newline)
-	if p.fits(tokens.Of(Header(it.ID, widestPartNumber)).Add(newline).Add(whole)) { // SPEC §4.3.3: every part is sized with the widest header
+	if p.fits(widest.Add(whole)) { // SPEC §4.3.3: every part is sized with the widest header
 		p.addPart(part{id: it.ID, header: first, text: it.Text, count: firstCount.Add(whole)})
 		return nil
 	}
 	return p.split(it)
 }
 
-// split cuts an oversized text into the largest fitting prefixes. Prefix
-// counts are built once per text, so each step is a binary search.
+// split cuts an oversized text into the largest fitting prefixes, in one
+// forward pass and no allocation. Before a run of ASCII bytes (one code
+// point each) it works out, from the counts alone, how many more ASCII
+// code points could fit, and reads no further; any other code point is
+// tried one at a time. Code points are those of `range`: an invalid byte
+// is one of its own.
 func (p *packer) split(it Item) error {
-	n := utf8.RuneCountInString(it.Text)
-	if n == 0 {
+	text := it.Text
+	if text == "" {
 		return &TooSmallError{ID: it.ID} // an empty text whose header does not fit must not vanish
 	}
-	// asciiBefore[i] counts ASCII runes before rune i; offset[i] is rune i's byte offset.
-	// The buffers are reused from item to item: a split text needs 8 bytes a
-	// code point, which would otherwise be allocated again for every text.
-	p.asciiBefore = slices.Grow(p.asciiBefore[:0], n+1)[:n+1]
-	p.offset = slices.Grow(p.offset[:0], n+1)[:n+1]
-	asciiBefore, offset := p.asciiBefore, p.offset
-	asciiBefore[0] = 0
-	i := 0
-	for off, r := range it.Text {
-		offset[i] = int32(off)
-		asciiBefore[i+1] = asciiBefore[i]
-		if r < utf8.RuneSelf {
-			asciiBefore[i+1]++
-		}
-		i++
-	}
-	offset[n] = int32(len(it.Text))
-	prefix := func(start, length int) tokens.Count {
-		a := int(asciiBefore[start+length] - asciiBefore[start])
-		return tokens.Count{ASCII: a, NonASCII: length - a}
-	}
 	widest := tokens.Of(Header(it.ID, widestPartNumber)).Add(newline)
-	for start, number := 0, 1; start < n; number++ {
-		remaining := n - start
-		// Largest length in [1, remaining] that fits; 0 if none does.
-		lo, hi := 0, remaining
-		for lo < hi {
-			mid := lo + (hi-lo+1)/2
-			if p.fits(widest.Add(prefix(start, mid))) {
-				lo = mid
-			} else {
-				hi = mid - 1
+	for number := 1; text != ""; number++ {
+		c, end := widest, 0
+		for end < len(text) {
+			if text[end] < utf8.RuneSelf {
+				lo, hi := 0, len(text)-end
+				for lo < hi {
+					mid := lo + (hi-lo+1)/2
+					if p.fits(c.Add(tokens.Count{ASCII: mid})) {
+						lo = mid
+					} else {
+						hi = mid - 1
+					}
+				}
+				run := end
+				for run < end+lo && text[run] < utf8.RuneSelf {
+					run++
+				}
+				if run == end {
+					break // not one more ASCII code point fits
+				}
+				c, end = c.Add(tokens.Count{ASCII: run - end}), run
+				continue
 			}
+			next := c.Add(tokens.Count{NonASCII: 1})
+			if !p.fits(next) {
+				break
+			}
+			_, size := utf8.DecodeRuneInString(text[end:])
+			c, end = next, end+size
 		}
-		if lo == 0 {
+		if end == 0 {
 			return &TooSmallError{ID: it.ID}
 		}
 		header := Header(it.ID, number)
-		p.addPart(part{
-			id:     it.ID,
-			header: header,
-			text:   it.Text[offset[start]:offset[start+lo]],
-			count:  tokens.Of(header).Add(newline).Add(prefix(start, lo)),
-		})
-		start += lo
+		prefix := tokens.Count{ASCII: c.ASCII - widest.ASCII, NonASCII: c.NonASCII - widest.NonASCII}
+		p.addPart(part{id: it.ID, header: header, text: text[:end], count: tokens.Of(header).Add(newline).Add(prefix)})
+		text = text[end:]
 	}
 	return nil
 }

@@ -96,6 +96,9 @@ type Plans interface {
 	SavePlan(ctx context.Context, p Plan) error
 	// Plan returns the plan with every batch (content included), or ErrNotFound.
 	Plan(ctx context.Context, queryID string) (Plan, error)
+	// PlanMeta returns the plan as Plan does but with every batch's
+	// Content empty: what reduce needs, at a fraction of the read.
+	PlanMeta(ctx context.Context, queryID string) (Plan, error)
 	// Batch returns one batch of the current plan, RunID set, or ErrNotFound.
 	Batch(ctx context.Context, queryID string, index int) (Batch, error)
 }

@@ -154,6 +154,19 @@ func shuffle(items []batch.Item, seed int64) {
 // summary (SPEC §4.1, §4.2), in id order.
 func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, Plan, error) {
 	plan := Plan{Params: p}
+	// Claims do not depend on the summaries, so their reads (on DynamoDB a
+	// chain of Query pages each) overlap; only the chunks must wait for the
+	// claims that cite them. A namespace or level found empty stops the
+	// claims read and waits for it, so no call outlives this one.
+	claimsCtx, stopClaims := context.WithCancel(ctx)
+	claimsDone := make(chan struct{})
+	var claims []Claim
+	var claimsErr error
+	go func() {
+		defer close(claimsDone)
+		claims, claimsErr = e.Index.Claims(claimsCtx, p.Namespace)
+	}()
+	defer func() { stopClaims(); <-claimsDone }()
 	summaries, err := e.Index.Summaries(ctx, p.Namespace)
 	if err != nil {
 		return nil, plan, fmt.Errorf("load summaries of %s: %w", p.Namespace, err)
@@ -175,9 +188,9 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, Plan, er
 		}
 		return nil, plan, nil
 	}
-	claims, err := e.Index.Claims(ctx, p.Namespace)
-	if err != nil {
-		return nil, plan, fmt.Errorf("load claims of %s: %w", p.Namespace, err)
+	<-claimsDone
+	if claimsErr != nil {
+		return nil, plan, fmt.Errorf("load claims of %s: %w", p.Namespace, claimsErr)
 	}
 	claimsByLeaf := map[string][]*Claim{}
 	for i := range claims {

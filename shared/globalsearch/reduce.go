@@ -160,7 +160,8 @@ type reduceRun struct {
 
 func (e *Engine) loadReduce(ctx context.Context, queryID, runID string, failures []BatchFailure) (*reduceRun, error) {
 	start := time.Now()
-	plan, err := e.Runs.Plan(ctx, queryID)
+	// Reduce reads ids and token counts, never the map texts.
+	plan, err := e.Runs.PlanMeta(ctx, queryID)
 	if err != nil {
 		return nil, fmt.Errorf("load plan of %s: %w", queryID, err)
 	}

@@ -236,3 +236,47 @@ func TestReportedFailureWinsOverStoredAnswer(t *testing.T) {
 		})
 	}
 }
+
+// contentlessRuns is a runs store whose full plan read fails: a step that
+// needs only a plan's ids and token counts must not read its batches'
+// content, which is nearly all of its bytes.
+type contentlessRuns struct{ *memstore.Store }
+
+func (contentlessRuns) Plan(context.Context, string) (gs.Plan, error) {
+	return gs.Plan{}, errors.New("full plan read")
+}
+
+func TestReduceReadsPlanMetadataOnly(t *testing.T) {
+	tests := []struct {
+		name       string
+		reduce     func(e *gs.Engine, runID string) (gs.Result, error)
+		wantStatus gs.Status
+	}{
+		{"reduce", func(e *gs.Engine, runID string) (gs.Result, error) {
+			return e.Reduce(context.Background(), "meta", runID, nil)
+		}, gs.StatusCompleted},
+		{"reduce failure", func(e *gs.Engine, runID string) (gs.Result, error) {
+			res, err := e.FailReduce(context.Background(), "meta", runID, nil, gs.Errorf(gs.KindModel, "model unavailable"))
+			require.Error(t, err)
+			return res, nil
+		}, gs.StatusFailed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			e, s := newEngine(t, leafNamespace(3), &switchModel{})
+			out, err := e.Prepare(ctx, oneBatchPerSummary(t, "q?", func(r *gs.Request) { r.QueryID = "meta" }))
+			require.NoError(t, err)
+			for i := range out.BatchCount {
+				_, err := e.MapBatch(ctx, "meta", out.RunID, i, 1)
+				require.NoError(t, err)
+			}
+			e.Runs = contentlessRuns{s}
+			res, err := tc.reduce(e, out.RunID)
+			require.NoError(t, err)
+			assert.Equal(t, tc.wantStatus, res.Status)
+			assert.Len(t, res.Diagnostics.Batches, out.BatchCount)
+			assert.Positive(t, res.Diagnostics.Batches[0].EstimatedTokens)
+		})
+	}
+}

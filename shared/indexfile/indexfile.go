@@ -73,16 +73,36 @@ func Parse(data []byte) (File, error) {
 	return f, err
 }
 
+// typedFile is rawFile with its records decoded: a valid file decodes in
+// this one pass. Only a file that fails it is decoded record by record,
+// for an error that names the record.
+type typedFile struct {
+	Namespace json.RawMessage        `json:"namespace"`
+	Summaries []globalsearch.Summary `json:"summaries"`
+	Claims    []globalsearch.Claim   `json:"claims"`
+	Chunks    []globalsearch.Chunk   `json:"chunks"`
+}
+
 func parse(data []byte) (File, error) {
-	var raw rawFile
-	if err := strictDecode(data, &raw); err != nil {
-		return File{}, fmt.Errorf("index file: %w", err)
+	// The strict check and the decode each read every byte of a file that
+	// may hold tens of megabytes; they run side by side.
+	checked := make(chan error, 1)
+	go func() { checked <- strictjson.Check(data) }()
+	var typed typedFile
+	typedErr := strictDecode(data, &typed)
+	checkErr := <-checked
+
+	raw := rawFile{Namespace: typed.Namespace}
+	if typedErr != nil {
+		if err := strictDecode(data, &raw); err != nil {
+			return File{}, fmt.Errorf("index file: %w", err)
+		}
 	}
 	// encoding/json stops at the end of the first value and keeps the last
 	// of two equal keys: a stray '}' or a record given an id twice would
 	// pass unseen.
-	if err := strictjson.Check(data); err != nil {
-		return File{}, fmt.Errorf("index file: %w", err)
+	if checkErr != nil {
+		return File{}, fmt.Errorf("index file: %w", checkErr)
 	}
 	var f File
 	if raw.Namespace != nil {
@@ -91,6 +111,10 @@ func parse(data []byte) (File, error) {
 		}
 	} else {
 		f.Namespace = globalsearch.SpecDefaults.Namespace
+	}
+	if typedErr == nil {
+		f.Summaries, f.Claims, f.Chunks = typed.Summaries, typed.Claims, typed.Chunks
+		return f, f.Records.Validate()
 	}
 	var err error
 	if f.Summaries, err = decodeAll[globalsearch.Summary]("summaries", raw.Summaries); err != nil {

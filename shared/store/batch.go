@@ -2,10 +2,12 @@ package store
 
 import (
 	"context"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
@@ -61,29 +63,44 @@ func (s *Store) batchWrite(ctx context.Context, table string, reqs []types.Write
 	return nil
 }
 
-// batchGet reads keys with BatchGetItem, 100 at a time. Keys that do not
-// exist are simply absent from the answer.
+// batchGetConcurrency bounds the BatchGetItems in flight: prepare's chunk
+// reads are on its critical path, and each waits a network round trip,
+// while more than a few at once would only meet the table's throughput
+// limit sooner.
+const batchGetConcurrency = 8
+
+// batchGet reads keys with BatchGetItem, 100 at a time, up to
+// batchGetConcurrency groups at once. Keys that do not exist are simply
+// absent from the answer. The first error stops the groups not yet sent.
 func (s *Store) batchGet(ctx context.Context, table string, keys []item) ([]item, error) {
-	var found []item
-	for start := 0; start < len(keys); start += maxBatchGet {
-		err := untilProcessed(s, ctx, keys[start:min(start+maxBatchGet, len(keys))], func(pending []item) ([]item, error) {
-			out, err := s.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
-				RequestItems: map[string]types.KeysAndAttributes{table: {Keys: pending}},
-			})
-			if err != nil {
-				return nil, wrap(err, "batch get from %s", table)
+	groups := make([][]item, (len(keys)+maxBatchGet-1)/maxBatchGet)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(batchGetConcurrency)
+	for i := range groups {
+		start := i * maxBatchGet
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
 			}
-			found = append(found, out.Responses[table]...)
-			return out.UnprocessedKeys[table].Keys, nil
-		}, func(left, stalled int) error {
-			return globalsearch.Errorf(globalsearch.KindThrottled,
-				"batch get from %s: %d keys still unprocessed after %d attempts without progress", table, left, stalled)
+			return untilProcessed(s, gctx, keys[start:min(start+maxBatchGet, len(keys))], func(pending []item) ([]item, error) {
+				out, err := s.client.BatchGetItem(gctx, &dynamodb.BatchGetItemInput{
+					RequestItems: map[string]types.KeysAndAttributes{table: {Keys: pending}},
+				})
+				if err != nil {
+					return nil, wrap(err, "batch get from %s", table)
+				}
+				groups[i] = append(groups[i], out.Responses[table]...)
+				return out.UnprocessedKeys[table].Keys, nil
+			}, func(left, stalled int) error {
+				return globalsearch.Errorf(globalsearch.KindThrottled,
+					"batch get from %s: %d keys still unprocessed after %d attempts without progress", table, left, stalled)
+			})
 		})
-		if err != nil {
-			return nil, err
-		}
 	}
-	return found, nil
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return slices.Concat(groups...), nil
 }
 
 // untilProcessed sends pending until DynamoDB has processed all of it,

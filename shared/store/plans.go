@@ -128,14 +128,42 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 // sorts just before "plan", so BETWEEN reads the batches and the plan item
 // and nothing else of the run.
 func (s *Store) Plan(ctx context.Context, queryID string) (globalsearch.Plan, error) {
-	what := "plan of query " + queryID
-	items, err := s.query(ctx, what, queryID, expression.Key(attrSK).Between(expression.Value(prefixBatch), expression.Value(skPlan)))
+	return s.readPlan(ctx, "plan of query "+queryID, queryID, nil)
+}
+
+// batchMetaAttrs are the attributes PlanMeta reads of each batch: all but
+// its content, which is nearly all of a plan's bytes.
+var batchMetaAttrs = []string{
+	"queryId", "sk", "expiresAt",
+	"batch.runId", "batch.index", "batch.communityIds", "batch.estimatedTokens",
+}
+
+// PlanMeta implements globalsearch.Plans: the plan item (one GetItem), then
+// the Query of Plan projected onto batchMetaAttrs, which reads (and is
+// charged for) the same items but sends and decodes a small fraction of
+// their bytes. The plan item is read whole on its own because an emulator
+// (minidyn) rounds large numbers such as the seed in projected maps.
+func (s *Store) PlanMeta(ctx context.Context, queryID string) (globalsearch.Plan, error) {
+	what := "plan metadata of query " + queryID
+	it, err := s.get(ctx, what, queryID, skPlan)
 	if err != nil {
 		return globalsearch.Plan{}, err
 	}
-	var header *planHeader
+	if it.Plan == nil {
+		return globalsearch.Plan{}, fmt.Errorf("%s has no plan attribute", what)
+	}
+	return s.readPlan(ctx, what, queryID, it.Plan, batchMetaAttrs...)
+}
+
+// readPlan reads the batches of a plan, and its plan item unless header is
+// already known.
+func (s *Store) readPlan(ctx context.Context, what, queryID string, header *planHeader, project ...string) (globalsearch.Plan, error) {
+	items, err := s.query(ctx, what, queryID, expression.Key(attrSK).Between(expression.Value(prefixBatch), expression.Value(skPlan)), project...)
+	if err != nil {
+		return globalsearch.Plan{}, err
+	}
 	for _, it := range items {
-		if it.SK == skPlan {
+		if it.SK == skPlan && header == nil {
 			header = it.Plan
 		}
 	}

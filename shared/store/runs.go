@@ -147,19 +147,28 @@ func (s *Store) get(ctx context.Context, what, queryID, sk string) (runItem, err
 }
 
 // query reads every live item of a run whose sort key the condition
-// selects, in sort-key order.
-func (s *Store) query(ctx context.Context, what, queryID string, sk expression.KeyConditionBuilder) ([]runItem, error) {
+// selects, in sort-key order; with project, only those attribute paths.
+func (s *Store) query(ctx context.Context, what, queryID string, sk expression.KeyConditionBuilder, project ...string) ([]runItem, error) {
 	if queryID == "" {
 		return nil, nil
 	}
-	expr, err := expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrQueryID).Equal(expression.Value(queryID)).And(sk)).Build()
+	b := expression.NewBuilder().WithKeyCondition(
+		expression.Key(attrQueryID).Equal(expression.Value(queryID)).And(sk))
+	if len(project) > 0 {
+		names := make([]expression.NameBuilder, len(project))
+		for i, n := range project {
+			names[i] = expression.Name(n)
+		}
+		b = b.WithProjection(expression.NamesList(names[0], names[1:]...))
+	}
+	expr, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("build query for %s: %w", what, err)
 	}
 	items, err := s.queryAll(ctx, &dynamodb.QueryInput{
 		TableName:                 &s.tables.Runs,
 		KeyConditionExpression:    expr.KeyCondition(),
+		ProjectionExpression:      expr.Projection(),
 		ExpressionAttributeNames:  expr.Names(),
 		ExpressionAttributeValues: expr.Values(),
 		ConsistentRead:            aws.Bool(true),

@@ -61,6 +61,8 @@ func Run(t *testing.T, open func(t *testing.T) Store, opts ...Option) {
 		{"plan round trip past ten batches", false, testPlanRoundTrip},
 		{"plan saved again replaces it", false, testPlanReplaced},
 		{"plan without batches", false, testPlanEmpty},
+		{"plan metadata is the plan without content", false, testPlanMeta},
+		{"callers' changes never reach the store", false, testMutationIsolation},
 		{"map answers ordered and overwritten", false, testMapAnswers},
 		{"result round trip and overwrite", false, testResult},
 		{"reduce calls count per run", false, testReduceCalls},
@@ -414,6 +416,79 @@ func testPlanRoundTrip(t *testing.T, s Store) {
 	got, err = s.Plan(ctx, "q-plan")
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
+}
+
+func testPlanMeta(t *testing.T, s Store) {
+	ctx := context.Background()
+	_, err := s.PlanMeta(ctx, "q-meta")
+	assertNotFound(t, err, "metadata of a plan never saved")
+
+	saved := samplePlan("q-meta", 12)
+	require.NoError(t, s.SavePlan(ctx, saved))
+	want := samplePlan("q-meta", 12)
+	for i := range want.Batches {
+		want.Batches[i].Content = ""
+	}
+	got, err := s.PlanMeta(ctx, "q-meta")
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+
+	// After a smaller plan replaces it, only the new batches are read.
+	require.NoError(t, s.SavePlan(ctx, samplePlan("q-meta", 3)))
+	got, err = s.PlanMeta(ctx, "q-meta")
+	require.NoError(t, err)
+	assert.Len(t, got.Batches, 3)
+}
+
+// testMutationIsolation changes every slice a caller handed in or got back
+// and checks that the store still returns what was saved: a store that
+// shares memory with its callers would let one search corrupt another.
+func testMutationIsolation(t *testing.T, s Store) {
+	ctx := context.Background()
+	records := sampleRecords()
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns-mut", records))
+	plan := samplePlan("q-mut", 3)
+	require.NoError(t, s.SavePlan(ctx, plan))
+
+	records.Summaries[0].Summary = "changed after save"
+	records.Claims[1].SourceChunkIDs[0] = "changed"
+	records.Chunks[0].Text = "changed after save"
+	plan.Batches[0].CommunityIDs[0] = "changed"
+	plan.Batches[1].Content = "changed after save"
+	plan.AvailableLevels[0] = 9
+	plan.AvailableNamespaces[0] = "changed"
+
+	sums, err := s.Summaries(ctx, "ns-mut")
+	require.NoError(t, err)
+	sums[0].Summary = "changed after read"
+	claims, err := s.Claims(ctx, "ns-mut")
+	require.NoError(t, err)
+	for i := range claims {
+		if len(claims[i].SourceChunkIDs) > 0 {
+			claims[i].SourceChunkIDs[0] = "changed after read"
+		}
+	}
+	chunks, err := s.Chunks(ctx, "ns-mut", []string{"ch1"})
+	require.NoError(t, err)
+	chunks[0].Text = "changed after read"
+	for _, read := range []func(context.Context, string) (globalsearch.Plan, error){s.Plan, s.PlanMeta} {
+		got, err := read(ctx, "q-mut")
+		require.NoError(t, err)
+		got.Batches[0].CommunityIDs[0] = "changed after read"
+		got.AvailableLevels[0] = 8
+		got.AvailableNamespaces[0] = "changed after read"
+	}
+	b, err := s.Batch(ctx, "q-mut", 0)
+	require.NoError(t, err)
+	b.CommunityIDs[0] = "changed after read"
+
+	assertNamespace(t, s, "ns-mut", sampleRecords())
+	got, err := s.Plan(ctx, "q-mut")
+	require.NoError(t, err)
+	assert.Equal(t, samplePlan("q-mut", 3), got)
+	one, err := s.Batch(ctx, "q-mut", 0)
+	require.NoError(t, err)
+	assert.Equal(t, samplePlan("q-mut", 3).Batches[0], one)
 }
 
 func testPlanReplaced(t *testing.T, s Store) {

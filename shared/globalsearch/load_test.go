@@ -1,0 +1,75 @@
+package globalsearch_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	gs "github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
+)
+
+// overlapIndex answers from a memstore, but its Summaries returns only once
+// Claims has started: an engine that reads them one after the other never
+// gets past Summaries (the guard below turns that into a failure). Its
+// Claims, when block is set, waits for its context to end instead.
+type overlapIndex struct {
+	*memstore.Store
+	claimsStarted  chan struct{}
+	started        atomic.Bool
+	block          bool
+	claimsReturned atomic.Bool
+}
+
+// overlapGuard bounds a wait that only a broken engine makes long.
+const overlapGuard = 10 * time.Second
+
+func (x *overlapIndex) Summaries(ctx context.Context, ns string) ([]gs.Summary, error) {
+	select {
+	case <-x.claimsStarted:
+		return x.Store.Summaries(ctx, ns)
+	case <-time.After(overlapGuard):
+		return nil, errors.New("claims were not read while the summaries were")
+	}
+}
+
+func (x *overlapIndex) Claims(ctx context.Context, ns string) ([]gs.Claim, error) {
+	defer x.claimsReturned.Store(true)
+	if x.started.CompareAndSwap(false, true) {
+		close(x.claimsStarted)
+	}
+	if x.block {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return x.Store.Claims(ctx, ns)
+}
+
+func TestPrepareReadsSummariesAndClaimsTogether(t *testing.T) {
+	tests := []struct {
+		name        string
+		records     gs.Records
+		block       bool
+		wantBatches bool
+	}{
+		{"claims overlap the summaries", leafNamespace(3), false, true},
+		{"an empty namespace stops the claims read and waits for it", gs.Records{}, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := memstore.New()
+			require.NoError(t, s.ReplaceNamespace(context.Background(), "default", tc.records))
+			x := &overlapIndex{Store: s, claimsStarted: make(chan struct{}), block: tc.block}
+			e := &gs.Engine{Index: x, Runs: s, Model: &switchModel{}}
+			plan, err := e.Plan(context.Background(), oneBatchPerSummary(t, "q?", nil))
+			require.NoError(t, err)
+			assert.Equal(t, tc.wantBatches, len(plan.Batches) > 0)
+			assert.True(t, x.claimsReturned.Load(), "no index read outlives the plan")
+		})
+	}
+}

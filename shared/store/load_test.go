@@ -1,0 +1,165 @@
+package store_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/store"
+	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
+)
+
+// latencyClient adds a fixed delay to every read, as a network round trip
+// to DynamoDB would, and records how many reads of each kind were in
+// flight at once.
+type latencyClient struct {
+	store.DynamoDBAPI
+	latency time.Duration
+
+	mu                 sync.Mutex
+	calls, now, maxNow map[string]int
+	anyNow, anyMaxNow  int
+}
+
+func (c *latencyClient) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls, c.now, c.maxNow = map[string]int{}, map[string]int{}, map[string]int{}
+	c.anyNow, c.anyMaxNow = 0, 0
+}
+
+func (c *latencyClient) enter(op string) func() {
+	c.mu.Lock()
+	c.calls[op]++
+	c.now[op]++
+	c.anyNow++
+	c.maxNow[op] = max(c.maxNow[op], c.now[op])
+	c.anyMaxNow = max(c.anyMaxNow, c.anyNow)
+	c.mu.Unlock()
+	time.Sleep(c.latency)
+	return func() {
+		c.mu.Lock()
+		c.now[op]--
+		c.anyNow--
+		c.mu.Unlock()
+	}
+}
+
+func (c *latencyClient) snapshot() (calls, maxInFlight map[string]int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	calls, maxInFlight = map[string]int{}, map[string]int{}
+	for k, v := range c.calls {
+		calls[k] = v
+	}
+	for k, v := range c.maxNow {
+		maxInFlight[k] = v
+	}
+	return calls, maxInFlight
+}
+
+func (c *latencyClient) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	defer c.enter("Query")()
+	return c.DynamoDBAPI.Query(ctx, in, o...)
+}
+
+func (c *latencyClient) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	defer c.enter("BatchGetItem")()
+	return c.DynamoDBAPI.BatchGetItem(ctx, in, o...)
+}
+
+// prepareReads is a namespace stored behind a latencyClient and the
+// request counts its plan's reads take at the least.
+type prepareReads struct {
+	engine        *globalsearch.Engine
+	client        *latencyClient
+	params        globalsearch.Params
+	queryPages    [2]int // summaries, claims
+	chunkRequests int
+}
+
+const loadPageLimit = 100
+
+func newPrepareReads(t testing.TB, leaves int, latency time.Duration) prepareReads {
+	ctx := context.Background()
+	raw := testenv.Minidyn(t)
+	tables := store.Tables{Index: "load-index"}
+	require.NoError(t, store.CreateTables(ctx, raw, tables))
+	r := generate(leaves)
+	require.NoError(t, store.New(raw, tables).ReplaceNamespace(ctx, "ns", r))
+	client := &latencyClient{DynamoDBAPI: raw, latency: latency}
+	client.reset()
+	s := store.New(client, tables, store.WithQueryLimit(loadPageLimit))
+	p, err := globalsearch.Request{Namespace: "ns", Query: "What are the themes?"}.Params(globalsearch.SpecDefaults)
+	require.NoError(t, err)
+	pages := func(n int) int { return n/loadPageLimit + 1 } // a full last page needs one more
+	return prepareReads{
+		engine: &globalsearch.Engine{Index: s}, client: client, params: p,
+		queryPages:    [2]int{pages(len(r.Summaries)), pages(len(r.Claims))},
+		chunkRequests: ceilDiv(len(citedChunkIDs(r)), 100),
+	}
+}
+
+// TestPrepareReadsConcurrently: the summaries and claims Query chains
+// overlap, chunk BatchGetItems go several at a time but no more than the
+// bound, and no read is added to get there.
+func TestPrepareReadsConcurrently(t *testing.T) {
+	tests := []struct {
+		name         string
+		leaves       int
+		wantQueries  int // at least this many Query requests in flight at once
+		wantBatchGet int
+	}{
+		{"one chunk request", 40, 2, 1},
+		{"many chunk requests", 1200, 2, 8},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pr := newPrepareReads(t, tc.leaves, 5*time.Millisecond)
+			plan, err := pr.engine.Plan(context.Background(), pr.params)
+			require.NoError(t, err)
+			require.NotEmpty(t, plan.Batches)
+			require.Zero(t, plan.MissingChunks)
+
+			calls, inFlight := pr.client.snapshot()
+			assert.Equal(t, pr.queryPages[0]+pr.queryPages[1], calls["Query"], "one Query per page")
+			assert.Equal(t, pr.chunkRequests, calls["BatchGetItem"], "one BatchGetItem per 100 chunks")
+			assert.GreaterOrEqual(t, inFlight["Query"], tc.wantQueries, "summaries and claims read together")
+			assert.Equal(t, tc.wantBatchGet, inFlight["BatchGetItem"], "chunk reads in flight, bounded")
+		})
+	}
+}
+
+// BenchmarkPrepareReads is prepare's index reads (Engine.Plan, no model)
+// with no added latency (the emulator's and the decoding's own cost) and
+// with 10 ms per request. The difference of the two ns/op compares with
+// chain-ms, the longest chain of dependent requests (the longer of the two
+// Query chains, or the claims chain then the chunk reads 8 at a time), and
+// with sum-ms, every request one after the other.
+func BenchmarkPrepareReads(b *testing.B) {
+	for _, latency := range []time.Duration{0, 10 * time.Millisecond} {
+		b.Run("latency="+latency.String(), func(b *testing.B) {
+			pr := newPrepareReads(b, 2000, latency)
+			ms := float64(latency) / float64(time.Millisecond)
+			chain := max(pr.queryPages[0], pr.queryPages[1]+ceilDiv(pr.chunkRequests, 8))
+			total := pr.queryPages[0] + pr.queryPages[1] + pr.chunkRequests
+			pr.client.reset()
+			for b.Loop() {
+				if _, err := pr.engine.Plan(context.Background(), pr.params); err != nil {
+					b.Fatal(err)
+				}
+			}
+			calls, _ := pr.client.snapshot()
+			b.ReportMetric(float64(calls["Query"]+calls["BatchGetItem"])/float64(b.N), "requests/op")
+			b.ReportMetric(float64(total), "min-requests/op")
+			b.ReportMetric(float64(chain)*ms, "chain-ms")
+			b.ReportMetric(float64(total)*ms, "sum-ms")
+		})
+	}
+}
