@@ -180,6 +180,39 @@ func TestMapReservedConcurrency(t *testing.T) {
 	}
 }
 
+// TestMapMaxConcurrency: the deployment's cap on a request's mapConcurrency
+// reaches prepare, which outputs the capped value the Map reads through
+// MaxConcurrencyPath (SPEC §11.5); only prepare reads it.
+func TestMapMaxConcurrency(t *testing.T) {
+	defaults := translate(t, nil)
+	def, err := strconv.Atoi(defaults.params["MapMaxConcurrency"])
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, def, 4, "the cap admits the default mapConcurrency")
+	for _, tc := range []struct {
+		name  string
+		value string // "" = the template's default
+		want  string
+	}{
+		{"default", "", strconv.Itoa(def)},
+		{"set", "16", "16"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var overrides map[string]string
+			if tc.value != "" {
+				overrides = map[string]string{"MapMaxConcurrency": tc.value}
+			}
+			s := translate(t, overrides)
+			set := map[string]any{}
+			for _, id := range s.ofType("AWS::Lambda::Function") {
+				if v := path(s.resources[id].Properties, "Environment", "Variables", "MAP_MAX_CONCURRENCY"); v != nil {
+					set[id] = v
+				}
+			}
+			assert.Equal(t, map[string]any{"PrepareFunction": tc.want}, set)
+		})
+	}
+}
+
 func TestAPIStageThrottling(t *testing.T) {
 	for _, tc := range []struct {
 		name      string

@@ -167,7 +167,10 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 	}
 	assert.Equal(t, "$.batchIndexes", ss["MapBatches"]["ItemsPath"])
 	assert.Contains(t, jsonFields(workflow.PrepareOutput{}), "batchIndexes")
-	assert.EqualValues(t, 4, ss["MapBatches"]["MaxConcurrency"], "SPEC §8")
+	// The request's concurrency, as prepare capped it (SPEC §11.5).
+	assert.Equal(t, "$.mapConcurrency", ss["MapBatches"]["MaxConcurrencyPath"])
+	assert.NotContains(t, ss["MapBatches"], "MaxConcurrency")
+	assert.Contains(t, jsonFields(workflow.PrepareOutput{}), "mapConcurrency")
 }
 
 func TestMapRetriesOnceOnApplicationErrors(t *testing.T) {

@@ -11,11 +11,13 @@ import (
 )
 
 func main() {
-	f := wiring.Load(workflow.EnvIndexTable)
+	f := wiring.Load(workflow.EnvIndexTable, workflow.EnvMapMaxConcurrency)
 	h := &workflow.Handlers{
 		// No model: prepare plans without calling one.
 		Engine:   &globalsearch.Engine{Index: f.Store, Runs: f.Store, MaxBatches: workflow.MaxBatches, Logger: f.Logger},
 		Defaults: f.Config.Defaults,
+		// The Map's MaxConcurrencyPath reads prepare's output (SPEC §11.5).
+		MapMaxConcurrency: f.Config.MapMaxConcurrency,
 	}
 	lambda.StartWithOptions(h.Prepare, workflow.Options()...)
 }

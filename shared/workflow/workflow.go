@@ -68,11 +68,14 @@ type PrepareInput struct {
 // PrepareOutput is what Prepare hands the Map state: small enough for a
 // state (SPEC §8), with the batches themselves in the runs table.
 // BatchIndexes (0 to BatchCount-1) are the Map state's items.
+// MapConcurrency is the Map's MaxConcurrencyPath: the request's
+// mapConcurrency capped by the deployment's maximum (SPEC §11.5).
 type PrepareOutput struct {
-	QueryID      string `json:"queryId"`
-	RunID        string `json:"runId"`
-	BatchCount   int    `json:"batchCount"`
-	BatchIndexes []int  `json:"batchIndexes"`
+	QueryID        string `json:"queryId"`
+	RunID          string `json:"runId"`
+	BatchCount     int    `json:"batchCount"`
+	BatchIndexes   []int  `json:"batchIndexes"`
+	MapConcurrency int    `json:"mapConcurrency"`
 }
 
 // MapInput is one Map iteration's task payload. Attempt is 1-based, from
@@ -150,6 +153,18 @@ type ReduceOutput struct {
 type Handlers struct {
 	Engine   *globalsearch.Engine
 	Defaults globalsearch.Defaults
+	// MapMaxConcurrency caps the map invocations one run has in flight
+	// (template parameter MapMaxConcurrency); 0 leaves the request's own.
+	MapMaxConcurrency int
+}
+
+// mapConcurrency is the concurrency the Map runs a request with: a request
+// may ask for less than the deployment allows, never more (SPEC §11.5).
+func (h *Handlers) mapConcurrency(requested int) int {
+	if h.MapMaxConcurrency > 0 {
+		return min(requested, h.MapMaxConcurrency)
+	}
+	return requested
 }
 
 // Prepare validates the request, records it, plans the run and returns its
@@ -175,7 +190,8 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 	for i := range indexes {
 		indexes[i] = i
 	}
-	return PrepareOutput{QueryID: out.QueryID, RunID: out.RunID, BatchCount: out.BatchCount, BatchIndexes: indexes}, nil
+	return PrepareOutput{QueryID: out.QueryID, RunID: out.RunID, BatchCount: out.BatchCount, BatchIndexes: indexes,
+		MapConcurrency: h.mapConcurrency(p.MapConcurrency)}, nil
 }
 
 // Map makes exactly one attempt at one batch (SPEC §5.2): the second is the
