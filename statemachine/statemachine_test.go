@@ -289,7 +289,7 @@ func TestEventsDecodeStrictlyThroughTheirHandlers(t *testing.T) {
 	s := memstore.New()
 	require.NoError(t, s.ReplaceNamespace(context.Background(), f.Namespace, f.Records))
 	h := &workflow.Handlers{
-		Engine:   &globalsearch.Engine{Index: s, Runs: s, Model: scripted{}, MaxBatches: workflow.MaxBatches},
+		Engine:   &globalsearch.Engine{Index: s, Runs: s, Model: scripted{}, MaxBatches: workflow.InlineMaxBatches},
 		Defaults: globalsearch.SpecDefaults,
 	}
 	apiHandler := &api.Handler{Runs: s, Starter: &recordingStarter{started: map[string][]byte{}}, Defaults: globalsearch.SpecDefaults}
@@ -479,16 +479,24 @@ func reachesFail(ss map[string]map[string]any, name string) bool {
 	return false
 }
 
-// TestHistoryBudget pins MaxBatches to the history limit: every batch
-// failing twice, each after one Lambda-service retry, plus every state
-// outside the Map retried to its limit and the failure recorded, fits in
-// one execution's history. The per-batch figures are measured by
-// shared/workflow/e2e (TestHistoryBudget there).
+// TestHistoryBudget pins InlineMaxBatches to the history limit: every
+// batch failing twice after every Lambda-service and throttle retry its
+// task allows, plus every state outside the Map retried to its limit and
+// the failure recorded, fits in one execution's history. The per-batch
+// figures are measured by shared/workflow/e2e (TestHistoryBudget there).
 func TestHistoryBudget(t *testing.T) {
+	retries := 0
+	for _, r := range definedPolicies(t)["MapBatch"].Retry {
+		if strings.HasPrefix(r.ErrorEquals[0], "Lambda.") {
+			require.NotNil(t, r.MaxAttempts, "an explicit MaxAttempts")
+			retries += *r.MaxAttempts
+		}
+	}
+	assert.Equal(t, workflow.MapLambdaRetries, retries, "the map task's Lambda-service and throttle retries")
 	outside := statemachine.EventsOutsideMap()
-	perBatch := workflow.HistoryEventsPerFailedBatch + workflow.HistoryEventsPerLambdaRetry
-	worst := outside + workflow.MaxBatches*perBatch
-	t.Logf("worst case: %d outside the Map + %d batches x %d = %d of %d events", outside, workflow.MaxBatches, perBatch, worst, workflow.HistoryLimit)
+	perBatch := workflow.HistoryEventsPerFailedBatch + retries*workflow.HistoryEventsPerLambdaRetry
+	worst := outside + workflow.InlineMaxBatches*perBatch
+	t.Logf("worst case: %d outside the Map + %d batches x %d = %d of %d events", outside, workflow.InlineMaxBatches, perBatch, worst, workflow.HistoryLimit)
 	assert.LessOrEqual(t, worst, workflow.HistoryLimit)
 	assert.Greater(t, outside, 50, "the bound counts every state outside the Map")
 }

@@ -14,7 +14,7 @@ func main() {
 	f := wiring.Load(workflow.EnvIndexTable, workflow.EnvMapMaxConcurrency)
 	h := &workflow.Handlers{
 		// No model: prepare plans without calling one.
-		Engine:   &globalsearch.Engine{Index: f.Store, Runs: f.Store, MaxBatches: workflow.MaxBatches, Logger: f.Logger},
+		Engine:   &globalsearch.Engine{Index: f.Store, Runs: f.Store, MaxBatches: workflow.InlineMaxBatches, Logger: f.Logger},
 		Defaults: f.Config.Defaults,
 		// The Map's MaxConcurrencyPath reads prepare's output (SPEC §11.5).
 		MapMaxConcurrency: f.Config.MapMaxConcurrency,

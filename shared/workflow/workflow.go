@@ -27,23 +27,27 @@ import (
 // whose two attempts both fail and are caught costs
 // HistoryEventsPerFailedBatch (iteration started and succeeded, task
 // entered and exited, two scheduled/started/failed triples, the catch's Pass
-// entered and exited; a success costs 7), and every Lambda-service retry of
-// an invoke adds HistoryEventsPerLambdaRetry (scheduled, started, failed).
-// shared/workflow/e2e counts both from an execution's history.
+// entered and exited; a success costs 7), and every Lambda-service or
+// throttle retry of an invoke adds HistoryEventsPerLambdaRetry (scheduled,
+// started, failed). shared/workflow/e2e counts both from an execution's
+// history. MapLambdaRetries is the most such retries one map task makes:
+// the service-error retrier's 3 and the throttle retrier's 6
+// (statemachine's TestHistoryBudget reads them from the ASL).
 const (
 	HistoryLimit                = 25_000
 	HistoryEventsPerFailedBatch = 12
 	HistoryEventsPerLambdaRetry = 3
+	MapLambdaRetries            = 9
 )
 
-// MaxBatches is the largest plan the state machine runs (SPEC §8). Its
-// worst case is every batch failing twice after one Lambda-service retry:
-// 1,600 x (12 + 3) = 24,000 events, which leaves 1,000 for the states
-// outside the Map (under 100 even when every one of them retries and the
-// failure is recorded; statemachine_test.go counts them from the ASL). It
-// also keeps the Map state's output (about 40 bytes per item) far below
-// 256 KiB.
-const MaxBatches = 1600
+// InlineMaxBatches is the largest plan the inline Map runs (SPEC §8). Its
+// worst case is every batch failing twice after every retry its task
+// allows for Lambda-service errors and throttles: 600 x (12 + 9 x 3) =
+// 23,400 events, which leaves 1,600 for the states outside the Map (about
+// 100 even when every one of them retries and the failure is recorded;
+// statemachine_test.go counts them from the ASL). It also keeps the Map
+// state's output (about 40 bytes per item) far below 256 KiB.
+const InlineMaxBatches = 600
 
 // MapAttempts is what the state machine gives one batch: the first attempt
 // and one Retry (MaxAttempts 1), SPEC §5.2.

@@ -54,7 +54,7 @@ func fixture(t *testing.T, model globalsearch.Model) (*workflow.Handlers, *memst
 	}}))
 	d := globalsearch.SpecDefaults
 	d.Namespace, d.MapTokenBudget, d.MapOutputReserve = "ns", 1200, 0
-	e := &globalsearch.Engine{Index: s, Model: model, Runs: s, MaxBatches: workflow.MaxBatches}
+	e := &globalsearch.Engine{Index: s, Model: model, Runs: s, MaxBatches: workflow.InlineMaxBatches}
 	return &workflow.Handlers{Engine: e, Defaults: d}, s
 }
 

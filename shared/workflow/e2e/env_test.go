@@ -108,7 +108,7 @@ func newEnv(t *testing.T) *env {
 
 	h := &workflow.Handlers{
 		Engine: &globalsearch.Engine{
-			Index: e.store, Model: model, Runs: e.store, MaxBatches: workflow.MaxBatches,
+			Index: e.store, Model: model, Runs: e.store, MaxBatches: workflow.InlineMaxBatches,
 		},
 		Defaults: globalsearch.SpecDefaults,
 	}

@@ -305,6 +305,26 @@ func TestStateMachine(t *testing.T) {
 			wantTaskErrors: map[string]int{"Lambda.TooManyRequestsException": 2},
 		},
 		{
+			// Batch 1's invocation is throttled four times (its reserved
+			// concurrency full): more than the service-error retrier's
+			// three, within the throttle retrier's six, so the batch
+			// still runs and the result is complete, not partial.
+			name:      "map throttled past the service retries",
+			summaries: 2,
+			fault: func(inv invocation) *lambdaReply {
+				if inv.Function == "map" && inv.Batch == 1 && inv.N <= 4 {
+					return throttle()
+				}
+				return nil
+			},
+			wantExecution:  sfntypes.ExecutionStatusSucceeded,
+			wantStatus:     globalsearch.StatusCompleted,
+			wantInvokes:    map[string]int{"prepare": 1, "map": 6, "reduce": 1},
+			wantBatches:    map[int]int{0: 1, 1: 5},
+			wantModel:      map[int]int{-1: 1, 0: 1, 1: 1},
+			wantTaskErrors: map[string]int{"Lambda.TooManyRequestsException": 4},
+		},
+		{
 			name:      "bedrock throttles once",
 			summaries: 2,
 			// The SDK retries the throttle inside one invocation: one
