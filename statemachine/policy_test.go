@@ -106,6 +106,29 @@ var policies = map[string]struct {
 			{ErrorEquals: []string{"States.ALL"}, Next: "BatchFailed", ResultPath: json.RawMessage(`"$.error"`)},
 		},
 	}},
+	"MapBatchesDistributed": {policy: taskPolicy{
+		Type: "Map",
+		Catch: []catcher{
+			{ErrorEquals: []string{"States.ALL"}, Next: "RecordFailure", ResultPath: json.RawMessage(`"$.error"`)},
+		},
+	}},
+	// The child execution's task is the inline one's, but for where a
+	// spent batch goes: recorded in the runs table, not returned.
+	"MapBatchInChild": {function: "MapFunction", functionTimeout: 180, policy: taskPolicy{
+		Type: "Task", Resource: lambdaInvoke, TimeoutSeconds: ptr(210),
+		Retry: []retrier{mapServiceRetrier, mapThrottleRetrier, secondAttempt},
+		Catch: []catcher{
+			{ErrorEquals: []string{"States.ALL"}, Next: "RecordBatchFailure", ResultPath: json.RawMessage(`"$.error"`)},
+		},
+	}},
+	"RecordBatchFailure": {policy: taskPolicy{
+		Type: "Task", Resource: "arn:aws:states:::dynamodb:putItem", TimeoutSeconds: ptr(30),
+		Retry: []retrier{{ErrorEquals: []string{"States.ALL"}, IntervalSeconds: ptr(1), MaxAttempts: ptr(3), BackoffRate: ptr(2.0), JitterStrategy: "FULL"}},
+		// An unwritten record still counts the batch as failed (no answer).
+		Catch: []catcher{
+			{ErrorEquals: []string{"States.ALL"}, Next: "BatchFailureUnrecorded", ResultPath: json.RawMessage(`null`)},
+		},
+	}},
 	"Reduce": {function: "ReduceFunction", functionTimeout: 300, policy: taskPolicy{
 		Type: "Task", Resource: lambdaInvoke, TimeoutSeconds: ptr(330),
 		Retry: []retrier{lambdaServiceRetrier, secondAttempt},

@@ -126,6 +126,7 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 	}{
 		{"Prepare", "${PrepareFunctionArn}", workflow.PrepareInput{}},
 		{"MapBatch", "${MapFunctionArn}", workflow.MapInput{}},
+		{"MapBatchInChild", "${MapFunctionArn}", workflow.MapInput{}},
 		{"Reduce", "${ReduceFunctionArn}", workflow.ReduceInput{}},
 		{"RecordReduceFailure", "${ReduceFunctionArn}", workflow.ReduceInput{}},
 	}
@@ -137,10 +138,16 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 			s := ss[tc.state]
 			require.NotNil(t, s)
 			assert.Equal(t, "arn:aws:states:::lambda:invoke", s["Resource"])
-			if tc.state == "RecordReduceFailure" {
+			switch tc.state {
+			case "RecordReduceFailure":
 				assert.Contains(t, s, "ResultPath", "the failure task keeps the caught error for the Fail state")
 				assert.Nil(t, s["ResultPath"])
-			} else {
+			case "MapBatchInChild":
+				// A child's output is {}: the Distributed Map's output must
+				// not grow with the batch count; the answer is in the table.
+				assert.Contains(t, s, "OutputPath")
+				assert.Nil(t, s["OutputPath"])
+			default:
 				assert.Equal(t, "$.Payload", s["OutputPath"], "handlers' results are the Payload of lambda:invoke")
 			}
 			params := s["Parameters"].(map[string]any)
@@ -166,11 +173,13 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 		assert.Contains(t, result, f)
 	}
 	assert.Equal(t, "$.batchIndexes", ss["MapBatches"]["ItemsPath"])
+	assert.Equal(t, "$.batchIndexes", ss["MapBatchesDistributed"]["ItemsPath"])
 	assert.Contains(t, jsonFields(workflow.PrepareOutput{}), "batchIndexes")
 	// The request's concurrency, as prepare capped it (SPEC §11.5).
 	assert.Equal(t, "$.mapConcurrency", ss["MapBatches"]["MaxConcurrencyPath"])
 	assert.NotContains(t, ss["MapBatches"], "MaxConcurrency")
 	assert.Contains(t, jsonFields(workflow.PrepareOutput{}), "mapConcurrency")
+	assert.Equal(t, "$.mapConcurrency", ss["MapBatchesDistributed"]["MaxConcurrencyPath"])
 }
 
 func TestMapRetriesOnceOnApplicationErrors(t *testing.T) {
@@ -398,7 +407,7 @@ func TestTimeoutsAgree(t *testing.T) {
 			assert.Equal(t, timeout+invokeSlack, taskTimeout, "TimeoutSeconds of %s is %s's Timeout + %s", name, m[1], invokeSlack)
 		})
 	}
-	assert.Equal(t, 4, tasks, "Prepare, MapBatch, Reduce, RecordReduceFailure")
+	assert.Equal(t, 5, tasks, "Prepare, MapBatch, MapBatchInChild, Reduce, RecordReduceFailure")
 }
 
 // TestEveryFailureIsRecorded walks every way the definition can fail the

@@ -15,6 +15,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
 // searchFlags are the flags run and plan share; they map one to one onto
@@ -228,20 +229,23 @@ func statusLine(res globalsearch.Result, model *modelOptions) string {
 
 // planOutput is what `plan --json` prints.
 type planOutput struct {
-	SummaryCount            int            `json:"summaryCount"`
-	BatchCount              int            `json:"batchCount"`
-	MapPromptBudget         int            `json:"mapPromptBudget"`
-	ReducePromptBudget      int            `json:"reducePromptBudget"`
-	MapSkeleton             string         `json:"mapSkeleton"`
-	ShuffleSeed             int64          `json:"shuffleSeed"`
-	EstimatedMapInputTokens int            `json:"estimatedMapInputTokens"`
-	MaxModelCalls           int            `json:"maxModelCalls"`
-	OrphanClaims            int            `json:"orphanClaims"`
-	MissingChunks           int            `json:"missingChunks"`
-	AvailableLevels         []int          `json:"availableLevels,omitempty"`
-	EmptyNamespace          bool           `json:"emptyNamespace,omitempty"`
-	AvailableNamespaces     []string       `json:"availableNamespaces,omitempty"`
-	Batches                 []plannedBatch `json:"batches"`
+	SummaryCount            int    `json:"summaryCount"`
+	BatchCount              int    `json:"batchCount"`
+	MapPromptBudget         int    `json:"mapPromptBudget"`
+	ReducePromptBudget      int    `json:"reducePromptBudget"`
+	MapSkeleton             string `json:"mapSkeleton"`
+	ShuffleSeed             int64  `json:"shuffleSeed"`
+	EstimatedMapInputTokens int    `json:"estimatedMapInputTokens"`
+	MaxModelCalls           int    `json:"maxModelCalls"`
+	// MapMode is how a deployment's state machine would run the plan
+	// (shared/workflow MapMode): inline or distributed.
+	MapMode             string         `json:"mapMode"`
+	OrphanClaims        int            `json:"orphanClaims"`
+	MissingChunks       int            `json:"missingChunks"`
+	AvailableLevels     []int          `json:"availableLevels,omitempty"`
+	EmptyNamespace      bool           `json:"emptyNamespace,omitempty"`
+	AvailableNamespaces []string       `json:"availableNamespaces,omitempty"`
+	Batches             []plannedBatch `json:"batches"`
 }
 
 type plannedBatch struct {
@@ -286,6 +290,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if len(plan.Batches) > 0 {
 		out.MaxModelCalls = globalsearch.MapAttempts*len(plan.Batches) + globalsearch.ReduceAttempts
 	}
+	out.MapMode = workflow.MapMode(len(plan.Batches), 0)
 	if f.jsonOut {
 		return writeJSON(env.stdout, out)
 	}
@@ -295,6 +300,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, strings.Join(b.CommunityIDs, ", "))
 	}
 	fmt.Fprintf(env.stdout, "estimated map input %d tokens; at most %d model calls\n", out.EstimatedMapInputTokens, out.MaxModelCalls)
+	fmt.Fprintf(env.stdout, "on AWS: %s\n", awsMode(out.MapMode, len(plan.Batches)))
 	maxOut := len(plan.Batches)*p.MapOutputReserve + p.ReduceOutputReserve
 	if usd, ok := f.model.estimateCost(out.EstimatedMapInputTokens+p.ReducePromptBudget(), maxOut); ok {
 		fmt.Fprintf(env.stdout, "estimated cost at most ~$%.4f (one attempt per call)\n", usd)
@@ -325,4 +331,13 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// awsMode says how a deployment would run a plan of n batches.
+func awsMode(mode string, n int) string {
+	line := fmt.Sprintf("%s Map (the inline Map runs at most %d batches)", mode, workflow.InlineMaxBatches)
+	if n > workflow.DefaultMaxBatches {
+		line += fmt.Sprintf("; refused by a deployment with the default MaxBatches %d", workflow.DefaultMaxBatches)
+	}
+	return line
 }

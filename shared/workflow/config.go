@@ -18,6 +18,9 @@ const (
 	EnvStateMachineARN = "STATE_MACHINE_ARN"
 	// EnvMapMaxConcurrency caps a request's mapConcurrency (prepare only).
 	EnvMapMaxConcurrency = "MAP_MAX_CONCURRENCY"
+	// EnvMaxBatches is the largest plan prepare accepts (at most
+	// MaxBatchesLimit).
+	EnvMaxBatches = "MAX_BATCHES"
 )
 
 // Config is a function's configuration, as template.yaml sets it.
@@ -31,6 +34,7 @@ type Config struct {
 	ModelID           string
 	StateMachineARN   string
 	MapMaxConcurrency int
+	MaxBatches        int
 }
 
 // ConfigFromEnv reads the configuration every function shares (the runs
@@ -69,6 +73,10 @@ func ConfigFromEnv(lookup func(string) (string, bool), need ...string) (Config, 
 			c.StateMachineARN = get(name)
 		case EnvMapMaxConcurrency:
 			c.MapMaxConcurrency = positive(name, get(name), &errs)
+		case EnvMaxBatches:
+			if c.MaxBatches = positive(name, get(name), &errs); c.MaxBatches > MaxBatchesLimit {
+				errs = append(errs, fmt.Errorf("%s must be at most %d (prepare's output lists every batch index), not %d", name, MaxBatchesLimit, c.MaxBatches))
+			}
 		default:
 			errs = append(errs, fmt.Errorf("unknown configuration variable %s", name))
 		}

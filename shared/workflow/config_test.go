@@ -50,6 +50,10 @@ func TestConfigFromEnv(t *testing.T) {
 			func(t *testing.T, c workflow.Config) { assert.Equal(t, 12, c.MapMaxConcurrency) }},
 		{"bad concurrency cap", with(map[string]string{"MAP_MAX_CONCURRENCY": "0"}), []string{workflow.EnvMapMaxConcurrency},
 			`MAP_MAX_CONCURRENCY must be a positive integer, not "0"`, nil},
+		{"prepare's plan limit", with(map[string]string{"MAX_BATCHES": "20000"}), []string{workflow.EnvMaxBatches}, "",
+			func(t *testing.T, c workflow.Config) { assert.Equal(t, 20000, c.MaxBatches) }},
+		{"plan limit past what prepare's output can list", with(map[string]string{"MAX_BATCHES": "30001"}), []string{workflow.EnvMaxBatches},
+			"MAX_BATCHES must be at most 30000 (prepare's output lists every batch index), not 30001", nil},
 		{"unknown need", base, []string{"NOPE"}, "unknown configuration variable NOPE", nil},
 	}
 	for _, tc := range tests {

@@ -149,7 +149,7 @@ func TestPrepare(t *testing.T) {
 			require.NoError(t, err)
 			assert.NotEmpty(t, plan.RunID)
 			assert.Equal(t, workflow.PrepareOutput{QueryID: tc.wantID, RunID: plan.RunID, BatchCount: 3, BatchIndexes: []int{0, 1, 2},
-				MapConcurrency: globalsearch.SpecDefaults.MapConcurrency}, got)
+				MapConcurrency: globalsearch.SpecDefaults.MapConcurrency, Mode: workflow.ModeInline}, got)
 		})
 	}
 }

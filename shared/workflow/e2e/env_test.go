@@ -58,6 +58,9 @@ type env struct {
 	store  *store.Store
 	tables store.Tables
 	lambda *fakeLambda
+	// handlers serve the fake Lambda API; a test may lower
+	// InlineMaxBatches before it starts an execution.
+	handlers *workflow.Handlers
 	// definition is the real ASL with test substitutions applied.
 	definition  string
 	regionsUsed atomic.Int32
@@ -111,7 +114,9 @@ func newEnv(t *testing.T) *env {
 			Index: e.store, Model: model, Runs: e.store, MaxBatches: workflow.InlineMaxBatches,
 		},
 		Defaults: globalsearch.SpecDefaults,
+		Failures: e.store,
 	}
+	e.handlers = h
 	fl.setHandlers(map[string]lambda.Handler{
 		"prepare": lambda.NewHandlerWithOptions(h.Prepare, workflow.Options()...),
 		"map":     lambda.NewHandlerWithOptions(h.Map, workflow.Options()...),
@@ -182,7 +187,11 @@ func definition(t testing.TB) string {
 	shrinkRetries(doc)
 	out, err := json.Marshal(doc)
 	require.NoError(t, err)
-	return string(out)
+	// moto parses ToleratedFailurePercentage only as a decimal literal
+	// (EMULATORS.md); encoding/json writes the deployed 100.0 as 100.
+	text = strings.ReplaceAll(string(out), `"ToleratedFailurePercentage":100,`, `"ToleratedFailurePercentage":100.0,`)
+	require.Contains(t, text, `"ToleratedFailurePercentage":100.0`)
+	return text
 }
 
 // shrinkRetries caps the sleeps of every Retry in the document.
