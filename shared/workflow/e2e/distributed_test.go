@@ -14,6 +14,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
+	"github.com/graphrag-global/graphrag-global/statemachine"
 )
 
 // TestDistributedMap runs the Distributed Map path (SPEC §11.5) with the
@@ -103,6 +104,9 @@ func TestDistributedMap(t *testing.T) {
 				assert.Equal(t, tc.wantError, aws.ToString(out.Error), "cause: %s", aws.ToString(out.Cause))
 			}
 			assert.Contains(t, e.history(m, arn), "MapRunStarted", "the plan ran in the Distributed Map")
+			// The batches' events are in their child executions: the parent's
+			// history is what the states outside the Map write.
+			assert.LessOrEqual(t, len(e.events(t, m, arn)), statemachine.EventsOutsideMap(), "the parent's history")
 			res, err := e.store.Result(context.Background(), queryID)
 			require.NoError(t, err, "the runs table has a result")
 			assert.Equal(t, tc.wantStatus, res.Status, "result error: %s", res.Error)

@@ -185,11 +185,17 @@ func definition(t testing.TB) string {
 	var doc any
 	require.NoError(t, json.Unmarshal([]byte(text), &doc), "the substituted ASL is not JSON")
 	shrinkRetries(doc)
+	return marshalDefinition(t, doc)
+}
+
+// marshalDefinition writes a decoded definition back for moto, which parses
+// ToleratedFailurePercentage only as a decimal literal (EMULATORS.md):
+// encoding/json writes the deployed 100.0 as 100.
+func marshalDefinition(t testing.TB, doc any) string {
+	t.Helper()
 	out, err := json.Marshal(doc)
 	require.NoError(t, err)
-	// moto parses ToleratedFailurePercentage only as a decimal literal
-	// (EMULATORS.md); encoding/json writes the deployed 100.0 as 100.
-	text = strings.ReplaceAll(string(out), `"ToleratedFailurePercentage":100,`, `"ToleratedFailurePercentage":100.0,`)
+	text := strings.ReplaceAll(string(out), `"ToleratedFailurePercentage":100,`, `"ToleratedFailurePercentage":100.0,`)
 	require.Contains(t, text, `"ToleratedFailurePercentage":100.0`)
 	return text
 }
