@@ -242,6 +242,7 @@ var regions = []string{
 	"us-east-1", "us-east-2", "us-west-1", "us-west-2", "eu-west-1", "eu-west-2", "eu-west-3",
 	"eu-central-1", "eu-north-1", "ap-south-1", "ap-northeast-1", "ap-northeast-2",
 	"ap-southeast-1", "ap-southeast-2", "ca-central-1", "sa-east-1",
+	"ap-northeast-3", "eu-south-1", "ap-east-1", "me-south-1", "af-south-1",
 }
 
 // machine is a state machine and the region it lives in.

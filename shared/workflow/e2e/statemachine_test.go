@@ -131,8 +131,11 @@ func TestStateMachine(t *testing.T) {
 	e := newEnv(t)
 	rep := &report{}
 	t.Cleanup(func() { rep.print(t) })
-	fourWide := newBarrier(t, 4, 20*time.Second)
-	twoWide := newBarrier(t, 2, 20*time.Second)
+	// The suite's cases all start at once and queue for two cores (beside
+	// the other suites), so a barrier's deadline, its failure path, must
+	// outlast the queue, not only the execution.
+	fourWide := newBarrier(t, 4, 2*executionTimeout)
+	twoWide := newBarrier(t, 2, 2*executionTimeout)
 
 	// Statuses the runs table held right after each reduce invocation of
 	// the "reduce throttled then fails once" case.
