@@ -21,6 +21,7 @@ import (
 type stack struct {
 	params    map[string]string
 	patterns  map[string]string // parameter -> AllowedPattern
+	maxValues map[string]string // parameter -> MaxValue
 	resources map[string]resource
 }
 
@@ -63,18 +64,22 @@ func translate(t *testing.T, overrides map[string]string) *stack {
 		Parameters map[string]struct {
 			Default        any
 			AllowedPattern string
+			MaxValue       any
 		}
 		Conditions map[string]any
 		Resources  map[string]resource
 	}
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &out))
-	s := &stack{params: map[string]string{}, patterns: map[string]string{}, resources: map[string]resource{}}
+	s := &stack{params: map[string]string{}, patterns: map[string]string{}, maxValues: map[string]string{}, resources: map[string]resource{}}
 	for name, p := range out.Parameters {
 		if p.Default != nil {
 			s.params[name] = fmt.Sprint(p.Default)
 		}
 		if p.AllowedPattern != "" {
 			s.patterns[name] = p.AllowedPattern
+		}
+		if p.MaxValue != nil {
+			s.maxValues[name] = fmt.Sprint(p.MaxValue)
 		}
 	}
 	for name, value := range overrides {

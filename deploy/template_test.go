@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/store"
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
 // grants lists what a role allows, one "action resource [when condition]"
@@ -107,8 +108,14 @@ func TestRolePolicies(t *testing.T) {
 		"SearchStateMachineRole": func(*stack) []string {
 			// SAM adds the X-Ray managed policy for Tracing; the template's own
 			// xray statement repeats it.
+			// The Distributed Map's child executions: this state machine only
+			// (named in the template: a !Ref to itself would be circular).
+			self := "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:"
 			return append(append([]string{xray, invoke("PrepareFunction"), invoke("MapFunction"), invoke("ReduceFunction"),
-				"dynamodb:PutItem" + runs},
+				"dynamodb:PutItem" + runs,
+				"states:StartExecution " + self + "stateMachine:${AWS::StackName}-globalsearch",
+				"states:DescribeExecution " + self + "execution:${AWS::StackName}-globalsearch/*",
+				"states:StopExecution " + self + "execution:${AWS::StackName}-globalsearch/*"},
 				star("logs:CreateLogDelivery", "logs:GetLogDelivery", "logs:UpdateLogDelivery", "logs:DeleteLogDelivery",
 					"logs:ListLogDeliveries", "logs:PutResourcePolicy", "logs:DescribeResourcePolicies", "logs:DescribeLogGroups")...),
 				star("xray:PutTraceSegments", "xray:PutTelemetryRecords", "xray:GetSamplingRules", "xray:GetSamplingTargets")...)
@@ -178,6 +185,54 @@ func TestMapReservedConcurrency(t *testing.T) {
 			assert.Equal(t, map[string]any{"MapFunction": tc.want}, fns, "only the map function reserves concurrency")
 		})
 	}
+}
+
+// TestPrepareLimits: the deployment's cap on a request's mapConcurrency and
+// its largest plan reach prepare, and only prepare (SPEC §11.5): prepare
+// outputs the capped concurrency the Map reads through MaxConcurrencyPath,
+// and refuses plans past MaxBatches, whose bounds are the code's.
+func TestPrepareLimits(t *testing.T) {
+	defaults := translate(t, nil)
+	def, err := strconv.Atoi(defaults.params["MapMaxConcurrency"])
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, def, 4, "the cap admits the default mapConcurrency")
+	assert.Equal(t, strconv.Itoa(workflow.DefaultMaxBatches), defaults.params["MaxBatches"])
+	assert.Equal(t, strconv.Itoa(workflow.MaxBatchesLimit), defaults.maxValues["MaxBatches"],
+		"prepare's output lists every batch index, which must fit a state")
+	for _, tc := range []struct {
+		name, param, env string
+		value            string // "" = the template's default
+	}{
+		{"default concurrency cap", "MapMaxConcurrency", "MAP_MAX_CONCURRENCY", ""},
+		{"concurrency cap set", "MapMaxConcurrency", "MAP_MAX_CONCURRENCY", "16"},
+		{"default plan limit", "MaxBatches", "MAX_BATCHES", ""},
+		{"plan limit set", "MaxBatches", "MAX_BATCHES", "5000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var overrides map[string]string
+			want := defaults.params[tc.param]
+			if tc.value != "" {
+				overrides = map[string]string{tc.param: tc.value}
+				want = tc.value
+			}
+			s := translate(t, overrides)
+			set := map[string]any{}
+			for _, id := range s.ofType("AWS::Lambda::Function") {
+				if v := path(s.resources[id].Properties, "Environment", "Variables", tc.env); v != nil {
+					set[id] = v
+				}
+			}
+			assert.Equal(t, map[string]any{"PrepareFunction": want}, set)
+		})
+	}
+}
+
+// TestStateMachineName: the state machine's own policy names it by the
+// name it is given (a !Ref to itself would be circular).
+func TestStateMachineName(t *testing.T) {
+	s := translate(t, nil)
+	sm := s.resource(t, "SearchStateMachine", "AWS::StepFunctions::StateMachine")
+	assert.Equal(t, "${AWS::StackName}-globalsearch", render(sm["StateMachineName"]))
 }
 
 func TestAPIStageThrottling(t *testing.T) {

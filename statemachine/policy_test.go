@@ -48,6 +48,22 @@ var lambdaServiceRetrier = retrier{
 	IntervalSeconds: ptr(1), MaxAttempts: ptr(3), BackoffRate: ptr(2.0), JitterStrategy: "FULL",
 }
 
+// mapServiceRetrier and mapThrottleRetrier are the map task's: a throttled
+// map invocation (the map function's reserved concurrency is full) waits
+// for a slot far longer than the recommended retrier's ~7 s, since a model
+// call takes 10 s or more; the other service errors keep the recommended
+// retrier.
+var (
+	mapServiceRetrier = retrier{
+		ErrorEquals:     []string{"Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException"},
+		IntervalSeconds: ptr(1), MaxAttempts: ptr(3), BackoffRate: ptr(2.0), JitterStrategy: "FULL",
+	}
+	mapThrottleRetrier = retrier{
+		ErrorEquals:     []string{"Lambda.TooManyRequestsException"},
+		IntervalSeconds: ptr(5), MaxAttempts: ptr(6), BackoffRate: ptr(2.0), MaxDelaySeconds: ptr(60), JitterStrategy: "FULL",
+	}
+)
+
 // secondAttempt is the one Retry of a map batch or a reduce on the
 // application errors a second attempt can cure: MaxAttempts counts retries,
 // so 1 is the second of SPEC §5.2's two attempts.
@@ -85,9 +101,32 @@ var policies = map[string]struct {
 	}},
 	"MapBatch": {function: "MapFunction", functionTimeout: 180, policy: taskPolicy{
 		Type: "Task", Resource: lambdaInvoke, TimeoutSeconds: ptr(210),
-		Retry: []retrier{lambdaServiceRetrier, secondAttempt},
+		Retry: []retrier{mapServiceRetrier, mapThrottleRetrier, secondAttempt},
 		Catch: []catcher{
 			{ErrorEquals: []string{"States.ALL"}, Next: "BatchFailed", ResultPath: json.RawMessage(`"$.error"`)},
+		},
+	}},
+	"MapBatchesDistributed": {policy: taskPolicy{
+		Type: "Map",
+		Catch: []catcher{
+			{ErrorEquals: []string{"States.ALL"}, Next: "RecordFailure", ResultPath: json.RawMessage(`"$.error"`)},
+		},
+	}},
+	// The child execution's task is the inline one's, but for where a
+	// spent batch goes: recorded in the runs table, not returned.
+	"MapBatchInChild": {function: "MapFunction", functionTimeout: 180, policy: taskPolicy{
+		Type: "Task", Resource: lambdaInvoke, TimeoutSeconds: ptr(210),
+		Retry: []retrier{mapServiceRetrier, mapThrottleRetrier, secondAttempt},
+		Catch: []catcher{
+			{ErrorEquals: []string{"States.ALL"}, Next: "RecordBatchFailure", ResultPath: json.RawMessage(`"$.error"`)},
+		},
+	}},
+	"RecordBatchFailure": {policy: taskPolicy{
+		Type: "Task", Resource: "arn:aws:states:::dynamodb:putItem", TimeoutSeconds: ptr(30),
+		Retry: []retrier{{ErrorEquals: []string{"States.ALL"}, IntervalSeconds: ptr(1), MaxAttempts: ptr(3), BackoffRate: ptr(2.0), JitterStrategy: "FULL"}},
+		// An unwritten record still counts the batch as failed (no answer).
+		Catch: []catcher{
+			{ErrorEquals: []string{"States.ALL"}, Next: "BatchFailureUnrecorded", ResultPath: json.RawMessage(`null`)},
 		},
 	}},
 	"Reduce": {function: "ReduceFunction", functionTimeout: 300, policy: taskPolicy{

@@ -126,6 +126,7 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 	}{
 		{"Prepare", "${PrepareFunctionArn}", workflow.PrepareInput{}},
 		{"MapBatch", "${MapFunctionArn}", workflow.MapInput{}},
+		{"MapBatchInChild", "${MapFunctionArn}", workflow.MapInput{}},
 		{"Reduce", "${ReduceFunctionArn}", workflow.ReduceInput{}},
 		{"RecordReduceFailure", "${ReduceFunctionArn}", workflow.ReduceInput{}},
 	}
@@ -137,10 +138,16 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 			s := ss[tc.state]
 			require.NotNil(t, s)
 			assert.Equal(t, "arn:aws:states:::lambda:invoke", s["Resource"])
-			if tc.state == "RecordReduceFailure" {
+			switch tc.state {
+			case "RecordReduceFailure":
 				assert.Contains(t, s, "ResultPath", "the failure task keeps the caught error for the Fail state")
 				assert.Nil(t, s["ResultPath"])
-			} else {
+			case "MapBatchInChild":
+				// A child's output is {}: the Distributed Map's output must
+				// not grow with the batch count; the answer is in the table.
+				assert.Contains(t, s, "OutputPath")
+				assert.Nil(t, s["OutputPath"])
+			default:
 				assert.Equal(t, "$.Payload", s["OutputPath"], "handlers' results are the Payload of lambda:invoke")
 			}
 			params := s["Parameters"].(map[string]any)
@@ -166,8 +173,13 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 		assert.Contains(t, result, f)
 	}
 	assert.Equal(t, "$.batchIndexes", ss["MapBatches"]["ItemsPath"])
+	assert.Equal(t, "$.batchIndexes", ss["MapBatchesDistributed"]["ItemsPath"])
 	assert.Contains(t, jsonFields(workflow.PrepareOutput{}), "batchIndexes")
-	assert.EqualValues(t, 4, ss["MapBatches"]["MaxConcurrency"], "SPEC §8")
+	// The request's concurrency, as prepare capped it (SPEC §11.5).
+	assert.Equal(t, "$.mapConcurrency", ss["MapBatches"]["MaxConcurrencyPath"])
+	assert.NotContains(t, ss["MapBatches"], "MaxConcurrency")
+	assert.Contains(t, jsonFields(workflow.PrepareOutput{}), "mapConcurrency")
+	assert.Equal(t, "$.mapConcurrency", ss["MapBatchesDistributed"]["MaxConcurrencyPath"])
 }
 
 func TestMapRetriesOnceOnApplicationErrors(t *testing.T) {
@@ -286,7 +298,7 @@ func TestEventsDecodeStrictlyThroughTheirHandlers(t *testing.T) {
 	s := memstore.New()
 	require.NoError(t, s.ReplaceNamespace(context.Background(), f.Namespace, f.Records))
 	h := &workflow.Handlers{
-		Engine:   &globalsearch.Engine{Index: s, Runs: s, Model: scripted{}, MaxBatches: workflow.MaxBatches},
+		Engine:   &globalsearch.Engine{Index: s, Runs: s, Model: scripted{}, MaxBatches: workflow.InlineMaxBatches},
 		Defaults: globalsearch.SpecDefaults,
 	}
 	apiHandler := &api.Handler{Runs: s, Starter: &recordingStarter{started: map[string][]byte{}}, Defaults: globalsearch.SpecDefaults}
@@ -395,7 +407,7 @@ func TestTimeoutsAgree(t *testing.T) {
 			assert.Equal(t, timeout+invokeSlack, taskTimeout, "TimeoutSeconds of %s is %s's Timeout + %s", name, m[1], invokeSlack)
 		})
 	}
-	assert.Equal(t, 4, tasks, "Prepare, MapBatch, Reduce, RecordReduceFailure")
+	assert.Equal(t, 5, tasks, "Prepare, MapBatch, MapBatchInChild, Reduce, RecordReduceFailure")
 }
 
 // TestEveryFailureIsRecorded walks every way the definition can fail the
@@ -476,16 +488,24 @@ func reachesFail(ss map[string]map[string]any, name string) bool {
 	return false
 }
 
-// TestHistoryBudget pins MaxBatches to the history limit: every batch
-// failing twice, each after one Lambda-service retry, plus every state
-// outside the Map retried to its limit and the failure recorded, fits in
-// one execution's history. The per-batch figures are measured by
-// shared/workflow/e2e (TestHistoryBudget there).
+// TestHistoryBudget pins InlineMaxBatches to the history limit: every
+// batch failing twice after every Lambda-service and throttle retry its
+// task allows, plus every state outside the Map retried to its limit and
+// the failure recorded, fits in one execution's history. The per-batch
+// figures are measured by shared/workflow/e2e (TestHistoryBudget there).
 func TestHistoryBudget(t *testing.T) {
+	retries := 0
+	for _, r := range definedPolicies(t)["MapBatch"].Retry {
+		if strings.HasPrefix(r.ErrorEquals[0], "Lambda.") {
+			require.NotNil(t, r.MaxAttempts, "an explicit MaxAttempts")
+			retries += *r.MaxAttempts
+		}
+	}
+	assert.Equal(t, workflow.MapLambdaRetries, retries, "the map task's Lambda-service and throttle retries")
 	outside := statemachine.EventsOutsideMap()
-	perBatch := workflow.HistoryEventsPerFailedBatch + workflow.HistoryEventsPerLambdaRetry
-	worst := outside + workflow.MaxBatches*perBatch
-	t.Logf("worst case: %d outside the Map + %d batches x %d = %d of %d events", outside, workflow.MaxBatches, perBatch, worst, workflow.HistoryLimit)
+	perBatch := workflow.HistoryEventsPerFailedBatch + retries*workflow.HistoryEventsPerLambdaRetry
+	worst := outside + workflow.InlineMaxBatches*perBatch
+	t.Logf("worst case: %d outside the Map + %d batches x %d = %d of %d events", outside, workflow.InlineMaxBatches, perBatch, worst, workflow.HistoryLimit)
 	assert.LessOrEqual(t, worst, workflow.HistoryLimit)
 	assert.Greater(t, outside, 50, "the bound counts every state outside the Map")
 }

@@ -79,7 +79,7 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if *verbose {
 		logOut = env.stderr
 	}
-	engine := &globalsearch.Engine{Index: idx, Runs: s, MaxBatches: workflow.MaxBatches, Logger: slog.New(slog.NewJSONHandler(logOut, nil))}
+	engine := &globalsearch.Engine{Index: idx, Runs: s, MaxBatches: workflow.DefaultMaxBatches, Logger: slog.New(slog.NewJSONHandler(logOut, nil))}
 	if name != "prepare" {
 		if engine.Model, err = model.open(ctx, env); err != nil {
 			return err

@@ -17,6 +17,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
 // testEnv runs the CLI in process with captured output and no environment.
@@ -111,6 +112,41 @@ func TestPlanJSON(t *testing.T) {
 	assert.Equal(t, tokens.Estimate(plan.MapSkeleton+"\n"+plan.Batches[0].Content), plan.Batches[0].EstimatedTokens)
 	assert.Equal(t, plan.Batches[0].EstimatedTokens, plan.EstimatedMapInputTokens)
 	assert.Contains(t, plan.Batches[0].Content, "- (c1) By 2030 solar met half of demand.")
+}
+
+// TestPlanReportsAWSMode: plan says how a deployment's state machine would
+// run the plan: inline within the inline Map's history budget, distributed
+// past it (SPEC §11.5).
+func TestPlanReportsAWSMode(t *testing.T) {
+	long := indexfile.File{Namespace: "long", Records: globalsearch.Records{Summaries: []globalsearch.Summary{
+		{ID: "c1", Summary: strings.Repeat("Shared trend. ", 20000)},
+	}}}
+	cases := []struct {
+		name     string
+		index    indexfile.File
+		args     []string
+		wantMode string
+		wantLine string
+	}{
+		{"one batch", smallIndex(), nil, workflow.ModeInline, "on AWS: inline Map"},
+		{"past the inline budget", long, []string{"--map-budget", "400", "--map-reserve", "0", "--no-shuffle"}, workflow.ModeDistributed, "on AWS: distributed Map"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeIndex(t, tc.index)
+			base := append([]string{"plan", "--index", path, "--query", "q"}, tc.args...)
+			env, out, errOut := testEnv("")
+			require.Equal(t, 0, runMain(context.Background(), env, append(base, "--json")), errOut.String())
+			var plan planOutput
+			require.NoError(t, json.Unmarshal(out.Bytes(), &plan))
+			assert.Equal(t, tc.wantMode, plan.MapMode, "%d batches", plan.BatchCount)
+			assert.Equal(t, workflow.MapMode(plan.BatchCount, 0), plan.MapMode)
+
+			env, out, errOut = testEnv("")
+			require.Equal(t, 0, runMain(context.Background(), env, base), errOut.String())
+			assert.Contains(t, out.String(), tc.wantLine)
+		})
+	}
 }
 
 func TestPlanLevelThatDoesNotExist(t *testing.T) {

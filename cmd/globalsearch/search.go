@@ -15,6 +15,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
 // searchFlags are the flags run and plan share; they map one to one onto
@@ -248,7 +249,10 @@ type planOutput struct {
 	MaxModelCalls           int    `json:"maxModelCalls"`
 	// ModelCallCeiling is the most the run may make (SPEC §11.5): a plan
 	// over it is refused, so MaxModelCalls never exceeds it.
-	ModelCallCeiling    int            `json:"modelCallCeiling"`
+	ModelCallCeiling int `json:"modelCallCeiling"`
+	// MapMode is how a deployment's state machine would run the plan
+	// (shared/workflow MapMode): inline or distributed.
+	MapMode             string         `json:"mapMode"`
 	OrphanClaims        int            `json:"orphanClaims"`
 	MissingChunks       int            `json:"missingChunks"`
 	AvailableLevels     []int          `json:"availableLevels,omitempty"`
@@ -298,6 +302,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	out.MaxModelCalls = globalsearch.MostModelCalls(len(plan.Batches))
 	out.ModelCallCeiling = p.MaxModelCalls
+	out.MapMode = workflow.MapMode(len(plan.Batches), 0)
 	if f.jsonOut {
 		return writeJSON(env.stdout, out)
 	}
@@ -307,6 +312,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, strings.Join(b.CommunityIDs, ", "))
 	}
 	fmt.Fprintf(env.stdout, "estimated map input %d tokens; at most %d model calls (ceiling %d)\n", out.EstimatedMapInputTokens, out.MaxModelCalls, out.ModelCallCeiling)
+	fmt.Fprintf(env.stdout, "on AWS: %s\n", awsMode(out.MapMode, len(plan.Batches)))
 	maxOut := len(plan.Batches)*p.MapOutputReserve + p.ReduceOutputReserve
 	if usd, ok := f.model.estimateCost(out.EstimatedMapInputTokens+p.ReducePromptBudget(), maxOut); ok {
 		fmt.Fprintf(env.stdout, "estimated cost at most ~$%.4f (one attempt per call)\n", usd)
@@ -337,4 +343,13 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// awsMode says how a deployment would run a plan of n batches.
+func awsMode(mode string, n int) string {
+	line := fmt.Sprintf("%s Map (the inline Map runs at most %d batches)", mode, workflow.InlineMaxBatches)
+	if n > workflow.DefaultMaxBatches {
+		line += fmt.Sprintf("; refused by a deployment with the default MaxBatches %d", workflow.DefaultMaxBatches)
+	}
+	return line
 }

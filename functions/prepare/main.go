@@ -11,11 +11,15 @@ import (
 )
 
 func main() {
-	f := wiring.Load(workflow.EnvIndexTable)
+	f := wiring.Load(workflow.EnvIndexTable, workflow.EnvMapMaxConcurrency, workflow.EnvMaxBatches)
 	h := &workflow.Handlers{
 		// No model: prepare plans without calling one.
-		Engine:   &globalsearch.Engine{Index: f.Store, Runs: f.Store, MaxBatches: workflow.MaxBatches, Logger: f.Logger},
+		Engine:   &globalsearch.Engine{Index: f.Store, Runs: f.Store, MaxBatches: f.Config.MaxBatches, Logger: f.Logger},
 		Defaults: f.Config.Defaults,
+		// The Map's MaxConcurrencyPath reads prepare's output (SPEC §11.5).
+		MapMaxConcurrency: f.Config.MapMaxConcurrency,
+		// Failure items of a Distributed Map expire with the run.
+		RunsTTL: f.Config.RunsTTL,
 	}
 	lambda.StartWithOptions(h.Prepare, workflow.Options()...)
 }

@@ -15,6 +15,10 @@ import (
 
 func main() {
 	f := wiring.Load(workflow.EnvModelID)
-	h := &workflow.Handlers{Engine: &globalsearch.Engine{Model: f.Model, Runs: f.Store, Logger: f.Logger}}
+	h := &workflow.Handlers{
+		Engine: &globalsearch.Engine{Model: f.Model, Runs: f.Store, Logger: f.Logger},
+		// After a Distributed Map the failed batches are in the runs table.
+		Failures: f.Store,
+	}
 	lambda.StartWithOptions(h.Reduce, workflow.Options()...)
 }

@@ -36,14 +36,19 @@ const (
 
 // Sort keys of the runs table.
 const (
-	skRequest      = "request"
-	skPlan         = "plan"
-	skResult       = "result"
-	prefixReduce   = "reduce-calls#"
-	prefixBatch    = "batch#"
-	prefixAnswer   = "answer#"
-	maxBatchIndex  = 999_999 // six digits keep sort-key order = index order
-	batchKeyFormat = "%06d"
+	skRequest    = "request"
+	skPlan       = "plan"
+	skResult     = "result"
+	prefixReduce = "reduce-calls#"
+	prefixBatch  = "batch#"
+	prefixAnswer = "answer#"
+	// A map batch the Distributed Map recorded as failed: written by the
+	// state machine (RecordBatchFailure in the ASL, a direct PutItem), as
+	// map-failure#<runId>#<batchIndex> with the index unpadded (JSONPath
+	// cannot pad), so only MapFailures reads these, never by sort order.
+	prefixMapFailure = "map-failure#"
+	maxBatchIndex    = 999_999 // six digits keep sort-key order = index order
+	batchKeyFormat   = "%06d"
 )
 
 func batchSK(i int) string { return prefixBatch + fmt.Sprintf(batchKeyFormat, i) }
@@ -54,4 +59,5 @@ func answerPrefix(runID string) string { return prefixAnswer + runID + "#" }
 func answerSK(runID string, i int) string {
 	return answerPrefix(runID) + fmt.Sprintf(batchKeyFormat, i)
 }
-func reduceSK(runID string) string { return prefixReduce + runID }
+func reduceSK(runID string) string         { return prefixReduce + runID }
+func mapFailurePrefix(runID string) string { return prefixMapFailure + runID + "#" }

@@ -46,6 +46,8 @@ type runItem struct {
 	Error    string `json:"error,omitempty"`
 	Cause    string `json:"cause,omitempty"`
 	FailedAt string `json:"failedAt,omitempty"`
+	// BatchIndex is the batch of a recorded map failure (MapFailures).
+	BatchIndex *int `json:"batchIndex,omitempty"`
 	// ReduceCalls is the reduce-calls counter; a pointer so that the reset
 	// to 0 is written.
 	ReduceCalls *int `json:"reduceCalls,omitempty"`

@@ -16,6 +16,11 @@ const (
 	EnvIndexTable      = "INDEX_TABLE"
 	EnvModelID         = "MODEL_ID"
 	EnvStateMachineARN = "STATE_MACHINE_ARN"
+	// EnvMapMaxConcurrency caps a request's mapConcurrency (prepare only).
+	EnvMapMaxConcurrency = "MAP_MAX_CONCURRENCY"
+	// EnvMaxBatches is the largest plan prepare accepts (at most
+	// MaxBatchesLimit).
+	EnvMaxBatches = "MAX_BATCHES"
 )
 
 // Config is a function's configuration, as template.yaml sets it.
@@ -25,9 +30,11 @@ type Config struct {
 	Defaults  globalsearch.Defaults // GRAPHRAG_* (SPEC §2 deployment defaults)
 
 	// Set for the functions that name them in ConfigFromEnv's need.
-	IndexTable      string
-	ModelID         string
-	StateMachineARN string
+	IndexTable        string
+	ModelID           string
+	StateMachineARN   string
+	MapMaxConcurrency int
+	MaxBatches        int
 }
 
 // ConfigFromEnv reads the configuration every function shares (the runs
@@ -64,9 +71,28 @@ func ConfigFromEnv(lookup func(string) (string, bool), need ...string) (Config, 
 			c.ModelID = get(name)
 		case EnvStateMachineARN:
 			c.StateMachineARN = get(name)
+		case EnvMapMaxConcurrency:
+			c.MapMaxConcurrency = positive(name, get(name), &errs)
+		case EnvMaxBatches:
+			if c.MaxBatches = positive(name, get(name), &errs); c.MaxBatches > MaxBatchesLimit {
+				errs = append(errs, fmt.Errorf("%s must be at most %d (prepare's output lists every batch index), not %d", name, MaxBatchesLimit, c.MaxBatches))
+			}
 		default:
 			errs = append(errs, fmt.Errorf("unknown configuration variable %s", name))
 		}
 	}
 	return c, errors.Join(errs...)
+}
+
+// positive parses a positive integer variable; "" was reported as unset.
+func positive(name, v string, errs *[]error) int {
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		*errs = append(*errs, fmt.Errorf("%s must be a positive integer, not %q", name, v))
+		return 0
+	}
+	return n
 }

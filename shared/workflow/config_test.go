@@ -46,6 +46,14 @@ func TestConfigFromEnv(t *testing.T) {
 		{"bad ttl", with(map[string]string{"RUNS_TTL_DAYS": "a week"}), nil, `RUNS_TTL_DAYS must be a positive number of days, not "a week"`, nil},
 		{"zero ttl", with(map[string]string{"RUNS_TTL_DAYS": "0"}), nil, `RUNS_TTL_DAYS must be a positive number of days, not "0"`, nil},
 		{"bad default", with(map[string]string{"GRAPHRAG_MAP_CONCURRENCY": "-1"}), nil, "GRAPHRAG_MAP_CONCURRENCY: mapConcurrency must be a positive integer", nil},
+		{"prepare's concurrency cap", with(map[string]string{"MAP_MAX_CONCURRENCY": "12"}), []string{workflow.EnvMapMaxConcurrency}, "",
+			func(t *testing.T, c workflow.Config) { assert.Equal(t, 12, c.MapMaxConcurrency) }},
+		{"bad concurrency cap", with(map[string]string{"MAP_MAX_CONCURRENCY": "0"}), []string{workflow.EnvMapMaxConcurrency},
+			`MAP_MAX_CONCURRENCY must be a positive integer, not "0"`, nil},
+		{"prepare's plan limit", with(map[string]string{"MAX_BATCHES": "20000"}), []string{workflow.EnvMaxBatches}, "",
+			func(t *testing.T, c workflow.Config) { assert.Equal(t, 20000, c.MaxBatches) }},
+		{"plan limit past what prepare's output can list", with(map[string]string{"MAX_BATCHES": "30001"}), []string{workflow.EnvMaxBatches},
+			"MAX_BATCHES must be at most 30000 (prepare's output lists every batch index), not 30001", nil},
 		{"unknown need", base, []string{"NOPE"}, "unknown configuration variable NOPE", nil},
 	}
 	for _, tc := range tests {

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -27,23 +28,64 @@ import (
 // whose two attempts both fail and are caught costs
 // HistoryEventsPerFailedBatch (iteration started and succeeded, task
 // entered and exited, two scheduled/started/failed triples, the catch's Pass
-// entered and exited; a success costs 7), and every Lambda-service retry of
-// an invoke adds HistoryEventsPerLambdaRetry (scheduled, started, failed).
-// shared/workflow/e2e counts both from an execution's history.
+// entered and exited; a success costs 7), and every Lambda-service or
+// throttle retry of an invoke adds HistoryEventsPerLambdaRetry (scheduled,
+// started, failed). shared/workflow/e2e counts both from an execution's
+// history. MapLambdaRetries is the most such retries one map task makes:
+// the service-error retrier's 3 and the throttle retrier's 6
+// (statemachine's TestHistoryBudget reads them from the ASL).
 const (
 	HistoryLimit                = 25_000
 	HistoryEventsPerFailedBatch = 12
 	HistoryEventsPerLambdaRetry = 3
+	MapLambdaRetries            = 9
 )
 
-// MaxBatches is the largest plan the state machine runs (SPEC §8). Its
-// worst case is every batch failing twice after one Lambda-service retry:
-// 1,600 x (12 + 3) = 24,000 events, which leaves 1,000 for the states
-// outside the Map (under 100 even when every one of them retries and the
-// failure is recorded; statemachine_test.go counts them from the ASL). It
-// also keeps the Map state's output (about 40 bytes per item) far below
-// 256 KiB.
-const MaxBatches = 1600
+// InlineMaxBatches is the largest plan the inline Map runs (SPEC §8). Its
+// worst case is every batch failing twice after every retry its task
+// allows for Lambda-service errors and throttles: 600 x (12 + 9 x 3) =
+// 23,400 events, which leaves 1,600 for the states outside the Map (about
+// 100 even when every one of them retries and the failure is recorded;
+// statemachine_test.go counts them from the ASL). It also keeps the Map
+// state's output (about 40 bytes per item) far below 256 KiB.
+const InlineMaxBatches = 600
+
+// DefaultMaxBatches is the largest plan a deployment runs when it sets no
+// other (template parameter MaxBatches; SPEC §11.5): plans past
+// InlineMaxBatches run in the Distributed Map, whose items are the batch
+// indexes of prepare's output. MaxBatchesLimit is the most that output can
+// list and stay well inside a state's 256 KiB (about 6 bytes an index:
+// TestPrepareOutputFitsAState).
+const (
+	DefaultMaxBatches = 20_000
+	MaxBatchesLimit   = 30_000
+)
+
+// The two ways the state machine runs a plan's map batches (prepare's
+// output names one; the ASL's MapMode Choice reads it).
+const (
+	// ModeInline runs every batch as an iteration of the inline Map, inside
+	// the execution's own history.
+	ModeInline = "inline"
+	// ModeDistributed runs every batch as a child execution of a
+	// Distributed Map, each with its own history; a failed batch is
+	// recorded in the runs table instead of returned.
+	ModeDistributed = "distributed"
+)
+
+// MapMode is the mode the state machine runs a plan of batches in:
+// inline while the inline Map's history budget (inlineMax, 0 for
+// InlineMaxBatches) holds it, else distributed. prepare and the CLI's plan
+// both ask it.
+func MapMode(batches, inlineMax int) string {
+	if inlineMax <= 0 {
+		inlineMax = InlineMaxBatches
+	}
+	if batches > inlineMax {
+		return ModeDistributed
+	}
+	return ModeInline
+}
 
 // MapAttempts is what the state machine gives one batch: the first attempt
 // and one Retry (MaxAttempts 1), SPEC §5.2.
@@ -68,11 +110,19 @@ type PrepareInput struct {
 // PrepareOutput is what Prepare hands the Map state: small enough for a
 // state (SPEC §8), with the batches themselves in the runs table.
 // BatchIndexes (0 to BatchCount-1) are the Map state's items.
+// MapConcurrency is the Map's MaxConcurrencyPath: the request's
+// mapConcurrency capped by the deployment's maximum (SPEC §11.5). Mode is
+// MapMode's choice. ExpiresAt (epoch seconds, distributed mode only) is the
+// TTL of the failure items the Distributed Map writes itself: JSONPath has
+// no clock.
 type PrepareOutput struct {
-	QueryID      string `json:"queryId"`
-	RunID        string `json:"runId"`
-	BatchCount   int    `json:"batchCount"`
-	BatchIndexes []int  `json:"batchIndexes"`
+	QueryID        string `json:"queryId"`
+	RunID          string `json:"runId"`
+	BatchCount     int    `json:"batchCount"`
+	BatchIndexes   []int  `json:"batchIndexes"`
+	MapConcurrency int    `json:"mapConcurrency"`
+	Mode           string `json:"mode"`
+	ExpiresAt      int64  `json:"expiresAt,omitempty"`
 }
 
 // MapInput is one Map iteration's task payload. Attempt is 1-based, from
@@ -109,12 +159,23 @@ type MapResult struct {
 
 // ReduceInput is the payload of the Reduce task and, with Failure set, of
 // the RecordReduceFailure task its Catch leads to. RunID is as in MapInput:
-// the map results belong to that run, and a newer plan refuses them.
+// the map results belong to that run, and a newer plan refuses them. Mode
+// is prepare's: in ModeDistributed, MapResults is empty and the failed
+// batches are read from the runs table, where the Distributed Map recorded
+// them, so no payload grows with the batch count.
 type ReduceInput struct {
 	QueryID    string       `json:"queryId"`
 	RunID      string       `json:"runId,omitempty"`
+	Mode       string       `json:"mode,omitempty"`
 	MapResults []MapResult  `json:"mapResults"`
 	Failure    *TaskFailure `json:"failure,omitempty"`
+}
+
+// RecordedFailures reads the map failures the Distributed Map recorded
+// in the runs table (RecordBatchFailure in the ASL): the error name of
+// each failed batch of a run, by batch index.
+type RecordedFailures interface {
+	MapFailures(ctx context.Context, queryID, runID string) (map[int]string, error)
 }
 
 // TaskFailure is the error a Catch hands on (ResultPath "$.error"): the
@@ -150,6 +211,30 @@ type ReduceOutput struct {
 type Handlers struct {
 	Engine   *globalsearch.Engine
 	Defaults globalsearch.Defaults
+	// MapMaxConcurrency caps the map invocations one run has in flight
+	// (template parameter MapMaxConcurrency); 0 leaves the request's own.
+	MapMaxConcurrency int
+	// InlineMaxBatches is the largest plan prepare sends to the inline
+	// Map; 0 means InlineMaxBatches (tests lower it).
+	InlineMaxBatches int
+	// RunsTTL is how long the runs table keeps a run's items (prepare's
+	// ExpiresAt); 0 means defaultRunsTTL.
+	RunsTTL time.Duration
+	// Failures reads what a Distributed Map recorded (reduce only).
+	Failures RecordedFailures
+}
+
+// defaultRunsTTL is the store's own default (store.DefaultTTL), for a
+// Handlers built without a configured TTL.
+const defaultRunsTTL = 7 * 24 * time.Hour
+
+// mapConcurrency is the concurrency the Map runs a request with: a request
+// may ask for less than the deployment allows, never more (SPEC §11.5).
+func (h *Handlers) mapConcurrency(requested int) int {
+	if h.MapMaxConcurrency > 0 {
+		return min(requested, h.MapMaxConcurrency)
+	}
+	return requested
 }
 
 // Prepare validates the request, records it, plans the run and returns its
@@ -175,7 +260,16 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 	for i := range indexes {
 		indexes[i] = i
 	}
-	return PrepareOutput{QueryID: out.QueryID, RunID: out.RunID, BatchCount: out.BatchCount, BatchIndexes: indexes}, nil
+	res := PrepareOutput{QueryID: out.QueryID, RunID: out.RunID, BatchCount: out.BatchCount, BatchIndexes: indexes,
+		MapConcurrency: h.mapConcurrency(p.MapConcurrency), Mode: MapMode(out.BatchCount, h.InlineMaxBatches)}
+	if res.Mode == ModeDistributed {
+		ttl := h.RunsTTL
+		if ttl <= 0 {
+			ttl = defaultRunsTTL
+		}
+		res.ExpiresAt = time.Now().Add(ttl).Unix()
+	}
+	return res, nil
 }
 
 // Map makes exactly one attempt at one batch (SPEC §5.2): the second is the
@@ -206,15 +300,9 @@ func (h *Handlers) Reduce(ctx context.Context, in ReduceInput) (ReduceOutput, er
 	}
 	ctx, cancel := withMargin(ctx)
 	defer cancel()
-	var failures []globalsearch.BatchFailure
-	for _, r := range in.MapResults {
-		if r.Failed {
-			failures = append(failures, globalsearch.BatchFailure{
-				BatchIndex: r.BatchIndex,
-				Message:    fmt.Sprintf("map batch failed %d times, last with %s (the map function's log has each attempt's message)", MapAttempts, r.Error),
-				Attempts:   MapAttempts,
-			})
-		}
+	failures, err := h.mapFailures(ctx, in)
+	if err != nil {
+		return ReduceOutput{}, named(ctx, err)
 	}
 	if in.Failure != nil {
 		cause := errors.New(in.Failure.message())
@@ -230,6 +318,47 @@ func (h *Handlers) Reduce(ctx context.Context, in ReduceInput) (ReduceOutput, er
 		return ReduceOutput{}, named(ctx, err)
 	}
 	return ReduceOutput{QueryID: res.QueryID, Status: res.Status}, nil
+}
+
+// mapFailures are the failed batches of the run: those the inline Map
+// reported in MapResults, or those the Distributed Map recorded in the runs
+// table.
+func (h *Handlers) mapFailures(ctx context.Context, in ReduceInput) ([]globalsearch.BatchFailure, error) {
+	failure := func(index int, errName string) globalsearch.BatchFailure {
+		return globalsearch.BatchFailure{
+			BatchIndex: index,
+			Message:    fmt.Sprintf("map batch failed %d times, last with %s (the map function's log has each attempt's message)", MapAttempts, errName),
+			Attempts:   MapAttempts,
+		}
+	}
+	var failures []globalsearch.BatchFailure
+	switch in.Mode {
+	case "", ModeInline:
+		for _, r := range in.MapResults {
+			if r.Failed {
+				failures = append(failures, failure(r.BatchIndex, r.Error))
+			}
+		}
+	case ModeDistributed:
+		if in.RunID == "" || len(in.MapResults) > 0 {
+			return nil, &InvalidInputError{"a distributed reduce needs a runId and reads its failures from the runs table, not mapResults"}
+		}
+		if h.Failures == nil {
+			return nil, &InternalError{"this reduce function cannot read recorded map failures"}
+		}
+		recorded, err := h.Failures.MapFailures(ctx, in.QueryID, in.RunID)
+		if err != nil {
+			return nil, err
+		}
+		for index, errName := range recorded {
+			failures = append(failures, failure(index, errName))
+		}
+		// Batch order, as the inline Map reports them.
+		slices.SortFunc(failures, func(a, b globalsearch.BatchFailure) int { return a.BatchIndex - b.BatchIndex })
+	default:
+		return nil, &InvalidInputError{fmt.Sprintf("reduce input mode %q is neither %q nor %q", in.Mode, ModeInline, ModeDistributed)}
+	}
+	return failures, nil
 }
 
 // failUnparsed records a request that failed validation as a failed run when

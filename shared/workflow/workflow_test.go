@@ -54,7 +54,7 @@ func fixture(t *testing.T, model globalsearch.Model) (*workflow.Handlers, *memst
 	}}))
 	d := globalsearch.SpecDefaults
 	d.Namespace, d.MapTokenBudget, d.MapOutputReserve = "ns", 1200, 0
-	e := &globalsearch.Engine{Index: s, Model: model, Runs: s, MaxBatches: workflow.MaxBatches}
+	e := &globalsearch.Engine{Index: s, Model: model, Runs: s, MaxBatches: workflow.InlineMaxBatches}
 	return &workflow.Handlers{Engine: e, Defaults: d}, s
 }
 
@@ -148,7 +148,43 @@ func TestPrepare(t *testing.T) {
 			plan, err := s.Plan(context.Background(), tc.wantID)
 			require.NoError(t, err)
 			assert.NotEmpty(t, plan.RunID)
-			assert.Equal(t, workflow.PrepareOutput{QueryID: tc.wantID, RunID: plan.RunID, BatchCount: 3, BatchIndexes: []int{0, 1, 2}}, got)
+			assert.Equal(t, workflow.PrepareOutput{QueryID: tc.wantID, RunID: plan.RunID, BatchCount: 3, BatchIndexes: []int{0, 1, 2},
+				MapConcurrency: globalsearch.SpecDefaults.MapConcurrency, Mode: workflow.ModeInline}, got)
+		})
+	}
+}
+
+// TestPrepareMapConcurrency: the Map runs with the request's mapConcurrency
+// (MaxConcurrencyPath), the deployment default when it names none, and
+// never more than the deployment's maximum (SPEC §11.5).
+func TestPrepareMapConcurrency(t *testing.T) {
+	cases := []struct {
+		name      string
+		request   string
+		deflt     int // the deployment default (GRAPHRAG_MAP_CONCURRENCY); 0: SPEC's
+		maximum   int // MapMaxConcurrency; 0: none
+		wantValue int
+	}{
+		{name: "SPEC default", request: `{"query":"q"}`, wantValue: 4},
+		{name: "deployment default", request: `{"query":"q"}`, deflt: 6, maximum: 8, wantValue: 6},
+		{name: "request below the maximum", request: `{"query":"q","mapConcurrency":2}`, maximum: 8, wantValue: 2},
+		{name: "request at the maximum", request: `{"query":"q","mapConcurrency":8}`, maximum: 8, wantValue: 8},
+		{name: "request above the maximum is capped", request: `{"query":"q","mapConcurrency":50}`, maximum: 8, wantValue: 8},
+		{name: "default above the maximum is capped", request: `{"query":"q"}`, maximum: 3, wantValue: 3},
+		{name: "no maximum", request: `{"query":"q","mapConcurrency":50}`, wantValue: 50},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h, _ := fixture(t, answering(50))
+			if tc.deflt > 0 {
+				h.Defaults.MapConcurrency = tc.deflt
+			}
+			h.MapMaxConcurrency = tc.maximum
+			out, err := invoke(t, h.Prepare, `{"request":`+tc.request+`,"executionName":"exec"}`)
+			require.NoError(t, err)
+			var got workflow.PrepareOutput
+			require.NoError(t, json.Unmarshal([]byte(out), &got))
+			assert.Equal(t, tc.wantValue, got.MapConcurrency)
 		})
 	}
 }

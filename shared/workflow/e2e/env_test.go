@@ -58,6 +58,9 @@ type env struct {
 	store  *store.Store
 	tables store.Tables
 	lambda *fakeLambda
+	// handlers serve the fake Lambda API; a test may lower
+	// InlineMaxBatches before it starts an execution.
+	handlers *workflow.Handlers
 	// definition is the real ASL with test substitutions applied.
 	definition  string
 	regionsUsed atomic.Int32
@@ -108,10 +111,12 @@ func newEnv(t *testing.T) *env {
 
 	h := &workflow.Handlers{
 		Engine: &globalsearch.Engine{
-			Index: e.store, Model: model, Runs: e.store, MaxBatches: workflow.MaxBatches,
+			Index: e.store, Model: model, Runs: e.store, MaxBatches: workflow.InlineMaxBatches,
 		},
 		Defaults: globalsearch.SpecDefaults,
+		Failures: e.store,
 	}
+	e.handlers = h
 	fl.setHandlers(map[string]lambda.Handler{
 		"prepare": lambda.NewHandlerWithOptions(h.Prepare, workflow.Options()...),
 		"map":     lambda.NewHandlerWithOptions(h.Map, workflow.Options()...),
@@ -180,9 +185,19 @@ func definition(t testing.TB) string {
 	var doc any
 	require.NoError(t, json.Unmarshal([]byte(text), &doc), "the substituted ASL is not JSON")
 	shrinkRetries(doc)
+	return marshalDefinition(t, doc)
+}
+
+// marshalDefinition writes a decoded definition back for moto, which parses
+// ToleratedFailurePercentage only as a decimal literal (EMULATORS.md):
+// encoding/json writes the deployed 100.0 as 100.
+func marshalDefinition(t testing.TB, doc any) string {
+	t.Helper()
 	out, err := json.Marshal(doc)
 	require.NoError(t, err)
-	return string(out)
+	text := strings.ReplaceAll(string(out), `"ToleratedFailurePercentage":100,`, `"ToleratedFailurePercentage":100.0,`)
+	require.Contains(t, text, `"ToleratedFailurePercentage":100.0`)
+	return text
 }
 
 // shrinkRetries caps the sleeps of every Retry in the document.
@@ -227,6 +242,7 @@ var regions = []string{
 	"us-east-1", "us-east-2", "us-west-1", "us-west-2", "eu-west-1", "eu-west-2", "eu-west-3",
 	"eu-central-1", "eu-north-1", "ap-south-1", "ap-northeast-1", "ap-northeast-2",
 	"ap-southeast-1", "ap-southeast-2", "ca-central-1", "sa-east-1",
+	"ap-northeast-3", "eu-south-1", "ap-east-1", "me-south-1", "af-south-1",
 }
 
 // machine is a state machine and the region it lives in.

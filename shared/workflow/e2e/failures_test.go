@@ -71,9 +71,7 @@ func withTimeouts(t *testing.T, definition string, seconds map[string]int) strin
 	}
 	walk(doc)
 	require.Equal(t, len(seconds), found, "every state named has a TimeoutSeconds to replace")
-	out, err := json.Marshal(doc)
-	require.NoError(t, err)
-	return string(out)
+	return marshalDefinition(t, doc)
 }
 
 // noStarter fails a test whose GET asks Step Functions: a recorded result

@@ -70,7 +70,7 @@ func diff(a, b map[sfntypes.HistoryEventType]int, per int) string {
 // from real executions in which every map call fails twice: two sizes
 // give the cost of one batch and of everything else; a run whose every
 // first invoke is throttled gives the cost of a Lambda-service retry.
-// They must be the figures MaxBatches is computed from
+// They must be the figures InlineMaxBatches is computed from
 // (statemachine.TestHistoryBudget checks that the worst case fits).
 func TestHistoryBudget(t *testing.T) {
 	// Its own moto server and regions: it runs beside the other suites.

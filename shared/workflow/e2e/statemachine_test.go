@@ -132,7 +132,11 @@ func TestStateMachine(t *testing.T) {
 	e := newEnv(t)
 	rep := &report{}
 	t.Cleanup(func() { rep.print(t) })
-	fourWide := newBarrier(t, 4, 20*time.Second)
+	// The suite's cases all start at once and queue for two cores (beside
+	// the other suites), so a barrier's deadline, its failure path, must
+	// outlast the queue, not only the execution.
+	fourWide := newBarrier(t, 4, 2*executionTimeout)
+	twoWide := newBarrier(t, 2, 2*executionTimeout)
 
 	// Statuses the runs table held right after each reduce invocation of
 	// the "reduce throttled then fails once" case.
@@ -184,9 +188,38 @@ func TestStateMachine(t *testing.T) {
 				rn.mu.Lock()
 				defer rn.mu.Unlock()
 				require.True(t, fourWide.opened(), "fewer than 4 map invocations were ever in flight at once")
-				assert.Equal(t, 4, rn.maxFlight, "MaxConcurrency 4: exactly four map invocations in flight")
+				assert.Equal(t, 4, rn.maxFlight, "the default mapConcurrency 4: exactly four map invocations in flight")
 				assert.Len(t, res.SelectedMapAnswers, 6)
 				assert.Equal(t, "Synthesis of the selected answers.", res.Answer)
+			},
+		},
+		{
+			// The request's mapConcurrency is the Map's MaxConcurrencyPath
+			// (SPEC §11.5): two in flight, never the default four.
+			name:      "request concurrency bounds the map",
+			summaries: 6,
+			input: func(queryID, namespace string) map[string]any {
+				r := request(queryID, namespace)
+				r["mapConcurrency"] = 2
+				return r
+			},
+			fault: func(inv invocation) *lambdaReply {
+				if inv.Function == "map" {
+					twoWide.wait()
+				}
+				return nil
+			},
+			model:         healthyModel,
+			wantExecution: sfntypes.ExecutionStatusSucceeded,
+			wantStatus:    globalsearch.StatusCompleted,
+			wantInvokes:   map[string]int{"prepare": 1, "map": 6, "reduce": 1},
+			wantBatches:   map[int]int{0: 1, 1: 1, 2: 1, 3: 1, 4: 1, 5: 1},
+			check: func(t *testing.T, e *env, queryID string, res globalsearch.Result) {
+				rn := e.lambda.lookup(queryID)
+				rn.mu.Lock()
+				defer rn.mu.Unlock()
+				require.True(t, twoWide.opened(), "fewer than 2 map invocations were ever in flight at once")
+				assert.Equal(t, 2, rn.maxFlight, "mapConcurrency 2: exactly two map invocations in flight")
 			},
 		},
 		{
@@ -274,6 +307,26 @@ func TestStateMachine(t *testing.T) {
 			wantBatches:    map[int]int{0: 1, 1: 1, 2: 2},
 			wantModel:      map[int]int{-1: 1, 0: 1, 1: 1, 2: 1},
 			wantTaskErrors: map[string]int{"Lambda.TooManyRequestsException": 2},
+		},
+		{
+			// Batch 1's invocation is throttled four times (its reserved
+			// concurrency full): more than the service-error retrier's
+			// three, within the throttle retrier's six, so the batch
+			// still runs and the result is complete, not partial.
+			name:      "map throttled past the service retries",
+			summaries: 2,
+			fault: func(inv invocation) *lambdaReply {
+				if inv.Function == "map" && inv.Batch == 1 && inv.N <= 4 {
+					return throttle()
+				}
+				return nil
+			},
+			wantExecution:  sfntypes.ExecutionStatusSucceeded,
+			wantStatus:     globalsearch.StatusCompleted,
+			wantInvokes:    map[string]int{"prepare": 1, "map": 6, "reduce": 1},
+			wantBatches:    map[int]int{0: 1, 1: 5},
+			wantModel:      map[int]int{-1: 1, 0: 1, 1: 1},
+			wantTaskErrors: map[string]int{"Lambda.TooManyRequestsException": 4},
 		},
 		{
 			name:      "bedrock throttles once",
