@@ -138,6 +138,9 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 		res.Diagnostics.Reduce.InputTokens, res.Diagnostics.Reduce.OutputTokens = resp.InputTokens, resp.OutputTokens
 		res.Answer, err = ParseReduceOutput(resp.Text)
 	}
+	if err == nil {
+		res.Citations, res.Diagnostics.InvalidCitations = citations(res.Answer, selected, r.plan.Batches)
+	}
 	if err != nil {
 		err = fmt.Errorf("reduce attempt %d: %w", calls, err)
 		e.logger().LogAttrs(ctx, slogError, "reduce attempt failed", stepAttrs(queryID, "reduce", r.start,

@@ -12,6 +12,10 @@ type Batch struct {
 	CommunityIDs    []string `json:"communityIds"`
 	EstimatedTokens int      `json:"estimatedTokens"`
 	Content         string   `json:"content"`
+	// Sources are the claims and chunks of each community in the batch
+	// (SPEC §11.4), kept with the batch rather than the plan item so that
+	// no item outgrows DynamoDB's 400 KB.
+	Sources []Sources `json:"sources,omitempty"`
 }
 
 // Plan is what prepare decided: the request, every batch, and what was
@@ -105,6 +109,7 @@ type Diagnostics struct {
 	OrphanClaims        int            `json:"orphanClaims"`
 	MissingChunks       int            `json:"missingChunks"`
 	AvailableLevels     []int          `json:"availableLevels,omitempty"`
+	InvalidCitations    int            `json:"invalidCitations"`
 	StartedAt           time.Time      `json:"startedAt"`
 	FinishedAt          time.Time      `json:"finishedAt"`
 
@@ -124,5 +129,6 @@ type Result struct {
 	SelectedMapAnswers []SelectedAnswer `json:"selectedMapAnswers"`
 	FailedMapBatches   int              `json:"failedMapBatches"`
 	MapErrors          []BatchFailure   `json:"mapErrors"`
+	Citations          []Citation       `json:"citations"`
 	Diagnostics        Diagnostics      `json:"diagnostics"`
 }
