@@ -245,3 +245,28 @@ func TestInvalidIndexFileExitsTwoInEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestResponseTypeFlag(t *testing.T) {
+	tests := []struct {
+		name     string
+		value    string
+		wantCode int
+		wantErr  string
+	}{
+		{"given", "two sentences", 0, ""},
+		{"empty is refused like an empty field", "", 2, "responseType must be 1-100 characters"},
+		{"too long", strings.Repeat("x", 101), 2, "responseType must be 1-100 characters"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeIndex(t, smallIndex())
+			env, _, errOut := testEnv("")
+			code := runMain(context.Background(), env, []string{"run", "--index", path, "--query", "How did solar power change?",
+				"--response-type", tc.value})
+			assert.Equal(t, tc.wantCode, code, errOut.String())
+			if tc.wantErr != "" {
+				assert.Contains(t, errOut.String(), tc.wantErr)
+			}
+		})
+	}
+}

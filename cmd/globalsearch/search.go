@@ -25,6 +25,7 @@ type searchFlags struct {
 	query                                                           string
 	namespace                                                       string
 	level                                                           string
+	responseType                                                    string
 	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
 	seed                                                            int64
 	maxMapTextMB                                                    int64
@@ -45,6 +46,7 @@ func parseSearchFlags(name string, env *cliEnv, args []string, withModel bool) (
 	fs.StringVar(&f.query, "query", "", "the question to answer (required)")
 	fs.StringVar(&f.namespace, "namespace", "", "namespace to search (default: the index file's, else \"default\")")
 	fs.StringVar(&f.level, "level", "leaf", `community level: "leaf" or a level number (0 is the coarsest)`)
+	fs.StringVar(&f.responseType, "response-type", "", `the form of the answer, free text (default "multiple paragraphs")`)
 	fs.IntVar(&f.mapBudget, "map-budget", 0, "map token budget (default 8000)")
 	fs.IntVar(&f.reduceBudget, "reduce-budget", 0, "reduce token budget (default 8000)")
 	fs.IntVar(&f.mapReserve, "map-reserve", 0, "map output reserve (default 512)")
@@ -95,6 +97,9 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 		return globalsearch.Params{}, err
 	}
 	req := globalsearch.Request{Query: f.query, Namespace: f.namespace}
+	if f.set["response-type"] {
+		req.ResponseType = &f.responseType
+	}
 	if f.set["level"] {
 		level, err := globalsearch.ParseLevel(f.level)
 		if err != nil {
