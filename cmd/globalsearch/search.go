@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/mapcache"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
@@ -26,6 +28,8 @@ type searchFlags struct {
 	namespace                                                       string
 	level                                                           string
 	responseType                                                    string
+	cacheDir                                                        string
+	noCache                                                         bool
 	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
 	seed                                                            int64
 	maxMapTextMB                                                    int64
@@ -42,6 +46,8 @@ func parseSearchFlags(name string, env *cliEnv, args []string, withModel bool) (
 	f.index.register(fs)
 	if withModel {
 		f.model.register(fs)
+		fs.StringVar(&f.cacheDir, "cache", "", "map-answer cache directory (default: graphrag-global/map-answers under the user's cache directory)")
+		fs.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the map-answer cache")
 	}
 	fs.StringVar(&f.query, "query", "", "the question to answer (required)")
 	fs.StringVar(&f.namespace, "namespace", "", "namespace to search (default: the index file's, else \"default\")")
@@ -72,6 +78,9 @@ func parseSearchFlags(name string, env *cliEnv, args []string, withModel bool) (
 	}
 	if f.set["seed"] && f.noShuffle {
 		return nil, &usageError{"--seed and --no-shuffle exclude each other"}
+	}
+	if f.set["cache"] && (f.noCache || f.cacheDir == "") {
+		return nil, &usageError{"--cache needs a directory and excludes --no-cache"}
 	}
 	return f, nil
 }
@@ -146,8 +155,30 @@ func (f *searchFlags) engine(ctx context.Context, env *cliEnv, withModel bool) (
 		if e.Model, err = f.model.open(ctx, env); err != nil {
 			return nil, globalsearch.Params{}, err
 		}
+		if e.Cache, err = f.mapCache(env); err != nil {
+			return nil, globalsearch.Params{}, err
+		}
+		e.ModelID = strings.TrimSpace(f.model.spec)
 	}
 	return e, p, nil
+}
+
+// mapCache is the map-answer cache run uses (SPEC §11.4): --cache DIR, else
+// the default directory, none with --no-cache.
+func (f *searchFlags) mapCache(env *cliEnv) (globalsearch.MapCache, error) {
+	switch {
+	case f.noCache:
+		return nil, nil
+	case f.cacheDir != "":
+		return mapcache.New(f.cacheDir, 0, nil), nil
+	case env.userCacheDir == nil:
+		return nil, nil
+	}
+	dir, err := env.userCacheDir()
+	if err != nil {
+		return nil, &usageError{fmt.Sprintf("no user cache directory (%v): give --cache DIR or --no-cache", err)}
+	}
+	return mapcache.New(filepath.Join(dir, "graphrag-global", "map-answers"), 0, nil), nil
 }
 
 func runCommand(ctx context.Context, env *cliEnv, args []string) error {
@@ -216,6 +247,11 @@ func statusLine(res globalsearch.Result, model *modelOptions) string {
 	}
 	parts = append(parts,
 		fmt.Sprintf("%d model calls", d.ModelCalls),
+	)
+	if d.Map.CacheHits > 0 {
+		parts = append(parts, fmt.Sprintf("%d map answers from cache", d.Map.CacheHits))
+	}
+	parts = append(parts,
 		fmt.Sprintf("tokens in %d out %d", d.InputTokens, d.OutputTokens),
 		fmt.Sprintf("seed %d", d.ShuffleSeed),
 		fmt.Sprintf("%s in %s", res.QueryID, d.FinishedAt.Sub(d.StartedAt).Round(1e6)))

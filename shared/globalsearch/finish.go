@@ -116,6 +116,9 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 	for i, a := range answers {
 		res.Diagnostics.MapScores[i] = MapScore{BatchIndex: a.BatchIndex, Usefulness: a.Usefulness}
 		usage.ModelCalls += a.Attempts
+		if a.Cached {
+			usage.CacheHits++
+		}
 		usage.InputTokens += a.InputTokens
 		usage.OutputTokens += a.OutputTokens
 	}
