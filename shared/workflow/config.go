@@ -16,6 +16,10 @@ const (
 	EnvIndexTable      = "INDEX_TABLE"
 	EnvModelID         = "MODEL_ID"
 	EnvStateMachineARN = "STATE_MACHINE_ARN"
+	// EnvMapCacheTable names the map-answer cache table (SPEC §11.4); the
+	// map function needs it with EnvMapCacheTTLDays, the days an entry lives.
+	EnvMapCacheTable   = "MAP_CACHE_TABLE"
+	EnvMapCacheTTLDays = "MAP_CACHE_TTL_DAYS"
 )
 
 // Config is a function's configuration, as template.yaml sets it.
@@ -28,6 +32,8 @@ type Config struct {
 	IndexTable      string
 	ModelID         string
 	StateMachineARN string
+	MapCacheTable   string
+	MapCacheTTL     time.Duration
 }
 
 // ConfigFromEnv reads the configuration every function shares (the runs
@@ -44,14 +50,19 @@ func ConfigFromEnv(lookup func(string) (string, bool), need ...string) (Config, 
 		}
 		return v
 	}
-	c.RunsTable = get(EnvRunsTable)
-	if days := get(EnvRunsTTLDays); days != "" {
-		n, err := strconv.Atoi(days)
-		if err != nil || n <= 0 {
-			errs = append(errs, fmt.Errorf("%s must be a positive number of days, not %q", EnvRunsTTLDays, days))
+	days := func(name string) time.Duration {
+		v := get(name)
+		if v == "" {
+			return 0
 		}
-		c.RunsTTL = time.Duration(n) * 24 * time.Hour
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be a positive number of days, not %q", name, v))
+		}
+		return time.Duration(n) * 24 * time.Hour
 	}
+	c.RunsTable = get(EnvRunsTable)
+	c.RunsTTL = days(EnvRunsTTLDays)
 	var err error
 	if c.Defaults, err = globalsearch.DefaultsFromEnv(lookup); err != nil {
 		errs = append(errs, err)
@@ -64,6 +75,9 @@ func ConfigFromEnv(lookup func(string) (string, bool), need ...string) (Config, 
 			c.ModelID = get(name)
 		case EnvStateMachineARN:
 			c.StateMachineARN = get(name)
+		case EnvMapCacheTable:
+			c.MapCacheTable = get(name)
+			c.MapCacheTTL = days(EnvMapCacheTTLDays)
 		default:
 			errs = append(errs, fmt.Errorf("unknown configuration variable %s", name))
 		}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -36,12 +37,12 @@ type Function struct {
 // Load reads the configuration that need names (workflow.ConfigFromEnv) and
 // builds the parts. A broken deployment logs every problem at once and
 // exits, so it fails its first invocation with the whole list.
-func Load(need string) Function {
+func Load(need ...string) Function {
 	f := Function{Logger: slog.New(slog.NewJSONHandler(os.Stdout, nil))}
 	var confErr, cfgErr, modelErr error
-	f.Config, confErr = workflow.ConfigFromEnv(os.LookupEnv, need)
+	f.Config, confErr = workflow.ConfigFromEnv(os.LookupEnv, need...)
 	f.AWS, cfgErr = config.LoadDefaultConfig(context.Background())
-	if need == workflow.EnvModelID {
+	if slices.Contains(need, workflow.EnvModelID) {
 		// The model call's timeout is the invocation's deadline, which the
 		// handler shortens by a margin (workflow.withMargin).
 		f.Model, modelErr = bedrock.New(f.AWS, f.Config.ModelID)
@@ -51,6 +52,7 @@ func Load(need string) Function {
 		os.Exit(1)
 	}
 	f.Store = store.New(dynamodb.NewFromConfig(f.AWS),
-		store.Tables{Index: f.Config.IndexTable, Runs: f.Config.RunsTable}, store.WithTTL(f.Config.RunsTTL))
+		store.Tables{Index: f.Config.IndexTable, Runs: f.Config.RunsTable, MapCache: f.Config.MapCacheTable},
+		store.WithTTL(f.Config.RunsTTL), store.WithCacheTTL(f.Config.MapCacheTTL))
 	return f
 }
