@@ -58,6 +58,9 @@ type env struct {
 	store  *store.Store
 	tables store.Tables
 	lambda *fakeLambda
+	// engine is the one the fake functions run; a test may configure it
+	// before its first execution.
+	engine *globalsearch.Engine
 	// definition is the real ASL with test substitutions applied.
 	definition  string
 	regionsUsed atomic.Int32
@@ -106,12 +109,10 @@ func newEnv(t *testing.T) *env {
 		bedrock.WithMaxAttempts(3), bedrock.WithMaxBackoff(10*time.Millisecond))
 	require.NoError(t, err)
 
-	h := &workflow.Handlers{
-		Engine: &globalsearch.Engine{
-			Index: e.store, Model: model, Runs: e.store, MaxBatches: workflow.MaxBatches,
-		},
-		Defaults: globalsearch.SpecDefaults,
+	e.engine = &globalsearch.Engine{
+		Index: e.store, Model: model, Runs: e.store, MaxBatches: workflow.MaxBatches,
 	}
+	h := &workflow.Handlers{Engine: e.engine, Defaults: globalsearch.SpecDefaults}
 	fl.setHandlers(map[string]lambda.Handler{
 		"prepare": lambda.NewHandlerWithOptions(h.Prepare, workflow.Options()...),
 		"map":     lambda.NewHandlerWithOptions(h.Map, workflow.Options()...),
