@@ -41,6 +41,7 @@ func commands() map[string]command {
 		"import": {"import a Microsoft GraphRAG output folder (parquet) as an index", importCommand},
 		"invoke": {"run a Lambda handler on an events/ file with local adapters", invokeCommand},
 		"ingest": {"upload an index file into a DynamoDB index table, replacing its namespace", ingestCommand},
+		"mcp":    {"serve global_search and plan_search to agents over MCP (stdio)", mcpCommand},
 	}
 }
 

@@ -285,6 +285,33 @@ type planOutput struct {
 	Batches                 []plannedBatch `json:"batches"`
 }
 
+// newPlanOutput describes a plan as `plan` prints it.
+func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
+	out := planOutput{
+		SummaryCount: plan.SummaryCount, BatchCount: len(plan.Batches),
+		MapPromptBudget: p.MapPromptBudget(), ReducePromptBudget: p.ReducePromptBudget(),
+		MapSkeleton: globalsearch.DefaultPrompts().Map.Skeleton(p.Query), ShuffleSeed: p.ShuffleSeed,
+		OrphanClaims: plan.OrphanClaims, MissingChunks: plan.MissingChunks, AvailableLevels: plan.AvailableLevels,
+		EmptyNamespace: plan.EmptyNamespace, AvailableNamespaces: plan.AvailableNamespaces,
+		Batches: make([]plannedBatch, len(plan.Batches)),
+	}
+	for i, b := range plan.Batches {
+		out.Batches[i] = plannedBatch{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens, Content: b.Content}
+		out.EstimatedMapInputTokens += b.EstimatedTokens
+	}
+	if len(plan.Batches) > 0 {
+		out.MaxModelCalls = globalsearch.MapAttempts*len(plan.Batches) + globalsearch.ReduceAttempts
+	}
+	return out
+}
+
+// cost is the most the plan can cost at the model's prices, one attempt
+// per call, when prices are set.
+func (out planOutput) cost(model *modelOptions, p globalsearch.Params) (float64, bool) {
+	maxOut := out.BatchCount*p.MapOutputReserve + p.ReduceOutputReserve
+	return model.estimateCost(out.EstimatedMapInputTokens+p.ReducePromptBudget(), maxOut)
+}
+
 type plannedBatch struct {
 	CommunityIDs    []string `json:"communityIds"`
 	EstimatedTokens int      `json:"estimatedTokens"`
@@ -312,21 +339,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := planOutput{
-		SummaryCount: plan.SummaryCount, BatchCount: len(plan.Batches),
-		MapPromptBudget: p.MapPromptBudget(), ReducePromptBudget: p.ReducePromptBudget(),
-		MapSkeleton: globalsearch.DefaultPrompts().Map.Skeleton(p.Query), ShuffleSeed: p.ShuffleSeed,
-		OrphanClaims: plan.OrphanClaims, MissingChunks: plan.MissingChunks, AvailableLevels: plan.AvailableLevels,
-		EmptyNamespace: plan.EmptyNamespace, AvailableNamespaces: plan.AvailableNamespaces,
-		Batches: make([]plannedBatch, len(plan.Batches)),
-	}
-	for i, b := range plan.Batches {
-		out.Batches[i] = plannedBatch{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens, Content: b.Content}
-		out.EstimatedMapInputTokens += b.EstimatedTokens
-	}
-	if len(plan.Batches) > 0 {
-		out.MaxModelCalls = globalsearch.MapAttempts*len(plan.Batches) + globalsearch.ReduceAttempts
-	}
+	out := newPlanOutput(plan, p)
 	if f.jsonOut {
 		return writeJSON(env.stdout, out)
 	}
@@ -336,8 +349,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, strings.Join(b.CommunityIDs, ", "))
 	}
 	fmt.Fprintf(env.stdout, "estimated map input %d tokens; at most %d model calls\n", out.EstimatedMapInputTokens, out.MaxModelCalls)
-	maxOut := len(plan.Batches)*p.MapOutputReserve + p.ReduceOutputReserve
-	if usd, ok := f.model.estimateCost(out.EstimatedMapInputTokens+p.ReducePromptBudget(), maxOut); ok {
+	if usd, ok := out.cost(&f.model, p); ok {
 		fmt.Fprintf(env.stdout, "estimated cost at most ~$%.4f (one attempt per call)\n", usd)
 	}
 	if len(out.AvailableLevels) > 0 {
