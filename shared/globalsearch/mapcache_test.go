@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,11 +19,11 @@ import (
 type faultyCache struct {
 	gs.MapCache
 	getErr, putErr error
-	gets, puts     int
+	gets, puts     atomic.Int32
 }
 
 func (c *faultyCache) CachedMapAnswer(ctx context.Context, key string) (gs.CachedAnswer, bool, error) {
-	c.gets++
+	c.gets.Add(1)
 	if c.getErr != nil {
 		return gs.CachedAnswer{}, false, c.getErr
 	}
@@ -30,7 +31,7 @@ func (c *faultyCache) CachedMapAnswer(ctx context.Context, key string) (gs.Cache
 }
 
 func (c *faultyCache) CacheMapAnswer(ctx context.Context, key string, a gs.CachedAnswer) error {
-	c.puts++
+	c.puts.Add(1)
 	if c.putErr != nil {
 		return c.putErr
 	}
@@ -91,7 +92,7 @@ func TestMapCache(t *testing.T) {
 			require.Zero(t, first.Diagnostics.Map.CacheHits)
 
 			p := tc.second(t, e, cache)
-			getsBefore, putsBefore := cache.gets, cache.puts
+			getsBefore, putsBefore := cache.gets.Load(), cache.puts.Load()
 			second, err := e.Search(t.Context(), p)
 			require.NoError(t, err)
 			assert.Equal(t, gs.StatusCompleted, second.Status)
@@ -101,8 +102,8 @@ func TestMapCache(t *testing.T) {
 			assert.Equal(t, tc.wantMapCalls+1, second.Diagnostics.ModelCalls, "modelCalls counts real calls only")
 			assert.Equal(t, first.Answer, second.Answer)
 			if !p.Cache {
-				assert.Equal(t, getsBefore, cache.gets, "no cache read")
-				assert.Equal(t, putsBefore, cache.puts, "no cache write")
+				assert.Equal(t, getsBefore, cache.gets.Load(), "no cache read")
+				assert.Equal(t, putsBefore, cache.puts.Load(), "no cache write")
 			}
 		})
 	}
