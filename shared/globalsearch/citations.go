@@ -13,6 +13,37 @@ type Sources struct {
 	CommunityID string   `json:"communityId"`
 	ClaimIDs    []string `json:"claimIds"`
 	ChunkIDs    []string `json:"chunkIds"`
+	// Truncated says the lists stop short: the community's claims and
+	// chunks held more ids than a plan records (maxSourceBytes).
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// maxSourceBytes bounds the id bytes one batch records, so a batch item
+// stays well inside DynamoDB's 400 KB beside its content.
+const maxSourceBytes = 64 << 10
+
+// within returns s with as many ids as fit in room bytes (claims first,
+// then chunks) and the room left.
+func (s Sources) within(room int) (Sources, int) {
+	take := func(ids []string) []string {
+		kept := []string{}
+		for _, id := range ids {
+			if len(id) > room {
+				s.Truncated = true
+				break
+			}
+			room -= len(id)
+			kept = append(kept, id)
+		}
+		return kept
+	}
+	s.ClaimIDs = take(s.ClaimIDs)
+	if s.Truncated {
+		s.ChunkIDs = []string{}
+		return s, room
+	}
+	s.ChunkIDs = take(s.ChunkIDs)
+	return s, room
 }
 
 // Citation is one community the final answer cites (SPEC §11.4), with the

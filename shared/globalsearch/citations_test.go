@@ -1,6 +1,8 @@
 package globalsearch_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -88,4 +90,36 @@ func TestResultCitesOnlySelectedCommunities(t *testing.T) {
 			assert.Equal(t, tc.wantInvalid, res.Diagnostics.InvalidCitations)
 		})
 	}
+}
+
+func TestPlanRecordsSourcesOnceAndBounded(t *testing.T) {
+	t.Run("a community split over batches is recorded with its first part only", func(t *testing.T) {
+		records := gs.Records{
+			Summaries: []gs.Summary{{ID: "big", Level: 0, Summary: strings.Repeat("Long summary text. ", 400)}},
+			Claims:    []gs.Claim{{ID: "k1", CommunityID: "big", Subject: "S", Description: "d", SourceChunkIDs: []string{"ch1"}}},
+			Chunks:    []gs.Chunk{{ID: "ch1", Text: "Excerpt."}},
+		}
+		plan, err := planFor(t, records, func(r *gs.Request) { budget := 1500; r.MapTokenBudget = &budget })
+		require.NoError(t, err)
+		require.Greater(t, len(plan.Batches), 1)
+		assert.Equal(t, []gs.Sources{{CommunityID: "big", ClaimIDs: []string{"k1"}, ChunkIDs: []string{"ch1"}}}, plan.Batches[0].Sources)
+		for _, b := range plan.Batches[1:] {
+			assert.Empty(t, b.Sources)
+		}
+	})
+	t.Run("ids beyond the bound are cut and said to be", func(t *testing.T) {
+		records := gs.Records{Summaries: []gs.Summary{{ID: "wide", Level: 0, Summary: "Wide."}}}
+		for i := range 300 {
+			records.Claims = append(records.Claims, gs.Claim{ID: fmt.Sprintf("%03d-%s", i, strings.Repeat("k", 250)), CommunityID: "wide", Subject: "S", Description: "d"})
+		}
+		plan, err := planFor(t, records, nil)
+		require.NoError(t, err)
+		require.Len(t, plan.Batches, 1)
+		require.Len(t, plan.Batches[0].Sources, 1)
+		src := plan.Batches[0].Sources[0]
+		assert.True(t, src.Truncated)
+		assert.Less(t, len(src.ClaimIDs), 300)
+		assert.Positive(t, len(src.ClaimIDs))
+		assert.LessOrEqual(t, len(src.ClaimIDs)*254, 64<<10)
+	})
 }

@@ -119,11 +119,20 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 			len(packed), e.MaxBatches)
 	}
 	plan.Batches = make([]Batch, len(packed))
+	recorded := make(map[string]bool, len(sources))
 	for i, b := range packed {
-		plan.Batches[i] = Batch{Index: i, CommunityIDs: b.IDs, EstimatedTokens: b.Tokens, Content: b.Content,
-			Sources: make([]Sources, len(b.IDs))}
-		for j, id := range b.IDs {
-			plan.Batches[i].Sources[j] = sources[id]
+		plan.Batches[i] = Batch{Index: i, CommunityIDs: b.IDs, EstimatedTokens: b.Tokens, Content: b.Content}
+		// A community split over many batches is recorded once, with its
+		// first part, and a batch records at most maxSourceBytes of ids: a
+		// coarse community can cite more ids than one DynamoDB item holds.
+		room := maxSourceBytes
+		for _, id := range b.IDs {
+			if !recorded[id] {
+				recorded[id] = true
+				var src Sources
+				src, room = sources[id].within(room)
+				plan.Batches[i].Sources = append(plan.Batches[i].Sources, src)
+			}
 		}
 	}
 	return plan, nil
