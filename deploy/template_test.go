@@ -94,7 +94,9 @@ func TestRolePolicies(t *testing.T) {
 				"dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs, "dynamodb:BatchWriteItem" + runs}
 		},
 		"MapFunctionRole": func(s *stack) []string {
-			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs}, model(s)...)
+			// SPEC §11.4: the map function alone reads and writes the map cache.
+			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs,
+				"dynamodb:GetItem ${MapCacheTable.Arn}", "dynamodb:PutItem ${MapCacheTable.Arn}"}, model(s)...)
 		},
 		"ReduceFunctionRole": func(s *stack) []string {
 			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:Query" + runs,

@@ -28,6 +28,9 @@ type cliEnv struct {
 	stdout, stderr io.Writer
 	lookupEnv      func(string) (string, bool)
 	stderrIsTTY    bool
+	// userCacheDir finds the default map-cache directory's parent
+	// (os.UserCacheDir); nil leaves run without a default cache.
+	userCacheDir func() (string, error)
 }
 
 func commands() map[string]command {
@@ -38,6 +41,7 @@ func commands() map[string]command {
 		"import": {"import a Microsoft GraphRAG output folder (parquet) as an index", importCommand},
 		"invoke": {"run a Lambda handler on an events/ file with local adapters", invokeCommand},
 		"ingest": {"upload an index file into a DynamoDB index table, replacing its namespace", ingestCommand},
+		"mcp":    {"serve global_search and plan_search to agents over MCP (stdio)", mcpCommand},
 	}
 }
 
@@ -49,7 +53,8 @@ func (e *usageError) Error() string { return e.msg }
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, lookupEnv: os.LookupEnv, stderrIsTTY: isTerminal(os.Stderr)}
+	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, lookupEnv: os.LookupEnv, stderrIsTTY: isTerminal(os.Stderr),
+		userCacheDir: os.UserCacheDir}
 	os.Exit(runMain(ctx, env, os.Args[1:]))
 }
 

@@ -129,7 +129,7 @@ func TestPlanReportsAWSMode(t *testing.T) {
 		wantLine string
 	}{
 		{"one batch", smallIndex(), nil, workflow.ModeInline, "on AWS: inline Map"},
-		{"past the inline budget", long, []string{"--map-budget", "400", "--map-reserve", "0", "--no-shuffle"}, workflow.ModeDistributed, "on AWS: distributed Map"},
+		{"past the inline budget", long, []string{"--map-budget", "400", "--map-reserve", "0", "--no-shuffle", "--max-model-calls", "2000"}, workflow.ModeDistributed, "on AWS: distributed Map"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -280,4 +280,93 @@ func TestInvalidIndexFileExitsTwoInEveryCommand(t *testing.T) {
 			})
 		}
 	}
+}
+
+func TestResponseTypeFlag(t *testing.T) {
+	tests := []struct {
+		name     string
+		value    string
+		wantCode int
+		wantErr  string
+	}{
+		{"given", "two sentences", 0, ""},
+		{"empty is refused like an empty field", "", 2, "responseType must be 1-100 characters"},
+		{"too long", strings.Repeat("x", 101), 2, "responseType must be 1-100 characters"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeIndex(t, smallIndex())
+			env, _, errOut := testEnv("")
+			code := runMain(context.Background(), env, []string{"run", "--index", path, "--query", "How did solar power change?",
+				"--response-type", tc.value})
+			assert.Equal(t, tc.wantCode, code, errOut.String())
+			if tc.wantErr != "" {
+				assert.Contains(t, errOut.String(), tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestRunMapCache: a second run over an unchanged index with the same seed
+// makes no map call and gives the same answer; --no-cache writes nothing.
+func TestRunMapCache(t *testing.T) {
+	sample := filepath.Join("..", "..", "testdata", "sample-index.json")
+	run := func(t *testing.T, env *cliEnv, extra ...string) globalsearch.Result {
+		t.Helper()
+		out := env.stdout.(*bytes.Buffer)
+		out.Reset()
+		args := append([]string{"run", "--index", sample, "--query", "What changed in the fisheries?", "--seed", "3", "--json"}, extra...)
+		require.Equal(t, 0, runMain(context.Background(), env, args))
+		var res globalsearch.Result
+		require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+		require.Equal(t, globalsearch.StatusCompleted, res.Status)
+		return res
+	}
+	files := func(dir string) int {
+		n := 0
+		_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	tests := []struct {
+		name     string
+		flags    func(dir string) []string
+		userDir  bool
+		wantHits bool
+	}{
+		{"--cache DIR", func(dir string) []string { return []string{"--cache", dir} }, false, true},
+		{"the user's cache directory by default", func(string) []string { return nil }, true, true},
+		{"--no-cache", func(string) []string { return []string{"--no-cache"} }, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			env, _, _ := testEnv("")
+			if tc.userDir {
+				env.userCacheDir = func() (string, error) { return dir, nil }
+			}
+			first := run(t, env, tc.flags(dir)...)
+			second := run(t, env, tc.flags(dir)...)
+			assert.Equal(t, first.Answer, second.Answer)
+			assert.Equal(t, first.Diagnostics.BatchCount+1, first.Diagnostics.ModelCalls)
+			if tc.wantHits {
+				assert.Equal(t, first.Diagnostics.BatchCount, second.Diagnostics.Map.CacheHits)
+				assert.Equal(t, 1, second.Diagnostics.ModelCalls, "only the reduce call")
+				assert.Equal(t, first.Diagnostics.BatchCount, files(dir))
+			} else {
+				assert.Zero(t, second.Diagnostics.Map.CacheHits)
+				assert.Zero(t, files(dir), "nothing written")
+			}
+		})
+	}
+	t.Run("--cache with --no-cache is a usage error", func(t *testing.T) {
+		env, _, errOut := testEnv("")
+		code := runMain(context.Background(), env, []string{"run", "--index", sample, "--query", "q", "--cache", t.TempDir(), "--no-cache"})
+		assert.Equal(t, 2, code)
+		assert.Contains(t, errOut.String(), "--cache needs a directory and excludes --no-cache")
+	})
 }

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/mapcache"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
@@ -26,6 +28,9 @@ type searchFlags struct {
 	query                                                           string
 	namespace                                                       string
 	level                                                           string
+	responseType                                                    string
+	cacheDir                                                        string
+	noCache                                                         bool
 	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
 	seed                                                            int64
 	maxMapTextMB                                                    int64
@@ -43,10 +48,13 @@ func parseSearchFlags(name string, env *cliEnv, args []string, withModel bool) (
 	f.index.register(fs)
 	if withModel {
 		f.model.register(fs)
+		fs.StringVar(&f.cacheDir, "cache", "", "map-answer cache directory (default: graphrag-global/map-answers under the user's cache directory)")
+		fs.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the map-answer cache")
 	}
 	fs.StringVar(&f.query, "query", "", "the question to answer (required)")
 	fs.StringVar(&f.namespace, "namespace", "", "namespace to search (default: the index file's, else \"default\")")
 	fs.StringVar(&f.level, "level", "leaf", `community level: "leaf" or a level number (0 is the coarsest)`)
+	fs.StringVar(&f.responseType, "response-type", "", `the form of the answer, free text (default "multiple paragraphs")`)
 	fs.IntVar(&f.mapBudget, "map-budget", 0, "map token budget (default 8000)")
 	fs.IntVar(&f.reduceBudget, "reduce-budget", 0, "reduce token budget (default 8000)")
 	fs.IntVar(&f.mapReserve, "map-reserve", 0, "map output reserve (default 512)")
@@ -77,6 +85,9 @@ func parseSearchFlags(name string, env *cliEnv, args []string, withModel bool) (
 	if f.set["seed"] && f.noShuffle {
 		return nil, &usageError{"--seed and --no-shuffle exclude each other"}
 	}
+	if f.set["cache"] && (f.noCache || f.cacheDir == "") {
+		return nil, &usageError{"--cache needs a directory and excludes --no-cache"}
+	}
 	return f, nil
 }
 
@@ -106,6 +117,9 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 		defaults.MaxModelCalls = f.maxModelCalls
 	}
 	req := globalsearch.Request{Query: f.query, Namespace: f.namespace}
+	if f.set["response-type"] {
+		req.ResponseType = &f.responseType
+	}
 	if f.set["level"] {
 		level, err := globalsearch.ParseLevel(f.level)
 		if err != nil {
@@ -152,8 +166,30 @@ func (f *searchFlags) engine(ctx context.Context, env *cliEnv, withModel bool) (
 		if e.Model, err = f.model.open(ctx, env); err != nil {
 			return nil, globalsearch.Params{}, err
 		}
+		if e.Cache, err = f.mapCache(env); err != nil {
+			return nil, globalsearch.Params{}, err
+		}
+		e.ModelID = strings.TrimSpace(f.model.spec)
 	}
 	return e, p, nil
+}
+
+// mapCache is the map-answer cache run uses (SPEC §11.4): --cache DIR, else
+// the default directory, none with --no-cache.
+func (f *searchFlags) mapCache(env *cliEnv) (globalsearch.MapCache, error) {
+	switch {
+	case f.noCache:
+		return nil, nil
+	case f.cacheDir != "":
+		return mapcache.New(f.cacheDir, 0, nil), nil
+	case env.userCacheDir == nil:
+		return nil, nil
+	}
+	dir, err := env.userCacheDir()
+	if err != nil {
+		return nil, &usageError{fmt.Sprintf("no user cache directory (%v): give --cache DIR or --no-cache", err)}
+	}
+	return mapcache.New(filepath.Join(dir, "graphrag-global", "map-answers"), 0, nil), nil
 }
 
 func runCommand(ctx context.Context, env *cliEnv, args []string) error {
@@ -222,6 +258,11 @@ func statusLine(res globalsearch.Result, model *modelOptions) string {
 	}
 	parts = append(parts,
 		fmt.Sprintf("%d model calls", d.ModelCalls),
+	)
+	if d.Map.CacheHits > 0 {
+		parts = append(parts, fmt.Sprintf("%d map answers from cache", d.Map.CacheHits))
+	}
+	parts = append(parts,
 		fmt.Sprintf("tokens in %d out %d", d.InputTokens, d.OutputTokens),
 		fmt.Sprintf("seed %d", d.ShuffleSeed),
 		fmt.Sprintf("%s in %s", res.QueryID, d.FinishedAt.Sub(d.StartedAt).Round(1e6)))
@@ -261,6 +302,31 @@ type planOutput struct {
 	Batches             []plannedBatch `json:"batches"`
 }
 
+// newPlanOutput describes a plan as `plan` prints it.
+func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
+	out := planOutput{
+		SummaryCount: plan.SummaryCount, BatchCount: len(plan.Batches),
+		MapPromptBudget: p.MapPromptBudget(), ReducePromptBudget: p.ReducePromptBudget(),
+		MapSkeleton: globalsearch.DefaultPrompts().Map.Skeleton(p.Query), ShuffleSeed: p.ShuffleSeed,
+		OrphanClaims: plan.OrphanClaims, MissingChunks: plan.MissingChunks, AvailableLevels: plan.AvailableLevels,
+		EmptyNamespace: plan.EmptyNamespace, AvailableNamespaces: plan.AvailableNamespaces,
+		Batches: make([]plannedBatch, len(plan.Batches)),
+	}
+	for i, b := range plan.Batches {
+		out.Batches[i] = plannedBatch{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens, Content: b.Content}
+		out.EstimatedMapInputTokens += b.EstimatedTokens
+	}
+	out.MaxModelCalls = globalsearch.MostModelCalls(len(plan.Batches))
+	return out
+}
+
+// cost is the most the plan can cost at the model's prices, one attempt
+// per call, when prices are set.
+func (out planOutput) cost(model *modelOptions, p globalsearch.Params) (float64, bool) {
+	maxOut := out.BatchCount*p.MapOutputReserve + p.ReduceOutputReserve
+	return model.estimateCost(out.EstimatedMapInputTokens+p.ReducePromptBudget(), maxOut)
+}
+
 type plannedBatch struct {
 	CommunityIDs    []string `json:"communityIds"`
 	EstimatedTokens int      `json:"estimatedTokens"`
@@ -288,19 +354,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := planOutput{
-		SummaryCount: plan.SummaryCount, BatchCount: len(plan.Batches),
-		MapPromptBudget: p.MapPromptBudget(), ReducePromptBudget: p.ReducePromptBudget(),
-		MapSkeleton: globalsearch.DefaultPrompts().Map.Skeleton(p.Query), ShuffleSeed: p.ShuffleSeed,
-		OrphanClaims: plan.OrphanClaims, MissingChunks: plan.MissingChunks, AvailableLevels: plan.AvailableLevels,
-		EmptyNamespace: plan.EmptyNamespace, AvailableNamespaces: plan.AvailableNamespaces,
-		Batches: make([]plannedBatch, len(plan.Batches)),
-	}
-	for i, b := range plan.Batches {
-		out.Batches[i] = plannedBatch{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens, Content: b.Content}
-		out.EstimatedMapInputTokens += b.EstimatedTokens
-	}
-	out.MaxModelCalls = globalsearch.MostModelCalls(len(plan.Batches))
+	out := newPlanOutput(plan, p)
 	out.ModelCallCeiling = p.MaxModelCalls
 	out.MapMode = workflow.MapMode(len(plan.Batches), 0)
 	if f.jsonOut {
@@ -313,8 +367,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "estimated map input %d tokens; at most %d model calls (ceiling %d)\n", out.EstimatedMapInputTokens, out.MaxModelCalls, out.ModelCallCeiling)
 	fmt.Fprintf(env.stdout, "on AWS: %s\n", awsMode(out.MapMode, len(plan.Batches)))
-	maxOut := len(plan.Batches)*p.MapOutputReserve + p.ReduceOutputReserve
-	if usd, ok := f.model.estimateCost(out.EstimatedMapInputTokens+p.ReducePromptBudget(), maxOut); ok {
+	if usd, ok := out.cost(&f.model, p); ok {
 		fmt.Fprintf(env.stdout, "estimated cost at most ~$%.4f (one attempt per call)\n", usd)
 	}
 	if len(out.AvailableLevels) > 0 {

@@ -1,6 +1,7 @@
 // Command map is the map task of the search state machine: one model
 // attempt at one batch, answer saved in the runs table (shared/workflow).
-// It has no access to the index table.
+// It has no access to the index table, and is the only function with access
+// to the map-answer cache table.
 package main
 
 import (
@@ -12,7 +13,8 @@ import (
 )
 
 func main() {
-	f := wiring.Load(workflow.EnvModelID)
-	h := &workflow.Handlers{Engine: &globalsearch.Engine{Model: f.Model, Runs: f.Store, Logger: f.Logger}}
+	f := wiring.Load(workflow.EnvModelID, workflow.EnvMapCacheTable)
+	h := &workflow.Handlers{Engine: &globalsearch.Engine{Model: f.Model, Runs: f.Store, Logger: f.Logger,
+		Cache: f.Store, ModelID: f.Config.ModelID}}
 	lambda.StartWithOptions(h.Map, workflow.Options()...)
 }

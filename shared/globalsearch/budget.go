@@ -23,7 +23,7 @@ func promptsFit(p Params, prompts Prompts) error {
 			"map token budget cannot fit the map prompt: mapTokenBudget must be at least %d for this query (the prompt takes %d tokens before any content, plus mapOutputReserve %d)",
 			need, need-p.MapOutputReserve, p.MapOutputReserve)
 	}
-	if need := prompts.Reduce.SmallestTokenBudget(p.Query, p.ReduceOutputReserve); p.ReduceTokenBudget < need {
+	if need := prompts.Reduce.WithResponseType(p.ResponseType).SmallestTokenBudget(p.Query, p.ReduceOutputReserve); p.ReduceTokenBudget < need {
 		return Errorf(KindInvalidInput,
 			"reduce token budget cannot fit the reduce prompt: reduceTokenBudget must be at least %d for this query (the prompt takes %d tokens before any answer, plus reduceOutputReserve %d)",
 			need, need-p.ReduceOutputReserve, p.ReduceOutputReserve)

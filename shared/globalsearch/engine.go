@@ -13,6 +13,12 @@ type Engine struct {
 	Model   Model
 	Runs    Runs
 	Prompts Prompts
+	// Cache, when set, keeps map answers across runs (SPEC §11.4); a
+	// request with cache false bypasses it. ModelID names the model in the
+	// cache key, so answers of one model never serve another: it must be
+	// set whenever Cache is.
+	Cache   MapCache
+	ModelID string
 	// MaxBatches refuses plans with more map batches (0: no limit); the
 	// deployed state machine sets it from its history limit (SPEC §8).
 	MaxBatches int

@@ -40,7 +40,7 @@ func (e *Engine) failRun(ctx context.Context, p Params, cause error) (Result, er
 	res := Result{
 		QueryID: p.QueryID, Namespace: p.Namespace, Query: p.Query, CommunityLevel: p.CommunityLevel,
 		Status: StatusFailed, Error: cause.Error(),
-		SelectedMapAnswers: []SelectedAnswer{}, MapErrors: []BatchFailure{},
+		SelectedMapAnswers: []SelectedAnswer{}, MapErrors: []BatchFailure{}, Citations: []Citation{},
 		Diagnostics: Diagnostics{ShuffleSeed: p.ShuffleSeed, StartedAt: now, FinishedAt: now},
 	}
 	if err := e.Runs.SaveResult(saveContext(ctx, StatusFailed), res, ""); err != nil {
@@ -93,6 +93,7 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 	res := Result{
 		QueryID: p.QueryID, Namespace: p.Namespace, Query: p.Query, CommunityLevel: p.CommunityLevel,
 		SelectedMapAnswers: []SelectedAnswer{},
+		Citations:          []Citation{},
 		MapErrors:          reconcileFailures(plan, answers, failures),
 		Diagnostics: Diagnostics{
 			SummaryCount:    plan.SummaryCount,
@@ -115,6 +116,9 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 	for i, a := range answers {
 		res.Diagnostics.MapScores[i] = MapScore{BatchIndex: a.BatchIndex, Usefulness: a.Usefulness}
 		usage.ModelCalls += a.Attempts
+		if a.Cached {
+			usage.CacheHits++
+		}
 		usage.InputTokens += a.InputTokens
 		usage.OutputTokens += a.OutputTokens
 	}

@@ -3,6 +3,7 @@ package globalsearch
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -30,13 +31,34 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 	if runID != "" && b.RunID != runID {
 		return MapAnswer{}, supersededError(queryID, runID)
 	}
-	resp, err := e.Model.Complete(ctx, e.prompts().Map.mapRequest(p.Query, b.Content, p.MapOutputReserve))
+	req := e.prompts().Map.mapRequest(p.Query, b.Content, p.MapOutputReserve)
+	key := ""
+	if p.Cache && e.Cache != nil {
+		key = MapCacheKey(e.ModelID, req.Prompt, p.MapOutputReserve)
+		if a, ok := e.cachedAnswer(ctx, queryID, key); ok {
+			// The earlier attempts of this batch were real calls; the hit is not.
+			a.BatchIndex, a.CommunityIDs, a.Attempts, a.Cached = index, b.CommunityIDs, attempt-1, true
+			if err = e.Runs.SaveMapAnswer(ctx, queryID, b.RunID, a); err == nil {
+				e.logger().LogAttrs(ctx, slogInfo, "map batch done", stepAttrs(queryID, "map", start,
+					"batch", index, "attempts", attempt, "usefulness", a.Usefulness, "status", "cached")...)
+				return a, nil
+			}
+			err = fmt.Errorf("save answer of batch %d: %w", index, err)
+			e.logger().LogAttrs(ctx, slogError, "map batch attempt failed", stepAttrs(queryID, "map", start,
+				"batch", index, "attempts", attempt, "status", "failed", "error", err.Error())...)
+			return MapAnswer{}, fmt.Errorf("map batch %d: %w", index, err)
+		}
+	}
+	resp, err := e.Model.Complete(ctx, req)
 	if err == nil {
 		var a MapAnswer
 		a.Answer, a.Usefulness, err = ParseMapOutput(resp.Text)
 		if err == nil {
 			a.BatchIndex, a.CommunityIDs, a.Attempts = index, b.CommunityIDs, attempt
 			a.InputTokens, a.OutputTokens = resp.InputTokens, resp.OutputTokens
+			if key != "" {
+				e.cacheAnswer(ctx, queryID, key, CachedAnswer{Answer: a.Answer, Usefulness: a.Usefulness})
+			}
 			if err = e.Runs.SaveMapAnswer(ctx, queryID, b.RunID, a); err == nil {
 				e.logger().LogAttrs(ctx, slogInfo, "map batch done", stepAttrs(queryID, "map", start,
 					"batch", index, "attempts", attempt, "tokensIn", resp.InputTokens, "tokensOut", resp.OutputTokens,
@@ -56,4 +78,27 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 // gone, and no retry brings it back.
 func supersededError(queryID, runID string) error {
 	return fmt.Errorf("run %s of query %s was replaced by a newer plan of that query id: %w", runID, queryID, ErrNotFound)
+}
+
+// cachedAnswer reads the cache. The cache only saves calls, so a cache that
+// fails to answer, or holds an answer that breaks the map output rules, is
+// logged and read as a miss: the model call it would have saved is made.
+func (e *Engine) cachedAnswer(ctx context.Context, queryID, key string) (MapAnswer, bool) {
+	c, ok, err := e.Cache.CachedMapAnswer(ctx, key)
+	if err == nil && ok {
+		err = c.check()
+	}
+	if err != nil {
+		e.logger().LogAttrs(ctx, slogError, "map cache read failed", slog.String("queryId", queryID), slog.String("error", err.Error()))
+		return MapAnswer{}, false
+	}
+	return MapAnswer{Answer: c.Answer, Usefulness: c.Usefulness}, ok
+}
+
+// cacheAnswer writes the cache; a failed write costs a later run a call,
+// not this run its answer, so it is logged and not returned.
+func (e *Engine) cacheAnswer(ctx context.Context, queryID, key string, a CachedAnswer) {
+	if err := e.Cache.CacheMapAnswer(ctx, key, a); err != nil {
+		e.logger().LogAttrs(ctx, slogError, "map cache write failed", slog.String("queryId", queryID), slog.String("error", err.Error()))
+	}
 }

@@ -98,7 +98,7 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 	if _, err := batch.Pack(skeleton, p.MapPromptBudget(), nil); err != nil {
 		return Plan{}, &Error{Kind: KindInvalidInput, Err: err}
 	}
-	texts, plan, err := e.mapTexts(ctx, p)
+	texts, sources, plan, err := e.mapTexts(ctx, p)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -124,8 +124,21 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 			len(packed), most, MapAttempts, ReduceAttempts, p.MaxModelCalls)
 	}
 	plan.Batches = make([]Batch, len(packed))
+	recorded := make(map[string]bool, len(sources))
 	for i, b := range packed {
 		plan.Batches[i] = Batch{Index: i, CommunityIDs: b.IDs, EstimatedTokens: b.Tokens, Content: b.Content}
+		// A community split over many batches is recorded once, with its
+		// first part, and a batch records at most maxSourceBytes of ids: a
+		// coarse community can cite more ids than one DynamoDB item holds.
+		room := maxSourceBytes
+		for _, id := range b.IDs {
+			if !recorded[id] {
+				recorded[id] = true
+				var src Sources
+				src, room = sources[id].within(room)
+				plan.Batches[i].Sources = append(plan.Batches[i].Sources, src)
+			}
+		}
 	}
 	return plan, nil
 }
@@ -152,7 +165,7 @@ func shuffle(items []batch.Item, seed int64) {
 
 // mapTexts loads the namespace and builds the map text of every selected
 // summary (SPEC §4.1, §4.2), in id order.
-func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, Plan, error) {
+func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, map[string]Sources, Plan, error) {
 	plan := Plan{Params: p}
 	// Claims do not depend on the summaries, so their reads (on DynamoDB a
 	// chain of Query pages each) overlap; only the chunks must wait for the
@@ -169,16 +182,16 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, Plan, er
 	defer func() { stopClaims(); <-claimsDone }()
 	summaries, err := e.Index.Summaries(ctx, p.Namespace)
 	if err != nil {
-		return nil, plan, fmt.Errorf("load summaries of %s: %w", p.Namespace, err)
+		return nil, nil, plan, fmt.Errorf("load summaries of %s: %w", p.Namespace, err)
 	}
 	if len(summaries) == 0 {
 		plan.EmptyNamespace = true
 		plan.AvailableNamespaces = e.namespaces(ctx, p.Namespace)
-		return nil, plan, nil
+		return nil, nil, plan, nil
 	}
 	h, err := newHierarchy(summaries)
 	if err != nil {
-		return nil, plan, err
+		return nil, nil, plan, err
 	}
 	selected := h.selectSummaries(p.CommunityLevel)
 	plan.SummaryCount = len(selected)
@@ -186,11 +199,11 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, Plan, er
 		if p.CommunityLevel != LeafLevel {
 			plan.AvailableLevels = h.levels()
 		}
-		return nil, plan, nil
+		return nil, nil, plan, nil
 	}
 	<-claimsDone
 	if claimsErr != nil {
-		return nil, plan, fmt.Errorf("load claims of %s: %w", p.Namespace, claimsErr)
+		return nil, nil, plan, fmt.Errorf("load claims of %s: %w", p.Namespace, claimsErr)
 	}
 	claimsByLeaf := map[string][]*Claim{}
 	for i := range claims {
@@ -225,7 +238,7 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, Plan, er
 	if len(cited) > 0 {
 		chunks, err := e.Index.Chunks(ctx, p.Namespace, cited)
 		if err != nil {
-			return nil, plan, fmt.Errorf("load cited chunks of %s: %w", p.Namespace, err)
+			return nil, nil, plan, fmt.Errorf("load cited chunks of %s: %w", p.Namespace, err)
 		}
 		for _, c := range chunks {
 			chunkText[c.ID] = c.Text
@@ -249,15 +262,17 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, Plan, er
 		total += int64(sizes[i])
 	}
 	if limit, why := e.mapTextLimit(p); total > limit {
-		return nil, plan, Errorf(KindPlanTooLarge,
+		return nil, nil, plan, Errorf(KindPlanTooLarge,
 			"the map texts of %d summaries hold %d bytes but this deployment plans at most %d (%s): choose a coarser communityLevel, which repeats cited excerpts less, or a namespace whose claims cite fewer shared chunks",
 			len(selected), total, limit, why)
 	}
 	items := make([]batch.Item, len(selected))
+	sources := make(map[string]Sources, len(selected))
 	for i, s := range selected {
 		items[i] = batch.Item{ID: s.ID, Text: mapText(s.Summary, leavesOf[i], claimsByLeaf, chunkText, sizes[i])}
+		sources[s.ID] = mapSources(s.ID, leavesOf[i], claimsByLeaf, chunkText)
 	}
-	return items, plan, nil
+	return items, sources, plan, nil
 }
 
 // mapTextLimit is the largest total of map-text bytes prepare builds
@@ -360,6 +375,25 @@ func mapText(summary string, leaves []string, claimsByLeaf map[string][]*Claim, 
 		}
 	}
 	return b.String()
+}
+
+// mapSources lists the claims and existing chunks of one map text, in the
+// order mapText writes them (SPEC §11.4 citations).
+func mapSources(id string, leaves []string, claimsByLeaf map[string][]*Claim, chunkText map[string]string) Sources {
+	src := Sources{CommunityID: id, ClaimIDs: []string{}, ChunkIDs: []string{}}
+	seen := map[string]bool{}
+	for _, leaf := range leaves {
+		for _, c := range claimsByLeaf[leaf] {
+			src.ClaimIDs = append(src.ClaimIDs, c.ID)
+			for _, chunk := range c.SourceChunkIDs {
+				if _, ok := chunkText[chunk]; ok && !seen[chunk] {
+					seen[chunk] = true
+					src.ChunkIDs = append(src.ChunkIDs, chunk)
+				}
+			}
+		}
+	}
+	return src
 }
 
 // mapTextSize is the exact length of mapText's result, computed without

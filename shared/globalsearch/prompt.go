@@ -26,8 +26,9 @@ var systemPromptText string
 var SystemPrompt = strings.TrimRight(systemPromptText, "\n")
 
 const (
-	queryPlaceholder   = "{{query}}"
-	contentPlaceholder = "{{content}}"
+	queryPlaceholder        = "{{query}}"
+	contentPlaceholder      = "{{content}}"
+	responseTypePlaceholder = "{{response_type}}"
 )
 
 // Template is a prompt with a query placeholder and a content placeholder
@@ -44,6 +45,25 @@ type Template struct {
 	head  string // text before the content line, without its final newline
 	tail  string // text after the content line, from the closing tag on; may be empty
 	close *regexp.Regexp
+	// responseType fills {{response_type}} wherever the template has it
+	// (SPEC §11.4); "" stands for DefaultResponseType.
+	responseType string
+}
+
+// WithResponseType is t with {{response_type}} filled by rt.
+func (t Template) WithResponseType(rt string) Template {
+	t.responseType = rt
+	return t
+}
+
+// fill puts the query and the response type in, in one pass, so that
+// neither is expanded inside the other.
+func (t Template) fill(s, query string) string {
+	rt := t.responseType
+	if rt == "" {
+		rt = DefaultResponseType
+	}
+	return strings.NewReplacer(queryPlaceholder, query, responseTypePlaceholder, rt).Replace(s)
 }
 
 var tagLine = regexp.MustCompile(`^<([a-z_]+)>$`)
@@ -77,7 +97,7 @@ func ParseTemplate(text string) (Template, error) {
 // Skeleton is the prompt filled with the query and without content. The
 // query goes in literally: nothing inside it is expanded.
 func (t Template) Skeleton(query string) string {
-	s := strings.ReplaceAll(t.head, queryPlaceholder, query)
+	s := t.fill(t.head, query)
 	if t.tail != "" {
 		s += "\n" + t.tail
 	}
@@ -89,7 +109,7 @@ func (t Template) Skeleton(query string) string {
 // "_", so content cannot end the data early. That keeps every code point's
 // class, so the estimate is unchanged.
 func (t Template) Render(query, content string) string {
-	head := strings.ReplaceAll(t.head, queryPlaceholder, query)
+	head := t.fill(t.head, query)
 	if t.tail == "" {
 		return head + "\n" + content
 	}

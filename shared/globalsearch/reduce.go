@@ -106,7 +106,7 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 	if len(r.plan.Batches) > 0 && len(r.answers) == 0 {
 		return e.finishReduce(ctx, r, StatusFailed, allFailedError(res.MapErrors))
 	}
-	reducePrompt := e.prompts().Reduce
+	reducePrompt := e.prompts().Reduce.WithResponseType(p.ResponseType)
 	selected, content, promptTokens := SelectAnswers(reducePrompt.Skeleton(p.Query), p.ReducePromptBudget(), r.answers)
 	res.Diagnostics.SelectedAnswerCount = len(selected)
 	res.Diagnostics.ReducePromptTokens = promptTokens
@@ -137,6 +137,9 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 	if err == nil {
 		res.Diagnostics.Reduce.InputTokens, res.Diagnostics.Reduce.OutputTokens = resp.InputTokens, resp.OutputTokens
 		res.Answer, err = ParseReduceOutput(resp.Text)
+	}
+	if err == nil {
+		res.Citations, res.Diagnostics.InvalidCitations = citations(res.Answer, selected, r.plan.Batches)
 	}
 	if err != nil {
 		err = fmt.Errorf("reduce attempt %d: %w", calls, err)

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/graphrag-global/graphrag-global/shared/strictjson"
@@ -77,18 +78,20 @@ func parseLevel(raw []byte) (Level, error) {
 // Request is a search request as a Go caller builds it; nil fields take
 // their defaults. Params validates it through the same path as JSON.
 type Request struct {
-	Query               string `json:"query"`
-	Namespace           string `json:"namespace,omitempty"`
-	CommunityLevel      *Level `json:"communityLevel,omitempty"`
-	MapTokenBudget      *int   `json:"mapTokenBudget,omitempty"`
-	ReduceTokenBudget   *int   `json:"reduceTokenBudget,omitempty"`
-	MapOutputReserve    *int   `json:"mapOutputReserve,omitempty"`
-	ReduceOutputReserve *int   `json:"reduceOutputReserve,omitempty"`
-	MapConcurrency      *int   `json:"mapConcurrency,omitempty"`
-	ShuffleSeed         *int64 `json:"shuffleSeed,omitempty"`
-	Shuffle             *bool  `json:"shuffle,omitempty"`
-	QueryID             string `json:"queryId,omitempty"`
-	MaxModelCalls       *int   `json:"maxModelCalls,omitempty"`
+	Query               string  `json:"query"`
+	Namespace           string  `json:"namespace,omitempty"`
+	CommunityLevel      *Level  `json:"communityLevel,omitempty"`
+	MapTokenBudget      *int    `json:"mapTokenBudget,omitempty"`
+	ReduceTokenBudget   *int    `json:"reduceTokenBudget,omitempty"`
+	MapOutputReserve    *int    `json:"mapOutputReserve,omitempty"`
+	ReduceOutputReserve *int    `json:"reduceOutputReserve,omitempty"`
+	MapConcurrency      *int    `json:"mapConcurrency,omitempty"`
+	ShuffleSeed         *int64  `json:"shuffleSeed,omitempty"`
+	Shuffle             *bool   `json:"shuffle,omitempty"`
+	QueryID             string  `json:"queryId,omitempty"`
+	ResponseType        *string `json:"responseType,omitempty"`
+	Cache               *bool   `json:"cache,omitempty"`
+	MaxModelCalls       *int    `json:"maxModelCalls,omitempty"`
 }
 
 // Params validates the request against the defaults (SPEC §2).
@@ -114,6 +117,14 @@ type Params struct {
 	MapConcurrency      int    `json:"mapConcurrency"`
 	ShuffleSeed         int64  `json:"shuffleSeed"`
 	Shuffle             bool   `json:"shuffle"`
+	// ResponseType is the form the reduce prompt asks for (SPEC §11.4).
+	// Empty (a request stored before the field existed) means
+	// DefaultResponseType.
+	ResponseType string `json:"responseType,omitempty"`
+	// Cache lets map calls reuse a cached answer (SPEC §11.4). A request
+	// stored before the field existed reads false: it bypasses the cache,
+	// which costs calls but never changes an answer.
+	Cache bool `json:"cache"`
 	// SeedGenerated says ParseRequest chose ShuffleSeed because the request
 	// had none. It is never stored (a stored request has its seed fixed),
 	// and it lets SameRequest tell a repeated request from a different one.
@@ -136,6 +147,13 @@ func (p Params) SameRequest(q Params) bool {
 	p.SeedGenerated, q.SeedGenerated = false, false
 	return p == q
 }
+
+// DefaultResponseType is the form of answer a request asks for when it
+// names none (SPEC §11.4).
+const DefaultResponseType = "multiple paragraphs"
+
+// MaxResponseTypeRunes is the longest responseType, in code points.
+const MaxResponseTypeRunes = 100
 
 // MapPromptBudget is what the Map prompt may use (SPEC §2).
 func (p Params) MapPromptBudget() int { return p.MapTokenBudget - p.MapOutputReserve }
@@ -253,6 +271,16 @@ var requestFields = []requestField{
 	// which it may only lower.
 	defaulted("maxModelCalls", "GRAPHRAG_MAX_MODEL_CALLS", count(1, "maxModelCalls must be a positive integer"),
 		func(p *Params) *int { return &p.MaxModelCalls }, func(d *Defaults) *int { return &d.MaxModelCalls }),
+	{name: "responseType", parse: func(raw json.RawMessage, p *Params) (err error) {
+		p.ResponseType, err = parseResponseType(raw)
+		return err
+	}},
+	{name: "cache", parse: func(raw json.RawMessage, p *Params) error {
+		if err := json.Unmarshal(raw, &p.Cache); err != nil || string(raw) == "null" {
+			return errors.New("cache must be a boolean")
+		}
+		return nil
+	}},
 }
 
 // DefaultsFromEnv reads a deployment's defaults from GRAPHRAG_* variables
@@ -314,7 +342,7 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 		}
 	}
 	// SeedGenerated stands until a shuffleSeed field clears it.
-	p := Params{Shuffle: true, SeedGenerated: true}
+	p := Params{Shuffle: true, Cache: true, SeedGenerated: true, ResponseType: DefaultResponseType}
 	for _, f := range requestFields {
 		if f.useDefault != nil {
 			f.useDefault(d, &p)
@@ -388,6 +416,22 @@ func parseQuery(raw json.RawMessage) (string, error) {
 	}
 	if utf8.RuneCountInString(s) > MaxQueryRunes {
 		return "", fmt.Errorf("query must be at most %d characters", MaxQueryRunes)
+	}
+	return s, nil
+}
+
+// parseResponseType reads SPEC §11.4's free text. It goes into the reduce
+// prompt's instructions, so a line break or other control character, which
+// could start instructions of its own, is refused rather than passed on.
+func parseResponseType(raw json.RawMessage) (string, error) {
+	const msg = "responseType must be 1-100 characters of text without line breaks or control characters"
+	var s string
+	if string(raw) == "null" || json.Unmarshal(raw, &s) != nil {
+		return "", errors.New(msg)
+	}
+	s = strings.TrimSpace(s)
+	if s == "" || utf8.RuneCountInString(s) > MaxResponseTypeRunes || strings.ContainsFunc(s, unicode.IsControl) {
+		return "", errors.New(msg)
 	}
 	return s, nil
 }

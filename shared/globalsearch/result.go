@@ -12,6 +12,10 @@ type Batch struct {
 	CommunityIDs    []string `json:"communityIds"`
 	EstimatedTokens int      `json:"estimatedTokens"`
 	Content         string   `json:"content"`
+	// Sources are the claims and chunks of each community in the batch
+	// (SPEC §11.4), kept with the batch rather than the plan item so that
+	// no item outgrows DynamoDB's 400 KB.
+	Sources []Sources `json:"sources,omitempty"`
 }
 
 // Plan is what prepare decided: the request, every batch, and what was
@@ -36,13 +40,16 @@ type Plan struct {
 }
 
 // MapAnswer is a valid map output of one batch (SPEC §5.3). Attempts counts
-// the model calls it took, the successful one included.
+// the model calls it took, the successful one included; Cached says the
+// answer came from the map cache (SPEC §11.4), and then Attempts counts only
+// the failed calls before the hit.
 type MapAnswer struct {
 	BatchIndex   int      `json:"batchIndex"`
 	CommunityIDs []string `json:"communityIds"`
 	Answer       string   `json:"answer"`
 	Usefulness   float64  `json:"usefulness"`
 	Attempts     int      `json:"attempts"`
+	Cached       bool     `json:"cached,omitempty"`
 	InputTokens  int      `json:"inputTokens"`
 	OutputTokens int      `json:"outputTokens"`
 }
@@ -81,9 +88,12 @@ type MapScore struct {
 	Usefulness float64 `json:"usefulness"`
 }
 
-// StageUsage is what one stage cost, as the model reported it.
+// StageUsage is what one stage cost, as the model reported it. CacheHits
+// counts the answers the map cache served without a model call (SPEC
+// §11.4); reduce answers are never cached.
 type StageUsage struct {
 	ModelCalls   int `json:"modelCalls"`
+	CacheHits    int `json:"cacheHits"`
 	InputTokens  int `json:"inputTokens"`
 	OutputTokens int `json:"outputTokens"`
 }
@@ -105,6 +115,7 @@ type Diagnostics struct {
 	OrphanClaims        int            `json:"orphanClaims"`
 	MissingChunks       int            `json:"missingChunks"`
 	AvailableLevels     []int          `json:"availableLevels,omitempty"`
+	InvalidCitations    int            `json:"invalidCitations"`
 	StartedAt           time.Time      `json:"startedAt"`
 	FinishedAt          time.Time      `json:"finishedAt"`
 
@@ -124,5 +135,6 @@ type Result struct {
 	SelectedMapAnswers []SelectedAnswer `json:"selectedMapAnswers"`
 	FailedMapBatches   int              `json:"failedMapBatches"`
 	MapErrors          []BatchFailure   `json:"mapErrors"`
+	Citations          []Citation       `json:"citations"`
 	Diagnostics        Diagnostics      `json:"diagnostics"`
 }

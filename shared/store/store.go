@@ -45,11 +45,13 @@ type DynamoDBAPI interface {
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 }
 
-// Tables names the two tables. A store used only as an index may leave Runs
-// empty, and the other way round.
+// Tables names the tables. A store used only as an index may leave Runs
+// empty, and the other way round; MapCache is set only for the map
+// function, the one user of the map-answer cache.
 type Tables struct {
-	Index string
-	Runs  string
+	Index    string
+	Runs     string
+	MapCache string
 }
 
 // Store is the DynamoDB adapter. It is safe for concurrent use.
@@ -57,6 +59,7 @@ type Store struct {
 	client     DynamoDBAPI
 	tables     Tables
 	ttl        time.Duration
+	cacheTTL   time.Duration
 	now        func() time.Time
 	backoff    Backoff
 	queryLimit int32
@@ -106,7 +109,7 @@ func WithQueryLimit(n int32) Option { return func(s *Store) { s.queryLimit = n }
 
 // New returns a store over the given tables.
 func New(client DynamoDBAPI, tables Tables, opts ...Option) *Store {
-	s := &Store{client: client, tables: tables, ttl: DefaultTTL, now: time.Now, backoff: DefaultBackoff}
+	s := &Store{client: client, tables: tables, ttl: DefaultTTL, cacheTTL: DefaultCacheTTL, now: time.Now, backoff: DefaultBackoff}
 	for _, o := range opts {
 		o(s)
 	}

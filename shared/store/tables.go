@@ -26,26 +26,41 @@ type TablesAPI interface {
 // template; this is for tests and local emulators.
 func CreateTables(ctx context.Context, client TablesAPI, t Tables) error {
 	if t.Index != "" {
-		if err := createTable(ctx, client, t.Index, attrNamespace); err != nil {
+		if err := createTable(ctx, client, t.Index, attrNamespace, attrSK); err != nil {
 			return err
 		}
 	}
 	if t.Runs != "" {
-		if err := createTable(ctx, client, t.Runs, attrQueryID); err != nil {
+		if err := createTable(ctx, client, t.Runs, attrQueryID, attrSK); err != nil {
 			return err
 		}
-		_, err := client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
-			TableName: aws.String(t.Runs),
-			TimeToLiveSpecification: &types.TimeToLiveSpecification{
-				AttributeName: aws.String(TTLAttribute), Enabled: aws.Bool(true),
-			},
-		})
-		// Enabling TTL twice is refused as a validation error; that is the
-		// state we want.
-		var apiErr interface{ ErrorMessage() string }
-		if err != nil && !(errors.As(err, &apiErr) && isTTLAlreadyEnabled(apiErr.ErrorMessage())) {
-			return wrap(err, "enable TTL on table %s", t.Runs)
+		if err := enableTTL(ctx, client, t.Runs); err != nil {
+			return err
 		}
+	}
+	if t.MapCache != "" {
+		if err := createTable(ctx, client, t.MapCache, "key", ""); err != nil {
+			return err
+		}
+		if err := enableTTL(ctx, client, t.MapCache); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func enableTTL(ctx context.Context, client TablesAPI, table string) error {
+	_, err := client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName: aws.String(table),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{
+			AttributeName: aws.String(TTLAttribute), Enabled: aws.Bool(true),
+		},
+	})
+	// Enabling TTL twice is refused as a validation error; that is the
+	// state we want.
+	var apiErr interface{ ErrorMessage() string }
+	if err != nil && !(errors.As(err, &apiErr) && isTTLAlreadyEnabled(apiErr.ErrorMessage())) {
+		return wrap(err, "enable TTL on table %s", table)
 	}
 	return nil
 }
@@ -54,19 +69,24 @@ func isTTLAlreadyEnabled(msg string) bool {
 	return strings.Contains(msg, "already enabled")
 }
 
-func createTable(ctx context.Context, client TablesAPI, name, partitionKey string) error {
-	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+// createTable creates a table keyed by partitionKey and, unless it is "",
+// sortKey, both strings.
+func createTable(ctx context.Context, client TablesAPI, name, partitionKey, sortKey string) error {
+	in := &dynamodb.CreateTableInput{
 		TableName:   aws.String(name),
 		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{
 			{AttributeName: aws.String(partitionKey), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String(attrSK), AttributeType: types.ScalarAttributeTypeS},
 		},
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String(partitionKey), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange},
 		},
-	})
+	}
+	if sortKey != "" {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(sortKey), AttributeType: types.ScalarAttributeTypeS})
+		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(sortKey), KeyType: types.KeyTypeRange})
+	}
+	_, err := client.CreateTable(ctx, in)
 	var inUse *types.ResourceInUseException
 	if err != nil && !errors.As(err, &inUse) {
 		return wrap(err, "create table %s", name)

@@ -21,6 +21,10 @@ const (
 	// EnvMaxBatches is the largest plan prepare accepts (at most
 	// MaxBatchesLimit).
 	EnvMaxBatches = "MAX_BATCHES"
+	// EnvMapCacheTable names the map-answer cache table (SPEC §11.4); the
+	// map function needs it with EnvMapCacheTTLDays, the days an entry lives.
+	EnvMapCacheTable   = "MAP_CACHE_TABLE"
+	EnvMapCacheTTLDays = "MAP_CACHE_TTL_DAYS"
 )
 
 // Config is a function's configuration, as template.yaml sets it.
@@ -35,6 +39,8 @@ type Config struct {
 	StateMachineARN   string
 	MapMaxConcurrency int
 	MaxBatches        int
+	MapCacheTable     string
+	MapCacheTTL       time.Duration
 }
 
 // ConfigFromEnv reads the configuration every function shares (the runs
@@ -51,14 +57,19 @@ func ConfigFromEnv(lookup func(string) (string, bool), need ...string) (Config, 
 		}
 		return v
 	}
-	c.RunsTable = get(EnvRunsTable)
-	if days := get(EnvRunsTTLDays); days != "" {
-		n, err := strconv.Atoi(days)
-		if err != nil || n <= 0 {
-			errs = append(errs, fmt.Errorf("%s must be a positive number of days, not %q", EnvRunsTTLDays, days))
+	days := func(name string) time.Duration {
+		v := get(name)
+		if v == "" {
+			return 0
 		}
-		c.RunsTTL = time.Duration(n) * 24 * time.Hour
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be a positive number of days, not %q", name, v))
+		}
+		return time.Duration(n) * 24 * time.Hour
 	}
+	c.RunsTable = get(EnvRunsTable)
+	c.RunsTTL = days(EnvRunsTTLDays)
 	var err error
 	if c.Defaults, err = globalsearch.DefaultsFromEnv(lookup); err != nil {
 		errs = append(errs, err)
@@ -77,6 +88,9 @@ func ConfigFromEnv(lookup func(string) (string, bool), need ...string) (Config, 
 			if c.MaxBatches = positive(name, get(name), &errs); c.MaxBatches > MaxBatchesLimit {
 				errs = append(errs, fmt.Errorf("%s must be at most %d (prepare's output lists every batch index), not %d", name, MaxBatchesLimit, c.MaxBatches))
 			}
+		case EnvMapCacheTable:
+			c.MapCacheTable = get(name)
+			c.MapCacheTTL = days(EnvMapCacheTTLDays)
 		default:
 			errs = append(errs, fmt.Errorf("unknown configuration variable %s", name))
 		}

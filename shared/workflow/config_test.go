@@ -42,6 +42,15 @@ func TestConfigFromEnv(t *testing.T) {
 		{"map", with(map[string]string{"MODEL_ID": "m"}), []string{workflow.EnvModelID}, "", func(t *testing.T, c workflow.Config) {
 			assert.Equal(t, "m", c.ModelID)
 		}},
+		{"map with its cache", with(map[string]string{"MODEL_ID": "m", "MAP_CACHE_TABLE": "cache", "MAP_CACHE_TTL_DAYS": "30"}),
+			[]string{workflow.EnvModelID, workflow.EnvMapCacheTable}, "", func(t *testing.T, c workflow.Config) {
+				assert.Equal(t, "cache", c.MapCacheTable)
+				assert.Equal(t, 30*24*time.Hour, c.MapCacheTTL)
+			}},
+		{"map cache without its ttl", with(map[string]string{"MAP_CACHE_TABLE": "cache"}), []string{workflow.EnvMapCacheTable},
+			"MAP_CACHE_TTL_DAYS is not set", nil},
+		{"map cache with a bad ttl", with(map[string]string{"MAP_CACHE_TABLE": "cache", "MAP_CACHE_TTL_DAYS": "-2"}), []string{workflow.EnvMapCacheTable},
+			`MAP_CACHE_TTL_DAYS must be a positive number of days, not "-2"`, nil},
 		{"nothing set: every problem at once", nil, []string{workflow.EnvModelID}, "RUNS_TABLE is not set\nRUNS_TTL_DAYS is not set\nMODEL_ID is not set", nil},
 		{"bad ttl", with(map[string]string{"RUNS_TTL_DAYS": "a week"}), nil, `RUNS_TTL_DAYS must be a positive number of days, not "a week"`, nil},
 		{"zero ttl", with(map[string]string{"RUNS_TTL_DAYS": "0"}), nil, `RUNS_TTL_DAYS must be a positive number of days, not "0"`, nil},

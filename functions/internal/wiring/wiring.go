@@ -52,6 +52,7 @@ func Load(need ...string) Function {
 		os.Exit(1)
 	}
 	f.Store = store.New(dynamodb.NewFromConfig(f.AWS),
-		store.Tables{Index: f.Config.IndexTable, Runs: f.Config.RunsTable}, store.WithTTL(f.Config.RunsTTL))
+		store.Tables{Index: f.Config.IndexTable, Runs: f.Config.RunsTable, MapCache: f.Config.MapCacheTable},
+		store.WithTTL(f.Config.RunsTTL), store.WithCacheTTL(f.Config.MapCacheTTL))
 	return f
 }

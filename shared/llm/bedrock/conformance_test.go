@@ -14,7 +14,7 @@ import (
 
 func TestConformance(t *testing.T) {
 	modeltest.Run(t, func(t *testing.T) globalsearch.Model {
-		fake := &fakeBedrock{replies: []reply{ok(`{"answer":"Sorrel Bank is a wind farm.","usefulness":80}`, "end_turn", 120, 12)}}
+		fake := &fakeBedrock{replies: []reply{ok(`{"answer":"Sorrel Bank is a wind farm [Data: Communities (c-wind)].","usefulness":80}`, "end_turn", 120, 12)}}
 		srv := httptest.NewServer(fake)
 		t.Cleanup(srv.Close)
 		m, err := bedrock.New(testConfig(srv.URL), haiku, bedrock.WithMaxBackoff(time.Millisecond))

@@ -16,7 +16,7 @@ import (
 )
 
 // Query is the question every request of the suite asks. A fake server
-// answers it with an answer that names Sorrel Bank.
+// answers it with an answer that names Sorrel Bank and cites c-wind.
 const Query = "What powers Sorrel Bank?"
 
 // Requests are the calls the suite makes: a map call over a one-part batch
@@ -60,6 +60,13 @@ func Run(t *testing.T, newModel func(t *testing.T) globalsearch.Model) {
 				answer, err := globalsearch.ParseReduceOutput(resp.Text)
 				require.NoError(t, err, resp.Text)
 				assert.Contains(t, answer, "Sorrel Bank")
+				// SPEC §11.4: the answer cites its candidates' communities,
+				// and only those.
+				cited := globalsearch.ParseCitations(answer)
+				assert.NotEmpty(t, cited, "the answer cites communities")
+				for _, id := range cited {
+					assert.Contains(t, []string{"c-wind", "c-water"}, id, "cited id is a candidate's")
+				}
 			}
 			assert.Positive(t, resp.InputTokens, "input usage")
 			assert.Positive(t, resp.OutputTokens, "output usage")

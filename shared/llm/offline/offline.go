@@ -233,6 +233,9 @@ type candidate struct {
 	usefulness float64
 	// whole and fragments are its sentences (see sentences).
 	whole, fragments []string
+	// mark cites the candidate's communities (SPEC §11.4), as the reduce
+	// prompt asks every model to.
+	mark string
 }
 
 // reduceAnswer implements the reduce stage (see the package comment).
@@ -241,6 +244,9 @@ func reduceAnswer(given []globalsearch.Candidate, maxTokens int) (string, bool, 
 	for i, c := range given {
 		cands[i].usefulness = c.Usefulness
 		cands[i].whole, cands[i].fragments = sentences(c.Answer)
+		if len(c.CommunityIDs) > 0 {
+			cands[i].mark = " " + globalsearch.CitationMark(c.CommunityIDs)
+		}
 	}
 	slices.SortStableFunc(cands, func(x, y candidate) int { return cmp.Compare(y.usefulness, x.usefulness) })
 
@@ -267,7 +273,7 @@ func merge(cands []candidate, sentencesOf func(candidate) []string) []string {
 			}
 			took = true
 			if said.add(sents[round]) {
-				merged = append(merged, sents[round])
+				merged = append(merged, sents[round]+c.mark)
 			}
 		}
 		if !took {

@@ -3,6 +3,7 @@ package offline_test
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -237,6 +238,40 @@ func cand(usefulness float64, answer string, ids ...string) globalsearch.Candida
 	return globalsearch.Candidate{Usefulness: usefulness, CommunityIDs: ids, Answer: answer}
 }
 
+// withoutCitations is an answer without its citation marks.
+func withoutCitations(answer string) string {
+	return citationMark.ReplaceAllString(answer, "")
+}
+
+var citationMark = regexp.MustCompile(` ?\[Data: Communities \([^)]*\)\]`)
+
+func TestReduceCites(t *testing.T) {
+	tests := []struct {
+		name       string
+		candidates []globalsearch.Candidate
+		want       string
+	}{
+		{
+			name:       "each sentence cites the communities of its candidate",
+			candidates: []globalsearch.Candidate{cand(10, "Low answer.", "a", "a2"), cand(90, "High answer.", "b")},
+			want:       "High answer. [Data: Communities (b)] Low answer. [Data: Communities (a, a2)]",
+		},
+		{
+			name:       "a candidate without communities cites nothing",
+			candidates: []globalsearch.Candidate{cand(90, "High answer.")},
+			want:       "High answer.",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := complete(t, globalsearch.ModelRequest{Stage: globalsearch.StageReduce, Query: "q", Candidates: tc.candidates, MaxTokens: 1024})
+			answer, err := globalsearch.ParseReduceOutput(resp.Text)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, answer)
+		})
+	}
+}
+
 func TestReduce(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -294,9 +329,9 @@ func TestReduce(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := complete(t, globalsearch.ModelRequest{Stage: globalsearch.StageReduce, Query: "q", Candidates: tc.candidates, MaxTokens: 1024})
-			var out map[string]any
+			var out map[string]string
 			require.NoError(t, json.Unmarshal([]byte(resp.Text), &out))
-			assert.Equal(t, map[string]any{"answer": tc.want}, out)
+			assert.Equal(t, tc.want, withoutCitations(out["answer"]))
 		})
 	}
 }

@@ -61,6 +61,9 @@ type env struct {
 	// handlers serve the fake Lambda API; a test may lower
 	// InlineMaxBatches before it starts an execution.
 	handlers *workflow.Handlers
+	// engine is the one the fake functions run; a test may configure it
+	// before its first execution.
+	engine *globalsearch.Engine
 	// definition is the real ASL with test substitutions applied.
 	definition  string
 	regionsUsed atomic.Int32
@@ -109,10 +112,11 @@ func newEnv(t *testing.T) *env {
 		bedrock.WithMaxAttempts(3), bedrock.WithMaxBackoff(10*time.Millisecond))
 	require.NoError(t, err)
 
+	e.engine = &globalsearch.Engine{
+		Index: e.store, Model: model, Runs: e.store, MaxBatches: workflow.InlineMaxBatches,
+	}
 	h := &workflow.Handlers{
-		Engine: &globalsearch.Engine{
-			Index: e.store, Model: model, Runs: e.store, MaxBatches: workflow.InlineMaxBatches,
-		},
+		Engine:   e.engine,
 		Defaults: globalsearch.SpecDefaults,
 		Failures: e.store,
 	}

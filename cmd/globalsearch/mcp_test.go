@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// connectMCP serves the flags' index in process and returns a client
+// session over an in-memory transport.
+func connectMCP(t *testing.T, args ...string) *mcp.ClientSession {
+	t.Helper()
+	env, _, _ := testEnv("")
+	f := &searchFlags{set: map[string]bool{}}
+	fs := newMCPFlagSet(f, env)
+	require.NoError(t, fs.Parse(args))
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	srv, err := newMCPServer(t.Context(), env, f)
+	require.NoError(t, err)
+	serverSide, clientSide := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(t.Context(), serverSide, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ss.Close() })
+	return clientSession(t, clientSide)
+}
+
+func clientSession(t *testing.T, transport mcp.Transport) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), transport, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+	require.NoError(t, err)
+	if out != nil && !res.IsError {
+		data, err := json.Marshal(res.StructuredContent)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, out))
+	}
+	return res
+}
+
+func toolText(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func TestMCPTools(t *testing.T) {
+	path := writeIndex(t, smallIndex())
+	cs := connectMCP(t, "--index", path, "--no-cache", "--price-in", "0.001", "--price-out", "0.005")
+
+	tools, err := cs.ListTools(t.Context(), nil)
+	require.NoError(t, err)
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	assert.ElementsMatch(t, []string{"global_search", "plan_search"}, names)
+
+	var out searchOutput
+	res := callTool(t, cs, "global_search", map[string]any{"query": "How did solar power change?", "level": 1, "responseType": "one sentence"}, &out)
+	require.False(t, res.IsError, toolText(res))
+	assert.Equal(t, globalsearch.StatusCompleted, out.Status)
+	assert.Contains(t, strings.ToLower(out.Answer), "solar")
+	require.NotEmpty(t, out.Citations)
+	assert.Contains(t, []string{"fish", "solar"}, out.Citations[0].CommunityID)
+	assert.Positive(t, out.ModelCalls)
+
+	var plan planToolOutput
+	res = callTool(t, cs, "plan_search", map[string]any{"query": "How did solar power change?", "level": "1"}, &plan)
+	require.False(t, res.IsError, toolText(res))
+	assert.Equal(t, 2, plan.Summaries)
+	require.Positive(t, plan.Batches)
+	assert.Equal(t, 2*plan.Batches+2, plan.MaxModelCalls)
+	assert.Positive(t, plan.EstimatedTokens)
+	require.NotNil(t, plan.CostUSD, "prices are set")
+	assert.Positive(t, *plan.CostUSD)
+}
+
+func TestMCPPlanWithoutPricesHasNoCost(t *testing.T) {
+	cs := connectMCP(t, "--index", writeIndex(t, smallIndex()), "--no-cache")
+	var plan planToolOutput
+	res := callTool(t, cs, "plan_search", map[string]any{"query": "q"}, &plan)
+	require.False(t, res.IsError, toolText(res))
+	assert.Nil(t, plan.CostUSD)
+}
+
+// TestMCPBadInputIsAToolErrorWithTheCLIMessage: each bad input comes back
+// as a tool error whose text is what `globalsearch run` prints for it.
+func TestMCPBadInputIsAToolErrorWithTheCLIMessage(t *testing.T) {
+	path := writeIndex(t, smallIndex())
+	cs := connectMCP(t, "--index", path, "--no-cache")
+	tests := []struct {
+		name    string
+		args    map[string]any
+		cliArgs []string
+	}{
+		{"blank query", map[string]any{"query": "  "}, []string{"--query", "  "}},
+		{"bad level", map[string]any{"query": "q", "level": "top"}, []string{"--query", "q", "--level", "top"}},
+		{"negative level", map[string]any{"query": "q", "level": -1}, []string{"--query", "q", "--level", "-1"}},
+		{"another namespace than the file's", map[string]any{"query": "q", "namespace": "other"}, []string{"--query", "q", "--namespace", "other"}},
+		{"response type too long", map[string]any{"query": "q", "responseType": strings.Repeat("x", 101)}, []string{"--query", "q", "--response-type", strings.Repeat("x", 101)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, errOut := testEnv("")
+			code := runMain(context.Background(), env, append([]string{"run", "--index", path, "--no-cache"}, tc.cliArgs...))
+			require.Equal(t, 2, code, errOut.String())
+			want := strings.TrimSuffix(strings.TrimPrefix(errOut.String(), "globalsearch run: "), "\n")
+			for _, tool := range []string{"global_search", "plan_search"} {
+				res := callTool(t, cs, tool, tc.args, nil)
+				assert.True(t, res.IsError, tool)
+				assert.Equal(t, want, toolText(res), tool)
+			}
+		})
+	}
+}
+
+func TestMCPCommandUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no index", nil, "mcp needs --index FILE or --table TABLE"},
+		{"stray argument", []string{"--index", "x.json", "extra"}, `unexpected argument "extra"`},
+		{"cache and no cache", []string{"--index", "x.json", "--cache", "d", "--no-cache"}, "--cache needs a directory and excludes --no-cache"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, errOut := testEnv("")
+			assert.Equal(t, 2, runMain(context.Background(), env, append([]string{"mcp"}, tc.args...)))
+			assert.Contains(t, errOut.String(), tc.want)
+		})
+	}
+}
+
+// TestMCPOverStdio runs the real binary as an MCP server subprocess, as an
+// agent's client config starts it.
+func TestMCPOverStdio(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "globalsearch")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+	path := writeIndex(t, smallIndex())
+	cmd := exec.Command(bin, "mcp", "--index", path, "--seed", "1", "--cache", filepath.Join(t.TempDir(), "cache"))
+	cs := clientSession(t, &mcp.CommandTransport{Command: cmd})
+
+	var first, second searchOutput
+	res := callTool(t, cs, "global_search", map[string]any{"query": "How did solar power change?"}, &first)
+	require.False(t, res.IsError, toolText(res))
+	assert.Equal(t, globalsearch.StatusCompleted, first.Status)
+	assert.NotEmpty(t, first.Citations)
+	res = callTool(t, cs, "global_search", map[string]any{"query": "How did solar power change?"}, &second)
+	require.False(t, res.IsError, toolText(res))
+	assert.Equal(t, 1, second.ModelCalls, "the map answers come from the cache")
+	assert.Positive(t, second.CacheHits)
+}

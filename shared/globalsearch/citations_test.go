@@ -1,0 +1,125 @@
+package globalsearch_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	gs "github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+func TestParseCitations(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer string
+		want   []string
+	}{
+		{"one mark", "Ports grew [Data: Communities (l1, l2)].", []string{"l1", "l2"}},
+		{"marks in order, no duplicates", "A [Data: Communities (b)]. B [Data: Communities (a, b)].", []string{"b", "a"}},
+		{"case, spacing and +more", "A [data: community ( x ,y, +more )]", []string{"x", "y"}},
+		{"ids may hold parentheses", "A [Data: Communities (c (1), c2)]", []string{"c (1)", "c2"}},
+		{"no mark", "Nothing cited (l1).", nil},
+		{"an empty list", "A [Data: Communities ()]", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, gs.ParseCitations(tc.answer))
+		})
+	}
+}
+
+func TestPlanRecordsSourcesPerCommunity(t *testing.T) {
+	plan, err := planFor(t, hierarchyRecords(), nil)
+	require.NoError(t, err)
+	require.Len(t, plan.Batches, 1)
+	assert.Equal(t, []gs.Sources{
+		// Claims by id; chunks in first-cited order, the missing one left out.
+		{CommunityID: "l1", ClaimIDs: []string{"k1", "k2"}, ChunkIDs: []string{"ch1", "ch2"}},
+		{CommunityID: "l2", ClaimIDs: []string{"k3"}, ChunkIDs: []string{"ch2"}},
+		{CommunityID: "l3", ClaimIDs: []string{}, ChunkIDs: []string{}},
+	}, plan.Batches[0].Sources)
+}
+
+func TestResultCitesOnlySelectedCommunities(t *testing.T) {
+	tests := []struct {
+		name        string
+		reduce      string
+		wantCited   []gs.Citation
+		wantInvalid int
+	}{
+		{
+			name:   "a cited community resolves to its claims and chunks",
+			reduce: `{"answer":"Ports grew [Data: Communities (l1)]."}`,
+			wantCited: []gs.Citation{
+				{CommunityID: "l1", ClaimIDs: []string{"k1", "k2"}, ChunkIDs: []string{"ch1", "ch2"}},
+			},
+		},
+		{
+			name:   "invented ids are dropped and counted",
+			reduce: `{"answer":"Ports grew [Data: Communities (l2, invented, r0)]."}`,
+			wantCited: []gs.Citation{
+				{CommunityID: "l2", ClaimIDs: []string{"k3"}, ChunkIDs: []string{"ch2"}},
+			},
+			wantInvalid: 2,
+		},
+		{
+			name:      "no citation",
+			reduce:    `{"answer":"Ports grew."}`,
+			wantCited: []gs.Citation{},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			model := &fakeModel{complete: func(req gs.ModelRequest, _ int) (gs.ModelResponse, error) {
+				if req.Stage == gs.StageReduce {
+					return text(tc.reduce)
+				}
+				return text(`{"answer":"Ports grew.","usefulness":60}`)
+			}}
+			e, _ := newEngine(t, hierarchyRecords(), model)
+			noShuffle := false
+			p, err := gs.Request{Query: "What changed?", Shuffle: &noShuffle}.Params(gs.SpecDefaults)
+			require.NoError(t, err)
+			res, err := e.Search(t.Context(), p)
+			require.NoError(t, err)
+			require.Equal(t, gs.StatusCompleted, res.Status)
+			assert.Equal(t, tc.wantCited, res.Citations)
+			assert.Equal(t, tc.wantInvalid, res.Diagnostics.InvalidCitations)
+		})
+	}
+}
+
+func TestPlanRecordsSourcesOnceAndBounded(t *testing.T) {
+	t.Run("a community split over batches is recorded with its first part only", func(t *testing.T) {
+		records := gs.Records{
+			Summaries: []gs.Summary{{ID: "big", Level: 0, Summary: strings.Repeat("Long summary text. ", 400)}},
+			Claims:    []gs.Claim{{ID: "k1", CommunityID: "big", Subject: "S", Description: "d", SourceChunkIDs: []string{"ch1"}}},
+			Chunks:    []gs.Chunk{{ID: "ch1", Text: "Excerpt."}},
+		}
+		plan, err := planFor(t, records, func(r *gs.Request) { budget := 1500; r.MapTokenBudget = &budget })
+		require.NoError(t, err)
+		require.Greater(t, len(plan.Batches), 1)
+		assert.Equal(t, []gs.Sources{{CommunityID: "big", ClaimIDs: []string{"k1"}, ChunkIDs: []string{"ch1"}}}, plan.Batches[0].Sources)
+		for _, b := range plan.Batches[1:] {
+			assert.Empty(t, b.Sources)
+		}
+	})
+	t.Run("ids beyond the bound are cut and said to be", func(t *testing.T) {
+		records := gs.Records{Summaries: []gs.Summary{{ID: "wide", Level: 0, Summary: "Wide."}}}
+		for i := range 300 {
+			records.Claims = append(records.Claims, gs.Claim{ID: fmt.Sprintf("%03d-%s", i, strings.Repeat("k", 250)), CommunityID: "wide", Subject: "S", Description: "d"})
+		}
+		plan, err := planFor(t, records, nil)
+		require.NoError(t, err)
+		require.Len(t, plan.Batches, 1)
+		require.Len(t, plan.Batches[0].Sources, 1)
+		src := plan.Batches[0].Sources[0]
+		assert.True(t, src.Truncated)
+		assert.Less(t, len(src.ClaimIDs), 300)
+		assert.Positive(t, len(src.ClaimIDs))
+		assert.LessOrEqual(t, len(src.ClaimIDs)*254, 64<<10)
+	})
+}

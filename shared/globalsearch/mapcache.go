@@ -1,0 +1,58 @@
+package globalsearch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"math"
+	"strings"
+)
+
+// MapCache keeps validated map answers (SPEC §11.4), so a run over an
+// unchanged index does not pay for the same map call twice. Its entries
+// expire; an expired entry reads as absent.
+type MapCache interface {
+	// CachedMapAnswer returns the answer stored under key, if any.
+	CachedMapAnswer(ctx context.Context, key string) (CachedAnswer, bool, error)
+	// CacheMapAnswer stores a under key, replacing what was there.
+	CacheMapAnswer(ctx context.Context, key string, a CachedAnswer) error
+}
+
+// CachedAnswer is what a cache hit reuses: the validated output of a map
+// call, without the usage of the call that produced it.
+type CachedAnswer struct {
+	Answer     string  `json:"answer"`
+	Usefulness float64 `json:"usefulness"`
+}
+
+// MapCacheKey is the key of a map call (SPEC §11.4): a SHA-256 over the
+// model id, the system prompt, the rendered map prompt and the output
+// reserve, each length-prefixed so no two different calls share a key. The
+// system prompt is sent with every call, so a change to it is a change of
+// prompt and must not hit answers written under the old one.
+func MapCacheKey(modelID, prompt string, maxTokens int) string {
+	h := sha256.New()
+	var n [8]byte
+	for _, s := range []string{modelID, SystemPrompt, prompt} {
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	binary.BigEndian.PutUint64(n[:], uint64(maxTokens))
+	h.Write(n[:])
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+var errCachedAnswer = errors.New("cached map answer breaks the map output rules")
+
+// check applies SPEC §5.3's rules to a cached answer: a cache is storage
+// that may be edited or damaged, and only a valid answer may be reused.
+func (c CachedAnswer) check() error {
+	u := c.Usefulness
+	if math.IsNaN(u) || u < 0 || u > 100 || (u > 0 && strings.TrimSpace(c.Answer) == "") {
+		return errCachedAnswer
+	}
+	return nil
+}

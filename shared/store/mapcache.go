@@ -1,0 +1,90 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// Map-answer cache table (SPEC §11.4): partition key `key` (S), the SHA-256
+// of globalsearch.MapCacheKey, with `answer`, `usefulness` and `expiresAt`,
+// the table's TTL attribute. It is a table of its own, not items in the
+// runs table, so that IAM can give it to the map function alone: no other
+// function reads what a cached answer says, and no run's data outlives the
+// runs TTL inside it.
+
+// DefaultCacheTTL is how long a cached map answer lives without
+// WithCacheTTL.
+const DefaultCacheTTL = 30 * 24 * time.Hour
+
+// WithCacheTTL sets how long a cached map answer lives after it is written.
+func WithCacheTTL(d time.Duration) Option { return func(s *Store) { s.cacheTTL = d } }
+
+var _ globalsearch.MapCache = (*Store)(nil)
+
+type cacheKey struct {
+	Key string `json:"key"`
+}
+
+type cacheItem struct {
+	Key        string  `json:"key"`
+	Answer     string  `json:"answer"`
+	Usefulness float64 `json:"usefulness"`
+	ExpiresAt  int64   `json:"expiresAt"`
+}
+
+var errNoCacheTable = errors.New("the store has no map cache table")
+
+// CachedMapAnswer implements globalsearch.MapCache. An item past its
+// expiresAt reads as absent: DynamoDB deletes expired items lazily. An
+// eventually consistent read is enough: a miss only costs a model call.
+func (s *Store) CachedMapAnswer(ctx context.Context, key string) (globalsearch.CachedAnswer, bool, error) {
+	if s.tables.MapCache == "" {
+		return globalsearch.CachedAnswer{}, false, errNoCacheTable
+	}
+	k, err := attributevalue.MarshalMapWithOptions(cacheKey{key}, jsonTags)
+	if err != nil {
+		return globalsearch.CachedAnswer{}, false, fmt.Errorf("encode map cache key: %w", err)
+	}
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.tables.MapCache, Key: k})
+	if err != nil {
+		return globalsearch.CachedAnswer{}, false, wrap(err, "read map cache")
+	}
+	if out.Item == nil {
+		return globalsearch.CachedAnswer{}, false, nil
+	}
+	var it cacheItem
+	if err := attributevalue.UnmarshalMapWithOptions(out.Item, &it, jsonTagsDec); err != nil {
+		return globalsearch.CachedAnswer{}, false, fmt.Errorf("decode map cache item: %w", err)
+	}
+	if it.ExpiresAt <= s.now().Unix() {
+		return globalsearch.CachedAnswer{}, false, nil
+	}
+	return globalsearch.CachedAnswer{Answer: it.Answer, Usefulness: it.Usefulness}, true, nil
+}
+
+// CacheMapAnswer implements globalsearch.MapCache.
+func (s *Store) CacheMapAnswer(ctx context.Context, key string, a globalsearch.CachedAnswer) error {
+	if s.tables.MapCache == "" {
+		return errNoCacheTable
+	}
+	m, err := attributevalue.MarshalMapWithOptions(cacheItem{
+		Key: key, Answer: a.Answer, Usefulness: a.Usefulness, ExpiresAt: s.now().Add(s.cacheTTL).Unix(),
+	}, jsonTags)
+	if err != nil {
+		return fmt.Errorf("encode map cache item: %w", err)
+	}
+	if err := checkSize("map cache item", m); err != nil {
+		return err
+	}
+	if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.tables.MapCache, Item: m}); err != nil {
+		return wrap(err, "write map cache")
+	}
+	return nil
+}
