@@ -18,8 +18,8 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
-// TestAPIRoutes: the HTTP API has exactly the two namespace routes (SPEC
-// §11.5), each behind IAM and integrated with the API function, which
+// TestAPIRoutes: the HTTP API has exactly the two namespace routes
+// (docs/contract.md#entry-points), each behind IAM and integrated with the API function, which
 // routes them; API Gateway may invoke the function for those routes only.
 func TestAPIRoutes(t *testing.T) {
 	s := translate(t, nil)

@@ -94,7 +94,7 @@ func TestRolePolicies(t *testing.T) {
 				"dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs, "dynamodb:BatchWriteItem" + runs}
 		},
 		"MapFunctionRole": func(s *stack) []string {
-			// SPEC §11.4: the map function alone reads and writes the map cache.
+			// docs/contract.md#map-cache: the map function alone reads and writes the map cache.
 			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs,
 				"dynamodb:GetItem ${MapCacheTable.Arn}", "dynamodb:PutItem ${MapCacheTable.Arn}"}, model(s)...)
 		},
@@ -190,7 +190,7 @@ func TestMapReservedConcurrency(t *testing.T) {
 }
 
 // TestPrepareLimits: the deployment's cap on a request's mapConcurrency and
-// its largest plan reach prepare, and only prepare (SPEC §11.5): prepare
+// its largest plan reach prepare, and only prepare (docs/contract.md#state-machine): prepare
 // outputs the capped concurrency the Map reads through MaxConcurrencyPath,
 // and refuses plans past MaxBatches, whose bounds are the code's.
 func TestPrepareLimits(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 )
 
 // TestMapModes ties the Distributed Map path to prepare's output and to
-// what reduce and shared/store read (SPEC §11.5).
+// what reduce and shared/store read (docs/contract.md#state-machine).
 func TestMapModes(t *testing.T) {
 	ss := states(t)
 	prepared := jsonFields(workflow.PrepareOutput{})

@@ -42,7 +42,7 @@ type taskPolicy struct {
 func ptr[T any](v T) *T { return &v }
 
 // lambdaServiceRetrier is AWS's recommended retrier for Lambda service
-// errors (SPEC §8), the first of every Lambda task's Retry.
+// errors (docs/contract.md#aws), the first of every Lambda task's Retry.
 var lambdaServiceRetrier = retrier{
 	ErrorEquals:     []string{"Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"},
 	IntervalSeconds: ptr(1), MaxAttempts: ptr(3), BackoffRate: ptr(2.0), JitterStrategy: "FULL",
@@ -66,7 +66,7 @@ var (
 
 // secondAttempt is the one Retry of a map batch or a reduce on the
 // application errors a second attempt can cure: MaxAttempts counts retries,
-// so 1 is the second of SPEC §5.2's two attempts.
+// so 1 is the second of docs/contract.md#map-calls's two attempts.
 var secondAttempt = retrier{
 	ErrorEquals:     []string{"ModelOutputError", "ThrottledError", "ModelError", "InternalError"},
 	IntervalSeconds: ptr(5), MaxAttempts: ptr(1), BackoffRate: ptr(2.0), JitterStrategy: "FULL",

@@ -175,7 +175,7 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 	assert.Equal(t, "$.batchIndexes", ss["MapBatches"]["ItemsPath"])
 	assert.Equal(t, "$.batchIndexes", ss["MapBatchesDistributed"]["ItemsPath"])
 	assert.Contains(t, jsonFields(workflow.PrepareOutput{}), "batchIndexes")
-	// The request's concurrency, as prepare capped it (SPEC §11.5).
+	// The request's concurrency, as prepare capped it (docs/contract.md#state-machine).
 	assert.Equal(t, "$.mapConcurrency", ss["MapBatches"]["MaxConcurrencyPath"])
 	assert.NotContains(t, ss["MapBatches"], "MaxConcurrency")
 	assert.Contains(t, jsonFields(workflow.PrepareOutput{}), "mapConcurrency")
@@ -190,7 +190,7 @@ func TestMapRetriesOnceOnApplicationErrors(t *testing.T) {
 			if strings.HasPrefix(first, "Lambda.") {
 				continue
 			}
-			// MaxAttempts counts retries: 1 is two attempts (SPEC §5.2).
+			// MaxAttempts counts retries: 1 is two attempts (docs/contract.md#map-calls).
 			assert.EqualValues(t, 1, r["MaxAttempts"], name)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // plan prints the most model calls against the run's ceiling, and refuses a
-// plan over it (SPEC §11.5); in one process --max-model-calls sets the
+// plan over it (docs/contract.md#state-machine); in one process --max-model-calls sets the
 // ceiling, over GRAPHRAG_MAX_MODEL_CALLS, and its default is the deployed one.
 func TestPlanModelCallCeiling(t *testing.T) {
 	path := writeIndex(t, smallIndex())

@@ -15,7 +15,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 )
 
-// importNamespacePattern is the namespace rule of SPEC §1, checked before
+// importNamespacePattern is the namespace rule of docs/contract.md#index, checked before
 // anything is read.
 
 // unmatchedExamples is how many unmatched claims the summary shows per
@@ -49,7 +49,7 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	namespaceSet := false
 	fs.Visit(func(f *flag.Flag) { namespaceSet = namespaceSet || f.Name == "namespace" })
-	// Validate every flag before reading a byte (STYLE 7).
+	// Validate every flag before reading a byte.
 	switch {
 	case fs.NArg() > 0:
 		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}

@@ -130,7 +130,7 @@ func TestIndexOptionsTable(t *testing.T) {
 	o := indexOptions{table: "idx"}
 	idx, ns, err := o.open(ctx, nil)
 	require.NoError(t, err)
-	assert.Equal(t, "default", ns, "a table holds many namespaces; SPEC §2's default applies")
+	assert.Equal(t, "default", ns, "a table holds many namespaces; docs/contract.md#request's default applies")
 	sums, err := idx.Summaries(ctx, ns)
 	require.NoError(t, err)
 	assert.Len(t, sums, 3)

@@ -37,7 +37,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"run":    {"run a global search and print the answer", runCommand},
 		"plan":   {"dry run: print the batches a search would send, with no model call", planCommand},
-		"tokens": {"print the token estimate (SPEC §3) of standard input", tokensCommand},
+		"tokens": {"print the token estimate (docs/contract.md#token-estimate) of standard input", tokensCommand},
 		"import": {"import a Microsoft GraphRAG output folder (parquet) as an index", importCommand},
 		"invoke": {"run a Lambda handler on an events/ file with local adapters", invokeCommand},
 		"ingest": {"upload an index file into a DynamoDB index table, replacing its namespace", ingestCommand},

@@ -116,7 +116,7 @@ func TestPlanJSON(t *testing.T) {
 
 // TestPlanReportsAWSMode: plan says how a deployment's state machine would
 // run the plan: inline within the inline Map's history budget, distributed
-// past it (SPEC §11.5).
+// past it (docs/contract.md#state-machine).
 func TestPlanReportsAWSMode(t *testing.T) {
 	long := indexfile.File{Namespace: "long", Records: globalsearch.Records{Summaries: []globalsearch.Summary{
 		{ID: "c1", Summary: strings.Repeat("Shared trend. ", 20000)},
@@ -183,7 +183,7 @@ func TestRunPrintsAnswerAndStatusLine(t *testing.T) {
 	assert.Contains(t, strings.ToLower(out.String()), "solar")
 }
 
-// SPEC §11.1 in process: a plan whose map texts exceed the ceiling is
+// docs/contract.md#plan-limits in process: a plan whose map texts exceed the ceiling is
 // refused with the numbers; the flag sets the ceiling.
 func TestPlanMapTextCeiling(t *testing.T) {
 	f := indexfile.File{Namespace: "amp", Records: globalsearch.Records{

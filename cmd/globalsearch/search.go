@@ -21,7 +21,7 @@ import (
 )
 
 // searchFlags are the flags run and plan share; they map one to one onto
-// the request fields of SPEC §2.
+// the request fields of docs/contract.md#request.
 type searchFlags struct {
 	index                                                           indexOptions
 	model                                                           modelOptions
@@ -112,7 +112,7 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 		return globalsearch.Params{}, err
 	}
 	// In one process the CLI is the deployment: its flag sets the ceiling
-	// (SPEC §11.5) rather than lowering one.
+	// (docs/contract.md#state-machine) rather than lowering one.
 	if f.set["max-model-calls"] {
 		defaults.MaxModelCalls = f.maxModelCalls
 	}
@@ -174,7 +174,7 @@ func (f *searchFlags) engine(ctx context.Context, env *cliEnv, withModel bool) (
 	return e, p, nil
 }
 
-// mapCache is the map-answer cache run uses (SPEC §11.4): --cache DIR, else
+// mapCache is the map-answer cache run uses (docs/contract.md#map-cache): --cache DIR, else
 // the default directory, none with --no-cache.
 func (f *searchFlags) mapCache(env *cliEnv) (globalsearch.MapCache, error) {
 	switch {
@@ -288,7 +288,7 @@ type planOutput struct {
 	ShuffleSeed             int64  `json:"shuffleSeed"`
 	EstimatedMapInputTokens int    `json:"estimatedMapInputTokens"`
 	MaxModelCalls           int    `json:"maxModelCalls"`
-	// ModelCallCeiling is the most the run may make (SPEC §11.5): a plan
+	// ModelCallCeiling is the most the run may make (docs/contract.md#model-call-ceiling): a plan
 	// over it is refused, so MaxModelCalls never exceeds it.
 	ModelCallCeiling int `json:"modelCallCeiling"`
 	// MapMode is how a deployment's state machine would run the plan

@@ -26,7 +26,7 @@ func (o *indexOptions) register(fs *flag.FlagSet) {
 }
 
 // open returns the index and the namespace a search defaults to: the one an
-// index file holds, or SPEC §2's default for a table, which holds many.
+// index file holds, or docs/contract.md#request's default for a table, which holds many.
 func (o *indexOptions) open(ctx context.Context, _ *cliEnv) (globalsearch.Index, string, error) {
 	switch {
 	case o.file != "" && o.table != "":

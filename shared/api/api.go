@@ -2,7 +2,7 @@
 // API (payload format 2.0) handler for `POST /namespaces/{namespace}/queries`
 // (validate, record the request, start the state machine named by the query
 // id, answer 202) and `GET /namespaces/{namespace}/queries/{id}` (status and
-// result from the runs table), SPEC §8, §11.5. The namespace is in the path
+// result from the runs table), docs/contract.md#tables, docs/contract.md#entry-points. The namespace is in the path
 // so that access to one is an IAM policy on its routes: a body namespace
 // that differs is invalid input, and a run of another namespace reads as
 // not found.
@@ -143,7 +143,7 @@ func (h *Handler) post(ctx context.Context, ns string, req events.APIGatewayV2HT
 	key := header(req.Headers, IdempotencyKeyHeader)
 	if key != "" && fields != nil {
 		// The key goes through ParseRequestWithID as the queryId, so it is
-		// checked by the same rule (SPEC §2) and cannot disagree with the body's.
+		// checked by the same rule (docs/contract.md#request) and cannot disagree with the body's.
 		if raw, ok := fields["queryId"]; ok {
 			var inBody string
 			if json.Unmarshal(raw, &inBody) != nil || inBody != key {
@@ -151,10 +151,10 @@ func (h *Handler) post(ctx context.Context, ns string, req events.APIGatewayV2HT
 			}
 		}
 	}
-	// Validate before spending (STYLE §7): nothing is stored or started for
+	// Validate before spending : nothing is stored or started for
 	// a bad request. The path's namespace is the default, so a body without
 	// one searches it, and one that names another is refused: the caller's
-	// IAM grant covers the path only (SPEC §11.5).
+	// IAM grant covers the path only (docs/contract.md#entry-points).
 	defaults := h.Defaults
 	defaults.Namespace = ns
 	p, err := globalsearch.ParseRequestWithID(body, defaults, key)
@@ -171,7 +171,7 @@ func (h *Handler) post(ctx context.Context, ns string, req events.APIGatewayV2HT
 	}
 	accepted := Accepted{QueryID: stored.QueryID, Status: globalsearch.StatusRunning, Location: location(ns, stored.QueryID)}
 	if !created {
-		// The same rule as prepare's (SPEC §11.1): a seed this parse
+		// The same rule as prepare's (docs/contract.md#query-ids): a seed this parse
 		// generated matches the stored one.
 		if !stored.SameRequest(p) {
 			return reply(http.StatusConflict, Error{"conflict", globalsearch.ConflictError(p.QueryID).Error()})

@@ -252,7 +252,7 @@ func TestGetExecutionThatEndedWithoutAResult(t *testing.T) {
 	}
 }
 
-// The namespace is the path's (SPEC §11.5): a body that names another is
+// The namespace is the path's (docs/contract.md#entry-points): a body that names another is
 // invalid input, and nothing is stored or started.
 func TestPostNamespaceFromThePath(t *testing.T) {
 	cases := []struct {
@@ -291,7 +291,7 @@ func TestPostNamespaceFromThePath(t *testing.T) {
 }
 
 // A run of another namespace reads exactly as one that does not exist
-// (SPEC §11.5), whether it has a result, a request only, or a result the
+// (docs/contract.md#state-machine), whether it has a result, a request only, or a result the
 // state machine wrote without a namespace.
 func TestGetAcrossNamespaces(t *testing.T) {
 	h, s, st := newHandler()

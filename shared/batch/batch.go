@@ -1,5 +1,5 @@
 // Package batch splits texts into parts and packs the parts into batches
-// that each fit a prompt budget (SPEC §4.3). It is pure: no I/O, no model.
+// that each fit a prompt budget (docs/contract.md#batching). It is pure: no I/O, no model.
 //
 // The fit test is estimate(skeleton + "\n" + content) <= budget. Packing
 // keeps running code point counts (tokens.Count) so it is linear in the
@@ -47,7 +47,7 @@ func (e *TooSmallError) Error() string {
 // the real header (never wider) cannot push a part over the budget.
 const widestPartNumber = 9999999
 
-// Header is the line that opens every part (SPEC §4.3).
+// Header is the line that opens every part (docs/contract.md#batching).
 func Header(id string, part int) string {
 	return "[Community ID: " + id + " | summary part " + strconv.Itoa(part) + "]"
 }
@@ -108,7 +108,7 @@ func (p *packer) fits(c tokens.Count) bool { return p.prompt.Fits(c, p.budget) }
 
 func (p *packer) addItem(it Item) error {
 	widest := tokens.Of(Header(it.ID, widestPartNumber)).Add(newline)
-	// SPEC §3 charges no byte less than a quarter of a non-ASCII code
+	// docs/contract.md#token-estimate charges no byte less than a quarter of a non-ASCII code
 	// point (a 4-byte code point is the cheapest per byte), so a text whose
 	// length in bytes overflows even at that rate cannot fit whole: it is
 	// split without being counted first, one pass fewer over a huge text.
@@ -118,7 +118,7 @@ func (p *packer) addItem(it Item) error {
 	whole := tokens.Of(it.Text)
 	first := Header(it.ID, 1)
 	firstCount := tokens.Of(first).Add(newline)
-	if p.fits(widest.Add(whole)) { // SPEC §4.3.3: every part is sized with the widest header
+	if p.fits(widest.Add(whole)) { // docs/contract.md#batching: every part is sized with the widest header
 		p.addPart(part{id: it.ID, header: first, text: it.Text, count: firstCount.Add(whole)})
 		return nil
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
-// SPEC §10, batching acceptance cases.
+// docs/contract.md#pinned-cases, batching acceptance cases.
 func TestPackAcceptance(t *testing.T) {
 	const skeleton = "Question: explain the global trend."
 	text := strings.Repeat("Shared trend. ", 120)
@@ -77,7 +77,7 @@ func TestPackErrors(t *testing.T) {
 		},
 		{
 			// The part-1 header would fit (10 tokens), the widest one does not
-			// (11): every part is sized with the widest header (SPEC §4.3.3).
+			// (11): every part is sized with the widest header (docs/contract.md#batching).
 			name:     "empty text is sized with the widest header",
 			skeleton: "",
 			budget:   10,
@@ -178,7 +178,7 @@ func TestPack(t *testing.T) {
 		},
 		{
 			// 40 x's fit beside the part-1 header (20 tokens) but not beside
-			// the widest header (22): the binary search of SPEC §4.3.3 sizes
+			// the widest header (22): the binary search of docs/contract.md#batching sizes
 			// every part, the first included, for part 9999999.
 			name:     "a text that fits only beside the part-1 header is split",
 			skeleton: "",
@@ -211,7 +211,7 @@ func TestHeader(t *testing.T) {
 }
 
 // TestPackMatchesReference compares Pack with a straightforward
-// implementation of SPEC §4.3 on random inputs.
+// implementation of docs/contract.md#batching on random inputs.
 func TestPackMatchesReference(t *testing.T) {
 	iterations := 1000
 	if testing.Short() {
@@ -319,7 +319,7 @@ func BenchmarkPack(b *testing.B) {
 	}
 }
 
-// referencePack is SPEC §4.3 written the obvious way: every decision
+// referencePack is docs/contract.md#batching written the obvious way: every decision
 // builds the candidate prompt and estimates it whole.
 func referencePack(skeleton string, budget int, items []batch.Item) ([]batch.Batch, error) {
 	fits := func(content string) bool { return tokens.Estimate(skeleton+"\n"+content) <= budget }
@@ -402,7 +402,7 @@ func referenceHeader(id string, part int) string {
 	return headerPrefix + id + " | summary part " + strconv.Itoa(part) + "]"
 }
 
-// assertFits checks the SPEC §4.3 fit test on one batch, and that the batch
+// assertFits checks the docs/contract.md#batching fit test on one batch, and that the batch
 // reports the estimate it was tested with.
 func assertFits(t testing.TB, skeleton string, budget int, b batch.Batch) {
 	t.Helper()

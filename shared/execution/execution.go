@@ -1,5 +1,5 @@
 // Package execution is the Step Functions adapter: it starts the search
-// state machine with an execution named by the query id (SPEC §8
+// state machine with an execution named by the query id (docs/contract.md#idempotency
 // idempotency) and tells whether such an execution exists. The HTTP API
 // uses it; its in-process twin is the CLI's local starter.
 package execution

@@ -84,7 +84,7 @@ func benchParams(level globalsearch.Level, queryID string) globalsearch.Params {
 	}
 }
 
-// BenchmarkPrepare measures planning (SPEC §4: select, map texts, split,
+// BenchmarkPrepare measures planning (docs/contract.md#prepare: select, map texts, split,
 // pack) on the generated index: the prepare step's work before the save.
 func BenchmarkPrepare(b *testing.B) {
 	store, size := benchIndex()

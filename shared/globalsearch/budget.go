@@ -8,13 +8,13 @@ import (
 
 // SmallestTokenBudget is the least token budget whose prompt budget fits t's
 // skeleton for query with reserve held back for the output: the fit test of
-// SPEC §4.3 and §6.3 with empty content.
+// docs/contract.md#batching and docs/contract.md#reduce-selection with empty content.
 func (t Template) SmallestTokenBudget(query string, reserve int) int {
 	return tokens.NewPrompt(t.Skeleton(query)).Tokens(tokens.Count{}) + reserve
 }
 
 // promptsFit checks both budgets against the skeletons they must hold
-// (SPEC §4.3.1, §11.2). It needs nothing but the request, so a budget that
+// (docs/contract.md#budgets, docs/contract.md#budgets). It needs nothing but the request, so a budget that
 // cannot work is refused before any read or model call, instead of costing
 // every map call and ending in no_results.
 func promptsFit(p Params, prompts Prompts) error {
@@ -31,12 +31,12 @@ func promptsFit(p Params, prompts Prompts) error {
 	return nil
 }
 
-// validate applies every rule of SPEC §2 to p, through ParseRequest's own
+// validate applies every rule of docs/contract.md#request to p, through ParseRequest's own
 // path, with prompts for the budget checks: Params built in Go (tests, other
 // callers of Engine.Search) meet the same rules as a JSON request. A
 // resolved Params has every field, so the defaults are never used. The
 // ceiling on model calls is the one exception: whoever resolved p held it to
-// their deployment's, which may be above the default (SPEC §11.5), so none
+// their deployment's, which may be above the default (docs/contract.md#state-machine), so none
 // applies here.
 func (p Params) validate(prompts Prompts) error {
 	data, err := json.Marshal(p)

@@ -14,7 +14,7 @@ import (
 )
 
 // A request may lower the deployment's ceiling on model calls, never raise
-// it (SPEC §11.5); the refusal names both numbers.
+// it (docs/contract.md#state-machine); the refusal names both numbers.
 func TestMaxModelCallsLowersTheCeiling(t *testing.T) {
 	deployment := gs.SpecDefaults
 	deployment.MaxModelCalls = 40

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Sources are what one community's map text was built from (SPEC §4.2):
+// Sources are what one community's map text was built from (docs/contract.md#map-text):
 // the claims collected from its descendant leaves and the source chunks
 // they cite that exist, both in map-text order. Prepare records them with
 // each batch, so a cited community can be traced without reading the index.
@@ -46,12 +46,12 @@ func (s Sources) within(room int) (Sources, int) {
 	return s, room
 }
 
-// Citation is one community the final answer cites (SPEC §11.4), with the
+// Citation is one community the final answer cites (docs/contract.md#citations), with the
 // claims and chunks its map text held.
 type Citation = Sources
 
 // citationMark finds "[Data: Communities (<ids>)]". Ids never hold "]"
-// (SPEC §11.1), so ")]" ends the list; the model may write "Community" or
+// (docs/contract.md#query-ids), so ")]" ends the list; the model may write "Community" or
 // vary spacing and case, and may end the list with "+more" as GraphRAG's own
 // prompts teach.
 var citationMark = regexp.MustCompile(`(?i)\[\s*Data\s*:\s*Communit(?:y|ies)\s*\((.*?)\)\s*\]`)
@@ -82,7 +82,7 @@ func CitationMark(ids []string) string {
 }
 
 // citations resolves the ids answer cites against the selected map answers
-// (SPEC §11.4): an id that is in one of them becomes a citation with the
+// (docs/contract.md#citations): an id that is in one of them becomes a citation with the
 // sources the plan recorded; any other id is dropped and counted.
 func citations(answer string, selected []MapAnswer, batches []Batch) ([]Citation, int) {
 	inSelected := map[string]bool{}

@@ -13,17 +13,17 @@ type Engine struct {
 	Model   Model
 	Runs    Runs
 	Prompts Prompts
-	// Cache, when set, keeps map answers across runs (SPEC §11.4); a
+	// Cache, when set, keeps map answers across runs (docs/contract.md#map-cache); a
 	// request with cache false bypasses it. ModelID names the model in the
 	// cache key, so answers of one model never serve another: it must be
 	// set whenever Cache is.
 	Cache   MapCache
 	ModelID string
 	// MaxBatches refuses plans with more map batches (0: no limit); the
-	// deployed state machine sets it from its history limit (SPEC §8).
+	// deployed state machine sets it from its history limit (docs/contract.md#plan-limits).
 	MaxBatches int
 	// MaxMapTextBytes caps the bytes of map text a plan may build, since
-	// prepare holds them all in memory (SPEC §11.1); 0 means
+	// prepare holds them all in memory (docs/contract.md#plan-limits); 0 means
 	// DefaultMaxMapTextBytes. With MaxBatches set, the bound those batches
 	// imply applies too, whichever is lower.
 	MaxMapTextBytes int64
@@ -41,7 +41,7 @@ type Engine struct {
 // prepare function's 1,024 MB.
 const DefaultMaxMapTextBytes int64 = 256 << 20
 
-// MapAttempts and ReduceAttempts are the attempts per call (SPEC §5.2, §6).
+// MapAttempts and ReduceAttempts are the attempts per call (docs/contract.md#map-calls, docs/contract.md#reduce).
 const (
 	MapAttempts    = 2
 	ReduceAttempts = 2

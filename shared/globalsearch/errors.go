@@ -22,7 +22,7 @@ const (
 	// offending ids.
 	KindCorruptIndex
 	// KindModelOutput is a model answer that breaks the JSON contract of
-	// SPEC §5.3 or §6.5, or was cut off by the output reserve.
+	// docs/contract.md#model-output or docs/contract.md#reduce-call, or was cut off by the output reserve.
 	KindModelOutput
 	// KindThrottled is a model or store that refused for load after its
 	// own retries; a later attempt may succeed.
@@ -53,7 +53,7 @@ var kindNames = map[Kind]string{
 func (k Kind) String() string { return kindNames[k] }
 
 // Error is an error with a Kind. Its message is the message of Err alone, so
-// SPEC messages reach users verbatim.
+// Contract messages reach users verbatim.
 type Error struct {
 	Kind Kind
 	Err  error
@@ -91,7 +91,7 @@ type BatchFailure struct {
 }
 
 // allFailedError lists every batch's error so that a failed search says why
-// (SPEC §5.2); batches that failed the same way are listed once.
+// (docs/contract.md#map-calls); batches that failed the same way are listed once.
 func allFailedError(failures []BatchFailure) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "every map batch failed (%d batches)", len(failures))

@@ -10,7 +10,7 @@ import (
 )
 
 // FuzzParseRequest: whatever the bytes, ParseRequest returns Params or an
-// invalid-input error, never a panic; accepted Params meet SPEC §2's rules
+// invalid-input error, never a panic; accepted Params meet docs/contract.md#request's rules
 // and read back, encoded as JSON, to the very same Params.
 func FuzzParseRequest(f *testing.F) {
 	for _, s := range []string{

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// hierarchy is the community forest of a namespace (SPEC §1).
+// hierarchy is the community forest of a namespace (docs/contract.md#index).
 type hierarchy struct {
 	byID     map[string]*Summary
 	children map[string][]string // sorted by id
@@ -14,7 +14,7 @@ type hierarchy struct {
 
 // newHierarchy links the summaries and checks the forest: a parent that does
 // not exist, a cycle, or a child whose level is not greater than its
-// parent's (SPEC §11.1) is a corrupt index naming the ids. Walking parent
+// parent's (docs/contract.md#ids) is a corrupt index naming the ids. Walking parent
 // links with a visit state per node finds every cycle in linear time, so a
 // corrupt index can never hang the search. Strictly growing levels make the
 // summaries of one level disjoint subtrees, so no leaf's claims are repeated
@@ -101,7 +101,7 @@ func (h *hierarchy) isLeaf(id string) bool {
 }
 
 // descendantLeaves returns the leaves under id, depth-first with children
-// in id order (SPEC §4.2); a leaf's only descendant leaf is itself.
+// in id order (docs/contract.md#map-text); a leaf's only descendant leaf is itself.
 func (h *hierarchy) descendantLeaves(id string, out []string) []string {
 	kids := h.children[id]
 	if len(kids) == 0 {
@@ -125,7 +125,7 @@ func (h *hierarchy) levels() []int {
 	return levels
 }
 
-// selectSummaries applies SPEC §4.1: leaves or one level, non-blank
+// selectSummaries applies docs/contract.md#selection: leaves or one level, non-blank
 // summaries only, ordered by id.
 func (h *hierarchy) selectSummaries(level Level) []*Summary {
 	var out []*Summary

@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// MapCache keeps validated map answers (SPEC §11.4), so a run over an
+// MapCache keeps validated map answers (docs/contract.md#map-cache), so a run over an
 // unchanged index does not pay for the same map call twice. Its entries
 // expire; an expired entry reads as absent.
 type MapCache interface {
@@ -27,7 +27,7 @@ type CachedAnswer struct {
 	Usefulness float64 `json:"usefulness"`
 }
 
-// MapCacheKey is the key of a map call (SPEC §11.4): a SHA-256 over the
+// MapCacheKey is the key of a map call (docs/contract.md#map-cache): a SHA-256 over the
 // model id, the system prompt, the rendered map prompt and the output
 // reserve, each length-prefixed so no two different calls share a key. The
 // system prompt is sent with every call, so a change to it is a change of
@@ -47,7 +47,7 @@ func MapCacheKey(modelID, prompt string, maxTokens int) string {
 
 var errCachedAnswer = errors.New("cached map answer breaks the map output rules")
 
-// check applies SPEC §5.3's rules to a cached answer: a cache is storage
+// check applies docs/contract.md#model-output's rules to a cached answer: a cache is storage
 // that may be edited or damaged, and only a valid answer may be reused.
 func (c CachedAnswer) check() error {
 	u := c.Usefulness

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// MapBatch makes one attempt at one batch of a planned run (SPEC §5.2): it
+// MapBatch makes one attempt at one batch of a planned run (docs/contract.md#map-calls): it
 // reads the batch, calls the model once, validates the output and saves the
 // answer. attempt is the 1-based number of this attempt, recorded with the
 // answer. It never retries: the caller (Search, or the state machine's Retry)
@@ -74,7 +74,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 }
 
 // supersededError is the error of a task whose run a newer plan of the same
-// query id replaced (SPEC §11.1). It is KindNotFound: that run's plan is
+// query id replaced (docs/contract.md#query-ids). It is KindNotFound: that run's plan is
 // gone, and no retry brings it back.
 func supersededError(queryID, runID string) error {
 	return fmt.Errorf("run %s of query %s was replaced by a newer plan of that query id: %w", runID, queryID, ErrNotFound)

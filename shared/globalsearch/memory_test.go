@@ -81,7 +81,7 @@ func planAllocs(t *testing.T, e *gs.Engine, p gs.Params) (uint64, error) {
 	return after.TotalAlloc - before.TotalAlloc, err
 }
 
-// SPEC §11.1: prepare's memory stays within a small multiple of the index
+// docs/contract.md#plan-limits: prepare's memory stays within a small multiple of the index
 // file, whatever the index asks for; what cannot fit is refused before it
 // is built. TotalAlloc counts every byte allocated, so it bounds the peak.
 // About 4 bytes per file byte are allocated (6.5 under -race, whose

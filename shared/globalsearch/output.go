@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// ExtractJSON reads the JSON value in a model's output (SPEC §5.3): the
+// ExtractJSON reads the JSON value in a model's output (docs/contract.md#model-output): the
 // first fenced block's body if there is one, parsed whole, else the slice
 // from the first '{' or '[' to the last '}' or ']'. A null counts as no
 // value. Numbers stay json.Number so that "80" and 80 can be told apart.
@@ -82,7 +82,7 @@ func preview(s string) string {
 	return s
 }
 
-// trimAnswer trims Unicode space and the byte order mark (SPEC §5.3).
+// trimAnswer trims Unicode space and the byte order mark (docs/contract.md#model-output).
 func trimAnswer(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' })
 }
@@ -91,7 +91,7 @@ func outputError(msg string) error {
 	return &Error{Kind: KindModelOutput, Err: errors.New(msg)}
 }
 
-// ParseMapOutput validates a map answer (SPEC §5.3) and returns the trimmed
+// ParseMapOutput validates a map answer (docs/contract.md#model-output) and returns the trimmed
 // answer and its usefulness.
 func ParseMapOutput(text string) (answer string, usefulness float64, err error) {
 	v, err := ExtractJSON(text)
@@ -126,7 +126,7 @@ func ParseMapOutput(text string) (answer string, usefulness float64, err error) 
 	return s, u, nil
 }
 
-// ParseReduceOutput validates a reduce answer (SPEC §6.5).
+// ParseReduceOutput validates a reduce answer (docs/contract.md#reduce-call).
 func ParseReduceOutput(text string) (string, error) {
 	v, err := ExtractJSON(text)
 	if err != nil {

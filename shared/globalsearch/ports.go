@@ -29,7 +29,7 @@ const (
 	StageReduce Stage = "reduce"
 )
 
-// ModelRequest is one model call. Prompt is the rendered prompt (SPEC §5.1);
+// ModelRequest is one model call. Prompt is the rendered prompt (docs/contract.md#prompts);
 // Query and Content are what it was rendered from. Candidates are the reduce
 // call's content in parts, so a model that builds its own answer (the
 // offline model) never reads back the text the prompt format wrote.
@@ -43,7 +43,7 @@ type ModelRequest struct {
 	MaxTokens  int
 }
 
-// MapPart is one part of a map batch (SPEC §4.3): a community summary, or a
+// MapPart is one part of a map batch (docs/contract.md#batching): a community summary, or a
 // piece of one split to fit, with its claims and excerpts as the prompt
 // shows them. Part counts from 1; a later part continues the text of the
 // one before, so its first sentence may be cut.
@@ -53,7 +53,7 @@ type MapPart struct {
 	Text        string
 }
 
-// Candidate is one map answer as the reduce prompt shows it (SPEC §6.2):
+// Candidate is one map answer as the reduce prompt shows it (docs/contract.md#reduce-selection):
 // its score, its communities and its answer with forged headers
 // neutralised (NeutraliseHeaders).
 type Candidate struct {
@@ -71,14 +71,14 @@ type ModelResponse struct {
 }
 
 // Model makes one model call: one attempt, no retry of its own beyond
-// transport-level retries (SPEC §5.2).
+// transport-level retries (docs/contract.md#map-calls).
 type Model interface {
 	Complete(ctx context.Context, req ModelRequest) (ModelResponse, error)
 }
 
 // Requests records the request of a run before it starts, so that a caller
-// who repeats a start gets the same run back (SPEC §8 idempotency), and so
-// that a query id names one request (SPEC §11.1).
+// who repeats a start gets the same run back (docs/contract.md#idempotency idempotency), and so
+// that a query id names one request (docs/contract.md#query-ids).
 type Requests interface {
 	// CreateRequest stores p unless a request with the same query id exists.
 	// It returns the stored request and whether this call created it.

@@ -23,8 +23,8 @@ type PrepareOutput struct {
 	BatchCount int    `json:"batchCount"`
 }
 
-// Prepare claims the query id for p, plans the search (SPEC §4) and saves
-// the plan as a new run of that id (SPEC §11.1):
+// Prepare claims the query id for p, plans the search (docs/contract.md#prepare) and saves
+// the plan as a new run of that id (docs/contract.md#ids):
 //   - an id that already names a different request is invalid input naming
 //     the id, and nothing is written;
 //   - the same request again (a retried or repeated start) plans from the
@@ -69,7 +69,7 @@ func (e *Engine) prepare(ctx context.Context, p Params) (PrepareOutput, Result, 
 }
 
 // claim records p as the request of its query id, or finds the one stored
-// (SPEC §11.1). The same request returns the stored one: its seed wins, so
+// (docs/contract.md#query-ids). The same request returns the stored one: its seed wins, so
 // a retried prepare replays the same plan. A different request is invalid
 // input naming the id, as the API's 409 is, and changes nothing.
 func (e *Engine) claim(ctx context.Context, p Params) (Params, error) {
@@ -84,7 +84,7 @@ func (e *Engine) claim(ctx context.Context, p Params) (Params, error) {
 }
 
 // ConflictError is the error of a query id reused for a different request
-// (SPEC §11.1); the API answers it with 409.
+// (docs/contract.md#query-ids); the API answers it with 409.
 func ConflictError(queryID string) error {
 	return Errorf(KindInvalidInput, "query id %s already names a different request", queryID)
 }
@@ -94,7 +94,7 @@ func ConflictError(queryID string) error {
 func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 	prompts := e.prompts()
 	skeleton := prompts.Map.Skeleton(p.Query)
-	// The budget check needs no data, so bad input costs no read (SPEC §4.3.1).
+	// The budget check needs no data, so bad input costs no read (docs/contract.md#budgets).
 	if _, err := batch.Pack(skeleton, p.MapPromptBudget(), nil); err != nil {
 		return Plan{}, &Error{Kind: KindInvalidInput, Err: err}
 	}
@@ -144,7 +144,7 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 }
 
 // MostModelCalls is the most model calls a plan of batches map batches can
-// make (SPEC §11.5): every attempt of every batch and of the reduce. A plan
+// make (docs/contract.md#state-machine): every attempt of every batch and of the reduce. A plan
 // with no batch reduces nothing, so it calls nothing.
 func MostModelCalls(batches int) int {
 	if batches == 0 {
@@ -153,7 +153,7 @@ func MostModelCalls(batches int) int {
 	return MapAttempts*batches + ReduceAttempts
 }
 
-// shuffle is Fisher-Yates as SPEC §4.3.2 writes it, over a PCG generator so
+// shuffle is Fisher-Yates as docs/contract.md#batching writes it, over a PCG generator so
 // a recorded seed replays the same order on every platform.
 func shuffle(items []batch.Item, seed int64) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
@@ -164,7 +164,7 @@ func shuffle(items []batch.Item, seed int64) {
 }
 
 // mapTexts loads the namespace and builds the map text of every selected
-// summary (SPEC §4.1, §4.2), in id order.
+// summary (docs/contract.md#selection, docs/contract.md#map-text), in id order.
 func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, map[string]Sources, Plan, error) {
 	plan := Plan{Params: p}
 	// Claims do not depend on the summaries, so their reads (on DynamoDB a
@@ -250,7 +250,7 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, map[stri
 		}
 	}
 
-	// SPEC §11.1: the map texts are most of what prepare holds, and a chunk
+	// docs/contract.md#plan-limits: the map texts are most of what prepare holds, and a chunk
 	// cited from many leaves is repeated in each of their map texts, so a
 	// small index can ask for gigabytes. Their exact size is known before
 	// any is built, and a plan beyond the bound is refused first.
@@ -276,11 +276,11 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, map[stri
 }
 
 // mapTextLimit is the largest total of map-text bytes prepare builds
-// (SPEC §11.1), and what it derives from. With a batch limit, a plan whose
+// (docs/contract.md#query-ids), and what it derives from. With a batch limit, a plan whose
 // map texts exceed MaxBatches batches of the most bytes one batch can hold
 // would need more batches than allowed, so that bound never refuses a plan
 // that fits: a batch passes the fit test only if 20n + 9a <= 36 x budget
-// over its content's n non-ASCII and a ASCII code points (SPEC §3), and
+// over its content's n non-ASCII and a ASCII code points (docs/contract.md#token-estimate), and
 // bytes <= 4n + a, so one batch holds at most 36 x budget / 5 bytes (4-byte
 // runes). The ceiling bounds what one process holds whatever the budgets.
 func (e *Engine) mapTextLimit(p Params) (int64, string) {
@@ -326,14 +326,14 @@ func sortClaims(cs []*Claim) {
 	slices.SortFunc(cs, func(a, b *Claim) int { return strings.Compare(a.ID, b.ID) })
 }
 
-// Section markers of a map text (SPEC §4.2).
+// Section markers of a map text (docs/contract.md#map-text).
 const (
 	summaryHeader  = "[Community summary]\n"
 	claimsHeader   = "\n\n[Supporting claims]"
 	excerptsHeader = "\n\n[Source excerpts]"
 )
 
-// mapText renders one summary with its claims and excerpts (SPEC §4.2);
+// mapText renders one summary with its claims and excerpts (docs/contract.md#map-text);
 // size is mapTextSize's answer, so the text is built in one allocation.
 func mapText(summary string, leaves []string, claimsByLeaf map[string][]*Claim, chunkText map[string]string, size int) string {
 	var b strings.Builder
@@ -378,7 +378,7 @@ func mapText(summary string, leaves []string, claimsByLeaf map[string][]*Claim, 
 }
 
 // mapSources lists the claims and existing chunks of one map text, in the
-// order mapText writes them (SPEC §11.4 citations).
+// order mapText writes them (docs/contract.md#citations citations).
 func mapSources(id string, leaves []string, claimsByLeaf map[string][]*Claim, chunkText map[string]string) Sources {
 	src := Sources{CommunityID: id, ClaimIDs: []string{}, ChunkIDs: []string{}}
 	seen := map[string]bool{}

@@ -144,7 +144,7 @@ func TestShuffleIsSeeded(t *testing.T) {
 	assert.ElementsMatch(t, order(7), order(8))
 }
 
-// STYLE §2: the domain imports no AWS package.
+// The domain imports no AWS package.
 func TestDomainImportsNoAWS(t *testing.T) {
 	for _, pkg := range []string{".", "../batch", "../tokens"} {
 		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()

@@ -21,7 +21,7 @@ var systemPromptText string
 
 // SystemPrompt is the fixed system instruction a chat model gets before
 // every rendered prompt. The rendered prompt already states the JSON
-// contract (SPEC §5.1); repeating it as a system instruction keeps chatty
+// contract (docs/contract.md#prompts); repeating it as a system instruction keeps chatty
 // models (local ones in particular) from wrapping the JSON in prose.
 var SystemPrompt = strings.TrimRight(systemPromptText, "\n")
 
@@ -32,21 +32,21 @@ const (
 )
 
 // Template is a prompt with a query placeholder and a content placeholder
-// on a line of its own. When text follows the content (SPEC §11.3: the
+// on a line of its own. When text follows the content (docs/contract.md#data-safe-prompts: the
 // closing delimiter and a reminder), the line before the placeholder must be
 // an opening tag <name> and the line after it the closing tag </name>.
 //
 // The skeleton is the prompt with the content line left out, and the prompt
 // sent is the skeleton with "\n" + content inserted where that line was.
-// The SPEC §3 estimate counts code points without regard to their order, so
+// The docs/contract.md#token-estimate estimate counts code points without regard to their order, so
 // estimateTokens(prompt) = estimateTokens(skeleton + "\n" + content): the
-// fit test of SPEC §4.3 and §6 measures the very text that is sent.
+// fit test of docs/contract.md#batching and docs/contract.md#reduce measures the very text that is sent.
 type Template struct {
 	head  string // text before the content line, without its final newline
 	tail  string // text after the content line, from the closing tag on; may be empty
 	close *regexp.Regexp
 	// responseType fills {{response_type}} wherever the template has it
-	// (SPEC §11.4); "" stands for DefaultResponseType.
+	// (docs/contract.md#request); "" stands for DefaultResponseType.
 	responseType string
 }
 
@@ -117,7 +117,7 @@ func (t Template) Render(query, content string) string {
 	return head + "\n" + content + "\n" + t.tail
 }
 
-// Prompts are the Map and Reduce prompts (SPEC §5.1).
+// Prompts are the Map and Reduce prompts (docs/contract.md#prompts).
 type Prompts struct {
 	Map    Template
 	Reduce Template

@@ -21,7 +21,7 @@ func defaultTemplates() map[string]gs.Template {
 	return map[string]gs.Template{"map": prompts.Map, "reduce": prompts.Reduce}
 }
 
-// SPEC §5.1, §11.3: content goes in literally between the delimiters, after
+// docs/contract.md#prompts, docs/contract.md#data-safe-prompts: content goes in literally between the delimiters, after
 // the instruction that it is data; the fit test's estimate of skeleton +
 // "\n" + content is the estimate of the very prompt sent.
 func TestPromptsInsertLiterallyBetweenDelimiters(t *testing.T) {

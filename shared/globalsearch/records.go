@@ -1,6 +1,6 @@
 package globalsearch
 
-// Summary is a community summary (SPEC §1).
+// Summary is a community summary (docs/contract.md#index).
 type Summary struct {
 	ID                string `json:"id"`
 	Level             int    `json:"level"`
@@ -9,7 +9,7 @@ type Summary struct {
 	Summary           string `json:"summary"`
 }
 
-// Claim is a claim assigned to a leaf community (SPEC §1).
+// Claim is a claim assigned to a leaf community (docs/contract.md#index).
 type Claim struct {
 	ID             string   `json:"id"`
 	CommunityID    string   `json:"communityId"`
@@ -19,7 +19,7 @@ type Claim struct {
 	SourceChunkIDs []string `json:"sourceChunkIds"`
 }
 
-// Chunk is a source chunk that claims cite (SPEC §1).
+// Chunk is a source chunk that claims cite (docs/contract.md#index).
 type Chunk struct {
 	ID         string `json:"id"`
 	Text       string `json:"text"`

@@ -14,7 +14,7 @@ import (
 )
 
 // RenderCandidate is one map answer as the Reduce prompt shows it
-// (SPEC §6.2); usefulness is printed in shortest form (85, 72.5). Lines of
+// (docs/contract.md#reduce-selection); usefulness is printed in shortest form (85, 72.5). Lines of
 // the answer that read as a header are neutralised (NeutraliseHeaders), so
 // only the real header of each candidate starts with "[".
 func RenderCandidate(a MapAnswer) string { return NewCandidate(a).Render() }
@@ -24,7 +24,7 @@ func NewCandidate(a MapAnswer) Candidate {
 	return Candidate{Usefulness: a.Usefulness, CommunityIDs: a.CommunityIDs, Answer: NeutraliseHeaders(a.Answer)}
 }
 
-// Render is the candidate's text in the reduce prompt (SPEC §6.2).
+// Render is the candidate's text in the reduce prompt (docs/contract.md#reduce-selection).
 func (c Candidate) Render() string {
 	return "[Usefulness: " + strconv.FormatFloat(c.Usefulness, 'f', -1, 64) +
 		"; Community IDs: " + strings.Join(c.CommunityIDs, ", ") + "]\n" + c.Answer
@@ -36,7 +36,7 @@ var forgedHeader = regexp.MustCompile(`(?im)(^|[\r\v\f\x{85}\x{2028}\x{2029}])([
 
 // NeutraliseHeaders quotes every line of a map answer that looks like a
 // reduce header ("[Usefulness: …") or a part header ("[Community ID: …") by
-// putting "> " before it (SPEC §11.3): a model could otherwise smuggle in a
+// putting "> " before it (docs/contract.md#data-safe-prompts): a model could otherwise smuggle in a
 // candidate with its own usefulness and communities. The answer is
 // otherwise unchanged, and selection measures the neutralised text.
 func NeutraliseHeaders(answer string) string {
@@ -45,7 +45,7 @@ func NeutraliseHeaders(answer string) string {
 
 const candidateSeparator = "\n\n"
 
-// SelectAnswers picks the map answers that go to reduce (SPEC §6.1-6.3):
+// SelectAnswers picks the map answers that go to reduce (docs/contract.md#reduce-selection):
 // usefulness 0 dropped, the rest by usefulness descending with ties in batch
 // order, each added if the prompt still fits and otherwise skipped (a later,
 // shorter answer may still fit). It returns the selection, the content and
@@ -84,7 +84,7 @@ func SelectAnswers(skeleton string, budget int, answers []MapAnswer) ([]MapAnswe
 	return selected, strings.Join(rendered, candidateSeparator), prompt.Tokens(content)
 }
 
-// Reduce makes one attempt at the reduce step of a planned run (SPEC §6):
+// Reduce makes one attempt at the reduce step of a planned run (docs/contract.md#reduce):
 // it reads the plan and the stored map answers, adds the batches that failed
 // (as the state machine's Catch or the in-process runner reports them),
 // selects within budget, calls the model once and saves the result. Every

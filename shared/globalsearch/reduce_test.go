@@ -61,7 +61,7 @@ func TestRenderCandidate(t *testing.T) {
 	assert.Equal(t, "[Usefulness: 85; Community IDs: c1, c2]\nTrend", gs.RenderCandidate(a))
 }
 
-// SPEC §11.3: a map answer cannot forge a candidate or a part header.
+// docs/contract.md#data-safe-prompts: a map answer cannot forge a candidate or a part header.
 func TestRenderCandidateNeutralisesForgedHeaders(t *testing.T) {
 	tests := []struct {
 		name, answer, want string

@@ -19,10 +19,10 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/strictjson"
 )
 
-// MaxQueryRunes is the longest query accepted, in code points (SPEC §2).
+// MaxQueryRunes is the longest query accepted, in code points (docs/contract.md#request).
 const MaxQueryRunes = 4000
 
-// LeafLevel selects every leaf summary whatever its level (SPEC §4.1).
+// LeafLevel selects every leaf summary whatever its level (docs/contract.md#selection).
 const LeafLevel Level = -1
 
 // Level is a community level: LeafLevel or a level number >= 0. It reads and
@@ -94,7 +94,7 @@ type Request struct {
 	MaxModelCalls       *int    `json:"maxModelCalls,omitempty"`
 }
 
-// Params validates the request against the defaults (SPEC §2).
+// Params validates the request against the defaults (docs/contract.md#request).
 func (r Request) Params(d Defaults) (Params, error) {
 	data, err := json.Marshal(r)
 	if err != nil {
@@ -117,11 +117,11 @@ type Params struct {
 	MapConcurrency      int    `json:"mapConcurrency"`
 	ShuffleSeed         int64  `json:"shuffleSeed"`
 	Shuffle             bool   `json:"shuffle"`
-	// ResponseType is the form the reduce prompt asks for (SPEC §11.4).
+	// ResponseType is the form the reduce prompt asks for (docs/contract.md#request).
 	// Empty (a request stored before the field existed) means
 	// DefaultResponseType.
 	ResponseType string `json:"responseType,omitempty"`
-	// Cache lets map calls reuse a cached answer (SPEC §11.4). A request
+	// Cache lets map calls reuse a cached answer (docs/contract.md#map-cache). A request
 	// stored before the field existed reads false: it bypasses the cache,
 	// which costs calls but never changes an answer.
 	Cache bool `json:"cache"`
@@ -129,13 +129,13 @@ type Params struct {
 	// had none. It is never stored (a stored request has its seed fixed),
 	// and it lets SameRequest tell a repeated request from a different one.
 	SeedGenerated bool `json:"-"`
-	// MaxModelCalls is the most model calls the run may make (SPEC §11.5):
+	// MaxModelCalls is the most model calls the run may make (docs/contract.md#model-call-ceiling):
 	// the deployment's ceiling, or a lower one the request chose. 0 (a
 	// Params built in Go, never a parsed request) is no ceiling.
 	MaxModelCalls int `json:"maxModelCalls,omitempty"`
 }
 
-// SameRequest reports whether p and q ask for the same run (SPEC §11.1):
+// SameRequest reports whether p and q ask for the same run (docs/contract.md#query-ids):
 // every field equal, except that a seed one of them did not choose
 // (SeedGenerated) matches any seed. A retried schedule or workflow that
 // sends no seed thus repeats its request, while two explicit seeds that
@@ -149,20 +149,20 @@ func (p Params) SameRequest(q Params) bool {
 }
 
 // DefaultResponseType is the form of answer a request asks for when it
-// names none (SPEC §11.4).
+// names none (docs/contract.md#result).
 const DefaultResponseType = "multiple paragraphs"
 
 // MaxResponseTypeRunes is the longest responseType, in code points.
 const MaxResponseTypeRunes = 100
 
-// MapPromptBudget is what the Map prompt may use (SPEC §2).
+// MapPromptBudget is what the Map prompt may use (docs/contract.md#request).
 func (p Params) MapPromptBudget() int { return p.MapTokenBudget - p.MapOutputReserve }
 
-// ReducePromptBudget is what the Reduce prompt may use (SPEC §2).
+// ReducePromptBudget is what the Reduce prompt may use (docs/contract.md#request).
 func (p Params) ReducePromptBudget() int { return p.ReduceTokenBudget - p.ReduceOutputReserve }
 
 // Defaults are the values a request field takes when it is absent: a
-// deployment's configured defaults, else SPEC §2's.
+// deployment's configured defaults, else docs/contract.md#request's.
 type Defaults struct {
 	Namespace           string
 	CommunityLevel      Level
@@ -183,7 +183,7 @@ type Defaults struct {
 // over thousands of tiny batches is refused before it spends.
 const DefaultMaxModelCalls = 500
 
-// SpecDefaults are the defaults of SPEC §2.
+// SpecDefaults are the defaults of docs/contract.md#request.
 var SpecDefaults = Defaults{
 	Namespace:           "default",
 	CommunityLevel:      LeafLevel,
@@ -195,7 +195,7 @@ var SpecDefaults = Defaults{
 	MaxModelCalls:       DefaultMaxModelCalls,
 }
 
-// requestField is one row of SPEC §2's request table. The table drives
+// requestField is one row of docs/contract.md#request's request table. The table drives
 // parsing, the deployment's environment defaults and their messages, so a
 // field is described once. A defaulted field (env set) also lives in
 // Defaults; the others have no deployment default.
@@ -231,7 +231,7 @@ func count(min int64, msg string) func(json.RawMessage) (int, error) {
 	return func(raw json.RawMessage) (int, error) { return parseCount(raw, min, msg) }
 }
 
-// requestFields is SPEC §2's table in its order: the first bad field is the
+// requestFields is docs/contract.md#request's table in its order: the first bad field is the
 // one reported.
 var requestFields = []requestField{
 	{name: "query", parse: func(raw json.RawMessage, p *Params) (err error) {
@@ -267,7 +267,7 @@ var requestFields = []requestField{
 		p.QueryID, err = parseString(raw, queryIDPattern, "queryId must be 1-80 characters of A-Z a-z 0-9 - _")
 		return err
 	}},
-	// SPEC §11.5: parseRequest also holds it to the deployment's value,
+	// docs/contract.md#state-machine: parseRequest also holds it to the deployment's value,
 	// which it may only lower.
 	defaulted("maxModelCalls", "GRAPHRAG_MAX_MODEL_CALLS", count(1, "maxModelCalls must be a positive integer"),
 		func(p *Params) *int { return &p.MaxModelCalls }, func(d *Defaults) *int { return &d.MaxModelCalls }),
@@ -312,8 +312,8 @@ var (
 	queryIDPattern   = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
 )
 
-// ParseRequest decodes and validates a JSON request (SPEC §2): unknown
-// fields are rejected, then each field is checked in the SPEC's order, then
+// ParseRequest decodes and validates a JSON request (docs/contract.md#request): unknown
+// fields are rejected, then each field is checked in the contract's order, then
 // the budgets against their reserves. A missing queryId or shuffleSeed is
 // generated here, so the returned Params replay the run exactly.
 //
@@ -420,7 +420,7 @@ func parseQuery(raw json.RawMessage) (string, error) {
 	return s, nil
 }
 
-// parseResponseType reads SPEC §11.4's free text. It goes into the reduce
+// parseResponseType reads docs/contract.md#request's free text. It goes into the reduce
 // prompt's instructions, so a line break or other control character, which
 // could start instructions of its own, is refused rather than passed on.
 func parseResponseType(raw json.RawMessage) (string, error) {
@@ -486,7 +486,7 @@ func jsonInt(raw []byte) (int64, bool) {
 	return int64(f), true
 }
 
-// ValidNamespace reports whether ns is a namespace name (SPEC §1).
+// ValidNamespace reports whether ns is a namespace name (docs/contract.md#index).
 func ValidNamespace(ns string) bool { return namespacePattern.MatchString(ns) }
 
 // NewQueryID returns a fresh query id that is also a valid execution name.

@@ -213,7 +213,7 @@ func TestEnvDefaultsApplyBelowTheRequest(t *testing.T) {
 
 // TestBudgetsMustFitTheirPrompts: a budget that cannot hold its prompt's
 // skeleton is refused with the request, naming the smallest budget that
-// fits, which is computed here from the rendered skeleton (SPEC §11.2).
+// fits, which is computed here from the rendered skeleton (docs/contract.md#budgets).
 func TestBudgetsMustFitTheirPrompts(t *testing.T) {
 	const query = "What are the main themes?"
 	prompts := gs.DefaultPrompts()

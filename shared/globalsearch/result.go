@@ -2,10 +2,10 @@ package globalsearch
 
 import "time"
 
-// Batch is one map batch of a plan (SPEC §4.3). EstimatedTokens is the
+// Batch is one map batch of a plan (docs/contract.md#batching). EstimatedTokens is the
 // estimate of the whole Map prompt: skeleton + "\n" + Content. RunID is the
 // run of the plan that holds the batch, so a map task that reads a batch
-// knows which run its answer belongs to (SPEC §11.1).
+// knows which run its answer belongs to (docs/contract.md#query-ids).
 type Batch struct {
 	RunID           string   `json:"runId,omitempty"`
 	Index           int      `json:"index"`
@@ -13,7 +13,7 @@ type Batch struct {
 	EstimatedTokens int      `json:"estimatedTokens"`
 	Content         string   `json:"content"`
 	// Sources are the claims and chunks of each community in the batch
-	// (SPEC §11.4), kept with the batch rather than the plan item so that
+	// (docs/contract.md#result), kept with the batch rather than the plan item so that
 	// no item outgrows DynamoDB's 400 KB.
 	Sources []Sources `json:"sources,omitempty"`
 }
@@ -22,7 +22,7 @@ type Batch struct {
 // noticed about the index on the way. RunID names this plan's run: each
 // prepare of a query id starts a new run, and the answers, reduce calls and
 // result of a run are kept apart from every other run of that id
-// (SPEC §11.1). A dry run (Engine.Plan) has none.
+// (docs/contract.md#query-ids). A dry run (Engine.Plan) has none.
 type Plan struct {
 	RunID           string    `json:"runId,omitempty"`
 	Params          Params    `json:"request"`
@@ -39,9 +39,9 @@ type Plan struct {
 	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`
 }
 
-// MapAnswer is a valid map output of one batch (SPEC §5.3). Attempts counts
+// MapAnswer is a valid map output of one batch (docs/contract.md#model-output). Attempts counts
 // the model calls it took, the successful one included; Cached says the
-// answer came from the map cache (SPEC §11.4), and then Attempts counts only
+// answer came from the map cache (docs/contract.md#map-cache), and then Attempts counts only
 // the failed calls before the hit.
 type MapAnswer struct {
 	BatchIndex   int      `json:"batchIndex"`
@@ -54,10 +54,10 @@ type MapAnswer struct {
 	OutputTokens int      `json:"outputTokens"`
 }
 
-// Status is the outcome of a run (SPEC §7).
+// Status is the outcome of a run (docs/contract.md#result).
 type Status string
 
-// The statuses of SPEC §7, and running for a run with no result yet.
+// The statuses of docs/contract.md#result, and running for a run with no result yet.
 const (
 	StatusRunning   Status = "running"
 	StatusCompleted Status = "completed"
@@ -66,10 +66,10 @@ const (
 	StatusFailed    Status = "failed"
 )
 
-// NoResultsAnswer is the answer of every no_results run (SPEC §7).
+// NoResultsAnswer is the answer of every no_results run (docs/contract.md#result).
 const NoResultsAnswer = "No relevant community summaries were found for this query."
 
-// SelectedAnswer is a map answer that reduce selected (SPEC §6).
+// SelectedAnswer is a map answer that reduce selected (docs/contract.md#reduce).
 type SelectedAnswer struct {
 	Answer       string   `json:"answer"`
 	Usefulness   float64  `json:"usefulness"`
@@ -89,8 +89,8 @@ type MapScore struct {
 }
 
 // StageUsage is what one stage cost, as the model reported it. CacheHits
-// counts the answers the map cache served without a model call (SPEC
-// §11.4); reduce answers are never cached.
+// counts the answers the map cache served without a model call
+// (docs/contract.md#map-cache); reduce answers are never cached.
 type StageUsage struct {
 	ModelCalls   int `json:"modelCalls"`
 	CacheHits    int `json:"cacheHits"`
@@ -98,7 +98,7 @@ type StageUsage struct {
 	OutputTokens int `json:"outputTokens"`
 }
 
-// Diagnostics are the signals of a run (SPEC §7).
+// Diagnostics are the signals of a run (docs/contract.md#result).
 type Diagnostics struct {
 	SummaryCount        int            `json:"summaryCount"`
 	BatchCount          int            `json:"batchCount"`
@@ -123,7 +123,7 @@ type Diagnostics struct {
 	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`
 }
 
-// Result is the outcome of a run (SPEC §7).
+// Result is the outcome of a run (docs/contract.md#result).
 type Result struct {
 	QueryID            string           `json:"queryId"`
 	Namespace          string           `json:"namespace"`

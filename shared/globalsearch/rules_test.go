@@ -120,7 +120,7 @@ func (m *barrierModel) opened() bool {
 	}
 }
 
-// SPEC §5.2: exactly min(mapConcurrency, batches) calls in flight, not
+// docs/contract.md#map-calls: exactly min(mapConcurrency, batches) calls in flight, not
 // merely at most that many.
 func TestMapCallsInFlightReachConcurrency(t *testing.T) {
 	tests := []struct{ batches, concurrency int }{
@@ -207,7 +207,7 @@ func TestReduceCountsLostBatchAsFailed(t *testing.T) {
 	}
 }
 
-// SPEC §5.2 through Search: a batch whose first attempt fails is answered
+// docs/contract.md#map-calls through Search: a batch whose first attempt fails is answered
 // by its second, and the answer, the diagnostics and the stored run all
 // say it took two attempts.
 func TestSecondMapAttemptIsRecorded(t *testing.T) {

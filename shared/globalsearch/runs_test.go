@@ -143,7 +143,7 @@ func TestPrepareSameIDDifferentRequest(t *testing.T) {
 func itoa(n int64) string { return fmt.Sprint(n) }
 
 // TestLateWritersOfAnEarlierRun: tasks of a run that a new plan of the same
-// query id replaced must not reach the new run (SPEC §11.1).
+// query id replaced must not reach the new run (docs/contract.md#query-ids).
 func TestLateWritersOfAnEarlierRun(t *testing.T) {
 	ctx := context.Background()
 	model := &switchModel{}

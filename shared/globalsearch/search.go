@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// Search runs a whole search in one process (SPEC §9) through the same
+// Search runs a whole search in one process (docs/contract.md#local) through the same
 // steps the state machine runs: Prepare, MapBatch for every batch with at
 // most min(mapConcurrency, batches) in flight and two attempts each, then
 // Reduce with two attempts (then FailReduce), all in the run Prepare
@@ -13,7 +13,7 @@ import (
 // status failed and the error says why, except when the query id names a
 // different request: then nothing is saved and the Result is empty.
 //
-// p must meet every rule of SPEC §2, as ParseRequest returns it: a Params
+// p must meet every rule of docs/contract.md#request, as ParseRequest returns it: a Params
 // built by hand that breaks one (a mapConcurrency of 0 would leave every
 // batch waiting for a worker forever) is invalid input, refused before any
 // read, write or model call and recorded nowhere, since its query id may

@@ -304,7 +304,7 @@ func TestSearchResultDiagnostics(t *testing.T) {
 }
 
 func TestMapRunnerSpecCase(t *testing.T) {
-	// SPEC §10: 3 batches, concurrency 2, the first call fails -> 3 answers,
+	// docs/contract.md#pinned-cases: 3 batches, concurrency 2, the first call fails -> 3 answers,
 	// 0 errors, 4 calls, never more than 2 in flight.
 	model := &fakeModel{delay: 5 * time.Millisecond, complete: func(req gs.ModelRequest, call int) (gs.ModelResponse, error) {
 		if req.Stage == gs.StageMap && call == 1 {

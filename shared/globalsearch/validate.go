@@ -57,11 +57,11 @@ func checkRecords[T any](kind string, records []T, check func(T) (id, problem st
 	return nil
 }
 
-// MaxIDBytes is the longest id (SPEC §11.1): it leaves room in a DynamoDB
+// MaxIDBytes is the longest id (docs/contract.md#ids): it leaves room in a DynamoDB
 // sort key (1,024 bytes) for the record-kind prefix.
 const MaxIDBytes = 256
 
-// CheckID applies SPEC §11.1 to a summary, claim or chunk id: 1-256 bytes of
+// CheckID applies docs/contract.md#ids to a summary, claim or chunk id: 1-256 bytes of
 // valid UTF-8 without control characters, line breaks or any of "[", "]"
 // and "|". Ids are printed into the map prompt's part headers
 // ("[Community ID: <id> | summary part <n>]") and excerpt lines, so these

@@ -10,7 +10,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
-// SPEC §11.1: an id that could forge a prompt header or line is rejected,
+// docs/contract.md#ids: an id that could forge a prompt header or line is rejected,
 // naming the record and the id, for every kind of record.
 func TestValidateRejectsBadIDs(t *testing.T) {
 	long := strings.Repeat("é", 129) // 258 bytes

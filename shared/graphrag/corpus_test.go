@@ -39,7 +39,7 @@ func TestImportChristmasCarol(t *testing.T) {
 	require.NoError(t, records.Validate())
 
 	// Every claim must land on a leaf of what the store holds, or the search
-	// would count it as an orphan (SPEC §4.2).
+	// would count it as an orphan (docs/contract.md#map-text).
 	store := memstore.New()
 	ctx := context.Background()
 	require.NoError(t, store.ReplaceNamespace(ctx, "christmas-carol", records))

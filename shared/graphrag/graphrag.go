@@ -1,6 +1,6 @@
 // Package graphrag imports the output folder of a Microsoft GraphRAG index
 // run (parquet files, schema versions 1 to 3) as the records of one
-// namespace (SPEC §1): community reports become summaries, covariates
+// namespace (docs/contract.md#index): community reports become summaries, covariates
 // become claims assigned to leaf communities, text units become chunks.
 //
 // Files are read with github.com/parquet-go/parquet-go: pure Go (no cgo, so
@@ -11,7 +11,7 @@
 // Columns are read by name through its low-level column API rather than
 // into Go structs, because GraphRAG's columns drift between versions.
 //
-// Choices the SPEC leaves open, made here:
+// Choices the contract (docs/contract.md) leaves open, made here:
 //   - A summary's id is its community number in decimal; its parent is the
 //     report's `parent` column, else the communities file's, else the
 //     inverse of `children`. A parent that names no community report is
@@ -33,12 +33,12 @@
 //     the Report says so.
 //   - A report's title heads its summary text as a Markdown heading
 //     ("# <title>"), the form of GraphRAG's own full_content, because the
-//     map text (SPEC §4.2) shows the summary and not the title. A report
+//     map text (docs/contract.md#map-text) shows the summary and not the title. A report
 //     without summary text stays blank: a title alone answers nothing.
 //   - Claims cite excerpts by default (Options.Excerpts): a text unit is a
 //     whole 1,200-token window, repeated in the map text of every summary
 //     one of its claims reaches, while a covariate's source_text is the
-//     passage that supports the claim, the child chunk SPEC §1 means.
+//     passage that supports the claim, the child chunk docs/contract.md#index means.
 package graphrag
 
 import (
@@ -108,7 +108,7 @@ type Report struct {
 	// Levels counts summaries per level.
 	Levels map[int]int
 	// BlankSummaries are summaries whose text is empty; the search never
-	// selects them (SPEC §4.1).
+	// selects them (docs/contract.md#selection).
 	BlankSummaries int
 	Entities       int
 	// Covariates is the number of rows in covariates.parquet.
@@ -589,7 +589,7 @@ func (im *importer) readCovariates(t *table, byName map[string][]string) error {
 		if id == "" {
 			id = readable.str(i)
 		}
-		// Names are trimmed: the map text shows them (SPEC §4.2) and an LLM
+		// Names are trimmed: the map text shows them (docs/contract.md#map-text) and an LLM
 		// sometimes pads them.
 		subject := strings.TrimSpace(cols["subject_id"].str(i))
 		unmatched := func(reason string) {
@@ -694,9 +694,9 @@ func (im *importer) cite(unit string, texts []string) []string {
 // excerptID names an excerpt chunk after its text unit and its text, so that
 // a re-import gives it the same id and the same words quoted from two units
 // stay two chunks, each with its document. The id is short because the map
-// text repeats it before every excerpt (SPEC §4.2): a lead of the unit id
+// text repeats it before every excerpt (docs/contract.md#map-text): a lead of the unit id
 // (to find the unit by eye) and 64 bits of a hash of both (to tell excerpts
-// apart). It satisfies the id rule of SPEC §11.1 whatever the unit id holds.
+// apart). It satisfies the id rule of docs/contract.md#ids whatever the unit id holds.
 func excerptID(unit, text string) string {
 	sum := sha256.Sum256([]byte(unit + "\x00" + text))
 	lead := []rune{}

@@ -545,7 +545,7 @@ func TestImportExcerpts(t *testing.T) {
 	}
 }
 
-// TestExcerptID checks the id rule of SPEC §11.1 (1-256 bytes of UTF-8, no
+// TestExcerptID checks the id rule of docs/contract.md#ids (1-256 bytes of UTF-8, no
 // control characters, none of "[", "]", "|") whatever the text unit id is.
 func TestExcerptID(t *testing.T) {
 	tests := []struct {

@@ -1,4 +1,4 @@
-// Package mapcache is the in-process map-answer cache (SPEC §11.4): one
+// Package mapcache is the in-process map-answer cache (docs/contract.md#map-cache): one
 // small JSON file per key under a directory, the twin of the DynamoDB cache
 // table in shared/store. Both pass the suite in mapcache/cachetest.
 package mapcache

@@ -12,7 +12,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
-// Map-answer cache table (SPEC §11.4): partition key `key` (S), the SHA-256
+// Map-answer cache table (docs/contract.md#map-cache): partition key `key` (S), the SHA-256
 // of globalsearch.MapCacheKey, with `answer`, `usefulness` and `expiresAt`,
 // the table's TTL attribute. It is a table of its own, not items in the
 // runs table, so that IAM can give it to the map function alone: no other

@@ -26,7 +26,7 @@ type runItem struct {
 	SK        string `json:"sk"`
 	ExpiresAt int64  `json:"expiresAt"`
 	// RunID is the run an answer, reduce count or result belongs to
-	// (SPEC §11.1); on the result item it says which run may write it.
+	// (docs/contract.md#query-ids); on the result item it says which run may write it.
 	RunID   string                  `json:"runId,omitempty"`
 	Request *globalsearch.Params    `json:"request,omitempty"`
 	Plan    *planHeader             `json:"plan,omitempty"`

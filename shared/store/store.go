@@ -12,7 +12,7 @@
 // `plan`, `batch#000042`, `answer#<runId>#000042`, `reduce-calls#<runId>`,
 // `result`. Batch indexes are zero-padded to six digits so that sort-key
 // order is index order. Answers and reduce counts are keyed by the run
-// (each plan of a query id is a new run, SPEC §11.1), and the result item
+// (each plan of a query id is a new run, docs/contract.md#query-ids), and the result item
 // names the run that may write it. Every
 // item carries `expiresAt` (epoch seconds), the table's TTL attribute; since
 // DynamoDB deletes expired items lazily (up to days later), reads treat an

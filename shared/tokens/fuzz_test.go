@@ -10,7 +10,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
-// FuzzEstimate checks Estimate against SPEC §3 as written,
+// FuzzEstimate checks Estimate against docs/contract.md#token-estimate as written,
 // ceil(nonASCII/1.8 + ascii/4), in exact rational arithmetic over the code
 // points a range loop decodes (an invalid byte decodes to U+FFFD, non-ASCII).
 // It also checks that counts add across an ASCII joint, which packing relies on.

@@ -1,4 +1,4 @@
-// Package tokens implements the project's token estimate (SPEC §3).
+// Package tokens implements the project's token estimate (docs/contract.md#token-estimate).
 //
 // It is an estimate, not a tokenizer: ASCII text is counted at four code
 // points a token and everything else at 1.8, which over-counts most English
@@ -43,15 +43,15 @@ func (c Count) Runes() int { return c.ASCII + c.NonASCII }
 
 // Tokens is ceil(nonASCII/1.8 + ascii/4), computed in integers as
 // (20n + 9a + 35) / 36 so that no float rounding can move a budget edge
-// (SPEC §3).
+// (docs/contract.md#token-estimate).
 func (c Count) Tokens() int {
 	return (20*c.NonASCII + 9*c.ASCII + 35) / 36
 }
 
-// Estimate is the SPEC §3 token estimate of s.
+// Estimate is the docs/contract.md#token-estimate token estimate of s.
 func Estimate(s string) int { return Of(s).Tokens() }
 
-// Prompt is the fit test of SPEC §4.3 and §6.3 for one prompt skeleton: the
+// Prompt is the fit test of docs/contract.md#batching and docs/contract.md#reduce-selection for one prompt skeleton: the
 // prompt sent is the skeleton with "\n" + content where the content line
 // was, so it fits a budget when Estimate(skeleton + "\n" + content) <=
 // budget. Counts add, so a caller growing the content piece by piece

@@ -37,7 +37,7 @@ func TestEstimate(t *testing.T) {
 	}
 }
 
-// The integer formula must agree with the float definition of SPEC §3 on
+// The integer formula must agree with the float definition of docs/contract.md#token-estimate on
 // every small count, including the exact multiples where a float could round
 // the wrong way.
 func TestCountTokensMatchesFloatDefinition(t *testing.T) {

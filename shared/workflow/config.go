@@ -21,7 +21,7 @@ const (
 	// EnvMaxBatches is the largest plan prepare accepts (at most
 	// MaxBatchesLimit).
 	EnvMaxBatches = "MAX_BATCHES"
-	// EnvMapCacheTable names the map-answer cache table (SPEC §11.4); the
+	// EnvMapCacheTable names the map-answer cache table (docs/contract.md#map-cache); the
 	// map function needs it with EnvMapCacheTTLDays, the days an entry lives.
 	EnvMapCacheTable   = "MAP_CACHE_TABLE"
 	EnvMapCacheTTLDays = "MAP_CACHE_TTL_DAYS"
@@ -31,7 +31,7 @@ const (
 type Config struct {
 	RunsTable string
 	RunsTTL   time.Duration
-	Defaults  globalsearch.Defaults // GRAPHRAG_* (SPEC §2 deployment defaults)
+	Defaults  globalsearch.Defaults // GRAPHRAG_* (docs/contract.md#request deployment defaults)
 
 	// Set for the functions that name them in ConfigFromEnv's need.
 	IndexTable        string

@@ -8,7 +8,7 @@ import (
 
 // The named errors of the workflow. aws-lambda-go reports a returned error's
 // Go type name (without the pointer's `*`) as the Lambda errorType, and Step
-// Functions matches Retry and Catch on that string (SPEC §8). So each type
+// Functions matches Retry and Catch on that string (docs/contract.md#aws). So each type
 // name below is written, character for character, in
 // statemachine/globalsearch.asl.json, and a test checks both directions.
 // Handlers return them unwrapped: fmt.Errorf("%w") would report wrapError.
@@ -16,16 +16,16 @@ import (
 // InvalidInputError is a request or task input that cannot run as given.
 type InvalidInputError struct{ Message string }
 
-// CorruptIndexError is an index whose hierarchy is broken (SPEC §1).
+// CorruptIndexError is an index whose hierarchy is broken (docs/contract.md#index).
 type CorruptIndexError struct{ Message string }
 
-// PlanTooLargeError is a plan beyond the state machine's limits (SPEC §8).
+// PlanTooLargeError is a plan beyond the state machine's limits (docs/contract.md#plan-limits).
 type PlanTooLargeError struct{ Message string }
 
-// AllBatchesFailedError is a search whose every map batch failed (SPEC §5.2).
+// AllBatchesFailedError is a search whose every map batch failed (docs/contract.md#map-calls).
 type AllBatchesFailedError struct{ Message string }
 
-// ModelOutputError is a model answer that breaks the JSON contract (SPEC §5.3).
+// ModelOutputError is a model answer that breaks the JSON contract (docs/contract.md#model-output).
 type ModelOutputError struct{ Message string }
 
 // ThrottledError is a model or table that refused for load after the SDK's

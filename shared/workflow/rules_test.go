@@ -69,7 +69,7 @@ func TestReduceCountsLostBatchAsFailed(t *testing.T) {
 	}
 }
 
-// SPEC §5.2 on AWS: the state machine's Retry is the second attempt. The
+// docs/contract.md#map-calls on AWS: the state machine's Retry is the second attempt. The
 // map function records the attempt number it is given, a second attempt's
 // answer replaces anything the first saved, and the result counts both
 // calls.

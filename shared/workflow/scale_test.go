@@ -20,7 +20,7 @@ import (
 // TestPrepareChoosesMapMode: a plan the inline Map's history budget holds
 // runs inline; a larger one runs in the Distributed Map, and only then does
 // prepare hand the state machine a TTL for the failure items it writes
-// (SPEC §11.5).
+// (docs/contract.md#state-machine).
 func TestPrepareChoosesMapMode(t *testing.T) {
 	cases := []struct {
 		name      string

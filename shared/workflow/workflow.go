@@ -6,7 +6,7 @@
 // errors: the search rules live in globalsearch, so the in-process run and
 // the deployed workflow cannot drift apart.
 //
-// Payloads stay small (SPEC §8): states carry ids, indexes and counts; batch
+// Payloads stay small (docs/contract.md#payloads): states carry ids, indexes and counts; batch
 // text, answers and results live in the runs table.
 package workflow
 
@@ -23,7 +23,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
-// The history budget of the inline Map (SPEC §8), in events. An
+// The history budget of the inline Map (docs/contract.md#plan-limits), in events. An
 // execution's history holds at most HistoryLimit events. A map iteration
 // whose two attempts both fail and are caught costs
 // HistoryEventsPerFailedBatch (iteration started and succeeded, task
@@ -41,7 +41,7 @@ const (
 	MapLambdaRetries            = 9
 )
 
-// InlineMaxBatches is the largest plan the inline Map runs (SPEC §8). Its
+// InlineMaxBatches is the largest plan the inline Map runs (docs/contract.md#aws). Its
 // worst case is every batch failing twice after every retry its task
 // allows for Lambda-service errors and throttles: 600 x (12 + 9 x 3) =
 // 23,400 events, which leaves 1,600 for the states outside the Map (about
@@ -51,7 +51,7 @@ const (
 const InlineMaxBatches = 600
 
 // DefaultMaxBatches is the largest plan a deployment runs when it sets no
-// other (template parameter MaxBatches; SPEC §11.5): plans past
+// other (template parameter MaxBatches; docs/contract.md#state-machine): plans past
 // InlineMaxBatches run in the Distributed Map, whose items are the batch
 // indexes of prepare's output. MaxBatchesLimit is the most that output can
 // list and stay well inside a state's 256 KiB (about 6 bytes an index:
@@ -88,7 +88,7 @@ func MapMode(batches, inlineMax int) string {
 }
 
 // MapAttempts is what the state machine gives one batch: the first attempt
-// and one Retry (MaxAttempts 1), SPEC §5.2.
+// and one Retry (MaxAttempts 1), docs/contract.md#map-calls.
 const MapAttempts = globalsearch.MapAttempts
 
 // Options are the aws-lambda-go options every workflow handler runs with, in
@@ -100,18 +100,18 @@ func Options() []lambda.Option {
 }
 
 // PrepareInput is the Prepare task's payload: the execution's input (a
-// search request, SPEC §2) and the execution's name, which becomes the query
-// id of a request that has none (SPEC §8 idempotency).
+// search request, docs/contract.md#request) and the execution's name, which becomes the query
+// id of a request that has none (docs/contract.md#idempotency idempotency).
 type PrepareInput struct {
 	Request       json.RawMessage `json:"request"`
 	ExecutionName string          `json:"executionName,omitempty"`
 }
 
 // PrepareOutput is what Prepare hands the Map state: small enough for a
-// state (SPEC §8), with the batches themselves in the runs table.
+// state (docs/contract.md#tables), with the batches themselves in the runs table.
 // BatchIndexes (0 to BatchCount-1) are the Map state's items.
 // MapConcurrency is the Map's MaxConcurrencyPath: the request's
-// mapConcurrency capped by the deployment's maximum (SPEC §11.5). Mode is
+// mapConcurrency capped by the deployment's maximum (docs/contract.md#state-machine). Mode is
 // MapMode's choice. ExpiresAt (epoch seconds, distributed mode only) is the
 // TTL of the failure items the Distributed Map writes itself: JSONPath has
 // no clock.
@@ -229,7 +229,7 @@ type Handlers struct {
 const defaultRunsTTL = 7 * 24 * time.Hour
 
 // mapConcurrency is the concurrency the Map runs a request with: a request
-// may ask for less than the deployment allows, never more (SPEC §11.5).
+// may ask for less than the deployment allows, never more (docs/contract.md#state-machine).
 func (h *Handlers) mapConcurrency(requested int) int {
 	if h.MapMaxConcurrency > 0 {
 		return min(requested, h.MapMaxConcurrency)
@@ -272,7 +272,7 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 	return res, nil
 }
 
-// Map makes exactly one attempt at one batch (SPEC §5.2): the second is the
+// Map makes exactly one attempt at one batch (docs/contract.md#map-calls): the second is the
 // state machine's Retry.
 func (h *Handlers) Map(ctx context.Context, in MapInput) (MapOutput, error) {
 	if in.QueryID == "" || in.BatchIndex < 0 {
@@ -384,7 +384,7 @@ func (h *Handlers) failUnparsed(ctx context.Context, in PrepareInput, cause erro
 	_, _ = h.Engine.Reject(context.WithoutCancel(ctx), p, cause)
 }
 
-// validQueryID applies ParseRequest's own queryId rule (SPEC §2) to id.
+// validQueryID applies ParseRequest's own queryId rule (docs/contract.md#request) to id.
 func validQueryID(id string) bool {
 	raw, _ := json.Marshal(map[string]string{"query": "-", "queryId": id})
 	_, err := globalsearch.ParseRequest(raw, globalsearch.SpecDefaults)

@@ -156,16 +156,16 @@ func TestPrepare(t *testing.T) {
 
 // TestPrepareMapConcurrency: the Map runs with the request's mapConcurrency
 // (MaxConcurrencyPath), the deployment default when it names none, and
-// never more than the deployment's maximum (SPEC §11.5).
+// never more than the deployment's maximum (docs/contract.md#state-machine).
 func TestPrepareMapConcurrency(t *testing.T) {
 	cases := []struct {
 		name      string
 		request   string
-		deflt     int // the deployment default (GRAPHRAG_MAP_CONCURRENCY); 0: SPEC's
+		deflt     int // the deployment default (GRAPHRAG_MAP_CONCURRENCY); 0: the contract's
 		maximum   int // MapMaxConcurrency; 0: none
 		wantValue int
 	}{
-		{name: "SPEC default", request: `{"query":"q"}`, wantValue: 4},
+		{name: "contract default", request: `{"query":"q"}`, wantValue: 4},
 		{name: "deployment default", request: `{"query":"q"}`, deflt: 6, maximum: 8, wantValue: 6},
 		{name: "request below the maximum", request: `{"query":"q","mapConcurrency":2}`, maximum: 8, wantValue: 2},
 		{name: "request at the maximum", request: `{"query":"q","mapConcurrency":8}`, maximum: 8, wantValue: 8},

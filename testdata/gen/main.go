@@ -5,7 +5,7 @@
 // project. Every text is original; names of places, firms and people are
 // invented. The one very long community report (the Port Calder chronicle)
 // is assembled from per-year data and varied sentence material so that it
-// exceeds the default map budget and gets split (SPEC §4.3); everything else
+// exceeds the default map budget and gets split (docs/contract.md#batching); everything else
 // is hand-written here.
 //
 // Run from the repository root:
@@ -485,7 +485,7 @@ func claims() []globalsearch.Claim {
 		cl("c1-culture", "maritime museum", "Calder Quay", "A maritime museum opened on Calder Quay in 2022.", "ch-36", "ch-09"),
 		cl("c1-culture", "harbour festival", "", "The harbour festival drew record crowds in 2023.", "ch-36"),
 		// Deliberate orphans: assigned to communities that are not leaves, so a
-		// search must count them in orphanClaims and never collect them (SPEC §4.2).
+		// search must count them in orphanClaims and never collect them (docs/contract.md#map-text).
 		cl("c2-offshore-wind", "offshore wind", "electricity demand", "Offshore wind supplies about half of Veloria's electricity demand.", "ch-13"),
 		cl("c1-drought", "drought", "reservoirs", "Marenna's reservoirs fell to a fifth of capacity in 2020.", "ch-22"),
 	}
@@ -714,7 +714,7 @@ func finance(y, p year, i int) string {
 	return fmt.Sprintf("The Authority reported revenue of %d million crowns, against %d million the year before.", y.Revenue, p.Revenue)
 }
 
-// portChronicle is the long report (SPEC §3 estimate well above the default
+// portChronicle is the long report (docs/contract.md#token-estimate estimate well above the default
 // 7488-token map prompt budget), so a search over the sample index has to
 // split it into parts.
 func portChronicle() string {

@@ -1,7 +1,7 @@
 // Package bedrock is the Model adapter for Amazon Bedrock: one Converse call
-// per ModelRequest (SPEC §8 "Model"), with the SDK's standard retryer taught
+// per ModelRequest (docs/contract.md#aws "Model"), with the SDK's standard retryer taught
 // to also retry ModelNotReadyException. It never retries on its own beyond
-// that: the search (or the state machine) owns the second attempt (SPEC §5.2).
+// that: the search (or the state machine) owns the second attempt (docs/contract.md#map-calls).
 package bedrock
 
 import (
@@ -25,7 +25,7 @@ const (
 	// DefaultMaxAttempts bounds the SDK's attempts per call (the first and
 	// three retries): with throttling's 1s base backoff that is at most
 	// 1+2+4 = 7s of sleeping, short enough to sit inside a map Lambda's
-	// deadline; longer waits are the state machine's retry (SPEC §8).
+	// deadline; longer waits are the state machine's retry (docs/contract.md#aws).
 	DefaultMaxAttempts = 4
 	// DefaultMaxBackoff caps one backoff sleep.
 	DefaultMaxBackoff = 8 * time.Second
@@ -151,7 +151,7 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 	}
 	inference := &types.InferenceConfiguration{Temperature: aws.Float32(0)}
 	// A reserve of 0 sends no maxTokens, so the model's own default applies
-	// (SPEC §11.2); Bedrock would refuse maxTokens 0.
+	// (docs/contract.md#budgets); Bedrock would refuse maxTokens 0.
 	if req.MaxTokens > 0 {
 		inference.MaxTokens = aws.Int32(int32(min(req.MaxTokens, 1<<31-1)))
 	}
@@ -243,7 +243,7 @@ func (m *Model) classify(ctx context.Context, err error) error {
 	return globalsearch.Errorf(globalsearch.KindModel, "bedrock model %s: %w", m.modelID, err)
 }
 
-// reserveName is the request field whose value became maxTokens (SPEC §2).
+// reserveName is the request field whose value became maxTokens (docs/contract.md#request).
 func reserveName(s globalsearch.Stage) string {
 	if s == globalsearch.StageReduce {
 		return "reduceOutputReserve"

@@ -340,7 +340,7 @@ func TestInvalid(t *testing.T) {
 }
 
 // TestZeroReserveSendsNoLimit: an output reserve of 0 is a call with no
-// maxTokens, so the model's default applies (SPEC §11.2), never a refusal.
+// maxTokens, so the model's default applies (docs/contract.md#budgets), never a refusal.
 func TestZeroReserveSendsNoLimit(t *testing.T) {
 	tests := []struct {
 		name      string

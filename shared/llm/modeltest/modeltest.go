@@ -1,7 +1,7 @@
 // Package modeltest is the conformance suite every globalsearch.Model
 // passes: the offline model, and the Bedrock and OpenAI-compatible adapters
 // against fake servers. A model that passes answers each stage in the
-// output shape the engine validates (SPEC §5.3, §6.5), reports its usage
+// output shape the engine validates (docs/contract.md#model-output, docs/contract.md#reduce-call), reports its usage
 // and stop reason, and gives up on a cancelled call.
 package modeltest
 
@@ -60,7 +60,7 @@ func Run(t *testing.T, newModel func(t *testing.T) globalsearch.Model) {
 				answer, err := globalsearch.ParseReduceOutput(resp.Text)
 				require.NoError(t, err, resp.Text)
 				assert.Contains(t, answer, "Sorrel Bank")
-				// SPEC §11.4: the answer cites its candidates' communities,
+				// docs/contract.md#citations: the answer cites its candidates' communities,
 				// and only those.
 				cited := globalsearch.ParseCitations(answer)
 				assert.NotEmpty(t, cited, "the answer cites communities")

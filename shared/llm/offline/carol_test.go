@@ -62,8 +62,8 @@ func TestChristmasCarolAnswers(t *testing.T) {
 				// The answer is the model's sentences joined by spaces; its
 				// own splitter finds them again, and the checks above judge
 				// each one.
-				// Every sentence cites the communities it came from (SPEC
-				// §11.4), all of them valid.
+				// Every sentence cites the communities it came from
+				// (docs/contract.md#result), all of them valid.
 				assert.NotEmpty(t, res.Citations)
 				assert.Zero(t, res.Diagnostics.InvalidCitations)
 				said := map[string]bool{}

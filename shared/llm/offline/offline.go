@@ -18,7 +18,7 @@
 // repeating the top one.
 //
 // Both stages answer with JSON produced by encoding/json that follows the
-// SPEC §5.3 contract, shortened to fit req.MaxTokens by the SPEC §3
+// docs/contract.md#model-output contract, shortened to fit req.MaxTokens by the docs/contract.md#token-estimate
 // estimate (whole sentences first; the best sentence cut short with "…" if
 // it alone is too long). When even the smallest valid answer cannot fit, the
 // model behaves as the Bedrock adapter does for a model that hit its limit:
@@ -222,7 +222,7 @@ func rank(query []string, sents []string) ([]string, int) {
 	// Strength: the best sentence against one that holds every matched term
 	// once at average length (which scores matchedIDF). Both must be high
 	// for a high score, and any match scores at least 1, so that 0 keeps
-	// its SPEC §5.1 meaning of "nothing relevant".
+	// its docs/contract.md#prompts meaning of "nothing relevant".
 	coverage := float64(len(idf)) / float64(len(q))
 	strength := math.Min(top/matchedIDF, 1)
 	u := int(math.Round(100 * coverage * (0.4 + 0.6*strength)))
@@ -233,7 +233,7 @@ type candidate struct {
 	usefulness float64
 	// whole and fragments are its sentences (see sentences).
 	whole, fragments []string
-	// mark cites the candidate's communities (SPEC §11.4), as the reduce
+	// mark cites the candidate's communities (docs/contract.md#citations), as the reduce
 	// prompt asks every model to.
 	mark string
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
-// mapContent is one batch as SPEC §4.2-§4.3 render it.
+// mapContent is one batch as docs/contract.md#map-text and docs/contract.md#batching render it.
 const mapContent = `[Community ID: c-wind | summary part 1]
 [Community summary]
 Offshore wind is the backbone of Veloria's new power system. The Sorrel Bank wind farm supplies about half of national electricity demand. Fishers objected to exclusion zones during construction.

@@ -22,7 +22,7 @@ import (
 
 // The sample index's deliberate defects, which the README lists: claims on
 // non-leaf communities (orphanClaims) and cited chunks that do not exist
-// (missingChunks), per SPEC §4.2.
+// (missingChunks), per docs/contract.md#map-text.
 var (
 	wantOrphanClaims  = []string{"claim-109", "claim-110"}
 	wantMissingChunks = []string{"ch-41", "ch-90"}
@@ -31,7 +31,7 @@ var (
 const (
 	longSummaryID = "c2-port-chronicle"
 	// defaultMapPromptBudget is mapTokenBudget - mapOutputReserve with the
-	// SPEC §2 defaults.
+	// docs/contract.md#request defaults.
 	defaultMapPromptBudget = 8000 - 512
 )
 
@@ -190,7 +190,7 @@ func hasKana(s string) bool {
 
 const globalQuestion = "What are the main themes across Veloria's development over the decade?"
 
-// mapText renders one summary's map text as SPEC §4.2 describes: the
+// mapText renders one summary's map text as docs/contract.md#map-text describes: the
 // summary, the claims of its descendant leaves, and the chunks they cite.
 func mapText(f indexfile.File, s globalsearch.Summary) string {
 	children := map[string][]string{}

@@ -9,8 +9,8 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
-// Header lines of the map content (SPEC §4.2, §4.3) and of the reduce
-// content (SPEC §6). They are structure, not evidence, so they are never
+// Header lines of the map content (docs/contract.md#map-text, docs/contract.md#batching) and of the reduce
+// content (docs/contract.md#reduce). They are structure, not evidence, so they are never
 // scored or quoted.
 var headerPrefixes = []string{
 	"[Community ID: ",
@@ -20,11 +20,11 @@ var headerPrefixes = []string{
 	"[Usefulness: ",
 }
 
-// excerptID matches the "(chunkId) " that starts an excerpt bullet (SPEC §4.2).
+// excerptID matches the "(chunkId) " that starts an excerpt bullet (docs/contract.md#map-text).
 var excerptID = regexp.MustCompile(`^\([^()\s]+\)\s+`)
 
 // claimBullet matches the body of a claim bullet, "subject -> object:
-// description" or "subject: description" (SPEC §4.2).
+// description" or "subject: description" (docs/contract.md#map-text).
 var claimBullet = regexp.MustCompile(`^([^:]+?)(?: -> [^:]+?)?: (.+)$`)
 
 // bullet strips the markup of an excerpt or claim bullet. A claim keeps its
@@ -66,7 +66,7 @@ func sentences(content string) (whole, fragments []string) {
 }
 
 // partSentences is sentences over a batch's parts. A part that continues a
-// split summary (SPEC §4.3 splits by code points) starts with the tail of a
+// split summary (docs/contract.md#batching splits by code points) starts with the tail of a
 // sentence cut in two, even when it happens to start with a capital.
 func partSentences(parts []globalsearch.MapPart) (whole, fragments []string) {
 	for _, p := range parts {

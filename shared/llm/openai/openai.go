@@ -2,7 +2,7 @@
 // servers (Ollama, vLLM, llama.cpp server, or OpenAI itself): one
 // POST {base}/chat/completions per ModelRequest. Like the Bedrock adapter it
 // retries only at the transport level (429 and 5xx, a few bounded attempts);
-// the search owns the second attempt of a batch (SPEC §5.2).
+// the search owns the second attempt of a batch (docs/contract.md#map-calls).
 package openai
 
 import (
@@ -139,7 +139,7 @@ type chatRequest struct {
 	Model    string    `json:"model"`
 	Messages []message `json:"messages"`
 	// MaxTokens 0 is left out: no limit, the server's default applies
-	// (SPEC §11.2).
+	// (docs/contract.md#budgets).
 	MaxTokens      int             `json:"max_tokens,omitempty"`
 	Temperature    float64         `json:"temperature"`
 	Stream         bool            `json:"stream"`
@@ -226,7 +226,7 @@ func (m *Model) send(ctx context.Context, req globalsearch.ModelRequest, jsonMod
 			{Role: "user", Content: req.Prompt},
 		},
 		MaxTokens: req.MaxTokens,
-		// Temperature 0: the same batch should get the same answer (SPEC §8).
+		// Temperature 0: the same batch should get the same answer (docs/contract.md#aws).
 		Temperature: 0,
 	}
 	if jsonMode {
@@ -349,7 +349,7 @@ func excerpt(body []byte) string {
 	return s
 }
 
-// reserveName is the request field whose value became max_tokens (SPEC §2).
+// reserveName is the request field whose value became max_tokens (docs/contract.md#request).
 func reserveName(s globalsearch.Stage) string {
 	if s == globalsearch.StageReduce {
 		return "reduceOutputReserve"

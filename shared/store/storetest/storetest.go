@@ -628,7 +628,7 @@ func testReduceCalls(t *testing.T, s Store) {
 	assert.Zero(t, other, "counts are per run")
 }
 
-// testNewPlanCleanRun plans a query id again (SPEC §11.1): nothing of the
+// testNewPlanCleanRun plans a query id again (docs/contract.md#query-ids): nothing of the
 // earlier run (answers, reduce count, result) is read as the new run's,
 // including what a task of the earlier run writes after the new plan.
 func testNewPlanCleanRun(t *testing.T, s Store) {

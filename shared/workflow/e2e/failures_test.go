@@ -133,7 +133,7 @@ func TestUncaughtFailures(t *testing.T) {
 		wantTaskErrors map[string]int
 		wantQuery      bool // the result names the query (a function saved it)
 		// noRequest: the execution failed before prepare stored the
-		// request, so the API reads the run as not found (SPEC §11.5).
+		// request, so the API reads the run as not found (docs/contract.md#state-machine).
 		noRequest bool
 	}{
 		{

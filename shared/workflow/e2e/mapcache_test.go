@@ -17,7 +17,7 @@ import (
 // TestMapCacheSecondExecution: a second execution over an unchanged index
 // (a schedule's next run: a new query id, the same request) invokes every
 // map task but makes no map model call, and gives the same answer
-// (SPEC §11.4). The map cache is its own table, as template.yaml deploys it.
+// (docs/contract.md#map-cache). The map cache is its own table, as template.yaml deploys it.
 func TestMapCacheSecondExecution(t *testing.T) {
 	e := newEnv(t)
 	tables := store.Tables{MapCache: "graphrag-map-cache"}

@@ -16,7 +16,7 @@ import (
 // TestReprepareAfterIndexChange starts a query id that has completed again,
 // under another execution name (a schedule or workflow that names its
 // query), after the index changed, with every map call failing: the new
-// run must fail, not complete from the first run's answers (SPEC §11.1).
+// run must fail, not complete from the first run's answers (docs/contract.md#query-ids).
 func TestReprepareAfterIndexChange(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()

@@ -31,7 +31,7 @@ func summaryText(id string) string {
 	return strings.Repeat(line, 2000/len(line)+1)
 }
 
-// mapBudget fits one summaryText in a Map prompt and not two (SPEC §4.3):
+// mapBudget fits one summaryText in a Map prompt and not two (docs/contract.md#batching):
 // the skeleton, one summary with its section header and some slack, plus
 // the output reserve.
 func mapBudget() int {
@@ -51,7 +51,7 @@ func (e *env) loadIndex(t *testing.T, namespace string, n int) {
 	require.NoError(t, e.store.ReplaceNamespace(context.Background(), namespace, r))
 }
 
-// request is the execution input of a case: a search request (SPEC §2)
+// request is the execution input of a case: a search request (docs/contract.md#request)
 // without shuffling, so batch i holds summary ci.
 func request(queryID, namespace string) map[string]any {
 	r := map[string]any{
@@ -148,7 +148,7 @@ func TestStateMachine(t *testing.T) {
 		name      string
 		summaries int
 		// noQueryID leaves the request without a queryId: the execution
-		// name becomes it ($$.Execution.Name, SPEC §8).
+		// name becomes it ($$.Execution.Name, docs/contract.md#aws).
 		noQueryID bool
 		input     func(queryID, namespace string) map[string]any
 		fault     func(inv invocation) *lambdaReply
@@ -195,7 +195,7 @@ func TestStateMachine(t *testing.T) {
 		},
 		{
 			// The request's mapConcurrency is the Map's MaxConcurrencyPath
-			// (SPEC §11.5): two in flight, never the default four.
+			// (docs/contract.md#state-machine): two in flight, never the default four.
 			name:      "request concurrency bounds the map",
 			summaries: 6,
 			input: func(queryID, namespace string) map[string]any {
@@ -434,7 +434,7 @@ func TestStateMachine(t *testing.T) {
 			wantTaskErrors: map[string]int{"InvalidInputError": 1},
 		},
 		{
-			// SPEC §11.5: 3 batches may make 2 x 3 + 2 = 8 model calls; a
+			// docs/contract.md#model-call-ceiling: 3 batches may make 2 x 3 + 2 = 8 model calls; a
 			// request that allows 7 is refused by prepare before any map
 			// invocation, and the runs table says why.
 			name:      "model-call ceiling refuses the plan",
@@ -555,7 +555,7 @@ func TestStateMachine(t *testing.T) {
 }
 
 // testRepeatedStart starts the same query id again, as a retried API call or
-// a second schedule would (SPEC §8 idempotency): the same execution name
+// a second schedule would (docs/contract.md#idempotency idempotency): the same execution name
 // while it runs is the same execution; after it ends, Step Functions refuses
 // the name; a new execution of the same query id overwrites the runs-table
 // items instead of adding any.
@@ -598,7 +598,7 @@ func testRepeatedStart(t *testing.T, e *env, rep *report) {
 	require.NoError(t, err)
 	rep.add(t, "repeated start", out2.Status, second.Status, rn, time.Since(start))
 
-	// Answers and the reduce count are keyed by run (SPEC §11.1); the
+	// Answers and the reduce count are keyed by run (docs/contract.md#query-ids); the
 	// second run deletes the first run's.
 	want := []string{"answer#<run>#000000", "answer#<run>#000001", "batch#000000", "batch#000001", "plan", "reduce-calls#<run>", "request", "result"}
 	firstItems, firstRuns := withoutRunIDs(items)
