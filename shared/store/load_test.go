@@ -22,9 +22,30 @@ type latencyClient struct {
 	store.DynamoDBAPI
 	latency time.Duration
 
+	// gates, when set, hold each read of a kind until that many are in
+	// flight at once (then never again): overlap is proven by the reads
+	// meeting, not by how long they happen to take. gateTimeout is only
+	// the failure path.
+	gates map[string]*gate
+
 	mu                 sync.Mutex
 	calls, now, maxNow map[string]int
 	anyNow, anyMaxNow  int
+}
+
+type gate struct {
+	want int
+	open chan struct{}
+}
+
+const gateTimeout = 10 * time.Second
+
+func newGates(want map[string]int) map[string]*gate {
+	gates := map[string]*gate{}
+	for op, n := range want {
+		gates[op] = &gate{want: n, open: make(chan struct{})}
+	}
+	return gates
 }
 
 func (c *latencyClient) reset() {
@@ -41,7 +62,21 @@ func (c *latencyClient) enter(op string) func() {
 	c.anyNow++
 	c.maxNow[op] = max(c.maxNow[op], c.now[op])
 	c.anyMaxNow = max(c.anyMaxNow, c.anyNow)
+	g := c.gates[op]
+	if g != nil && c.now[op] >= g.want {
+		select {
+		case <-g.open:
+		default:
+			close(g.open)
+		}
+	}
 	c.mu.Unlock()
+	if g != nil {
+		select {
+		case <-g.open:
+		case <-time.After(gateTimeout):
+		}
+	}
 	time.Sleep(c.latency)
 	return func() {
 		c.mu.Lock()
@@ -121,7 +156,8 @@ func TestPrepareReadsConcurrently(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pr := newPrepareReads(t, tc.leaves, 5*time.Millisecond)
+			pr := newPrepareReads(t, tc.leaves, 0)
+			pr.client.gates = newGates(map[string]int{"Query": tc.wantQueries, "BatchGetItem": tc.wantBatchGet})
 			plan, err := pr.engine.Plan(context.Background(), pr.params)
 			require.NoError(t, err)
 			require.NotEmpty(t, plan.Batches)
