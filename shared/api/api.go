@@ -251,9 +251,10 @@ func (h *Handler) get(ctx context.Context, ns, id string) events.APIGatewayV2HTT
 	if hasResult {
 		return reply(http.StatusOK, res)
 	}
-	// No result yet: normally still running. An execution that ended
-	// without saving one (States.Timeout, Lambda-service retries spent,
-	// aborted by hand) would otherwise read as running until its TTL.
+	// No result yet: normally still running. The state machine records
+	// every failure it sees (RecordFailure), but an execution can still end
+	// without one: aborted or timed out as a whole, or its recording write
+	// refused. Such a run would otherwise read as running until its TTL.
 	status, failure, err := h.Starter.Execution(ctx, id)
 	if err != nil {
 		return h.fail(ctx, id, err)
