@@ -81,6 +81,7 @@ func TestBootstrapUnderRIE(t *testing.T) {
 		"AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ENDPOINT_URL_DYNAMODB=" + aws.ToString(client.Options().BaseEndpoint),
 		"INDEX_TABLE=" + tables.Index, "RUNS_TABLE=" + tables.Runs, "RUNS_TTL_DAYS=1",
+		"MAP_MAX_CONCURRENCY=8", "MAX_BATCHES=20000",
 		"AWS_LAMBDA_FUNCTION_TIMEOUT=30", "AWS_LAMBDA_FUNCTION_NAME=prepare",
 	}
 	cmd.Stdout, cmd.Stderr = logs, logs
