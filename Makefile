@@ -40,8 +40,9 @@ bench-plan:
 	@ls -l $(BENCH_DIR)/index-$(BENCH_SUMMARIES).json | awk '{printf "index: %.1f MB of JSON\n", $$5/1e6}'
 	@for i in 1 2 3; do \
 		/usr/bin/time -f "plan: %e s wall, %U s user, %S s system, %M KB peak RSS" \
-			$(BENCH_DIR)/globalsearch plan --no-shuffle --index $(BENCH_DIR)/index-$(BENCH_SUMMARIES).json --query "What are the main themes?" \
-			| sed -n '1p;$$p' || exit 1; \
+			$(BENCH_DIR)/globalsearch plan --no-shuffle --index $(BENCH_DIR)/index-$(BENCH_SUMMARIES).json --query "What are the main themes?" --max-model-calls 100000 \
+			> $(BENCH_DIR)/plan.out || exit 1; \
+		sed -n '1p;$$p' $(BENCH_DIR)/plan.out; \
 	done
 	@echo "machine: $$(nproc) cores, $$(uname -m), load average $$(cut -d' ' -f1-3 /proc/loadavg)"
 
