@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/strictjson"
@@ -132,10 +133,9 @@ func parse(data []byte) (File, error) {
 // decodeTyped is strictDecode(data, f) one record at a time. A Decoder
 // copies the whole value it decodes into a buffer of its own, grown by
 // doubling: decoding the file as one value held up to twice the file's
-// size beside data and the records. Anything it does not expect (a key
-// spelled otherwise than the tags, a list that is not a list) is an error,
-// so the caller falls back to the record-by-record decode, which accepts
-// or names it.
+// size beside data and the records. What strictDecode refuses (a key that
+// is no field, a list that is not a list) is an error here too, so the
+// caller falls back to the record-by-record decode, which names it.
 func decodeTyped(data []byte, f *typedFile) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -151,14 +151,16 @@ func decodeTyped(data []byte, f *typedFile) error {
 		if err != nil {
 			return err
 		}
-		switch key {
-		case "namespace":
+		// Keys match the tags as encoding/json matches them: exactly, or
+		// else folded as bytes.EqualFold folds.
+		switch name, _ := key.(string); {
+		case strings.EqualFold(name, "namespace"):
 			err = dec.Decode(&f.Namespace)
-		case "summaries":
+		case strings.EqualFold(name, "summaries"):
 			f.Summaries, err = decodeList[globalsearch.Summary](dec)
-		case "claims":
+		case strings.EqualFold(name, "claims"):
 			f.Claims, err = decodeList[globalsearch.Claim](dec)
-		case "chunks":
+		case strings.EqualFold(name, "chunks"):
 			f.Chunks, err = decodeList[globalsearch.Chunk](dec)
 		default:
 			err = fmt.Errorf("index file: key %q", key)
