@@ -10,7 +10,9 @@ package batch
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -72,12 +74,20 @@ var headerPattern = regexp.MustCompile(`^\[Community ID: (.*?) ?\| summary part 
 // Pack splits each item into parts and packs the parts, in order, greedily
 // into batches that pass the fit test.
 func Pack(skeleton string, budget int, items []Item) ([]Batch, error) {
+	return PackSeq(skeleton, budget, slices.Values(items))
+}
+
+// PackSeq is Pack over items drawn one at a time. Packing keeps no item
+// once its parts are copied into a batch, so a caller that builds each text
+// as it is drawn never holds every text at once. A skeleton that fails the
+// fit test draws no item.
+func PackSeq(skeleton string, budget int, items iter.Seq[Item]) ([]Batch, error) {
 	prompt := tokens.NewPrompt(skeleton)
 	if !prompt.Fits(tokens.Count{}, budget) {
 		return nil, ErrPromptTooLarge
 	}
 	p := packer{prompt: prompt, budget: budget}
-	for _, it := range items {
+	for it := range items {
 		if err := p.addItem(it); err != nil {
 			return nil, err
 		}
@@ -214,6 +224,7 @@ func (p *packer) flush() {
 		}
 	}
 	p.batches = append(p.batches, Batch{IDs: ids, Content: content.String(), Tokens: p.prompt.Tokens(p.count)})
+	clear(p.parts) // the parts' texts are copied: let them go before the next item is drawn
 	p.parts = p.parts[:0]
 	p.count = tokens.Count{}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -222,8 +223,11 @@ func TestPackMatchesReference(t *testing.T) {
 		skeleton, budget, items := randomInput(rng)
 		want, wantErr := referencePack(skeleton, budget, items)
 		got, err := batch.Pack(skeleton, budget, items)
+		gotSeq, errSeq := batch.PackSeq(skeleton, budget, slices.Values(items))
 		if !assert.Equal(t, wantErr, err, "iteration %d: error", i) ||
-			!assert.Equal(t, want, got, "iteration %d: batches", i) {
+			!assert.Equal(t, want, got, "iteration %d: batches", i) ||
+			!assert.Equal(t, wantErr, errSeq, "iteration %d: PackSeq error", i) ||
+			!assert.Equal(t, want, gotSeq, "iteration %d: PackSeq batches", i) {
 			t.Logf("iteration %d: skeleton %q budget %d items %s", i, skeleton, budget, describe(items))
 			t.FailNow()
 		}
@@ -234,6 +238,49 @@ func TestPackMatchesReference(t *testing.T) {
 			assertFits(t, skeleton, budget, b)
 		}
 		assertRoundTrip(t, items, got)
+	}
+}
+
+// PackSeq draws items only while it packs: an error stops the drawing, so
+// a caller building texts on demand builds none past the failing one.
+func TestPackSeqStopsDrawing(t *testing.T) {
+	skeleton := "Question: q"
+	budget := tokens.Estimate(skeleton+"\n"+batch.Header("a", 9999999)+"\nxx") + 1
+	items := []batch.Item{{ID: "a", Text: "x"}, {ID: "b", Text: ""}, {ID: "c", Text: "y"}}
+	cases := []struct {
+		name     string
+		budget   int
+		wantErr  func(error) bool
+		wantDrew []string
+	}{
+		{name: "skeleton too large", budget: 1,
+			wantErr: func(err error) bool { return errors.Is(err, batch.ErrPromptTooLarge) }},
+		{name: "item too small", budget: tokens.Estimate(skeleton+"\n"+batch.Header("a", 9999999)+"\n") - 1,
+			wantErr:  func(err error) bool { var e *batch.TooSmallError; return errors.As(err, &e) && e.ID == "a" },
+			wantDrew: []string{"a"}},
+		{name: "all fit", budget: budget, wantErr: func(err error) bool { return err == nil },
+			wantDrew: []string{"a", "b", "c"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var drew []string
+			seq := func(yield func(batch.Item) bool) {
+				for _, it := range items {
+					drew = append(drew, it.ID)
+					if !yield(it) {
+						return
+					}
+				}
+			}
+			got, err := batch.PackSeq(skeleton, tc.budget, seq)
+			assert.True(t, tc.wantErr(err), "error %v", err)
+			assert.Equal(t, tc.wantDrew, drew)
+			if err == nil {
+				want, err := batch.Pack(skeleton, tc.budget, items)
+				require.NoError(t, err)
+				assert.Equal(t, want, got)
+			}
+		})
 	}
 }
 

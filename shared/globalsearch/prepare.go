@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -102,10 +103,14 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	if p.Shuffle {
-		shuffle(texts, p.ShuffleSeed)
+	order := make([]int, texts.len())
+	for i := range order {
+		order[i] = i
 	}
-	packed, err := batch.Pack(skeleton, p.MapPromptBudget(), texts)
+	if p.Shuffle {
+		shuffle(order, p.ShuffleSeed)
+	}
+	packed, err := batch.PackSeq(skeleton, p.MapPromptBudget(), texts.items(order))
 	if err != nil {
 		var tooSmall *batch.TooSmallError
 		if errors.As(err, &tooSmall) || errors.Is(err, batch.ErrPromptTooLarge) {
@@ -155,7 +160,7 @@ func MostModelCalls(batches int) int {
 
 // shuffle is Fisher-Yates as docs/contract.md#batching writes it, over a PCG generator so
 // a recorded seed replays the same order on every platform.
-func shuffle(items []batch.Item, seed int64) {
+func shuffle[T any](items []T, seed int64) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	for i := len(items) - 1; i > 0; i-- {
 		j := rng.IntN(i + 1)
@@ -163,9 +168,36 @@ func shuffle(items []batch.Item, seed int64) {
 	}
 }
 
-// mapTexts loads the namespace and builds the map text of every selected
-// summary (docs/contract.md#selection, docs/contract.md#map-text), in id order.
-func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, map[string]Sources, Plan, error) {
+// mapInputs is what the map texts of the selected summaries are built
+// from, in id order. A text is built only when the packer draws it: all of
+// them at once would be as large as all the batches (docs/contract.md#plan-limits).
+type mapInputs struct {
+	selected     []*Summary
+	leavesOf     [][]string
+	sizes        []int
+	claimsByLeaf map[string][]*Claim
+	chunkText    map[string]string
+}
+
+func (m mapInputs) len() int { return len(m.selected) }
+
+// items builds the map texts of the summaries at the given indexes, in
+// that order, one per item drawn.
+func (m mapInputs) items(order []int) iter.Seq[batch.Item] {
+	return func(yield func(batch.Item) bool) {
+		for _, i := range order {
+			s := m.selected[i]
+			if !yield(batch.Item{ID: s.ID, Text: mapText(s.Summary, m.leavesOf[i], m.claimsByLeaf, m.chunkText, m.sizes[i])}) {
+				return
+			}
+		}
+	}
+}
+
+// mapTexts loads the namespace and gathers what the map text of every
+// selected summary is built from (docs/contract.md#selection,
+// docs/contract.md#map-text), in id order, after checking their total size.
+func (e *Engine) mapTexts(ctx context.Context, p Params) (mapInputs, map[string]Sources, Plan, error) {
 	plan := Plan{Params: p}
 	// Claims do not depend on the summaries, so their reads (on DynamoDB a
 	// chain of Query pages each) overlap; only the chunks must wait for the
@@ -182,16 +214,16 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, map[stri
 	defer func() { stopClaims(); <-claimsDone }()
 	summaries, err := e.Index.Summaries(ctx, p.Namespace)
 	if err != nil {
-		return nil, nil, plan, fmt.Errorf("load summaries of %s: %w", p.Namespace, err)
+		return mapInputs{}, nil, plan, fmt.Errorf("load summaries of %s: %w", p.Namespace, err)
 	}
 	if len(summaries) == 0 {
 		plan.EmptyNamespace = true
 		plan.AvailableNamespaces = e.namespaces(ctx, p.Namespace)
-		return nil, nil, plan, nil
+		return mapInputs{}, nil, plan, nil
 	}
 	h, err := newHierarchy(summaries)
 	if err != nil {
-		return nil, nil, plan, err
+		return mapInputs{}, nil, plan, err
 	}
 	selected := h.selectSummaries(p.CommunityLevel)
 	plan.SummaryCount = len(selected)
@@ -199,11 +231,11 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, map[stri
 		if p.CommunityLevel != LeafLevel {
 			plan.AvailableLevels = h.levels()
 		}
-		return nil, nil, plan, nil
+		return mapInputs{}, nil, plan, nil
 	}
 	<-claimsDone
 	if claimsErr != nil {
-		return nil, nil, plan, fmt.Errorf("load claims of %s: %w", p.Namespace, claimsErr)
+		return mapInputs{}, nil, plan, fmt.Errorf("load claims of %s: %w", p.Namespace, claimsErr)
 	}
 	claimsByLeaf := map[string][]*Claim{}
 	for i := range claims {
@@ -238,7 +270,7 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, map[stri
 	if len(cited) > 0 {
 		chunks, err := e.Index.Chunks(ctx, p.Namespace, cited)
 		if err != nil {
-			return nil, nil, plan, fmt.Errorf("load cited chunks of %s: %w", p.Namespace, err)
+			return mapInputs{}, nil, plan, fmt.Errorf("load cited chunks of %s: %w", p.Namespace, err)
 		}
 		for _, c := range chunks {
 			chunkText[c.ID] = c.Text
@@ -262,17 +294,15 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) ([]batch.Item, map[stri
 		total += int64(sizes[i])
 	}
 	if limit, why := e.mapTextLimit(p); total > limit {
-		return nil, nil, plan, Errorf(KindPlanTooLarge,
+		return mapInputs{}, nil, plan, Errorf(KindPlanTooLarge,
 			"the map texts of %d summaries hold %d bytes but this deployment plans at most %d (%s): choose a coarser communityLevel, which repeats cited excerpts less, or a namespace whose claims cite fewer shared chunks",
 			len(selected), total, limit, why)
 	}
-	items := make([]batch.Item, len(selected))
 	sources := make(map[string]Sources, len(selected))
 	for i, s := range selected {
-		items[i] = batch.Item{ID: s.ID, Text: mapText(s.Summary, leavesOf[i], claimsByLeaf, chunkText, sizes[i])}
 		sources[s.ID] = mapSources(s.ID, leavesOf[i], claimsByLeaf, chunkText)
 	}
-	return items, sources, plan, nil
+	return mapInputs{selected: selected, leavesOf: leavesOf, sizes: sizes, claimsByLeaf: claimsByLeaf, chunkText: chunkText}, sources, plan, nil
 }
 
 // mapTextLimit is the largest total of map-text bytes prepare builds

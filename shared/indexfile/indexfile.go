@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/strictjson"
@@ -89,7 +90,7 @@ func parse(data []byte) (File, error) {
 	checked := make(chan error, 1)
 	go func() { checked <- strictjson.Check(data) }()
 	var typed typedFile
-	typedErr := strictDecode(data, &typed)
+	typedErr := decodeTyped(data, &typed)
 	checkErr := <-checked
 
 	raw := rawFile{Namespace: typed.Namespace}
@@ -127,6 +128,70 @@ func parse(data []byte) (File, error) {
 		return File{}, err
 	}
 	return f, f.Records.Validate()
+}
+
+// decodeTyped is strictDecode(data, f) one record at a time. A Decoder
+// copies the whole value it decodes into a buffer of its own, grown by
+// doubling: decoding the file as one value held up to twice the file's
+// size beside data and the records. What strictDecode refuses (a key that
+// is no field, a list that is not a list) is an error here too, so the
+// caller falls back to the record-by-record decode, which names it.
+func decodeTyped(data []byte, f *typedFile) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	tok, err := dec.Token()
+	if err != nil || tok == nil { // null decodes to nothing, as strictDecode's does
+		return err
+	}
+	if tok != json.Delim('{') {
+		return errors.New("index file: not an object")
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		// Keys match the tags as encoding/json matches them: exactly, or
+		// else folded as bytes.EqualFold folds.
+		switch name, _ := key.(string); {
+		case strings.EqualFold(name, "namespace"):
+			err = dec.Decode(&f.Namespace)
+		case strings.EqualFold(name, "summaries"):
+			f.Summaries, err = decodeList[globalsearch.Summary](dec)
+		case strings.EqualFold(name, "claims"):
+			f.Claims, err = decodeList[globalsearch.Claim](dec)
+		case strings.EqualFold(name, "chunks"):
+			f.Chunks, err = decodeList[globalsearch.Chunk](dec)
+		default:
+			err = fmt.Errorf("index file: key %q", key)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err = dec.Token() // the closing '}'
+	return err
+}
+
+// decodeList reads a JSON list (or null, which is no list) record by record.
+func decodeList[T any](dec *json.Decoder) ([]T, error) {
+	tok, err := dec.Token()
+	if err != nil || tok == nil {
+		return nil, err
+	}
+	if tok != json.Delim('[') {
+		return nil, errors.New("index file: not a list")
+	}
+	out := []T{}
+	for dec.More() {
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	_, err = dec.Token() // the closing ']'
+	return out, err
 }
 
 func decodeAll[T any](kind string, raws []json.RawMessage) ([]T, error) {
