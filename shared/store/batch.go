@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -37,28 +39,50 @@ func (s *Store) queryAll(ctx context.Context, in *dynamodb.QueryInput) ([]item, 
 	return out, nil
 }
 
-// batchWrite applies reqs with BatchWriteItem, 25 at a time. When the
-// retries run out it stops and says how many items were not written: the
-// unprocessed ones and those of groups not yet sent.
+// batchWriteConcurrency bounds the BatchWriteItems in flight: saving a
+// plan of a large namespace is a thousand items or more, on prepare's
+// critical path, and each call waits a network round trip; more than a few
+// at once would only meet the table's throughput limit sooner (and come
+// back as unprocessed items, retried below).
+const batchWriteConcurrency = 8
+
+// batchWrite applies reqs with BatchWriteItem, 25 at a time, up to
+// batchWriteConcurrency groups at once. The first error stops the groups
+// not yet sent and the retries of the others; calls already in flight are
+// let finish (only the caller's ctx cancels them), so that the error can
+// say how many items were not written: reqs less those DynamoDB answered
+// as processed.
 func (s *Store) batchWrite(ctx context.Context, table string, reqs []types.WriteRequest) error {
+	var written atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(batchWriteConcurrency)
 	for start := 0; start < len(reqs); start += maxBatchWrite {
-		end := min(start+maxBatchWrite, len(reqs))
-		err := untilProcessed(s, ctx, reqs[start:end], func(pending []types.WriteRequest) ([]types.WriteRequest, error) {
-			out, err := s.client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
-				RequestItems: map[string][]types.WriteRequest{table: pending},
-			})
-			if err != nil {
-				return nil, wrap(err, "batch write to %s (%d of %d items not written)", table, len(reqs)-start, len(reqs))
+		group := reqs[start:min(start+maxBatchWrite, len(reqs))]
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
 			}
-			return out.UnprocessedItems[table], nil
-		}, func(left, stalled int) error {
-			return globalsearch.Errorf(globalsearch.KindThrottled,
-				"batch write to %s: %d of %d items not written (%d still unprocessed after %d attempts without progress)",
-				table, left+len(reqs)-end, len(reqs), left, stalled)
+			return untilProcessed(s, gctx, group, func(pending []types.WriteRequest) ([]types.WriteRequest, error) {
+				if err := gctx.Err(); err != nil {
+					return nil, err
+				}
+				out, err := s.client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
+					RequestItems: map[string][]types.WriteRequest{table: pending},
+				})
+				if err != nil {
+					return nil, wrap(err, "BatchWriteItem")
+				}
+				left := out.UnprocessedItems[table]
+				written.Add(int64(len(pending) - len(left)))
+				return left, nil
+			}, func(left, stalled int) error {
+				return globalsearch.Errorf(globalsearch.KindThrottled,
+					"%d still unprocessed after %d attempts without progress", left, stalled)
+			})
 		})
-		if err != nil {
-			return err
-		}
+	}
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("batch write to %s: %d of %d items not written: %w", table, len(reqs)-int(written.Load()), len(reqs), err)
 	}
 	return nil
 }

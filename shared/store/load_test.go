@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -196,6 +198,107 @@ func BenchmarkPrepareReads(b *testing.B) {
 			b.ReportMetric(float64(total), "min-requests/op")
 			b.ReportMetric(float64(chain)*ms, "chain-ms")
 			b.ReportMetric(float64(total)*ms, "sum-ms")
+		})
+	}
+}
+
+func (c *latencyClient) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	defer c.enter("BatchWriteItem")()
+	return c.DynamoDBAPI.BatchWriteItem(ctx, in, o...)
+}
+
+func (c *latencyClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	defer c.enter("GetItem")()
+	return c.DynamoDBAPI.GetItem(ctx, in, o...)
+}
+
+func (c *latencyClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	defer c.enter("PutItem")()
+	return c.DynamoDBAPI.PutItem(ctx, in, o...)
+}
+
+// planWrites is a plan saved through a latencyClient, and the
+// BatchWriteItems its save takes at the least: its batches plus the
+// request and result items, 25 to a call.
+type planWrites struct {
+	store      *store.Store
+	client     *latencyClient
+	plan       globalsearch.Plan
+	batchWrite int
+}
+
+func newPlanWrites(t testing.TB, batches, contentBytes int, latency time.Duration) planWrites {
+	raw := testenv.Minidyn(t)
+	tables := store.Tables{Runs: "load-runs"}
+	require.NoError(t, store.CreateTables(context.Background(), raw, tables))
+	plan := globalsearch.Plan{RunID: "run-1", Params: globalsearch.Params{QueryID: "q"}, SummaryCount: batches}
+	content := strings.Repeat("x", contentBytes)
+	for i := range batches {
+		plan.Batches = append(plan.Batches, globalsearch.Batch{Index: i, CommunityIDs: []string{fmt.Sprintf("c%05d", i)}, Content: content})
+	}
+	client := &latencyClient{DynamoDBAPI: raw, latency: latency}
+	client.reset()
+	return planWrites{
+		store: store.New(client, tables), client: client, plan: plan,
+		batchWrite: ceilDiv(batches+2, 25),
+	}
+}
+
+// TestSavePlanWritesConcurrently: a plan's BatchWriteItems go several at a
+// time but no more than the bound, with no request added to get there.
+func TestSavePlanWritesConcurrently(t *testing.T) {
+	tests := []struct {
+		name       string
+		batches    int
+		wantWrites int // BatchWriteItems in flight at once
+	}{
+		{"one write request", 10, 1},
+		{"two write requests", 30, 2},
+		{"many write requests", 1200, 8},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pw := newPlanWrites(t, tc.batches, 100, 0)
+			pw.client.gates = newGates(map[string]int{"BatchWriteItem": tc.wantWrites})
+			require.NoError(t, pw.store.SavePlan(context.Background(), pw.plan))
+
+			calls, inFlight := pw.client.snapshot()
+			assert.Equal(t, pw.batchWrite, calls["BatchWriteItem"], "one BatchWriteItem per 25 items")
+			assert.Equal(t, 1, calls["PutItem"], "the plan item, last")
+			assert.Equal(t, tc.wantWrites, inFlight["BatchWriteItem"], "writes in flight, bounded")
+			saved, err := pw.store.Plan(context.Background(), "q")
+			require.NoError(t, err)
+			assert.Len(t, saved.Batches, tc.batches, "every batch saved")
+		})
+	}
+}
+
+// BenchmarkSavePlan is prepare's plan save on DynamoDB (minidyn): 1,200
+// batches of 1 KB, with no added latency and with 10 ms per request. The
+// difference of the two ns/op compares with chain-ms, the requests one
+// after the other save the BatchWriteItems that go 8 at a time (the GetItem
+// of the previous plan, the writes, the plan item's PutItem), and with
+// sum-ms, every request one after the other.
+func BenchmarkSavePlan(b *testing.B) {
+	for _, latency := range []time.Duration{0, 10 * time.Millisecond} {
+		b.Run("latency="+latency.String(), func(b *testing.B) {
+			pw := newPlanWrites(b, 1200, 1024, latency)
+			ms := float64(latency) / float64(time.Millisecond)
+			pw.client.reset()
+			for b.Loop() {
+				if err := pw.store.SavePlan(context.Background(), pw.plan); err != nil {
+					b.Fatal(err)
+				}
+			}
+			calls, _ := pw.client.snapshot()
+			requests := 0
+			for _, n := range calls {
+				requests += n
+			}
+			b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
+			b.ReportMetric(float64(pw.batchWrite+2), "min-requests/op")
+			b.ReportMetric(float64(2+ceilDiv(pw.batchWrite, 8))*ms, "chain-ms")
+			b.ReportMetric(float64(pw.batchWrite+2)*ms, "sum-ms")
 		})
 	}
 }

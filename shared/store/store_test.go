@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -271,9 +272,19 @@ func TestUnprocessed(t *testing.T) {
 			err := s.ReplaceNamespace(ctx, "ns", r)
 			if tc.wantErr {
 				require.Error(t, err)
-				// Group 4 of 7: its stuck item plus the 61 items never sent.
+				// Which groups are stuck depends on the order the concurrent
+				// calls arrive in; the count must be the records missing.
 				total := len(r.Summaries) + len(r.Claims) + len(r.Chunks)
-				assert.Contains(t, err.Error(), fmt.Sprintf("%d of %d items not written", 1+total-4*25, total))
+				clean := store.New(client, tables)
+				sums, err2 := clean.Summaries(ctx, "ns")
+				require.NoError(t, err2)
+				claims, err2 := clean.Claims(ctx, "ns")
+				require.NoError(t, err2)
+				chunks, err2 := clean.Chunks(ctx, "ns", citedChunkIDs(r))
+				require.NoError(t, err2)
+				missing := total - len(sums) - len(claims) - len(chunks)
+				require.Positive(t, missing)
+				assert.Contains(t, err.Error(), fmt.Sprintf("%d of %d items not written", missing, total))
 				assert.Equal(t, globalsearch.KindThrottled, globalsearch.KindOf(err))
 				_, err = s.Chunks(ctx, "ns", citedChunkIDs(r))
 				require.Error(t, err)
@@ -318,6 +329,35 @@ func TestMinidynUnprocessed(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "read summaries of namespace ns")
 	assert.Equal(t, globalsearch.KindInternal, globalsearch.KindOf(err), "a server error is not throttling")
+}
+
+// TestBatchWriteFailureStops: the write groups go several at a time, and
+// the first failure stops those not yet sent; the error says that nothing
+// was written.
+func TestBatchWriteFailureStops(t *testing.T) {
+	ctx := context.Background()
+	r := generate(400) // 1,601 items: 65 write groups
+	total := len(r.Summaries) + len(r.Claims) + len(r.Chunks)
+	refused := errors.New("connection reset")
+	var calls atomic.Int64
+	client := testenv.Minidyn(t)
+	fake := &fakeClient{
+		next: client,
+		batchWriteItem: func(context.Context, *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
+			calls.Add(1)
+			return nil, refused
+		},
+	}
+	tables := newTables(t, client)
+	s := store.New(fake, tables, store.WithBackoff(fastBackoff))
+
+	err := s.ReplaceNamespace(ctx, "ns", r)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, refused)
+	assert.Contains(t, err.Error(), fmt.Sprintf("batch write to %s: %d of %d items not written", tables.Index, total, total))
+	assert.Equal(t, globalsearch.KindInternal, globalsearch.KindOf(err))
+	assert.Positive(t, calls.Load())
+	assert.LessOrEqual(t, calls.Load(), int64(8), "no group sent after the first failure, beyond those already under way")
 }
 
 func TestThrottled(t *testing.T) {
