@@ -275,14 +275,7 @@ func TestUnprocessed(t *testing.T) {
 				// Which groups are stuck depends on the order the concurrent
 				// calls arrive in; the count must be the records missing.
 				total := len(r.Summaries) + len(r.Claims) + len(r.Chunks)
-				clean := store.New(client, tables)
-				sums, err2 := clean.Summaries(ctx, "ns")
-				require.NoError(t, err2)
-				claims, err2 := clean.Claims(ctx, "ns")
-				require.NoError(t, err2)
-				chunks, err2 := clean.Chunks(ctx, "ns", citedChunkIDs(r))
-				require.NoError(t, err2)
-				missing := total - len(sums) - len(claims) - len(chunks)
+				missing := missingRecords(t, client, tables, r)
 				require.Positive(t, missing)
 				assert.Contains(t, err.Error(), fmt.Sprintf("%d of %d items not written", missing, total))
 				assert.Equal(t, globalsearch.KindThrottled, globalsearch.KindOf(err))
@@ -332,32 +325,75 @@ func TestMinidynUnprocessed(t *testing.T) {
 }
 
 // TestBatchWriteFailureStops: the write groups go several at a time, and
-// the first failure stops those not yet sent; the error says that nothing
-// was written.
-func TestBatchWriteFailureStops(t *testing.T) {
+// the first failure, or the caller cancelling, stops those not yet sent;
+// the error says how many items were not written.
+// missingRecords counts the records of r that namespace ns lacks.
+func missingRecords(t *testing.T, client store.DynamoDBAPI, tables store.Tables, r globalsearch.Records) int {
+	t.Helper()
 	ctx := context.Background()
+	s := store.New(client, tables)
+	sums, err := s.Summaries(ctx, "ns")
+	require.NoError(t, err)
+	claims, err := s.Claims(ctx, "ns")
+	require.NoError(t, err)
+	chunks, err := s.Chunks(ctx, "ns", citedChunkIDs(r))
+	require.NoError(t, err)
+	return len(r.Summaries) + len(r.Claims) + len(r.Chunks) - len(sums) - len(claims) - len(chunks)
+}
+
+func TestBatchWriteFailureStops(t *testing.T) {
 	r := generate(400) // 1,601 items: 65 write groups
 	total := len(r.Summaries) + len(r.Claims) + len(r.Chunks)
 	refused := errors.New("connection reset")
-	var calls atomic.Int64
-	client := testenv.Minidyn(t)
-	fake := &fakeClient{
-		next: client,
-		batchWriteItem: func(context.Context, *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
-			calls.Add(1)
-			return nil, refused
+	tests := []struct {
+		name string
+		// write answers every BatchWriteItem; cancel cancels the caller's
+		// context.
+		write    func(cancel func(), next store.DynamoDBAPI, ctx context.Context, in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error)
+		wantErr  error
+		wantKind globalsearch.Kind
+	}{
+		{
+			name: "every call refused",
+			write: func(func(), store.DynamoDBAPI, context.Context, *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
+				return nil, refused
+			},
+			wantErr: refused, wantKind: globalsearch.KindInternal,
+		},
+		{
+			name: "cancelled by the caller during the first call",
+			write: func(cancel func(), next store.DynamoDBAPI, ctx context.Context, in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
+				cancel()
+				return next.BatchWriteItem(context.WithoutCancel(ctx), in)
+			},
+			wantErr: context.Canceled, wantKind: globalsearch.KindInternal,
 		},
 	}
-	tables := newTables(t, client)
-	s := store.New(fake, tables, store.WithBackoff(fastBackoff))
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var calls atomic.Int64
+			client := testenv.Minidyn(t)
+			fake := &fakeClient{
+				next: client,
+				batchWriteItem: func(ctx context.Context, in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
+					calls.Add(1)
+					return tc.write(cancel, client, ctx, in)
+				},
+			}
+			tables := newTables(t, client)
+			s := store.New(fake, tables, store.WithBackoff(fastBackoff))
 
-	err := s.ReplaceNamespace(ctx, "ns", r)
-	require.Error(t, err)
-	assert.ErrorIs(t, err, refused)
-	assert.Contains(t, err.Error(), fmt.Sprintf("batch write to %s: %d of %d items not written", tables.Index, total, total))
-	assert.Equal(t, globalsearch.KindInternal, globalsearch.KindOf(err))
-	assert.Positive(t, calls.Load())
-	assert.LessOrEqual(t, calls.Load(), int64(8), "no group sent after the first failure, beyond those already under way")
+			err := s.ReplaceNamespace(ctx, "ns", r)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, tc.wantErr)
+			assert.Equal(t, tc.wantKind, globalsearch.KindOf(err))
+			assert.Positive(t, calls.Load())
+			assert.LessOrEqual(t, calls.Load(), int64(8), "no group sent after the first failure, beyond those already under way")
+			assert.Contains(t, err.Error(), fmt.Sprintf("batch write to %s: %d of %d items not written", tables.Index, missingRecords(t, client, tables, r), total))
+		})
+	}
 }
 
 func TestThrottled(t *testing.T) {
