@@ -59,9 +59,6 @@ func (s *Store) batchWrite(ctx context.Context, table string, reqs []types.Write
 	for start := 0; start < len(reqs); start += maxBatchWrite {
 		group := reqs[start:min(start+maxBatchWrite, len(reqs))]
 		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
-			}
 			return untilProcessed(s, gctx, group, func(pending []types.WriteRequest) ([]types.WriteRequest, error) {
 				if err := gctx.Err(); err != nil {
 					return nil, err
