@@ -16,7 +16,7 @@ func main() {
 		// No model: prepare plans without calling one.
 		Engine:   &globalsearch.Engine{Index: f.Store, Runs: f.Store, MaxBatches: f.Config.MaxBatches, Logger: f.Logger},
 		Defaults: f.Config.Defaults,
-		// The Map's MaxConcurrencyPath reads prepare's output (docs/contract.md#entry-points).
+		// The Map's MaxConcurrencyPath reads prepare's output (docs/contract.md#state-machine).
 		MapMaxConcurrency: f.Config.MapMaxConcurrency,
 		// Failure items of a Distributed Map expire with the run.
 		RunsTTL: f.Config.RunsTTL,

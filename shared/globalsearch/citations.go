@@ -51,7 +51,7 @@ func (s Sources) within(room int) (Sources, int) {
 type Citation = Sources
 
 // citationMark finds "[Data: Communities (<ids>)]". Ids never hold "]"
-// (docs/contract.md#query-ids), so ")]" ends the list; the model may write "Community" or
+// (docs/contract.md#ids), so ")]" ends the list; the model may write "Community" or
 // vary spacing and case, and may end the list with "+more" as GraphRAG's own
 // prompts teach.
 var citationMark = regexp.MustCompile(`(?i)\[\s*Data\s*:\s*Communit(?:y|ies)\s*\((.*?)\)\s*\]`)

@@ -9,7 +9,7 @@ import (
 // Reject records a request that failed validation as a failed run under
 // p.QueryID, so a caller polling that id learns why. p is what could be read
 // of the request (its id and query). An invalid request never writes under
-// an id it did not create (docs/contract.md#ids): the failure is saved only when this
+// an id it did not create (docs/contract.md#query-ids): the failure is saved only when this
 // call records p as the id's request, or finds that same rejected request
 // there (a retried call). It returns that result, if any, and cause.
 func (e *Engine) Reject(ctx context.Context, p Params, cause error) (Result, error) {

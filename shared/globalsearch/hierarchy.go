@@ -14,7 +14,7 @@ type hierarchy struct {
 
 // newHierarchy links the summaries and checks the forest: a parent that does
 // not exist, a cycle, or a child whose level is not greater than its
-// parent's (docs/contract.md#ids) is a corrupt index naming the ids. Walking parent
+// parent's (docs/contract.md#hierarchy) is a corrupt index naming the ids. Walking parent
 // links with a visit state per node finds every cycle in linear time, so a
 // corrupt index can never hang the search. Strictly growing levels make the
 // summaries of one level disjoint subtrees, so no leaf's claims are repeated

@@ -25,7 +25,7 @@ type PrepareOutput struct {
 }
 
 // Prepare claims the query id for p, plans the search (docs/contract.md#prepare) and saves
-// the plan as a new run of that id (docs/contract.md#ids):
+// the plan as a new run of that id (docs/contract.md#query-ids):
 //   - an id that already names a different request is invalid input naming
 //     the id, and nothing is written;
 //   - the same request again (a retried or repeated start) plans from the
@@ -306,7 +306,7 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) (mapInputs, map[string]
 }
 
 // mapTextLimit is the largest total of map-text bytes prepare builds
-// (docs/contract.md#query-ids), and what it derives from. With a batch limit, a plan whose
+// (docs/contract.md#plan-limits), and what it derives from. With a batch limit, a plan whose
 // map texts exceed MaxBatches batches of the most bytes one batch can hold
 // would need more batches than allowed, so that bound never refuses a plan
 // that fits: a batch passes the fit test only if 20n + 9a <= 36 x budget

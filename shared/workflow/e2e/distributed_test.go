@@ -16,7 +16,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/statemachine"
 )
 
-// TestDistributedMap runs the Distributed Map path (docs/contract.md#entry-points) with the
+// TestDistributedMap runs the Distributed Map path (docs/contract.md#state-machine) with the
 // inline budget lowered to 2 batches, so a 4-batch plan goes distributed:
 // each batch a child execution, failures recorded in the runs table by the
 // state machine and read back by reduce, the request's concurrency
