@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
@@ -22,8 +23,23 @@ const (
 
 type item = map[string]types.AttributeValue
 
-// queryAll reads every page of a query.
-func (s *Store) queryAll(ctx context.Context, in *dynamodb.QueryInput) ([]item, error) {
+// queryAll builds b (a key condition, and a projection when set) and reads
+// every page of the Query it makes on table: the one way the store queries.
+func (s *Store) queryAll(ctx context.Context, table string, b expression.Builder, consistent bool) ([]item, error) {
+	expr, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("build query: %w", err)
+	}
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(table),
+		KeyConditionExpression:    expr.KeyCondition(),
+		ProjectionExpression:      expr.Projection(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+	}
+	if consistent {
+		in.ConsistentRead = aws.Bool(true)
+	}
 	if s.queryLimit > 0 {
 		in.Limit = aws.Int32(s.queryLimit)
 	}

@@ -94,18 +94,9 @@ func readKind[I storedItem[R], R any](ctx context.Context, s *Store, namespace, 
 		// cannot exist, which reads as empty.
 		return []R{}, nil
 	}
-	expr, err := expression.NewBuilder().WithKeyCondition(
+	items, err := s.queryAll(ctx, s.tables.Index, expression.NewBuilder().WithKeyCondition(
 		expression.Key(attrNamespace).Equal(expression.Value(namespace)).
-			And(expression.Key(attrSK).BeginsWith(prefix))).Build()
-	if err != nil {
-		return nil, fmt.Errorf("build query for %s of %s: %w", what, namespace, err)
-	}
-	items, err := s.queryAll(ctx, &dynamodb.QueryInput{
-		TableName:                 &s.tables.Index,
-		KeyConditionExpression:    expr.KeyCondition(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
-	})
+			And(expression.Key(attrSK).BeginsWith(prefix))), false)
 	if err != nil {
 		return nil, wrap(err, "read %s of namespace %s", what, namespace)
 	}
@@ -255,18 +246,9 @@ func (s *Store) catalog(ctx context.Context, namespace string, listed bool) erro
 // only read the prepare function's policy allows besides BatchGetItem). It
 // lists the namespaces ingested since the catalog existed.
 func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
-	expr, err := expression.NewBuilder().WithKeyCondition(
+	items, err := s.queryAll(ctx, s.tables.Index, expression.NewBuilder().WithKeyCondition(
 		expression.Key(attrNamespace).Equal(expression.Value(catalogNamespace)).
-			And(expression.Key(attrSK).Equal(expression.Value(catalogSK)))).Build()
-	if err != nil {
-		return nil, fmt.Errorf("build namespace list query: %w", err)
-	}
-	items, err := s.queryAll(ctx, &dynamodb.QueryInput{
-		TableName:                 &s.tables.Index,
-		KeyConditionExpression:    expr.KeyCondition(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
-	})
+			And(expression.Key(attrSK).Equal(expression.Value(catalogSK)))), false)
 	if err != nil {
 		return nil, wrap(err, "read the namespace list")
 	}
@@ -282,20 +264,9 @@ func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 // namespaceKeys lists the keys of every item of a namespace, reading only
 // the keys.
 func (s *Store) namespaceKeys(ctx context.Context, namespace string) ([]indexKey, error) {
-	expr, err := expression.NewBuilder().
+	items, err := s.queryAll(ctx, s.tables.Index, expression.NewBuilder().
 		WithKeyCondition(expression.Key(attrNamespace).Equal(expression.Value(namespace))).
-		WithProjection(expression.NamesList(expression.Name(attrNamespace), expression.Name(attrSK))).
-		Build()
-	if err != nil {
-		return nil, fmt.Errorf("build key query of namespace %s: %w", namespace, err)
-	}
-	items, err := s.queryAll(ctx, &dynamodb.QueryInput{
-		TableName:                 &s.tables.Index,
-		KeyConditionExpression:    expr.KeyCondition(),
-		ProjectionExpression:      expr.Projection(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
-	})
+		WithProjection(expression.NamesList(expression.Name(attrNamespace), expression.Name(attrSK))), false)
 	if err != nil {
 		return nil, wrap(err, "list records of namespace %s", namespace)
 	}

@@ -163,18 +163,7 @@ func (s *Store) query(ctx context.Context, what, queryID string, sk expression.K
 		}
 		b = b.WithProjection(expression.NamesList(names[0], names[1:]...))
 	}
-	expr, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("build query for %s: %w", what, err)
-	}
-	items, err := s.queryAll(ctx, &dynamodb.QueryInput{
-		TableName:                 &s.tables.Runs,
-		KeyConditionExpression:    expr.KeyCondition(),
-		ProjectionExpression:      expr.Projection(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
-		ConsistentRead:            aws.Bool(true),
-	})
+	items, err := s.queryAll(ctx, s.tables.Runs, b, true)
 	if err != nil {
 		return nil, wrap(err, "read %s", what)
 	}
