@@ -174,6 +174,29 @@ type MotoOptions struct {
 	StartTimeout time.Duration
 }
 
+// StopByPID ends cmd, started in a process group of its own, and whatever
+// it started when the test ends: SIGTERM to the group, then SIGKILL after
+// 5 s. The channel receives cmd's exit status once it has exited, so a
+// caller can notice a server that died while it waits for it.
+func StopByPID(t testing.TB, cmd *exec.Cmd) <-chan error {
+	exited := make(chan error, 1)
+	done := make(chan struct{})
+	go func() {
+		exited <- cmd.Wait()
+		close(done)
+	}()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+	})
+	return exited
+}
+
 // Moto starts moto_server on a free loopback port and returns its endpoint
 // URL. Without moto_server on PATH the test is skipped, or fails under
 // CI=true, where the emulator suite is required.
@@ -203,17 +226,7 @@ func Moto(t testing.TB, opts MotoOptions) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start moto_server: %v", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}
-	})
+	exited := StopByPID(t, cmd)
 
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
 	if err := waitReady(endpoint, timeout, exited); err != nil {

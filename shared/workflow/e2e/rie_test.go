@@ -88,7 +88,7 @@ func TestBootstrapUnderRIE(t *testing.T) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	started := time.Now()
 	require.NoError(t, cmd.Start())
-	stopByPID(t, cmd)
+	testenv.StopByPID(t, cmd)
 
 	event, err := os.ReadFile(filepath.Join(root, "events", "prepare.json"))
 	require.NoError(t, err)
@@ -140,25 +140,6 @@ func rieBinary(t *testing.T) string {
 func isFile(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
-}
-
-// stopByPID ends cmd and whatever it started (its process group) when the
-// test ends: SIGTERM, then SIGKILL after 5s.
-func stopByPID(t *testing.T, cmd *exec.Cmd) {
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}
-	})
 }
 
 // invokeRIE posts event once the emulator listens (it opens its port a
