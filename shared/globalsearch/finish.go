@@ -2,6 +2,7 @@ package globalsearch
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -36,17 +37,42 @@ func (e *Engine) failRun(ctx context.Context, p Params, cause error) (Result, er
 	default:
 		return Result{}, cause
 	}
-	now := e.now()
-	res := Result{
-		QueryID: p.QueryID, Namespace: p.Namespace, Query: p.Query, CommunityLevel: p.CommunityLevel,
-		Status: StatusFailed, Error: cause.Error(),
-		SelectedMapAnswers: []SelectedAnswer{}, MapErrors: []BatchFailure{}, Citations: []Citation{},
-		Diagnostics: Diagnostics{ShuffleSeed: p.ShuffleSeed, StartedAt: now, FinishedAt: now},
-	}
+	res := FailedResult(p.QueryID, cause.Error(), e.now())
+	res.Namespace, res.Query, res.CommunityLevel = p.Namespace, p.Query, p.CommunityLevel
+	res.Diagnostics.ShuffleSeed = p.ShuffleSeed
 	if err := e.Runs.SaveResult(saveContext(ctx, StatusFailed), res, ""); err != nil {
 		return res, fmt.Errorf("%w (and saving the failed result: %v)", cause, err)
 	}
 	return res, cause
+}
+
+// FailedResult is the result of a run that failed before its map stage
+// produced anything: every failure path that has no plan to report on
+// (prepare refusing a run, a failure the state machine recorded itself)
+// builds it here, so they all read alike (empty lists, never null).
+func FailedResult(queryID, message string, at time.Time) Result {
+	return Result{
+		QueryID: queryID, Status: StatusFailed, Error: message,
+		SelectedMapAnswers: []SelectedAnswer{}, MapErrors: []BatchFailure{}, Citations: []Citation{},
+		Diagnostics: Diagnostics{StartedAt: at, FinishedAt: at},
+	}
+}
+
+// TaskErrorMessage is "<name>: <message>" for a failed step whose cause
+// may be an error record as JSON ({"errorMessage": ...}, as Lambda reports
+// a function's error): its message when it is one, else the cause as it
+// came, else the name alone.
+func TaskErrorMessage(name, cause string) string {
+	var record struct {
+		ErrorMessage string `json:"errorMessage"`
+	}
+	if json.Unmarshal([]byte(cause), &record) == nil && record.ErrorMessage != "" {
+		return name + ": " + record.ErrorMessage
+	}
+	if cause == "" {
+		return name
+	}
+	return name + ": " + cause
 }
 
 // FailReduce records a run whose reduce step failed its last attempt: the

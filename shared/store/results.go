@@ -81,14 +81,8 @@ func recordedFailure(what string, it runItem) (globalsearch.Result, error) {
 	if it.Status != string(globalsearch.StatusFailed) || it.Error == "" {
 		return globalsearch.Result{}, fmt.Errorf("decode %s: no resultGzip, and not a failure the state machine recorded (status %q)", what, it.Status)
 	}
-	res := globalsearch.Result{
-		QueryID: it.QueryID, Status: globalsearch.StatusFailed, Error: failureMessage(it.Error, it.Cause),
-		SelectedMapAnswers: []globalsearch.SelectedAnswer{}, MapErrors: []globalsearch.BatchFailure{},
-	}
-	if at, err := time.Parse(time.RFC3339Nano, it.FailedAt); err == nil {
-		res.Diagnostics.StartedAt, res.Diagnostics.FinishedAt = at, at
-	}
-	return res, nil
+	at, _ := time.Parse(time.RFC3339Nano, it.FailedAt) // unreadable: no time, the failure still reads
+	return globalsearch.FailedResult(it.QueryID, failureMessage(it.Error, it.Cause), at), nil
 }
 
 // failureMessage is "<error>: <message>", the message taken from the
@@ -100,24 +94,11 @@ func failureMessage(name, cause string) string {
 		Cause *string `json:"Cause"`
 	}
 	if json.Unmarshal([]byte(cause), &caught) != nil {
-		return joinMessage(name, cause)
+		return globalsearch.TaskErrorMessage(name, cause)
 	}
 	if caught.Cause == nil || *caught.Cause == "" {
 		return name + ": no cause was given"
 	}
-	var lambdaErr struct {
-		ErrorType    string `json:"errorType"`
-		ErrorMessage string `json:"errorMessage"`
-	}
-	if json.Unmarshal([]byte(*caught.Cause), &lambdaErr) == nil && lambdaErr.ErrorMessage != "" {
-		return joinMessage(name, lambdaErr.ErrorMessage)
-	}
-	return joinMessage(name, *caught.Cause)
+	return globalsearch.TaskErrorMessage(name, *caught.Cause)
 }
 
-func joinMessage(name, msg string) string {
-	if msg == "" {
-		return name
-	}
-	return name + ": " + msg
-}

@@ -189,16 +189,7 @@ type TaskFailure struct {
 // message is the failure's own message when the cause is a Lambda error,
 // else the cause as it came.
 func (f TaskFailure) message() string {
-	var lambdaErr struct {
-		ErrorMessage string `json:"errorMessage"`
-	}
-	if json.Unmarshal([]byte(f.Cause), &lambdaErr) == nil && lambdaErr.ErrorMessage != "" {
-		return f.Error + ": " + lambdaErr.ErrorMessage
-	}
-	if f.Cause == "" {
-		return f.Error
-	}
-	return f.Error + ": " + f.Cause
+	return globalsearch.TaskErrorMessage(f.Error, f.Cause)
 }
 
 // ReduceOutput ends the execution; the result is in the runs table.
