@@ -489,6 +489,11 @@ func jsonInt(raw []byte) (int64, bool) {
 // ValidNamespace reports whether ns is a namespace name (docs/contract.md#index).
 func ValidNamespace(ns string) bool { return namespacePattern.MatchString(ns) }
 
+// ValidQueryID reports whether id meets the queryId rule
+// (docs/contract.md#request): an edge that must key a run without a whole
+// request checks it here, not with a parse.
+func ValidQueryID(id string) bool { return queryIDPattern.MatchString(id) }
+
 // NewQueryID returns a fresh query id that is also a valid execution name.
 func NewQueryID() string {
 	var b [12]byte

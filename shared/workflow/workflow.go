@@ -363,10 +363,10 @@ func (h *Handlers) failUnparsed(ctx context.Context, in PrepareInput, cause erro
 	}
 	_ = json.Unmarshal(in.Request, &loose)
 	p := globalsearch.Params{QueryID: loose.QueryID}
-	if p.QueryID == "" || !validQueryID(p.QueryID) {
+	if p.QueryID == "" || !globalsearch.ValidQueryID(p.QueryID) {
 		p.QueryID = in.ExecutionName
 	}
-	if !validQueryID(p.QueryID) {
+	if !globalsearch.ValidQueryID(p.QueryID) {
 		return
 	}
 	if q, ok := loose.Query.(string); ok {
@@ -375,12 +375,6 @@ func (h *Handlers) failUnparsed(ctx context.Context, in PrepareInput, cause erro
 	_, _ = h.Engine.Reject(context.WithoutCancel(ctx), p, cause)
 }
 
-// validQueryID applies ParseRequest's own queryId rule (docs/contract.md#request) to id.
-func validQueryID(id string) bool {
-	raw, _ := json.Marshal(map[string]string{"query": "-", "queryId": id})
-	_, err := globalsearch.ParseRequest(raw, globalsearch.SpecDefaults)
-	return err == nil
-}
 
 // errHandlerDeadline is the cause of a context that withMargin ended.
 var errHandlerDeadline = errors.New("the call did not finish before the Lambda deadline (less a margin to report it)")
