@@ -6,8 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"math"
-	"strings"
+	"fmt"
 )
 
 // MapCache keeps validated map answers (docs/contract.md#map-cache), so a run over an
@@ -50,9 +49,8 @@ var errCachedAnswer = errors.New("cached map answer breaks the map output rules"
 // check applies docs/contract.md#model-output's rules to a cached answer: a cache is storage
 // that may be edited or damaged, and only a valid answer may be reused.
 func (c CachedAnswer) check() error {
-	u := c.Usefulness
-	if math.IsNaN(u) || u < 0 || u > 100 || (u > 0 && strings.TrimSpace(c.Answer) == "") {
-		return errCachedAnswer
+	if _, err := checkMapAnswer(c.Answer, c.Usefulness); err != nil {
+		return fmt.Errorf("%w: %v", errCachedAnswer, err)
 	}
 	return nil
 }

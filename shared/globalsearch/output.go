@@ -116,14 +116,27 @@ func ParseMapOutput(text string) (answer string, usefulness float64, err error) 
 		return "", 0, outputError("map output usefulness must be a number")
 	}
 	u, err := num.Float64()
-	if err != nil || math.IsNaN(u) || math.IsInf(u, 0) || u < 0 || u > 100 {
+	if err != nil {
 		return "", 0, outputError("map output usefulness must be a number from 0 to 100")
 	}
-	s = trimAnswer(s)
-	if u > 0 && s == "" {
-		return "", 0, outputError("map output answer must not be empty when usefulness is above 0")
+	if s, err = checkMapAnswer(s, u); err != nil {
+		return "", 0, err
 	}
 	return s, u, nil
+}
+
+// checkMapAnswer applies the map answer's value rules (docs/contract.md#model-output) to an
+// answer however it arrived (from the model, or from the map-answer
+// cache) and returns the answer trimmed.
+func checkMapAnswer(answer string, u float64) (string, error) {
+	if math.IsNaN(u) || math.IsInf(u, 0) || u < 0 || u > 100 {
+		return "", outputError("map output usefulness must be a number from 0 to 100")
+	}
+	answer = trimAnswer(answer)
+	if u > 0 && answer == "" {
+		return "", outputError("map output answer must not be empty when usefulness is above 0")
+	}
+	return answer, nil
 }
 
 // ParseReduceOutput validates a reduce answer (docs/contract.md#reduce-call).
