@@ -27,7 +27,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/strictjson"
 )
 
 // Starter starts the search workflow of a query (execution.Starter, or a
@@ -139,27 +138,20 @@ func (h *Handler) post(ctx context.Context, ns string, req events.APIGatewayV2HT
 			return reply(http.StatusBadRequest, Error{"invalid_input", "request body is not valid base64"})
 		}
 	}
-	fields, _ := decodeFields(body)
 	key := header(req.Headers, IdempotencyKeyHeader)
-	if key != "" && fields != nil {
-		// The key goes through ParseRequestWithID as the queryId, so it is
-		// checked by the same rule (docs/contract.md#request) and cannot disagree with the body's.
-		if raw, ok := fields["queryId"]; ok {
-			var inBody string
-			if json.Unmarshal(raw, &inBody) != nil || inBody != key {
-				return reply(http.StatusBadRequest, Error{"invalid_input", "queryId and the Idempotency-Key header differ"})
-			}
-		}
-	}
-	// Validate before spending : nothing is stored or started for
+	// Validate before spending: nothing is stored or started for
 	// a bad request. The path's namespace is the default, so a body without
 	// one searches it, and one that names another is refused: the caller's
 	// IAM grant covers the path only (docs/contract.md#entry-points).
 	defaults := h.Defaults
 	defaults.Namespace = ns
+	// The key is the queryId unless the body names one; the two must agree.
 	p, err := globalsearch.ParseRequestWithID(body, defaults, key)
 	if err != nil {
 		return h.fail(ctx, "", err)
+	}
+	if key != "" && p.QueryID != key {
+		return reply(http.StatusBadRequest, Error{"invalid_input", "queryId and the Idempotency-Key header differ"})
 	}
 	if p.Namespace != ns {
 		return h.fail(ctx, "", globalsearch.Errorf(globalsearch.KindInvalidInput,
@@ -326,17 +318,4 @@ func header(headers map[string]string, name string) string {
 		}
 	}
 	return ""
-}
-
-func decodeFields(body []byte) (map[string]json.RawMessage, error) {
-	// Re-encoding fields would drop a duplicate key ParseRequest must see,
-	// so a body that is not strict JSON is left for it to reject.
-	if err := strictjson.Check(body); err != nil {
-		return nil, err
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
-		return nil, err
-	}
-	return fields, nil
 }
