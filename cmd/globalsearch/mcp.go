@@ -7,8 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -33,8 +31,8 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-	if f.set["cache"] && (f.noCache || f.cacheDir == "") {
-		return &usageError{"--cache needs a directory and excludes --no-cache"}
+	if err := f.checkCache(); err != nil {
+		return err
 	}
 	if f.index.file == "" && f.index.table == "" {
 		return &usageError{"mcp needs --index FILE or --table TABLE"}
@@ -80,17 +78,11 @@ func newMCPServer(ctx context.Context, env *cliEnv, f *searchFlags) (*mcp.Server
 	if err != nil {
 		return nil, err
 	}
-	t := &mcpTools{env: env, flags: f, index: idx, fileNamespace: fileNamespace}
-	t.engine = globalsearch.Engine{Index: idx, ModelID: strings.TrimSpace(f.model.spec)}
-	if f.verbose {
-		t.engine.Logger = slog.New(slog.NewJSONHandler(env.stderr, nil))
-	}
-	if t.engine.Model, err = f.model.open(ctx, env); err != nil {
+	e, err := f.newEngine(ctx, env, idx, true)
+	if err != nil {
 		return nil, err
 	}
-	if t.engine.Cache, err = f.mapCache(env); err != nil {
-		return nil, err
-	}
+	t := &mcpTools{env: env, flags: f, index: idx, fileNamespace: fileNamespace, engine: *e}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "graphrag-global", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: "global_search",

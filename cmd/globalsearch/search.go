@@ -87,8 +87,8 @@ func parseSearchFlags(name string, env *cliEnv, args []string, withModel bool) (
 	if f.set["seed"] && f.noShuffle {
 		return nil, &usageError{"--seed and --no-shuffle exclude each other"}
 	}
-	if f.set["cache"] && (f.noCache || f.cacheDir == "") {
-		return nil, &usageError{"--cache needs a directory and excludes --no-cache"}
+	if err := f.checkCache(); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -160,20 +160,40 @@ func (f *searchFlags) engine(ctx context.Context, env *cliEnv, withModel bool) (
 	if err != nil {
 		return nil, globalsearch.Params{}, err
 	}
+	e, err := f.newEngine(ctx, env, idx, withModel)
+	if err != nil {
+		return nil, globalsearch.Params{}, err
+	}
+	return e, p, nil
+}
+
+// newEngine is the in-process engine every command runs (run, plan, mcp):
+// idx, an in-memory runs store, the map-text ceiling, -v logging and, with
+// a model, the model, its id and the map-answer cache.
+func (f *searchFlags) newEngine(ctx context.Context, env *cliEnv, idx globalsearch.Index, withModel bool) (*globalsearch.Engine, error) {
 	e := &globalsearch.Engine{Index: idx, Runs: memstore.New(), MaxMapTextBytes: min(f.maxMapTextMB, 1<<40) << 20}
 	if f.verbose {
 		e.Logger = slog.New(slog.NewJSONHandler(env.stderr, nil))
 	}
 	if withModel {
+		var err error
 		if e.Model, err = f.model.open(ctx, env); err != nil {
-			return nil, globalsearch.Params{}, err
+			return nil, err
 		}
 		if e.Cache, err = f.mapCache(env); err != nil {
-			return nil, globalsearch.Params{}, err
+			return nil, err
 		}
 		e.ModelID = strings.TrimSpace(f.model.spec)
 	}
-	return e, p, nil
+	return e, nil
+}
+
+// checkCache is the --cache/--no-cache rule of every command that has them.
+func (f *searchFlags) checkCache() error {
+	if f.set["cache"] && (f.noCache || f.cacheDir == "") {
+		return &usageError{"--cache needs a directory and excludes --no-cache"}
+	}
+	return nil
 }
 
 // mapCache is the map-answer cache run uses (docs/contract.md#map-cache): --cache DIR, else
