@@ -18,7 +18,7 @@ func (e *Engine) Reject(ctx context.Context, p Params, cause error) (Result, err
 	if err != nil {
 		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
 	}
-	if !created && stored != p {
+	if !created && !stored.SameRequest(p) {
 		return Result{}, cause
 	}
 	return e.failRun(ctx, p, cause)
