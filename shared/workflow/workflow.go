@@ -375,7 +375,6 @@ func (h *Handlers) failUnparsed(ctx context.Context, in PrepareInput, cause erro
 	_, _ = h.Engine.Reject(context.WithoutCancel(ctx), p, cause)
 }
 
-
 // errHandlerDeadline is the cause of a context that withMargin ended.
 var errHandlerDeadline = errors.New("the call did not finish before the Lambda deadline (less a margin to report it)")
 
