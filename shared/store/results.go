@@ -101,4 +101,3 @@ func failureMessage(name, cause string) string {
 	}
 	return globalsearch.TaskErrorMessage(name, *caught.Cause)
 }
-
