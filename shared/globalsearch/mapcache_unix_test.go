@@ -4,6 +4,7 @@ package globalsearch_test
 
 import (
 	"bytes"
+	"context"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -67,7 +69,11 @@ func TestMapCacheEntriesThatAreNotFiles(t *testing.T) {
 	logs := &lockedBuffer{}
 	e.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 
-	res, err := e.Search(t.Context(), p)
+	// A guard, not a measure: a read that blocks fails the run instead of
+	// hanging the suite.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	res, err := e.Search(ctx, p)
 	require.NoError(t, err)
 	assert.Equal(t, gs.StatusCompleted, res.Status)
 	assert.Zero(t, res.Diagnostics.Map.CacheHits)

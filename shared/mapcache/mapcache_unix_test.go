@@ -3,6 +3,7 @@
 package mapcache_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -88,7 +89,11 @@ func TestDirReadsOnlyRegularEntries(t *testing.T) {
 			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
 			tc.put(t, path)
 
-			got, ok, err := c.CachedMapAnswer(t.Context(), key)
+			// A guard, not a measure: a read that blocks fails the case
+			// with the context's error instead of hanging the suite.
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			got, ok, err := c.CachedMapAnswer(ctx, key)
 			require.Error(t, err)
 			assert.ErrorContains(t, err, path)
 			assert.ErrorContains(t, err, tc.wantErr)
