@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"regexp"
 )
 
 // MapCache keeps validated map answers (docs/contract.md#map-cache), so a run over an
@@ -42,6 +43,18 @@ func MapCacheKey(modelID, prompt string, maxTokens int) string {
 	binary.BigEndian.PutUint64(n[:], uint64(maxTokens))
 	h.Write(n[:])
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+var mapCacheKeyPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// CheckMapCacheKey refuses a key MapCacheKey cannot have returned, before
+// a cache reads or writes anything (docs/contract.md#map-cache): the directory cache
+// makes a file name of the key, and both caches take the same keys.
+func CheckMapCacheKey(key string) error {
+	if !mapCacheKeyPattern.MatchString(key) {
+		return Errorf(KindInvalidInput, "map cache key %.72q is not a SHA-256 in hex", key)
+	}
+	return nil
 }
 
 var errCachedAnswer = errors.New("cached map answer breaks the map output rules")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -130,14 +131,61 @@ func TestMapCacheWriteFailureKeepsTheAnswer(t *testing.T) {
 }
 
 func TestMapCacheKeySeparatesItsParts(t *testing.T) {
-	base := gs.MapCacheKey("m", "prompt", 512)
-	assert.Regexp(t, `^[0-9a-f]{64}$`, base)
-	for name, other := range map[string]string{
-		"model":   gs.MapCacheKey("m2", "prompt", 512),
-		"prompt":  gs.MapCacheKey("m", "prompt ", 512),
-		"reserve": gs.MapCacheKey("m", "prompt", 0),
-		"border":  gs.MapCacheKey("mp", "rompt", 512),
-	} {
-		assert.NotEqual(t, base, other, name)
+	type call struct {
+		model, prompt string
+		reserve       int
 	}
+	base := call{"m", "prompt", 512}
+	sys := gs.SystemPrompt
+	tests := []struct {
+		name string
+		a, b call
+		// straddles says a's and b's fields, joined with the system
+		// prompt between model and prompt, are the same bytes: only the
+		// length prefixes keep them apart.
+		straddles bool
+	}{
+		{"model", base, call{"m2", "prompt", 512}, false},
+		{"prompt", base, call{"m", "prompt ", 512}, false},
+		{"reserve", base, call{"m", "prompt", 0}, false},
+		{"border between model and system prompt", call{"m" + sys, "prompt", 512}, call{"m", sys + "prompt", 512}, true},
+		{"border with empty fields", call{"", sys + "p", 512}, call{sys, "p", 512}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.straddles {
+				require.Equal(t, tc.a.model+sys+tc.a.prompt, tc.b.model+sys+tc.b.prompt)
+			}
+			a := gs.MapCacheKey(tc.a.model, tc.a.prompt, tc.a.reserve)
+			b := gs.MapCacheKey(tc.b.model, tc.b.prompt, tc.b.reserve)
+			assert.Regexp(t, `^[0-9a-f]{64}$`, a)
+			assert.NoError(t, gs.CheckMapCacheKey(a))
+			assert.NotEqual(t, a, b)
+		})
+	}
+}
+
+// TestMapCacheKeyCoversTheSystemPrompt: the system prompt is sent with
+// every map call, so answers written under another one must miss. No test
+// of this package runs in parallel, so changing it here is seen by no
+// other test.
+func TestMapCacheKeyCoversTheSystemPrompt(t *testing.T) {
+	before := gs.MapCacheKey("m", "prompt", 512)
+	saved := gs.SystemPrompt
+	t.Cleanup(func() { gs.SystemPrompt = saved })
+	gs.SystemPrompt = saved + " Answer in French."
+	assert.NotEqual(t, before, gs.MapCacheKey("m", "prompt", 512))
+	gs.SystemPrompt = saved
+	assert.Equal(t, before, gs.MapCacheKey("m", "prompt", 512), "the key depends on nothing else")
+}
+
+func TestCheckMapCacheKey(t *testing.T) {
+	good := gs.MapCacheKey("m", "p", 1)
+	for _, key := range []string{"", "k", good[:63], good + "0", strings.ToUpper(good), "../../" + good[6:]} {
+		err := gs.CheckMapCacheKey(key)
+		assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err), "%q", key)
+		assert.ErrorContains(t, err, "is not a SHA-256 in hex", "%q", key)
+	}
+	long := gs.CheckMapCacheKey(strings.Repeat("x", 100_000))
+	assert.Less(t, len(long.Error()), 200, "the key is echoed capped")
 }

@@ -8,10 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -20,6 +20,12 @@ import (
 // DefaultTTL is how long an entry lives: as on AWS, 30 days.
 const DefaultTTL = 30 * 24 * time.Hour
 
+// MaxEntryBytes caps an entry file (docs/contract.md#map-cache). An entry is one map
+// answer, a few KB at the default output reserve; the cap bounds what a
+// file that is not the cache's own (a huge file, a device) can cost, and
+// an answer past it is not written, since it could never be read back.
+const MaxEntryBytes = 1 << 20
+
 // Dir is a cache in a directory. It is safe for concurrent use, also by
 // several processes: an entry is written to a temporary file and renamed
 // into place, so a reader sees a whole entry or none.
@@ -27,6 +33,8 @@ type Dir struct {
 	path string
 	ttl  time.Duration
 	now  func() time.Time
+	// read reads an entry file; tests replace it to block.
+	read func(name string) ([]byte, error)
 }
 
 var _ globalsearch.MapCache = (*Dir)(nil)
@@ -40,7 +48,7 @@ func New(path string, ttl time.Duration, now func() time.Time) *Dir {
 	if now == nil {
 		now = time.Now
 	}
-	return &Dir{path: path, ttl: ttl, now: now}
+	return &Dir{path: path, ttl: ttl, now: now, read: readEntry}
 }
 
 type entry struct {
@@ -48,19 +56,18 @@ type entry struct {
 	ExpiresAt int64 `json:"expiresAt"`
 }
 
-// keys are what globalsearch.MapCacheKey returns; anything else could name
-// a path outside the directory.
-var keyPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
-
+// file is key's entry file. Only a key globalsearch.MapCacheKey can return
+// is taken: anything else could name a path outside the directory.
 func (d *Dir) file(key string) (string, error) {
-	if !keyPattern.MatchString(key) {
-		return "", fmt.Errorf("map cache key %q is not a SHA-256 in hex", key)
+	if err := globalsearch.CheckMapCacheKey(key); err != nil {
+		return "", err
 	}
 	return filepath.Join(d.path, key[:2], key+".json"), nil
 }
 
 // CachedMapAnswer implements globalsearch.MapCache; an expired entry reads
-// as absent.
+// as absent. Anything at the entry's name but a regular file of at most
+// MaxEntryBytes is an error, which the engine reads as a miss.
 func (d *Dir) CachedMapAnswer(ctx context.Context, key string) (globalsearch.CachedAnswer, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return globalsearch.CachedAnswer{}, false, err
@@ -69,12 +76,12 @@ func (d *Dir) CachedMapAnswer(ctx context.Context, key string) (globalsearch.Cac
 	if err != nil {
 		return globalsearch.CachedAnswer{}, false, err
 	}
-	data, err := os.ReadFile(name)
+	data, err := d.readWithin(ctx, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return globalsearch.CachedAnswer{}, false, nil
 	}
 	if err != nil {
-		return globalsearch.CachedAnswer{}, false, fmt.Errorf("read map cache entry: %w", err)
+		return globalsearch.CachedAnswer{}, false, err
 	}
 	var e entry
 	if err := json.Unmarshal(data, &e); err != nil {
@@ -99,6 +106,10 @@ func (d *Dir) CacheMapAnswer(ctx context.Context, key string, a globalsearch.Cac
 	if err != nil {
 		return fmt.Errorf("encode map cache entry: %w", err)
 	}
+	if len(data) > MaxEntryBytes {
+		return globalsearch.Errorf(globalsearch.KindInvalidInput,
+			"map cache entry is %d bytes, over the %d-byte cap", len(data), MaxEntryBytes)
+	}
 	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
 		return fmt.Errorf("create map cache directory: %w", err)
 	}
@@ -118,4 +129,86 @@ func (d *Dir) CacheMapAnswer(ctx context.Context, key string, a globalsearch.Cac
 		return fmt.Errorf("write map cache entry: %w", err)
 	}
 	return nil
+}
+
+type readResult struct {
+	data []byte
+	err  error
+}
+
+// readWithin reads name in a goroutine of its own, so that a file system
+// that stops answering (a network or FUSE mount) holds up that goroutine
+// and not the run: the call returns when ctx ends, and the abandoned read
+// closes its file whenever the file system lets it finish.
+func (d *Dir) readWithin(ctx context.Context, name string) ([]byte, error) {
+	if ctx.Done() == nil {
+		return d.read(name)
+	}
+	done := make(chan readResult, 1)
+	go func() {
+		data, err := d.read(name)
+		done <- readResult{data, err}
+	}()
+	select {
+	case r := <-done:
+		return r.data, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("read map cache entry %s: %w", name, context.Cause(ctx))
+	}
+}
+
+// readEntry reads the entry file name, which must be a regular file of at
+// most MaxEntryBytes (docs/contract.md#map-cache). openEntry neither follows a link nor
+// waits for a named pipe's writer; the type and size are then checked on
+// the opened file, so nothing can swap the file between check and read,
+// and the read stops one byte past the cap in case the file grows.
+func readEntry(name string) ([]byte, error) {
+	f, err := openEntry(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		// O_NOFOLLOW's error ("too many levels of symbolic links") does
+		// not say what was found.
+		if fi, lerr := os.Lstat(name); lerr == nil && !fi.Mode().IsRegular() {
+			return nil, notRegular(name, fi.Mode())
+		}
+		return nil, fmt.Errorf("read map cache entry: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read map cache entry: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(name, fi.Mode())
+	}
+	if fi.Size() > MaxEntryBytes {
+		return nil, fmt.Errorf("map cache entry %s is %d bytes, over the %d-byte cap", name, fi.Size(), MaxEntryBytes)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxEntryBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read map cache entry: %w", err)
+	}
+	if len(data) > MaxEntryBytes {
+		return nil, fmt.Errorf("map cache entry %s grew past the %d-byte cap while it was read", name, MaxEntryBytes)
+	}
+	return data, nil
+}
+
+func notRegular(name string, mode fs.FileMode) error {
+	what := fmt.Sprintf("of mode %v", mode)
+	switch {
+	case mode&fs.ModeSymlink != 0:
+		what = "a symbolic link"
+	case mode.IsDir():
+		what = "a directory"
+	case mode&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case mode&fs.ModeSocket != 0:
+		what = "a socket"
+	case mode&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return fmt.Errorf("map cache entry %s is %s, not a regular file", name, what)
 }

@@ -2,6 +2,7 @@ package mapcache_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -25,21 +26,54 @@ func TestDirRefuses(t *testing.T) {
 	dir := t.TempDir()
 	c := mapcache.New(dir, 0, nil)
 	key := globalsearch.MapCacheKey("m", "p", 1)
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, key[:2]), 0o700))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, key[:2], key+".json"), []byte("{half"), 0o600))
+	name := filepath.Join(dir, key[:2], key+".json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(name), 0o700))
+	require.NoError(t, os.WriteFile(name, []byte("{half"), 0o600))
 	tests := []struct {
-		name string
-		key  string
+		name     string
+		key      string
+		wantKind globalsearch.Kind
+		wantErr  string
 	}{
-		{"a key that could leave the directory", "../../etc/passwd"},
-		{"a damaged entry", key},
+		{"a key that could leave the directory", "../../etc/passwd", globalsearch.KindInvalidInput,
+			`map cache key "../../etc/passwd" is not a SHA-256 in hex`},
+		{"a damaged entry", key, globalsearch.KindInternal,
+			"read map cache entry " + name + ": invalid character 'h' looking for beginning of object key string"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, ok, err := c.CachedMapAnswer(context.Background(), tc.key)
 			require.Error(t, err)
+			assert.EqualError(t, err, tc.wantErr)
+			assert.Equal(t, tc.wantKind, globalsearch.KindOf(err))
 			assert.False(t, ok)
 		})
 	}
-	assert.Error(t, c.CacheMapAnswer(context.Background(), "../x", globalsearch.CachedAnswer{}))
+	err := c.CacheMapAnswer(context.Background(), "../x", globalsearch.CachedAnswer{})
+	assert.EqualError(t, err, `map cache key "../x" is not a SHA-256 in hex`)
+	assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
+}
+
+// TestDirReadEndsWithTheContext holds an entry read, as a file system that
+// stops answering would: the read returns when the context ends, not when
+// the file system does.
+func TestDirReadEndsWithTheContext(t *testing.T) {
+	c := mapcache.New(t.TempDir(), 0, nil)
+	entered, release := make(chan struct{}), make(chan struct{})
+	mapcache.SetRead(c, func(string) ([]byte, error) {
+		close(entered)
+		<-release
+		return nil, errors.New("the read ended")
+	})
+	defer close(release)
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-entered
+		cancel()
+	}()
+	_, ok, err := c.CachedMapAnswer(ctx, globalsearch.MapCacheKey("m", "p", 1))
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.ErrorContains(t, err, "read map cache entry ")
+	assert.False(t, ok)
 }

@@ -12,8 +12,9 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
-// Map-answer cache table (docs/contract.md#map-cache): partition key `key` (S), the SHA-256
-// of globalsearch.MapCacheKey, with `answer`, `usefulness` and `expiresAt`,
+// Map-answer cache table (docs/contract.md#map-cache): partition key `key` (S), the
+// hex SHA-256 globalsearch.MapCacheKey returns (any other key is refused,
+// as the directory cache refuses it), with `answer`, `usefulness` and `expiresAt`,
 // the table's TTL attribute. It is a table of its own, not items in the
 // runs table, so that IAM can give it to the map function alone: no other
 // function reads what a cached answer says, and no run's data outlives the
@@ -48,6 +49,9 @@ func (s *Store) CachedMapAnswer(ctx context.Context, key string) (globalsearch.C
 	if s.tables.MapCache == "" {
 		return globalsearch.CachedAnswer{}, false, errNoCacheTable
 	}
+	if err := globalsearch.CheckMapCacheKey(key); err != nil {
+		return globalsearch.CachedAnswer{}, false, err
+	}
 	k, err := attributevalue.MarshalMapWithOptions(cacheKey{key}, jsonTags)
 	if err != nil {
 		return globalsearch.CachedAnswer{}, false, fmt.Errorf("encode map cache key: %w", err)
@@ -73,6 +77,9 @@ func (s *Store) CachedMapAnswer(ctx context.Context, key string) (globalsearch.C
 func (s *Store) CacheMapAnswer(ctx context.Context, key string, a globalsearch.CachedAnswer) error {
 	if s.tables.MapCache == "" {
 		return errNoCacheTable
+	}
+	if err := globalsearch.CheckMapCacheKey(key); err != nil {
+		return err
 	}
 	m, err := attributevalue.MarshalMapWithOptions(cacheItem{
 		Key: key, Answer: a.Answer, Usefulness: a.Usefulness, ExpiresAt: s.now().Add(s.cacheTTL).Unix(),

@@ -5,6 +5,7 @@ package cachetest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,5 +64,44 @@ func Run(t *testing.T, newCache func(t *testing.T, ttl time.Duration, clock *Clo
 		_, ok, err = c.CachedMapAnswer(ctx, key("p"))
 		require.NoError(t, err)
 		assert.False(t, ok, "expired")
+	})
+	t.Run("a key MapCacheKey cannot return is refused before any read or write", func(t *testing.T) {
+		c := newCache(t, time.Hour, &Clock{start})
+		for _, bad := range []string{"", "k", "../../etc/passwd", strings.ToUpper(key("p")), key("p") + "0"} {
+			_, ok, err := c.CachedMapAnswer(ctx, bad)
+			assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err), "read %q: %v", bad, err)
+			assert.ErrorContains(t, err, "is not a SHA-256 in hex")
+			assert.False(t, ok)
+			err = c.CacheMapAnswer(ctx, bad, globalsearch.CachedAnswer{Answer: "a", Usefulness: 1})
+			assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err), "write %q: %v", bad, err)
+			assert.ErrorContains(t, err, "is not a SHA-256 in hex")
+		}
+	})
+	t.Run("an answer too large to keep is refused and the entry it would replace stays", func(t *testing.T) {
+		c := newCache(t, time.Hour, &Clock{start})
+		kept := globalsearch.CachedAnswer{Answer: "small", Usefulness: 40}
+		require.NoError(t, c.CacheMapAnswer(ctx, key("p"), kept))
+		// 2 MiB: past the directory's entry cap and DynamoDB's item limit.
+		err := c.CacheMapAnswer(ctx, key("p"), globalsearch.CachedAnswer{Answer: strings.Repeat("a", 2<<20), Usefulness: 40})
+		assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err), "%v", err)
+		assert.ErrorContains(t, err, " bytes", "names the size")
+		assert.ErrorContains(t, err, "over the ", "names the limit")
+		got, ok, err := c.CachedMapAnswer(ctx, key("p"))
+		require.NoError(t, err)
+		assert.True(t, ok)
+		assert.Equal(t, kept, got)
+	})
+	t.Run("an ended context fails reads and writes, and nothing is written", func(t *testing.T) {
+		c := newCache(t, time.Hour, &Clock{start})
+		ended, cancel := context.WithCancel(ctx)
+		cancel()
+		err := c.CacheMapAnswer(ended, key("p"), globalsearch.CachedAnswer{Answer: "a", Usefulness: 1})
+		assert.ErrorIs(t, err, context.Canceled)
+		_, ok, err := c.CachedMapAnswer(ended, key("p"))
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.False(t, ok)
+		_, ok, err = c.CachedMapAnswer(ctx, key("p"))
+		require.NoError(t, err)
+		assert.False(t, ok, "the write with an ended context left nothing")
 	})
 }
