@@ -113,16 +113,22 @@ func (h *hierarchy) descendantLeaves(id string, out []string) []string {
 	return out
 }
 
-// levels returns the distinct levels of the namespace, ascending.
+// MaxListedLevels bounds the levels a search that selects nothing lists
+// (docs/contract.md#selection): an index is free to give every summary a level of its
+// own, and the list lives in the plan item and the status line.
+const MaxListedLevels = 50
+
+// levels returns the lowest MaxListedLevels distinct levels of the
+// namespace, ascending. Sorting once and dropping repeats is O(n log n);
+// a membership test per summary was quadratic in the distinct levels.
 func (h *hierarchy) levels() []int {
-	var levels []int
+	levels := make([]int, 0, len(h.byID))
 	for _, s := range h.byID {
-		if !slices.Contains(levels, s.Level) {
-			levels = append(levels, s.Level)
-		}
+		levels = append(levels, s.Level)
 	}
 	slices.Sort(levels)
-	return levels
+	levels = slices.Compact(levels)
+	return slices.Clone(levels[:min(len(levels), MaxListedLevels)])
 }
 
 // selectSummaries applies docs/contract.md#selection: leaves or one level, non-blank
