@@ -338,7 +338,7 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 	}
 	for name := range fields {
 		if !slices.ContainsFunc(requestFields, func(f requestField) bool { return f.name == name }) {
-			return Params{}, Errorf(KindInvalidInput, "unknown request field %q", name)
+			return Params{}, Errorf(KindInvalidInput, "unknown request field %s", EchoQuoted(name))
 		}
 	}
 	// SeedGenerated stands until a shuffleSeed field clears it.
@@ -393,7 +393,7 @@ func decodeObject(data []byte) (map[string]json.RawMessage, error) {
 		var se *strictjson.Error
 		switch {
 		case errors.As(err, &se) && se.Key != "" && se.Path == "":
-			return nil, Errorf(KindInvalidInput, "request field %q is given more than once", se.Key)
+			return nil, Errorf(KindInvalidInput, "request field %s is given more than once", EchoQuoted(se.Key))
 		case se != nil && se.Key != "":
 			return nil, Errorf(KindInvalidInput, "request: %w", err)
 		}

@@ -3,7 +3,6 @@ package globalsearch
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -46,11 +45,11 @@ func checkRecords[T any](kind string, records []T, check func(T) (id, problem st
 		case id == "":
 			return fmt.Errorf("%s[%d]: field \"id\" is required", kind, i)
 		case CheckID(id) != nil:
-			return fmt.Errorf("%s[%d] (id %s): field \"id\" %v", kind, i, quoteID(id), CheckID(id))
+			return fmt.Errorf("%s[%d] (id %s): field \"id\" %v", kind, i, Echo(id), CheckID(id))
 		case seen[id]:
-			return fmt.Errorf("%s[%d] (id %s): duplicate id", kind, i, id)
+			return fmt.Errorf("%s[%d] (id %s): duplicate id", kind, i, Echo(id))
 		case problem != "":
-			return fmt.Errorf("%s[%d] (id %s): %s", kind, i, id, problem)
+			return fmt.Errorf("%s[%d] (id %s): %s", kind, i, Echo(id), problem)
 		}
 		seen[id] = true
 	}
@@ -84,18 +83,4 @@ func CheckID(id string) error {
 		}
 	}
 	return nil
-}
-
-// quoteID shows a bad id in a message: quoted, so control characters are
-// visible, and cut short, so a huge id gives a short message.
-func quoteID(id string) string {
-	const show = 64
-	if len(id) > show {
-		cut := show
-		for cut > 0 && !utf8.RuneStart(id[cut]) {
-			cut--
-		}
-		return strconv.Quote(id[:cut]) + "…"
-	}
-	return strconv.Quote(id)
 }
