@@ -96,3 +96,26 @@ func TestResponseTypeKeepsVisibleText(t *testing.T) {
 		})
 	}
 }
+
+// The names a request gives (queryId, namespace) are ASCII patterns, so
+// invalid UTF-8 in them, which encoding/json reads as U+FFFD, is refused
+// by the pattern.
+func TestRequestNamesOfInvalidUTF8AreRefused(t *testing.T) {
+	tests := []struct {
+		name, body, want string
+	}{
+		{"query id byte", "{\"query\":\"q\",\"queryId\":\"q\xff\"}", "queryId must be 1-80 characters of A-Z a-z 0-9 - _"},
+		{"query id surrogate", `{"query":"q","queryId":"q\ud800"}`, "queryId must be 1-80 characters of A-Z a-z 0-9 - _"},
+		{"namespace byte", "{\"query\":\"q\",\"namespace\":\"n\xff\"}", "namespace must be 1-64 characters of a-z 0-9 - _ ."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := gs.ParseRequest([]byte(tc.body), gs.SpecDefaults)
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+		})
+	}
+	_, err := gs.ParseRequestWithID([]byte(`{"query":"q"}`), gs.SpecDefaults, "exec\xff")
+	require.Error(t, err)
+	assert.Equal(t, "queryId must be 1-80 characters of A-Z a-z 0-9 - _", err.Error())
+}

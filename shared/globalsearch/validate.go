@@ -3,19 +3,24 @@ package globalsearch
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
 // Validate checks what a well-formed namespace needs before it is stored or
-// searched: ids well-formed (CheckID) and unique per kind, levels
-// non-negative, claims with a subject. The hierarchy itself (cycles, missing parents) is checked
+// searched: ids well-formed (CheckID) and unique per kind, the fields that
+// name an id (parentCommunityId, communityId, sourceChunkIds) valid UTF-8,
+// levels non-negative, claims with a subject. The hierarchy itself (cycles, missing parents) is checked
 // by the search, which reports it as a corrupt index.
 func (r Records) Validate() error {
 	err := checkRecords("summaries", r.Summaries, func(s Summary) (string, string) {
 		if s.Level < 0 {
 			return s.ID, `field "level" must be >= 0`
+		}
+		if !utf8.ValidString(s.ParentCommunityID) {
+			return s.ID, `field "parentCommunityId" is not valid UTF-8`
 		}
 		return s.ID, ""
 	})
@@ -25,6 +30,12 @@ func (r Records) Validate() error {
 	err = checkRecords("claims", r.Claims, func(c Claim) (string, string) {
 		if c.Subject == "" {
 			return c.ID, `field "subject" is required`
+		}
+		if !utf8.ValidString(c.CommunityID) {
+			return c.ID, `field "communityId" is not valid UTF-8`
+		}
+		if slices.ContainsFunc(c.SourceChunkIDs, func(id string) bool { return !utf8.ValidString(id) }) {
+			return c.ID, `field "sourceChunkIds" holds an id that is not valid UTF-8`
 		}
 		return c.ID, ""
 	})

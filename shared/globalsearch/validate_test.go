@@ -31,6 +31,12 @@ func TestValidateRejectsBadIDs(t *testing.T) {
 			`chunks[0] (id "ch\u20281"): field "id" holds the control or line-break character U+2028; ids may not`},
 		{"chunk id of invalid UTF-8", globalsearch.Records{Chunks: []globalsearch.Chunk{{ID: "ch\xff"}}},
 			`chunks[0] (id "ch\xff"): field "id" is not valid UTF-8`},
+		{"parent of invalid UTF-8", globalsearch.Records{Summaries: []globalsearch.Summary{{ID: "c1", ParentCommunityID: "r\xff"}}},
+			`summaries[0] (id c1): field "parentCommunityId" is not valid UTF-8`},
+		{"claim community of invalid UTF-8", globalsearch.Records{Claims: []globalsearch.Claim{{ID: "k1", CommunityID: "c\xff", Subject: "s"}}},
+			`claims[0] (id k1): field "communityId" is not valid UTF-8`},
+		{"cited chunk of invalid UTF-8", globalsearch.Records{Claims: []globalsearch.Claim{{ID: "k1", Subject: "s", SourceChunkIDs: []string{"ch1", "ch\xc0"}}}},
+			`claims[0] (id k1): field "sourceChunkIds" holds an id that is not valid UTF-8`},
 		{"chunk id over 256 bytes", globalsearch.Records{Chunks: []globalsearch.Chunk{{ID: long}}},
 			`chunks[0] (id ` + strings.Repeat("é", globalsearch.MaxEchoedRunes) + `…): field "id" is 258 bytes; an id holds at most 256`},
 	}

@@ -116,6 +116,9 @@ func parse(data []byte) (File, error) {
 	}
 	if typedErr == nil {
 		f.Summaries, f.Claims, f.Chunks = typed.Summaries, typed.Claims, typed.Chunks
+		if err := keepIDBytes(data, &f.Records); err != nil {
+			return File{}, fmt.Errorf("index file: %w", err)
+		}
 		return f, f.Records.Validate()
 	}
 	var err error
@@ -127,6 +130,9 @@ func parse(data []byte) (File, error) {
 	}
 	if f.Chunks, err = decodeAll[globalsearch.Chunk]("chunks", raw.Chunks); err != nil {
 		return File{}, err
+	}
+	if err := keepIDBytes(data, &f.Records); err != nil {
+		return File{}, fmt.Errorf("index file: %w", err)
 	}
 	return f, f.Records.Validate()
 }
