@@ -240,9 +240,9 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 			return werr
 		}
 	} else if err == nil {
-		fmt.Fprintln(env.stdout, res.Answer)
+		fmt.Fprintln(env.stdout, terminalText(res.Answer))
 		fmt.Fprintln(env.stdout)
-		fmt.Fprintln(env.stdout, statusLine(res, &f.model))
+		fmt.Fprintln(env.stdout, terminalText(statusLine(res, &f.model)))
 		if res.Status == globalsearch.StatusPartial {
 			printMapErrors(env.stderr, res.MapErrors)
 		}
@@ -254,7 +254,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 // per distinct message (the JSON result has one entry per batch).
 func printMapErrors(w io.Writer, failures []globalsearch.BatchFailure) {
 	for _, g := range globalsearch.GroupFailures(failures) {
-		fmt.Fprintf(w, "map %s\n", g)
+		fmt.Fprintf(w, "map %s\n", terminalText(g.String()))
 	}
 }
 
@@ -385,7 +385,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	fmt.Fprintf(env.stdout, "%d summaries -> %d map batches (map prompt budget %d, reduce prompt budget %d, seed %d)\n",
 		out.SummaryCount, out.BatchCount, out.MapPromptBudget, out.ReducePromptBudget, out.ShuffleSeed)
 	for i, b := range out.Batches {
-		fmt.Fprintf(env.stdout, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, strings.Join(b.CommunityIDs, ", "))
+		fmt.Fprintf(env.stdout, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, terminalText(strings.Join(b.CommunityIDs, ", ")))
 	}
 	fmt.Fprintf(env.stdout, "estimated map input %d tokens; at most %d model calls (ceiling %d)\n", out.EstimatedMapInputTokens, out.MaxModelCalls, out.ModelCallCeiling)
 	fmt.Fprintf(env.stdout, "on AWS: %s\n", awsMode(out.MapMode, len(plan.Batches)))
@@ -396,7 +396,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "no summary at level %s; levels that exist: %v\n", p.CommunityLevel, out.AvailableLevels)
 	}
 	if out.EmptyNamespace {
-		fmt.Fprintln(env.stdout, emptyNamespaceNote(p.Namespace, out.AvailableNamespaces))
+		fmt.Fprintln(env.stdout, terminalText(emptyNamespaceNote(p.Namespace, out.AvailableNamespaces)))
 	}
 	return nil
 }
