@@ -268,6 +268,16 @@ func emptyNamespaceNote(namespace string, available []string) string {
 	return note
 }
 
+// levelList prints the levels a search that selected nothing lists; a
+// full list may be the lowest of many (docs/contract.md#selection).
+func levelList(levels []int) string {
+	list := fmt.Sprint(levels)
+	if len(levels) >= globalsearch.MaxListedLevels {
+		list += fmt.Sprintf(" (the lowest %d)", len(levels))
+	}
+	return list
+}
+
 func statusLine(res globalsearch.Result, model *modelOptions) string {
 	d := res.Diagnostics
 	parts := []string{
@@ -289,7 +299,7 @@ func statusLine(res globalsearch.Result, model *modelOptions) string {
 		fmt.Sprintf("seed %d", d.ShuffleSeed),
 		fmt.Sprintf("%s in %s", res.QueryID, d.FinishedAt.Sub(d.StartedAt).Round(1e6)))
 	if len(d.AvailableLevels) > 0 {
-		parts = append(parts, fmt.Sprintf("levels that exist: %v", d.AvailableLevels))
+		parts = append(parts, "levels that exist: "+levelList(d.AvailableLevels))
 	}
 	if d.EmptyNamespace {
 		parts = append(parts, emptyNamespaceNote(res.Namespace, d.AvailableNamespaces))
@@ -393,7 +403,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "estimated cost at most ~$%.4f (one attempt per call)\n", usd)
 	}
 	if len(out.AvailableLevels) > 0 {
-		fmt.Fprintf(env.stdout, "no summary at level %s; levels that exist: %v\n", p.CommunityLevel, out.AvailableLevels)
+		fmt.Fprintf(env.stdout, "no summary at level %s; levels that exist: %s\n", p.CommunityLevel, levelList(out.AvailableLevels))
 	}
 	if out.EmptyNamespace {
 		fmt.Fprintln(env.stdout, terminalText(emptyNamespaceNote(p.Namespace, out.AvailableNamespaces)))
