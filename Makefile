@@ -57,7 +57,7 @@ FUZZTIME     ?= 10s
 FUZZMINIMIZETIME ?= 2s
 FUZZ_TARGETS  = ./shared/globalsearch:FuzzParseRequest ./shared/globalsearch:FuzzExtractJSON \
 	./shared/globalsearch:FuzzParseMapOutput ./shared/globalsearch:FuzzParseReduceOutput \
-	./shared/indexfile:FuzzParse ./shared/indexfile:FuzzDecodeTyped ./shared/strictjson:FuzzCheck \
+	./shared/indexfile:FuzzParse ./shared/indexfile:FuzzDecodeTyped ./shared/indexfile:FuzzLiteral ./shared/strictjson:FuzzCheck \
 	./shared/tokens:FuzzEstimate ./shared/batch:FuzzPack
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

@@ -103,12 +103,12 @@ func printImportReport(w io.Writer, r graphrag.Report) {
 		list := byReason[reason]
 		fmt.Fprintf(w, "  %d: %s\n", len(list), reason)
 		for _, u := range list[:min(len(list), unmatchedExamples)] {
-			fmt.Fprintf(w, "    claim %s, subject %q\n", u.ID, truncate(u.Subject, 60))
+			fmt.Fprintf(w, "    claim %s, subject %q\n", globalsearch.Echo(u.ID), truncate(u.Subject, 60))
 		}
 	}
 	printChunkReport(w, r)
 	for _, warning := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warning)
+		fmt.Fprintf(w, "warning: %s\n", terminalText(warning))
 	}
 }
 

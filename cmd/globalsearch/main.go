@@ -76,7 +76,8 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(env.stderr, "globalsearch %s: %v\n", args[0], err)
+	// The message may quote the index or the model (docs/contract.md#local).
+	fmt.Fprintf(env.stderr, "globalsearch %s: %s\n", args[0], terminalText(err.Error()))
 	var usage *usageError
 	if errors.As(err, &usage) || globalsearch.KindOf(err) == globalsearch.KindInvalidInput {
 		return 2

@@ -240,9 +240,9 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 			return werr
 		}
 	} else if err == nil {
-		fmt.Fprintln(env.stdout, res.Answer)
+		fmt.Fprintln(env.stdout, terminalText(res.Answer))
 		fmt.Fprintln(env.stdout)
-		fmt.Fprintln(env.stdout, statusLine(res, &f.model))
+		fmt.Fprintln(env.stdout, terminalText(statusLine(res, &f.model)))
 		if res.Status == globalsearch.StatusPartial {
 			printMapErrors(env.stderr, res.MapErrors)
 		}
@@ -254,7 +254,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 // per distinct message (the JSON result has one entry per batch).
 func printMapErrors(w io.Writer, failures []globalsearch.BatchFailure) {
 	for _, g := range globalsearch.GroupFailures(failures) {
-		fmt.Fprintf(w, "map %s\n", g)
+		fmt.Fprintf(w, "map %s\n", terminalText(g.String()))
 	}
 }
 
@@ -266,6 +266,16 @@ func emptyNamespaceNote(namespace string, available []string) string {
 		note += "; namespaces that exist: " + strings.Join(available, ", ")
 	}
 	return note
+}
+
+// levelList prints the levels a search that selected nothing lists; a
+// full list may be the lowest of many (docs/contract.md#selection).
+func levelList(levels []int) string {
+	list := fmt.Sprint(levels)
+	if len(levels) >= globalsearch.MaxListedLevels {
+		list += fmt.Sprintf(" (the lowest %d)", len(levels))
+	}
+	return list
 }
 
 func statusLine(res globalsearch.Result, model *modelOptions) string {
@@ -289,7 +299,7 @@ func statusLine(res globalsearch.Result, model *modelOptions) string {
 		fmt.Sprintf("seed %d", d.ShuffleSeed),
 		fmt.Sprintf("%s in %s", res.QueryID, d.FinishedAt.Sub(d.StartedAt).Round(1e6)))
 	if len(d.AvailableLevels) > 0 {
-		parts = append(parts, fmt.Sprintf("levels that exist: %v", d.AvailableLevels))
+		parts = append(parts, "levels that exist: "+levelList(d.AvailableLevels))
 	}
 	if d.EmptyNamespace {
 		parts = append(parts, emptyNamespaceNote(res.Namespace, d.AvailableNamespaces))
@@ -385,7 +395,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	fmt.Fprintf(env.stdout, "%d summaries -> %d map batches (map prompt budget %d, reduce prompt budget %d, seed %d)\n",
 		out.SummaryCount, out.BatchCount, out.MapPromptBudget, out.ReducePromptBudget, out.ShuffleSeed)
 	for i, b := range out.Batches {
-		fmt.Fprintf(env.stdout, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, strings.Join(b.CommunityIDs, ", "))
+		fmt.Fprintf(env.stdout, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, terminalText(strings.Join(b.CommunityIDs, ", ")))
 	}
 	fmt.Fprintf(env.stdout, "estimated map input %d tokens; at most %d model calls (ceiling %d)\n", out.EstimatedMapInputTokens, out.MaxModelCalls, out.ModelCallCeiling)
 	fmt.Fprintf(env.stdout, "on AWS: %s\n", awsMode(out.MapMode, len(plan.Batches)))
@@ -393,10 +403,10 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "estimated cost at most ~$%.4f (one attempt per call)\n", usd)
 	}
 	if len(out.AvailableLevels) > 0 {
-		fmt.Fprintf(env.stdout, "no summary at level %s; levels that exist: %v\n", p.CommunityLevel, out.AvailableLevels)
+		fmt.Fprintf(env.stdout, "no summary at level %s; levels that exist: %s\n", p.CommunityLevel, levelList(out.AvailableLevels))
 	}
 	if out.EmptyNamespace {
-		fmt.Fprintln(env.stdout, emptyNamespaceNote(p.Namespace, out.AvailableNamespaces))
+		fmt.Fprintln(env.stdout, terminalText(emptyNamespaceNote(p.Namespace, out.AvailableNamespaces)))
 	}
 	return nil
 }

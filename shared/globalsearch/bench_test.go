@@ -203,3 +203,31 @@ func BenchmarkSearchMapMakespan(b *testing.B) {
 	b.ReportMetric(float64(total)/float64(i)/float64(ideal), "makespan/ideal")
 	b.ReportMetric(float64(total)/float64(i)/1e6, "map-ms")
 }
+
+// BenchmarkAvailableLevels plans a level no summary has over 300,000 blank
+// summaries, each at a level of its own: listing the levels that exist
+// must not be quadratic in the summaries (docs/contract.md#selection).
+func BenchmarkAvailableLevels(b *testing.B) {
+	const n = 300_000
+	r := globalsearch.Records{Summaries: make([]globalsearch.Summary, n)}
+	for i := range r.Summaries {
+		r.Summaries[i] = globalsearch.Summary{ID: fmt.Sprintf("c%06d", i), Level: n - i}
+	}
+	s := memstore.New()
+	if err := s.ReplaceNamespace(context.Background(), "default", r); err != nil {
+		b.Fatal(err)
+	}
+	absent := globalsearch.Level(n + 1)
+	p, err := globalsearch.Request{Query: "q", CommunityLevel: &absent}.Params(globalsearch.SpecDefaults)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := &globalsearch.Engine{Index: s}
+	b.ResetTimer()
+	for range b.N {
+		plan, err := e.Plan(context.Background(), p)
+		if err != nil || len(plan.AvailableLevels) == 0 {
+			b.Fatal(err, len(plan.AvailableLevels))
+		}
+	}
+}

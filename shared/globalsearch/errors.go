@@ -3,7 +3,10 @@ package globalsearch
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Kind classifies an error for callers that must react to it: the CLI's exit
@@ -118,6 +121,55 @@ func ListCapped(items []string, sep string) string {
 		return strings.Join(items, sep)
 	}
 	return strings.Join(items[:MaxListed], sep) + fmt.Sprintf("%s… and %d more", sep, len(items)-MaxListed)
+}
+
+// MaxEchoedRunes is how much of one value from the input (an id, a field
+// name, a flag value) a message shows (docs/contract.md#errors): enough to
+// recognise it, short enough that a 1 MB id gives a short message.
+const MaxEchoedRunes = 64
+
+// Echo shows a value taken from the input in a message; every message that
+// repeats input uses it (or EchoQuoted), and lists of such values also go
+// through ListCapped. Plain text (letters, digits, punctuation and
+// symbols) is shown as it is; anything else (spaces, control, format and
+// separator characters, invalid UTF-8, an empty value) is quoted as
+// EchoQuoted quotes it, so it is visible and cannot break a line or a
+// terminal. Either way a value is cut after MaxEchoedRunes characters,
+// which "…" marks.
+func Echo(s string) string {
+	shown, more := cutEchoed(s)
+	if shown == "" || strings.ContainsFunc(shown, notPlain) || !utf8.ValidString(shown) {
+		return strconv.Quote(shown) + more
+	}
+	return shown + more
+}
+
+// EchoQuoted is Echo for a message that always quotes the value (a field
+// or key name, as %q would): Go syntax, cut after MaxEchoedRunes
+// characters with "…" after the closing quote.
+func EchoQuoted(s string) string {
+	shown, more := cutEchoed(s)
+	return strconv.Quote(shown) + more
+}
+
+// cutEchoed returns the first MaxEchoedRunes code points of s (an invalid
+// byte counts as one) and "…" when that is not all of s.
+func cutEchoed(s string) (shown, more string) {
+	n := 0
+	for i := range s {
+		if n == MaxEchoedRunes {
+			return s[:i], "…"
+		}
+		n++
+	}
+	return s, ""
+}
+
+// notPlain is what Echo quotes: what is not a letter, mark, digit,
+// punctuation or symbol, and the quote that would make a plain value look
+// quoted.
+func notPlain(r rune) bool {
+	return r == '"' || r == utf8.RuneError || !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
 }
 
 // FailureGroup is the batches that failed with one message.

@@ -18,8 +18,8 @@ type hierarchy struct {
 // links with a visit state per node finds every cycle in linear time, so a
 // corrupt index can never hang the search. Strictly growing levels make the
 // summaries of one level disjoint subtrees, so no leaf's claims are repeated
-// within one plan; the lists in the messages are capped (ListCapped) so a
-// huge corrupt index cannot produce a huge error.
+// within one plan; each id in the messages is cut (Echo) and each list
+// capped (ListCapped), so a huge corrupt index cannot produce a huge error.
 func newHierarchy(summaries []Summary) (*hierarchy, error) {
 	h := &hierarchy{byID: make(map[string]*Summary, len(summaries)), children: map[string][]string{}}
 	for i := range summaries {
@@ -32,7 +32,7 @@ func newHierarchy(summaries []Summary) (*hierarchy, error) {
 			continue
 		}
 		if _, ok := h.byID[s.ParentCommunityID]; !ok {
-			missing = append(missing, s.ID+" -> "+s.ParentCommunityID)
+			missing = append(missing, Echo(s.ID)+" -> "+Echo(s.ParentCommunityID))
 			continue
 		}
 		h.children[s.ParentCommunityID] = append(h.children[s.ParentCommunityID], s.ID)
@@ -45,6 +45,9 @@ func newHierarchy(summaries []Summary) (*hierarchy, error) {
 		slices.Sort(kids)
 	}
 	if cycle := h.findCycle(); cycle != nil {
+		for i, id := range cycle[:min(len(cycle), MaxListed)] {
+			cycle[i] = Echo(id)
+		}
 		return nil, Errorf(KindCorruptIndex, "corrupt index: parentCommunityId links form a cycle: %s", ListCapped(cycle, " -> "))
 	}
 	var flat []string
@@ -54,7 +57,7 @@ func newHierarchy(summaries []Summary) (*hierarchy, error) {
 			continue
 		}
 		if parent := h.byID[s.ParentCommunityID]; s.Level <= parent.Level {
-			flat = append(flat, fmt.Sprintf("%s (level %d) under %s (level %d)", s.ID, s.Level, parent.ID, parent.Level))
+			flat = append(flat, fmt.Sprintf("%s (level %d) under %s (level %d)", Echo(s.ID), s.Level, Echo(parent.ID), parent.Level))
 		}
 	}
 	if len(flat) > 0 {
@@ -113,16 +116,22 @@ func (h *hierarchy) descendantLeaves(id string, out []string) []string {
 	return out
 }
 
-// levels returns the distinct levels of the namespace, ascending.
+// MaxListedLevels bounds the levels a search that selects nothing lists
+// (docs/contract.md#selection): an index is free to give every summary a level of its
+// own, and the list lives in the plan item and the status line.
+const MaxListedLevels = 50
+
+// levels returns the lowest MaxListedLevels distinct levels of the
+// namespace, ascending. Sorting once and dropping repeats is O(n log n);
+// a membership test per summary was quadratic in the distinct levels.
 func (h *hierarchy) levels() []int {
-	var levels []int
+	levels := make([]int, 0, len(h.byID))
 	for _, s := range h.byID {
-		if !slices.Contains(levels, s.Level) {
-			levels = append(levels, s.Level)
-		}
+		levels = append(levels, s.Level)
 	}
 	slices.Sort(levels)
-	return levels
+	levels = slices.Compact(levels)
+	return slices.Clone(levels[:min(len(levels), MaxListedLevels)])
 }
 
 // selectSummaries applies docs/contract.md#selection: leaves or one level, non-blank

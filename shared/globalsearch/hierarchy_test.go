@@ -82,3 +82,40 @@ func TestCorruptIndexListsAreCapped(t *testing.T) {
 		})
 	}
 }
+
+// docs/contract.md#selection: a level no summary has lists the levels that
+// exist, ascending, at most MaxListedLevels of them however many an index
+// holds, so the plan item and the status line stay small.
+func TestAvailableLevelsAreSortedDistinctAndCapped(t *testing.T) {
+	many := make([]gs.Summary, 5000)
+	for i := range many {
+		// Blank, so nothing is selected; each at its own level, listed in
+		// descending order so that sorting is seen.
+		many[i] = gs.Summary{ID: fmt.Sprintf("c%05d", i), Level: 2 * (len(many) - i)}
+	}
+	firstLevels := make([]int, gs.MaxListedLevels)
+	for i := range firstLevels {
+		firstLevels[i] = 2 * (i + 1)
+	}
+	tests := []struct {
+		name      string
+		summaries []gs.Summary
+		want      []int
+	}{
+		{"repeated levels are listed once", []gs.Summary{
+			{ID: "a", Level: 3, Summary: "A"}, {ID: "b", Level: 1, Summary: "B"}, {ID: "c", Level: 3, Summary: "C"}, {ID: "d", Level: 0, Summary: "D"},
+		}, []int{0, 1, 3}},
+		{"many levels: the lowest are listed", many, firstLevels},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := planFor(t, gs.Records{Summaries: tc.summaries}, func(r *gs.Request) {
+				absent := gs.Level(7)
+				r.CommunityLevel = &absent
+			})
+			require.NoError(t, err)
+			require.Zero(t, plan.SummaryCount)
+			assert.Equal(t, tc.want, plan.AvailableLevels)
+		})
+	}
+}

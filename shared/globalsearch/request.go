@@ -338,7 +338,7 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 	}
 	for name := range fields {
 		if !slices.ContainsFunc(requestFields, func(f requestField) bool { return f.name == name }) {
-			return Params{}, Errorf(KindInvalidInput, "unknown request field %q", name)
+			return Params{}, Errorf(KindInvalidInput, "unknown request field %s", EchoQuoted(name))
 		}
 	}
 	// SeedGenerated stands until a shuffleSeed field clears it.
@@ -393,7 +393,7 @@ func decodeObject(data []byte) (map[string]json.RawMessage, error) {
 		var se *strictjson.Error
 		switch {
 		case errors.As(err, &se) && se.Key != "" && se.Path == "":
-			return nil, Errorf(KindInvalidInput, "request field %q is given more than once", se.Key)
+			return nil, Errorf(KindInvalidInput, "request field %s is given more than once", EchoQuoted(se.Key))
 		case se != nil && se.Key != "":
 			return nil, Errorf(KindInvalidInput, "request: %w", err)
 		}
@@ -411,7 +411,9 @@ func parseQuery(raw json.RawMessage) (string, error) {
 		return "", errors.New("query must be a string")
 	}
 	s = strings.TrimSpace(s)
-	if s == "" {
+	// A query of zero-width, format or control characters reads as blank
+	// to its author and would still cost every model call of a search.
+	if !strings.ContainsFunc(s, visible) {
 		return "", errors.New("query must not be empty")
 	}
 	if utf8.RuneCountInString(s) > MaxQueryRunes {
@@ -420,9 +422,35 @@ func parseQuery(raw json.RawMessage) (string, error) {
 	return s, nil
 }
 
+// visible reports whether r shows as a character (docs/contract.md#request): a letter,
+// mark, digit, punctuation or symbol that Unicode does not mark as
+// ignorable (variation selectors, the Hangul fillers, the grapheme
+// joiner). Spaces, separators, control and format characters (zero-width
+// spaces and joiners, bidi controls, tag characters) are not.
+func visible(r rune) bool {
+	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S) &&
+		!unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
+}
+
+// breaksText reports whether r is what docs/contract.md#request calls a line break or
+// control character: a control (Cc, which holds \n, \r, NEL and the
+// terminal escape), a line or paragraph separator (Zl, Zp: U+2028,
+// U+2029) or a format character (Cf: bidi controls, zero-width spaces,
+// the BOM, tag characters), which can reorder or hide text from whoever
+// reads it. The zero-width joiner and non-joiner are format characters
+// that Persian, Indic and emoji text need to be written at all, and they
+// hide nothing, so they are text.
+func breaksText(r rune) bool {
+	if r == '\u200c' || r == '\u200d' {
+		return false
+	}
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
 // parseResponseType reads docs/contract.md#request's free text. It goes into the reduce
-// prompt's instructions, so a line break or other control character, which
-// could start instructions of its own, is refused rather than passed on.
+// prompt's instructions, so a line break or other control character
+// (breaksText), which could start or hide instructions of its own, is
+// refused rather than passed on.
 func parseResponseType(raw json.RawMessage) (string, error) {
 	const msg = "responseType must be 1-100 characters of text without line breaks or control characters"
 	var s string
@@ -430,7 +458,7 @@ func parseResponseType(raw json.RawMessage) (string, error) {
 		return "", errors.New(msg)
 	}
 	s = strings.TrimSpace(s)
-	if s == "" || utf8.RuneCountInString(s) > MaxResponseTypeRunes || strings.ContainsFunc(s, unicode.IsControl) {
+	if s == "" || utf8.RuneCountInString(s) > MaxResponseTypeRunes || strings.ContainsFunc(s, breaksText) {
 		return "", errors.New(msg)
 	}
 	return s, nil

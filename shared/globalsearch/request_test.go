@@ -91,6 +91,8 @@ func TestParseRequestRejects(t *testing.T) {
 		{"field given twice with the same value", `{"query":"a","shuffle":false,"shuffle":false}`, `request field "shuffle" is given more than once`},
 		{"duplicate inside a field", `{"query":{"a":1,"a":2}}`, `request: duplicate key "a" in query (byte offset 19)`},
 		{"unknown field", `{"query":"q","mapTokenBudgte":100}`, `unknown request field "mapTokenBudgte"`},
+		{"huge unknown field", `{"query":"q","` + strings.Repeat("k", 1<<20) + `":1}`, `unknown request field "` + strings.Repeat("k", gs.MaxEchoedRunes) + `"…`},
+		{"huge field given twice", `{"query":"q","` + strings.Repeat("Q", 1<<20) + `":1,"` + strings.Repeat("q", 1<<20) + `":2}`, `request field "` + strings.Repeat("q", gs.MaxEchoedRunes) + `"… is given more than once`},
 		{"missing query", `{}`, "query must not be empty"},
 		{"blank query", `{"query":" \t\n "}`, "query must not be empty"},
 		{"null query", `{"query":null}`, "query must be a string"},

@@ -3,20 +3,24 @@ package globalsearch
 import (
 	"errors"
 	"fmt"
-	"strconv"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
 // Validate checks what a well-formed namespace needs before it is stored or
-// searched: ids well-formed (CheckID) and unique per kind, levels
-// non-negative, claims with a subject. The hierarchy itself (cycles, missing parents) is checked
+// searched: ids well-formed (CheckID) and unique per kind, the fields that
+// name an id (parentCommunityId, communityId, sourceChunkIds) valid UTF-8,
+// levels non-negative, claims with a subject. The hierarchy itself (cycles, missing parents) is checked
 // by the search, which reports it as a corrupt index.
 func (r Records) Validate() error {
 	err := checkRecords("summaries", r.Summaries, func(s Summary) (string, string) {
 		if s.Level < 0 {
 			return s.ID, `field "level" must be >= 0`
+		}
+		if !utf8.ValidString(s.ParentCommunityID) {
+			return s.ID, `field "parentCommunityId" is not valid UTF-8`
 		}
 		return s.ID, ""
 	})
@@ -26,6 +30,12 @@ func (r Records) Validate() error {
 	err = checkRecords("claims", r.Claims, func(c Claim) (string, string) {
 		if c.Subject == "" {
 			return c.ID, `field "subject" is required`
+		}
+		if !utf8.ValidString(c.CommunityID) {
+			return c.ID, `field "communityId" is not valid UTF-8`
+		}
+		if slices.ContainsFunc(c.SourceChunkIDs, func(id string) bool { return !utf8.ValidString(id) }) {
+			return c.ID, `field "sourceChunkIds" holds an id that is not valid UTF-8`
 		}
 		return c.ID, ""
 	})
@@ -46,11 +56,11 @@ func checkRecords[T any](kind string, records []T, check func(T) (id, problem st
 		case id == "":
 			return fmt.Errorf("%s[%d]: field \"id\" is required", kind, i)
 		case CheckID(id) != nil:
-			return fmt.Errorf("%s[%d] (id %s): field \"id\" %v", kind, i, quoteID(id), CheckID(id))
+			return fmt.Errorf("%s[%d] (id %s): field \"id\" %v", kind, i, Echo(id), CheckID(id))
 		case seen[id]:
-			return fmt.Errorf("%s[%d] (id %s): duplicate id", kind, i, id)
+			return fmt.Errorf("%s[%d] (id %s): duplicate id", kind, i, Echo(id))
 		case problem != "":
-			return fmt.Errorf("%s[%d] (id %s): %s", kind, i, id, problem)
+			return fmt.Errorf("%s[%d] (id %s): %s", kind, i, Echo(id), problem)
 		}
 		seen[id] = true
 	}
@@ -84,18 +94,4 @@ func CheckID(id string) error {
 		}
 	}
 	return nil
-}
-
-// quoteID shows a bad id in a message: quoted, so control characters are
-// visible, and cut short, so a huge id gives a short message.
-func quoteID(id string) string {
-	const show = 64
-	if len(id) > show {
-		cut := show
-		for cut > 0 && !utf8.RuneStart(id[cut]) {
-			cut--
-		}
-		return strconv.Quote(id[:cut]) + "…"
-	}
-	return strconv.Quote(id)
 }

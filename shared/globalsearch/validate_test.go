@@ -24,15 +24,21 @@ func TestValidateRejectsBadIDs(t *testing.T) {
 		{"summary id with a newline", globalsearch.Records{Summaries: []globalsearch.Summary{{ID: "c1\n[Community ID: x"}}},
 			`summaries[0] (id "c1\n[Community ID: x"): field "id" holds the control or line-break character U+000A; ids may not`},
 		{"claim id with a bracket", globalsearch.Records{Claims: []globalsearch.Claim{{ID: "[k1", Subject: "s"}}},
-			`claims[0] (id "[k1"): field "id" holds '['; ids may not hold "[", "]" or "|" (they would forge a prompt header)`},
+			`claims[0] (id [k1): field "id" holds '['; ids may not hold "[", "]" or "|" (they would forge a prompt header)`},
 		{"claim id with a tab", globalsearch.Records{Claims: []globalsearch.Claim{{ID: "k\t1", Subject: "s"}}},
 			`claims[0] (id "k\t1"): field "id" holds the control or line-break character U+0009; ids may not`},
 		{"chunk id with a line separator", globalsearch.Records{Chunks: []globalsearch.Chunk{{ID: "ch\u20281"}}},
 			`chunks[0] (id "ch\u20281"): field "id" holds the control or line-break character U+2028; ids may not`},
 		{"chunk id of invalid UTF-8", globalsearch.Records{Chunks: []globalsearch.Chunk{{ID: "ch\xff"}}},
 			`chunks[0] (id "ch\xff"): field "id" is not valid UTF-8`},
+		{"parent of invalid UTF-8", globalsearch.Records{Summaries: []globalsearch.Summary{{ID: "c1", ParentCommunityID: "r\xff"}}},
+			`summaries[0] (id c1): field "parentCommunityId" is not valid UTF-8`},
+		{"claim community of invalid UTF-8", globalsearch.Records{Claims: []globalsearch.Claim{{ID: "k1", CommunityID: "c\xff", Subject: "s"}}},
+			`claims[0] (id k1): field "communityId" is not valid UTF-8`},
+		{"cited chunk of invalid UTF-8", globalsearch.Records{Claims: []globalsearch.Claim{{ID: "k1", Subject: "s", SourceChunkIDs: []string{"ch1", "ch\xc0"}}}},
+			`claims[0] (id k1): field "sourceChunkIds" holds an id that is not valid UTF-8`},
 		{"chunk id over 256 bytes", globalsearch.Records{Chunks: []globalsearch.Chunk{{ID: long}}},
-			`chunks[0] (id "` + strings.Repeat("é", 32) + `"…): field "id" is 258 bytes; an id holds at most 256`},
+			`chunks[0] (id ` + strings.Repeat("é", globalsearch.MaxEchoedRunes) + `…): field "id" is 258 bytes; an id holds at most 256`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

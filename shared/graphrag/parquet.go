@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
 // MissingColumnError is a parquet file without a column the import needs.
@@ -281,13 +283,13 @@ func toInt(v any) (int64, error) {
 			// "3.0" from a float written as text.
 			f, ferr := strconv.ParseFloat(strings.TrimSpace(x), 64)
 			if ferr != nil || f != math.Trunc(f) {
-				return 0, fmt.Errorf("%q is not an integer", x)
+				return 0, fmt.Errorf("%s is not an integer", globalsearch.EchoQuoted(x))
 			}
 			return int64(f), nil
 		}
 		return n, nil
 	default:
-		return 0, fmt.Errorf("%v (%T) is not an integer", v, v)
+		return 0, fmt.Errorf("%s (%T) is not an integer", globalsearch.Echo(fmt.Sprint(v)), v)
 	}
 }
 

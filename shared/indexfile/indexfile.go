@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -115,6 +116,9 @@ func parse(data []byte) (File, error) {
 	}
 	if typedErr == nil {
 		f.Summaries, f.Claims, f.Chunks = typed.Summaries, typed.Claims, typed.Chunks
+		if err := keepIDBytes(data, &f.Records); err != nil {
+			return File{}, fmt.Errorf("index file: %w", err)
+		}
 		return f, f.Records.Validate()
 	}
 	var err error
@@ -126,6 +130,9 @@ func parse(data []byte) (File, error) {
 	}
 	if f.Chunks, err = decodeAll[globalsearch.Chunk]("chunks", raw.Chunks); err != nil {
 		return File{}, err
+	}
+	if err := keepIDBytes(data, &f.Records); err != nil {
+		return File{}, fmt.Errorf("index file: %w", err)
 	}
 	return f, f.Records.Validate()
 }
@@ -163,7 +170,7 @@ func decodeTyped(data []byte, f *typedFile) error {
 		case strings.EqualFold(name, "chunks"):
 			f.Chunks, err = decodeList[globalsearch.Chunk](dec)
 		default:
-			err = fmt.Errorf("index file: key %q", key)
+			err = fmt.Errorf("index file: key %v", globalsearch.EchoQuoted(fmt.Sprint(key)))
 		}
 		if err != nil {
 			return err
@@ -209,7 +216,11 @@ func idOf(raw json.RawMessage) string {
 		ID any `json:"id"`
 	}
 	if json.Unmarshal(raw, &probe) == nil && probe.ID != nil {
-		return fmt.Sprintf(" (id %v)", probe.ID)
+		id, ok := probe.ID.(string)
+		if !ok {
+			id = fmt.Sprint(probe.ID)
+		}
+		return " (id " + globalsearch.Echo(id) + ")"
 	}
 	return ""
 }
@@ -221,6 +232,13 @@ func strictDecode(data []byte, v any) error {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
 			return fmt.Errorf("field %q must be a %s, not a JSON %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+		}
+		// encoding/json names an unknown key in full: a 1 MB key would
+		// make a 1 MB message.
+		if quoted, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if key, uerr := strconv.Unquote(quoted); uerr == nil {
+				return errors.New("json: unknown field " + globalsearch.EchoQuoted(key))
+			}
 		}
 		return err
 	}

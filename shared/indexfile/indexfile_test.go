@@ -2,6 +2,7 @@ package indexfile_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +13,8 @@ import (
 )
 
 func TestParseRejectsMalformedFilesNamingRecordAndField(t *testing.T) {
+	huge := strings.Repeat("k", 1<<20)
+	shown := huge[:globalsearch.MaxEchoedRunes]
 	tests := []struct {
 		name, data, want string
 	}{
@@ -33,6 +36,12 @@ func TestParseRejectsMalformedFilesNamingRecordAndField(t *testing.T) {
 		{"duplicate key in a record", `{"summaries":[{"id":"c1","level":0},{"id":"c2","level":0,"summary":"s","level":1}]}`, `index file: duplicate key "level" in summaries[1] (byte offset 78)`},
 		{"duplicate id key in a claim", `{"claims":[{"id":"k1","subject":"s","id":"k2"}]}`, `index file: duplicate key "id" in claims[0] (byte offset 40)`},
 		{"key repeated in another case", `{"chunks":[{"id":"x","text":"t","Text":"u"}]}`, `index file: duplicate key "Text" in chunks[0] (byte offset 38)`},
+		// Each value a message repeats is cut (globalsearch.Echo): a 1 MB
+		// key or id gives a short message.
+		{"huge unknown top-level key", `{"` + huge + `":[]}`, `index file: json: unknown field "` + shown + `"…`},
+		{"huge unknown key in a record", `{"chunks":[{"id":"x","` + huge + `":1}]}`, `chunks[0] (id x): json: unknown field "` + shown + `"…`},
+		{"huge id of a record that does not decode", `{"summaries":[{"id":"` + huge + `","level":"2"}]}`, `summaries[0] (id ` + shown + `…): field "level" must be a number, not a JSON string`},
+		{"id over the limit", `{"chunks":[{"id":"` + huge[:300] + `"},{"id":"` + huge[:300] + `"}]}`, `chunks[0] (id ` + shown + `…): field "id" is 300 bytes; an id holds at most 256`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/graphrag"
+)
+
+func TestTerminalText(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain text, newlines and tabs", "a\tb\nc 中文 👩‍💻", "a\tb\nc 中文 👩‍💻"},
+		{"colour", "\x1b[31mred\x1b[0m", `\x1b[31mred\x1b[0m`},
+		{"window title", "\x1b]0;pwned\a", `\x1b]0;pwned\a`},
+		{"8-bit CSI as UTF-8", "a\u009b2Jb", `a\u009b2Jb`},
+		{"8-bit CSI as a raw byte", "a\x9b2Jb", `a\x9b2Jb`},
+		{"CRLF line ends", "one\r\ntwo\r\n", "one\ntwo\n"},
+		{"a carriage return that rewrites the line", "safe\rrm -rf", `safe\rrm -rf`},
+		{"backspace and delete", "ab\b\x7f", `ab\b\x7f`},
+		{"NUL", "a\x00b", `a\x00b`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, terminalText(tc.in))
+		})
+	}
+}
+
+// escapeModel is an OpenAI-compatible server whose answers are laced with
+// terminal escapes: a map answer per batch, then a reduce answer.
+func escapeModel(t *testing.T, mapAnswer, reduceAnswer string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if !assert.NoError(t, err) {
+			return
+		}
+		content := reduceAnswer
+		if strings.Contains(string(body), "[Community ID: ") {
+			content = mapAnswer
+		}
+		resp, err := json.Marshal(map[string]any{
+			"choices": []any{map[string]any{"message": map[string]any{"content": content}, "finish_reason": "stop"}},
+			"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5},
+		})
+		if assert.NoError(t, err) {
+			_, _ = w.Write(resp)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return "openai:escapes@" + srv.URL + "/v1"
+}
+
+// docs/contract.md#local: run's text output never passes a terminal escape
+// from model or index text to the terminal, on stdout (the answer) or
+// stderr (an error); --json prints the exact text.
+func TestRunTextOutputDisarmsTerminalEscapes(t *testing.T) {
+	const answer = "Solar \x1b]0;pwned\agrew\x1b[2J.\r\nSecond\tline \u009b31m [Data: Communities (solar)]"
+	reduceOut, err := json.Marshal(map[string]string{"answer": answer})
+	require.NoError(t, err)
+	path := writeIndex(t, smallIndex())
+	raw := []string{"\x1b", "\x07", "\u009b", "\r"}
+
+	t.Run("answer", func(t *testing.T) {
+		spec := escapeModel(t, `{"answer":"solar grew","usefulness":80}`, string(reduceOut))
+		env, out, errOut := testEnv("")
+		require.Equal(t, 0, runMain(context.Background(), env, []string{"run", "--index", path, "--query", "q", "--model", spec, "--no-cache"}), errOut.String())
+		for _, c := range raw {
+			assert.NotContains(t, out.String(), c)
+		}
+		assert.Contains(t, out.String(), `Solar \x1b]0;pwned\agrew\x1b[2J.`+"\nSecond\tline "+`\u009b31m`)
+	})
+	t.Run("json is exact", func(t *testing.T) {
+		spec := escapeModel(t, `{"answer":"solar grew","usefulness":80}`, string(reduceOut))
+		env, out, errOut := testEnv("")
+		require.Equal(t, 0, runMain(context.Background(), env, []string{"run", "--index", path, "--query", "q", "--model", spec, "--no-cache", "--json"}), errOut.String())
+		var res globalsearch.Result
+		require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+		assert.Equal(t, strings.TrimSpace(answer), res.Answer)
+	})
+	t.Run("error", func(t *testing.T) {
+		spec := escapeModel(t, "not json \x1b]0;pwned\a\x1b[2J", string(reduceOut))
+		env, _, errOut := testEnv("")
+		require.Equal(t, 1, runMain(context.Background(), env, []string{"run", "--index", path, "--query", "q", "--model", spec, "--no-cache"}))
+		for _, c := range raw {
+			assert.NotContains(t, errOut.String(), c)
+		}
+		assert.Contains(t, errOut.String(), `model output is not valid JSON: not json \x1b]0;pwned\a\x1b[2J`)
+	})
+}
+
+// A partial run's batch errors go to stderr through terminalText too.
+func TestPrintMapErrorsDisarmsTerminalEscapes(t *testing.T) {
+	var w strings.Builder
+	printMapErrors(&w, []globalsearch.BatchFailure{{BatchIndex: 0, Message: "map batch 0: model output is not valid JSON: \x1b[2J"}})
+	assert.Equal(t, "map batch 0: model output is not valid JSON: \\x1b[2J\n", w.String())
+}
+
+// import's report names claims from the parquet files: the id is cut and
+// quoted (globalsearch.Echo), and warnings go through terminalText.
+func TestImportReportDisarmsTerminalEscapes(t *testing.T) {
+	var w strings.Builder
+	printImportReport(&w, graphrag.Report{
+		Unmatched: []graphrag.UnmatchedClaim{{ID: "k\x1b]0;pwned\a" + strings.Repeat("x", 1<<20), Subject: "s", Reason: "no such entity"}},
+		Warnings:  []string{"a warning \x1b[2J"},
+	})
+	assert.NotContains(t, w.String(), "\x1b")
+	assert.NotContains(t, w.String(), "\a")
+	assert.Contains(t, w.String(), `claim "k\x1b]0;pwned\a`)
+	assert.Contains(t, w.String(), `warning: a warning \x1b[2J`)
+	assert.Less(t, w.Len(), 2000)
+}
