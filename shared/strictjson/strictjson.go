@@ -9,6 +9,7 @@ package strictjson
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -23,9 +24,17 @@ import (
 // is 10,000, and an input that deep is an attack, not data.
 const MaxDepth = 64
 
-// maxEcho bounds a key as an error message quotes it: a key may be a
-// megabyte long, and its start is enough to find it.
+// maxEcho bounds a key as an error message quotes it (Quote).
 const maxEcho = 64
+
+// What an Error is, for errors.Is; an input that is not JSON wraps
+// encoding/json's own error instead.
+var (
+	ErrDuplicateKey  = errors.New("duplicate key")
+	ErrTooDeep       = errors.New("nesting too deep")
+	ErrTrailingData  = errors.New("data after the JSON value")
+	ErrByteOrderMark = errors.New("byte order mark")
+)
 
 // Error is a place in the input that breaks strictness. Path is where it
 // is, as `summaries[3]` (empty at the top level); Offset is the byte offset
@@ -36,8 +45,9 @@ type Error struct {
 	// Key is the key named twice; empty for any other error.
 	Key string
 	Msg string
-	// Err is encoding/json's error when the input is not JSON at all
-	// (a *json.SyntaxError or io.ErrUnexpectedEOF); nil otherwise.
+	// Err is what broke: one of the Err values above, or encoding/json's
+	// error when the input is not JSON (a *json.SyntaxError or
+	// io.ErrUnexpectedEOF).
 	Err error
 }
 
@@ -74,7 +84,7 @@ var bom = []byte("\xef\xbb\xbf")
 // it is.
 func Check(data []byte) error {
 	if bytes.HasPrefix(data, bom) {
-		return &Error{Offset: int64(len(bom)), Msg: "the input starts with a UTF-8 byte order mark (U+FEFF), which JSON does not allow: save it as UTF-8 without one"}
+		return &Error{Msg: "JSON does not allow a UTF-8 byte order mark (U+FEFF)", Err: ErrByteOrderMark}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -105,7 +115,7 @@ func Check(data []byte) error {
 				key := tok.(string) // the decoder allows only strings here
 				folded := fold(key)
 				if _, seen := top.keys[folded]; seen {
-					return &Error{Path: containerPath(stack), Offset: dec.InputOffset(), Key: key, Msg: "duplicate key " + echo(key)}
+					return &Error{Path: containerPath(stack), Offset: dec.InputOffset(), Key: key, Msg: "duplicate key " + Quote(key), Err: ErrDuplicateKey}
 				}
 				if top.keys == nil {
 					top.keys = map[string]struct{}{}
@@ -118,7 +128,7 @@ func Check(data []byte) error {
 			switch tok {
 			case json.Delim('{'), json.Delim('['):
 				if len(stack) == MaxDepth {
-					return &Error{Path: valuePath(stack), Offset: dec.InputOffset(), Msg: fmt.Sprintf("nesting deeper than %d levels", MaxDepth)}
+					return &Error{Path: valuePath(stack), Offset: dec.InputOffset(), Msg: fmt.Sprintf("nesting deeper than %d levels", MaxDepth), Err: ErrTooDeep}
 				}
 				stack = append(stack, frame{object: tok == json.Delim('{'), isKey: true})
 				continue
@@ -180,7 +190,7 @@ func (f *frame) appendPosition(b *strings.Builder) {
 	}
 	switch {
 	case !plain:
-		b.WriteString("[" + echo(f.key) + "]")
+		b.WriteString("[" + Quote(f.key) + "]")
 	case b.Len() == 0:
 		b.WriteString(f.key)
 	default:
@@ -188,8 +198,9 @@ func (f *frame) appendPosition(b *strings.Builder) {
 	}
 }
 
-// echo quotes key for a message, cut to its first maxEcho bytes.
-func echo(key string) string {
+// Quote quotes key for a message, cut to its first 64 bytes: a key may be
+// a megabyte long, and its start is enough to find it.
+func Quote(key string) string {
 	if len(key) <= maxEcho {
 		return strconv.Quote(key)
 	}
@@ -209,7 +220,7 @@ func trailing(data []byte, offset int64) error {
 			continue
 		}
 		r, _ := utf8.DecodeRune(data[i:])
-		return &Error{Offset: int64(i), Msg: fmt.Sprintf("unexpected %q after the JSON value", r)}
+		return &Error{Offset: int64(i), Msg: fmt.Sprintf("unexpected %q after the JSON value", r), Err: ErrTrailingData}
 	}
 	return nil
 }

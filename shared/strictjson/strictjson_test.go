@@ -45,7 +45,7 @@ func TestCheck(t *testing.T) {
 		{"nesting past the limit", deep(strictjson.MaxDepth + 1),
 			`nesting deeper than 64 levels in ` + strings.TrimSuffix(strings.Repeat("a.", 64), ".") + ` (byte offset 321)`},
 		{"arrays past the limit", strings.Repeat("[", 65) + strings.Repeat("]", 65), `nesting deeper than 64 levels in ` + strings.Repeat("[0]", 64) + ` (byte offset 65)`},
-		{"byte order mark", "\ufeff{}", `the input starts with a UTF-8 byte order mark (U+FEFF), which JSON does not allow: save it as UTF-8 without one at byte offset 3`},
+		{"byte order mark", "\ufeff{}", `JSON does not allow a UTF-8 byte order mark (U+FEFF) at byte offset 0`},
 		{"NaN names the field", `{"a":{"b":NaN}}`, `invalid character 'N' looking for beginning of value in a.b (byte offset 10)`},
 		{"bare NaN", `NaN`, `invalid character 'N' looking for beginning of value at byte offset 0`},
 		{"cut short names the element", `{"a":[1,`, `unexpected end of JSON input in a[1] (byte offset 8)`},
@@ -233,4 +233,21 @@ func FuzzCheck(f *testing.F) {
 		require.NoError(t, err, "re-encode %q", data)
 		require.NoError(t, strictjson.Check(again), "re-encoded %q fails Check", again)
 	})
+}
+
+func TestCheckErrorsSayWhatBroke(t *testing.T) {
+	tests := []struct {
+		name, data string
+		want       error
+	}{
+		{"duplicate", `{"a":1,"A":2}`, strictjson.ErrDuplicateKey},
+		{"too deep", strings.Repeat("[", 65) + strings.Repeat("]", 65), strictjson.ErrTooDeep},
+		{"trailing", `{} x`, strictjson.ErrTrailingData},
+		{"byte order mark", "\ufeff{}", strictjson.ErrByteOrderMark},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.ErrorIs(t, strictjson.Check([]byte(tc.data)), tc.want)
+		})
+	}
 }
