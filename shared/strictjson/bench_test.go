@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/graphrag-global/graphrag-global/shared/strictjson"
 )
 
@@ -25,4 +27,14 @@ func BenchmarkCheckDeep(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestCheckCostDoesNotGrowWithDepth: Check stops at MaxDepth, so 50,000
+// nested objects (300 KB) cost what 65 do. A path per level once made
+// them cost 2.7 GB and 500,000 allocations.
+func TestCheckCostDoesNotGrowWithDepth(t *testing.T) {
+	shallow, deep := nested(strictjson.MaxDepth+1), nested(50_000)
+	base := testing.AllocsPerRun(5, func() { _ = strictjson.Check(shallow) })
+	got := testing.AllocsPerRun(5, func() { _ = strictjson.Check(deep) })
+	assert.LessOrEqual(t, got, base+20, "allocations for 50,000 levels against %d", strictjson.MaxDepth+1)
 }
