@@ -52,7 +52,7 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 // maxMCPMessageBytes is the longest JSON-RPC message (one line) mcp reads
-// (docs/contract.md#request). A tool call is a request: under 50 KB at its
+// (docs/contract.md#body-cap). A tool call is a request: under 50 KB at its
 // largest, every character escaped; 1 MiB leaves a client's other messages
 // room while a runaway line costs at most that much memory.
 const maxMCPMessageBytes = 1 << 20

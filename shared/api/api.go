@@ -131,7 +131,7 @@ func badNamespace(ns string) (events.APIGatewayV2HTTPResponse, bool) {
 // location is where a query's status and result are read.
 func location(ns, id string) string { return "/namespaces/" + ns + "/queries/" + id }
 
-// MaxBodyBytes is the largest request body POST reads (docs/contract.md#request). The
+// MaxBodyBytes is the largest request body POST reads (docs/contract.md#body-cap). The
 // largest valid request, its 4,000-code-point query and its responseType
 // written entirely as \u escapes of surrogate pairs (12 bytes a code
 // point), is under 50 KB; API Gateway would pass up to 10 MB, which the

@@ -383,7 +383,7 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 func decodeObject(data []byte) (map[string]json.RawMessage, error) {
 	// The strict check comes first: it reads any input in memory linear in
 	// its size and nests at most strictjson.MaxDepth levels, and it says
-	// where a request that is not JSON breaks (docs/contract.md#request).
+	// where a request that is not JSON breaks (docs/contract.md#strict-json).
 	// encoding/json would also stop at the end of the object and keep the
 	// last of two equal keys: a stray '}' or a field given twice would pass
 	// unseen.

@@ -19,7 +19,7 @@ import (
 )
 
 // MaxDepth is the deepest nesting Check accepts: objects and arrays open at
-// once (docs/contract.md#request). The deepest real input, an index file,
+// once (docs/contract.md#strict-json). The deepest real input, an index file,
 // nests 3 (file, list, record) and a request 1; encoding/json's own limit
 // is 10,000, and an input that deep is an attack, not data.
 const MaxDepth = 64
