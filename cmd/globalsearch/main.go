@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -61,7 +62,11 @@ func main() {
 // runMain returns the exit status: 0 on success (no_results included), 2 for
 // invalid input or usage, 1 for any other failure.
 func runMain(ctx context.Context, env *cliEnv, args []string) int {
-	cmds := commands()
+	return dispatch(ctx, env, commands(), args)
+}
+
+// dispatch runs the command args name among cmds.
+func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(env.stderr, cmds)
 		return 2
@@ -72,17 +77,43 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 		printUsage(env.stderr, cmds)
 		return 2
 	}
-	err := cmd.run(ctx, env, args[1:])
+	err := runGuarded(ctx, env, cmd, args[1:])
 	if err == nil {
 		return 0
 	}
 	// The message may quote the index or the model (docs/contract.md#local).
 	fmt.Fprintf(env.stderr, "globalsearch %s: %s\n", args[0], terminalText(err.Error()))
+	var bug *panicError
+	if errors.As(err, &bug) {
+		env.stderr.Write(bug.stack)
+		return 1
+	}
 	var usage *usageError
 	if errors.As(err, &usage) || globalsearch.KindOf(err) == globalsearch.KindInvalidInput {
 		return 2
 	}
 	return 1
+}
+
+// panicError is a command that panicked: a bug, never the input's fault,
+// so it exits 1 like any internal error (docs/contract.md#errors), where
+// Go's own crash would exit 2 like invalid input.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string { return fmt.Sprintf("internal error: %v", e.value) }
+
+// runGuarded runs cmd, recovering a panic of the command's own goroutine
+// into a panicError with its stack.
+func runGuarded(ctx context.Context, env *cliEnv, cmd command, args []string) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &panicError{value: v, stack: debug.Stack()}
+		}
+	}()
+	return cmd.run(ctx, env, args)
 }
 
 func printUsage(w io.Writer, cmds map[string]command) {

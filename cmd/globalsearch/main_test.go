@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -90,6 +91,37 @@ func TestExitStatuses(t *testing.T) {
 			env, _, errOut := testEnv("")
 			assert.Equal(t, tc.wantCode, runMain(context.Background(), env, tc.args))
 			assert.Contains(t, errOut.String(), tc.wantErr)
+		})
+	}
+}
+
+// TestPanicExitsOneAsAnInternalError: a bug in a command is an internal
+// error (exit 1, its stack on stderr), never exit 2, which says the input
+// was wrong, whatever the value it panics with.
+func TestPanicExitsOneAsAnInternalError(t *testing.T) {
+	tests := []struct {
+		name  string
+		value any
+		want  string
+	}{
+		{"string", "index out of range", "globalsearch boom: internal error: index out of range\n"},
+		{"runtime error", nil, "globalsearch boom: internal error: runtime error: invalid memory address or nil pointer dereference\n"},
+		{"invalid-input error", globalsearch.Errorf(globalsearch.KindInvalidInput, "bad"), "globalsearch boom: internal error: bad\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmds := map[string]command{"boom": {run: func(context.Context, *cliEnv, []string) error {
+				if tc.value == nil {
+					var m map[string]*int
+					return errors.New(strconv.Itoa(*m["x"]))
+				}
+				panic(tc.value)
+			}}}
+			env, _, errOut := testEnv("")
+			assert.Equal(t, 1, dispatch(context.Background(), env, cmds, []string{"boom"}))
+			first, stack, _ := strings.Cut(errOut.String(), "\n")
+			assert.Equal(t, tc.want, first+"\n")
+			assert.Contains(t, stack, "goroutine", "the stack follows, for a bug report")
 		})
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -130,12 +131,30 @@ func badNamespace(ns string) (events.APIGatewayV2HTTPResponse, bool) {
 // location is where a query's status and result are read.
 func location(ns, id string) string { return "/namespaces/" + ns + "/queries/" + id }
 
+// MaxBodyBytes is the largest request body POST reads (docs/contract.md#body-cap). The
+// largest valid request, its 4,000-code-point query and its responseType
+// written entirely as \u escapes of surrogate pairs (12 bytes a code
+// point), is under 50 KB; API Gateway would pass up to 10 MB, which the
+// parse need never see.
+const MaxBodyBytes = 64 << 10
+
 func (h *Handler) post(ctx context.Context, ns string, req events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
+	// Checked before decoding too: base64 is 4 bytes for every 3.
+	limit := MaxBodyBytes
+	if req.IsBase64Encoded {
+		limit = base64.StdEncoding.EncodedLen(MaxBodyBytes)
+	}
+	if len(req.Body) > limit {
+		return tooLarge(len(req.Body), req.IsBase64Encoded)
+	}
 	body := []byte(req.Body)
 	if req.IsBase64Encoded {
 		var err error
 		if body, err = base64.StdEncoding.DecodeString(req.Body); err != nil {
 			return reply(http.StatusBadRequest, Error{"invalid_input", "request body is not valid base64"})
+		}
+		if len(body) > MaxBodyBytes {
+			return tooLarge(len(body), false)
 		}
 	}
 	key := header(req.Headers, IdempotencyKeyHeader)
@@ -284,6 +303,16 @@ func (h *Handler) logger() *slog.Logger {
 		return h.Logger
 	}
 	return slog.New(slog.NewJSONHandler(io.Discard, nil))
+}
+
+// tooLarge refuses a body over MaxBodyBytes, before it is parsed.
+func tooLarge(n int, encoded bool) events.APIGatewayV2HTTPResponse {
+	what := "request body is " + strconv.Itoa(n) + " bytes"
+	if encoded {
+		what = "request body is " + strconv.Itoa(n) + " bytes of base64"
+	}
+	return reply(http.StatusRequestEntityTooLarge, Error{"too_large",
+		what + "; the API reads at most " + strconv.Itoa(MaxBodyBytes) + " bytes (64 KiB), far more than the largest valid request"})
 }
 
 func methodNotAllowed(allow string) events.APIGatewayV2HTTPResponse {

@@ -2,8 +2,10 @@ package api_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -93,7 +95,8 @@ func TestPost(t *testing.T) {
 		{name: "id from header", body: `{"query":"what changed?"}`, headers: map[string]string{"idempotency-key": "from-key"}, wantStatus: 202, wantID: "from-key"},
 		{name: "header and body disagree", body: `{"query":"q","queryId":"a"}`, headers: map[string]string{"Idempotency-Key": "b"}, wantStatus: 400, wantMsg: "differ"},
 		{name: "bad header", body: `{"query":"q"}`, headers: map[string]string{"Idempotency-Key": "has space"}, wantStatus: 400, wantMsg: "queryId must be 1-80 characters"},
-		{name: "malformed JSON", body: `{"query":`, wantStatus: 400, wantMsg: "request must be a JSON object"},
+		{name: "malformed JSON", body: `{"query":`, wantStatus: 400, wantMsg: "request is not valid JSON: unexpected end of JSON input in query"},
+		{name: "NaN", body: `NaN`, wantStatus: 400, wantMsg: "request is not valid JSON: invalid character 'N'"},
 		{name: "empty query", body: `{"query":"  "}`, wantStatus: 400, wantMsg: "query must not be empty"},
 		{name: "bad field", body: `{"query":"q","mapTokenBudget":2.5}`, wantStatus: 400, wantMsg: "mapTokenBudget must be a positive integer"},
 		{name: "unknown field", body: `{"query":"q","mapBudget":5}`, wantStatus: 400, wantMsg: "unknown request field"},
@@ -131,6 +134,52 @@ func TestPost(t *testing.T) {
 			var input globalsearch.Params
 			require.NoError(t, json.Unmarshal([]byte(st.inputs[id]), &input))
 			assert.Equal(t, stored, input)
+		})
+	}
+}
+
+// TestPostBodyCap: a body over MaxBodyBytes is 413 before it is parsed
+// (a megabyte of nested objects once cost the function its memory), and
+// the largest valid request, every character escaped, fits well inside.
+func TestPostBodyCap(t *testing.T) {
+	// 4,000 code points, each a \u-escaped surrogate pair.
+	largest := `{"query":"` + strings.Repeat(`\ud83d\ude00`, globalsearch.MaxQueryRunes) +
+		`","responseType":"` + strings.Repeat(`\ud83d\ude00`, globalsearch.MaxResponseTypeRunes) + `","queryId":"` + strings.Repeat("q", 80) + `"}`
+	nested := strings.Repeat(`{"a":`, 200_000) + "1" + strings.Repeat("}", 200_000)
+	over := `{"query":"q","responseType":"` + strings.Repeat(" ", api.MaxBodyBytes) + `"}`
+	tests := []struct {
+		name       string
+		body       string
+		base64     bool
+		wantStatus int
+		wantMsg    string
+	}{
+		{name: "largest valid request", body: largest, wantStatus: 202},
+		{name: "largest valid request in base64", body: largest, base64: true, wantStatus: 202},
+		{name: "at the cap", body: `{"query":"q"` + strings.Repeat(" ", api.MaxBodyBytes-13) + `}`, wantStatus: 202},
+		{name: "one byte over", body: `{"query":"q"` + strings.Repeat(" ", api.MaxBodyBytes-12) + `}`, wantStatus: 413,
+			wantMsg: "request body is 65537 bytes; the API reads at most 65536 bytes (64 KiB), far more than the largest valid request"},
+		{name: "a megabyte of nested objects", body: nested, wantStatus: 413, wantMsg: "request body is 1200001 bytes"},
+		{name: "over the cap in base64", body: over, base64: true, wantStatus: 413, wantMsg: "bytes of base64; the API reads at most 65536 bytes"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Less(t, len(largest), 50_000)
+			h, _, st := newHandler()
+			req := request("POST", "/namespaces/default/queries", tc.body, nil)
+			if tc.base64 {
+				req.Body, req.IsBase64Encoded = base64.StdEncoding.EncodeToString([]byte(tc.body)), true
+			}
+			resp := call(t, h, req)
+			assert.Equal(t, tc.wantStatus, resp.StatusCode, resp.Body)
+			if tc.wantStatus == 202 {
+				assert.Equal(t, 1, st.calls)
+				return
+			}
+			b := body(t, resp)
+			assert.Equal(t, "too_large", b["error"])
+			assert.Contains(t, b["message"], tc.wantMsg)
+			assert.Zero(t, st.calls, "nothing may start for a refused body")
 		})
 	}
 }

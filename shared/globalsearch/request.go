@@ -381,25 +381,76 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 }
 
 func decodeObject(data []byte) (map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var fields map[string]json.RawMessage
-	if err := dec.Decode(&fields); err != nil || fields == nil {
-		return nil, Errorf(KindInvalidInput, "request must be a JSON object")
-	}
-	// encoding/json stops at the end of the object and keeps the last of two
-	// equal keys: a stray '}' or a field given twice would pass unseen.
+	// The strict check comes first: it reads any input in memory linear in
+	// its size and nests at most strictjson.MaxDepth levels, and it says
+	// where a request that is not JSON breaks (docs/contract.md#strict-json).
+	// encoding/json would also stop at the end of the object and keep the
+	// last of two equal keys: a stray '}' or a field given twice would pass
+	// unseen.
 	if err := strictjson.Check(data); err != nil {
 		var se *strictjson.Error
+		errors.As(err, &se)
 		switch {
-		case errors.As(err, &se) && se.Key != "" && se.Path == "":
+		case se == nil:
+			return nil, Errorf(KindInvalidInput, "request is not valid JSON: %w", err)
+		case errors.Is(err, strictjson.ErrDuplicateKey) && se.Path == "":
 			return nil, Errorf(KindInvalidInput, "request field %s is given more than once", EchoQuoted(se.Key))
-		case se != nil && se.Key != "":
+		case errors.Is(err, strictjson.ErrTrailingData):
+			return nil, Errorf(KindInvalidInput, "request must be a single JSON object: %w", err)
+		case errors.Is(err, strictjson.ErrTooDeep), errors.Is(err, strictjson.ErrDuplicateKey), errors.Is(err, strictjson.ErrByteOrderMark):
 			return nil, Errorf(KindInvalidInput, "request: %w", err)
 		}
-		return nil, Errorf(KindInvalidInput, "request must be a single JSON object: %w", err)
+		if msg, ok := notANumber(data, se); ok {
+			return nil, Errorf(KindInvalidInput, "%s", msg)
+		}
+		return nil, Errorf(KindInvalidInput, "request is not valid JSON: %w", err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
+		return nil, Errorf(KindInvalidInput, "request must be a JSON object, not %s", jsonType(data))
 	}
 	return fields, nil
+}
+
+// notANumber is the message of a request field whose value is NaN or
+// Infinity, which some encoders write for a float and JSON has no word
+// for: the field's own message, as for any other value it refuses
+// (docs/contract.md#request).
+func notANumber(data []byte, se *strictjson.Error) (string, bool) {
+	i := int(se.Offset)
+	if i < 0 || i > len(data) {
+		return "", false
+	}
+	rest := bytes.TrimPrefix(data[i:], []byte("-"))
+	if !bytes.HasPrefix(rest, []byte("NaN")) && !bytes.HasPrefix(rest, []byte("Infinity")) {
+		return "", false
+	}
+	for _, f := range requestFields {
+		if f.name == se.Path {
+			var p Params
+			if err := f.parse(json.RawMessage(`NaN`), &p); err != nil {
+				return err.Error(), true
+			}
+		}
+	}
+	return "", false
+}
+
+// jsonType names the type of the JSON value data holds, for a message.
+func jsonType(data []byte) string {
+	switch s := bytes.TrimLeft(data, " \t\r\n"); {
+	case len(s) == 0:
+		return "nothing"
+	case s[0] == '[':
+		return "an array"
+	case s[0] == '"':
+		return "a string"
+	case s[0] == 'n':
+		return "null"
+	case s[0] == 't' || s[0] == 'f':
+		return "a boolean"
+	}
+	return "a number"
 }
 
 func parseQuery(raw json.RawMessage) (string, error) {

@@ -45,6 +45,8 @@ func TestParseRequestAccepts(t *testing.T) {
 		{"exponent integer", `{"query":"q","mapTokenBudget":1e4}`, func(t *testing.T, p gs.Params) { assert.Equal(t, 10000, p.MapTokenBudget) }},
 		{"level number", `{"query":"q","communityLevel":2}`, func(t *testing.T, p gs.Params) { assert.Equal(t, gs.Level(2), p.CommunityLevel) }},
 		{"level 2.0", `{"query":"q","communityLevel":2.0}`, func(t *testing.T, p gs.Params) { assert.Equal(t, gs.Level(2), p.CommunityLevel) }},
+		{"level 1e2 is the integer 100", `{"query":"q","communityLevel":1e2}`, func(t *testing.T, p gs.Params) { assert.Equal(t, gs.Level(100), p.CommunityLevel) }},
+		{"max model calls 1E2", `{"query":"q","maxModelCalls":1E2}`, func(t *testing.T, p gs.Params) { assert.Equal(t, 100, p.MaxModelCalls) }},
 		{"level leaf", `{"query":"q","communityLevel":"leaf"}`, func(t *testing.T, p gs.Params) { assert.Equal(t, gs.LeafLevel, p.CommunityLevel) }},
 		{"reserve zero", `{"query":"q","mapOutputReserve":0}`, func(t *testing.T, p gs.Params) { assert.Equal(t, 8000, p.MapPromptBudget()) }},
 		{"seed recorded", `{"query":"q","shuffleSeed":42}`, func(t *testing.T, p gs.Params) { assert.Equal(t, int64(42), p.ShuffleSeed) }},
@@ -81,9 +83,26 @@ func TestParseRequestRejects(t *testing.T) {
 	tests := []struct {
 		name, body, want string
 	}{
-		{"not json", `{"query":`, "request must be a JSON object"},
-		{"array", `[1]`, "request must be a JSON object"},
-		{"null", `null`, "request must be a JSON object"},
+		{"not json", `{"query":`, "request is not valid JSON: unexpected end of JSON input in query (byte offset 9)"},
+		{"empty", ``, "request is not valid JSON: no JSON value at byte offset 0"},
+		{"array", `[1]`, "request must be a JSON object, not an array"},
+		{"null", `null`, "request must be a JSON object, not null"},
+		{"string", ` "q"`, "request must be a JSON object, not a string"},
+		{"number", `5`, "request must be a JSON object, not a number"},
+		// NaN and Infinity are no JSON, but what some encoders write for a
+		// float: the user needs the JSON error, or the field's own message.
+		{"NaN", `NaN`, "request is not valid JSON: invalid character 'N' looking for beginning of value at byte offset 0"},
+		{"NaN budget", `{"query":"q","mapTokenBudget":NaN}`, mapBudgetMsg},
+		{"Infinity reserve", `{"query":"q","mapOutputReserve":Infinity}`, mapReserveMsg},
+		{"-Infinity seed", `{"query":"q","shuffleSeed":-Infinity}`, seedMsg},
+		{"NaN level", `{"query":"q","communityLevel":NaN}`, levelMsg},
+		{"NaN query", `{"query":NaN}`, "query must be a string"},
+		{"NaN in an unknown field", `{"query":"q","x":NaN}`, "request is not valid JSON: invalid character 'N' looking for beginning of value in x (byte offset 17)"},
+		{"NaN inside a field", `{"query":"q","communityLevel":[NaN]}`, "request is not valid JSON: invalid character 'N' looking for beginning of value in communityLevel[0] (byte offset 31)"},
+		{"byte order mark", "\ufeff{\"query\":\"q\"}", "request: JSON does not allow a UTF-8 byte order mark (U+FEFF) at byte offset 0"},
+		{"nesting past the limit", `{"query":"q","communityLevel":` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}`,
+			"request: nesting deeper than 64 levels in communityLevel" + strings.Repeat("[0]", 63) + " (byte offset 94)"},
+		{"long key given twice", `{"` + strings.Repeat("k", 70) + `":1,"` + strings.Repeat("k", 70) + `":2}`, `request field "` + strings.Repeat("k", 64) + `"… is given more than once`},
 		{"two objects", `{"query":"a"} {"query":"b"}`, "request must be a single JSON object: unexpected '{' after the JSON value at byte offset 14"},
 		{"trailing brace", `{"query":"a"}}`, "request must be a single JSON object: unexpected '}' after the JSON value at byte offset 13"},
 		{"trailing bracket", `{"query":"a"} ]`, "request must be a single JSON object: unexpected ']' after the JSON value at byte offset 14"},

@@ -94,17 +94,18 @@ func parse(data []byte) (File, error) {
 	typedErr := decodeTyped(data, &typed)
 	checkErr := <-checked
 
+	// encoding/json stops at the end of the first value and keeps the last
+	// of two equal keys: a stray '}' or a record given an id twice would
+	// pass unseen. The strict check's error comes first: it also names
+	// where a file that is not JSON breaks, and a byte order mark.
+	if checkErr != nil {
+		return File{}, fmt.Errorf("index file: %w", checkErr)
+	}
 	raw := rawFile{Namespace: typed.Namespace}
 	if typedErr != nil {
 		if err := strictDecode(data, &raw); err != nil {
 			return File{}, fmt.Errorf("index file: %w", err)
 		}
-	}
-	// encoding/json stops at the end of the first value and keeps the last
-	// of two equal keys: a stray '}' or a record given an id twice would
-	// pass unseen.
-	if checkErr != nil {
-		return File{}, fmt.Errorf("index file: %w", checkErr)
 	}
 	var f File
 	if raw.Namespace != nil {
@@ -249,7 +250,11 @@ func strictDecode(data []byte, v any) error {
 
 func jsonKind(goKind string) string {
 	switch goKind {
-	case "int", "int64", "float64":
+	case "int", "int64":
+		// encoding/json reads an int from digits only: 1e2 and 100.0 are
+		// refused, though they are the integer 100 (docs/contract.md#records).
+		return "whole number written in digits (such as 100)"
+	case "float64":
 		return "number"
 	case "slice":
 		return "list"

@@ -18,10 +18,16 @@ func TestParseRejectsMalformedFilesNamingRecordAndField(t *testing.T) {
 	tests := []struct {
 		name, data, want string
 	}{
-		{"not json", `{"summaries":`, "index file: unexpected EOF"},
+		{"not json", `{"summaries":`, "index file: unexpected end of JSON input in summaries (byte offset 13)"},
+		{"not json in a record", `{"summaries":[{"id":"a","level":0x1}]}`, "index file: invalid character 'x' after object key:value pair in summaries[0] (byte offset 33)"},
+		{"byte order mark", "\ufeff{\"summaries\":[{\"id\":\"a\",\"level\":0}]}", "index file: JSON does not allow a UTF-8 byte order mark (U+FEFF) at byte offset 0"},
+		{"nesting past the limit", `{"summaries":[{"id":"a","level":0,"title":` + strings.Repeat("[", 63) + strings.Repeat("]", 63) + `}]}`,
+			"index file: nesting deeper than 64 levels in summaries[0].title" + strings.Repeat("[0]", 61) + " (byte offset 104)"},
+		{"level 1e2", `{"summaries":[{"id":"c1","level":1e2,"summary":"s"}]}`, `summaries[0] (id c1): field "level" must be a whole number written in digits (such as 100), not a JSON number 1e2`},
+		{"level 100.0", `{"summaries":[{"id":"c1","level":100.0,"summary":"s"}]}`, `summaries[0] (id c1): field "level" must be a whole number written in digits (such as 100), not a JSON number 100.0`},
 		{"unknown top-level field", `{"sumaries":[]}`, `index file: json: unknown field "sumaries"`},
 		{"bad namespace", `{"namespace":"Bad NS"}`, `field "namespace" must be 1-64 characters of a-z, 0-9, "-", "_" and "."`},
-		{"level as string", `{"summaries":[{"id":"c1","level":"2","summary":"s"}]}`, `summaries[0] (id c1): field "level" must be a number, not a JSON string`},
+		{"level as string", `{"summaries":[{"id":"c1","level":"2","summary":"s"}]}`, `summaries[0] (id c1): field "level" must be a whole number written in digits (such as 100), not a JSON string`},
 		{"unknown summary field", `{"summaries":[{"id":"c1","level":0,"summry":"s"}]}`, `summaries[0] (id c1): json: unknown field "summry"`},
 		{"chunk ids not a list", `{"claims":[{"id":"k1","communityId":"c","subject":"s","sourceChunkIds":"ch1"}]}`, `claims[0] (id k1): field "sourceChunkIds" must be a list, not a JSON string`},
 		{"missing summary id", `{"summaries":[{"level":0,"summary":"s"}]}`, `summaries[0]: field "id" is required`},
@@ -40,7 +46,7 @@ func TestParseRejectsMalformedFilesNamingRecordAndField(t *testing.T) {
 		// key or id gives a short message.
 		{"huge unknown top-level key", `{"` + huge + `":[]}`, `index file: json: unknown field "` + shown + `"…`},
 		{"huge unknown key in a record", `{"chunks":[{"id":"x","` + huge + `":1}]}`, `chunks[0] (id x): json: unknown field "` + shown + `"…`},
-		{"huge id of a record that does not decode", `{"summaries":[{"id":"` + huge + `","level":"2"}]}`, `summaries[0] (id ` + shown + `…): field "level" must be a number, not a JSON string`},
+		{"huge id of a record that does not decode", `{"summaries":[{"id":"` + huge + `","level":"2"}]}`, `summaries[0] (id ` + shown + `…): field "level" must be a whole number written in digits (such as 100), not a JSON string`},
 		{"id over the limit", `{"chunks":[{"id":"` + huge[:300] + `"},{"id":"` + huge[:300] + `"}]}`, `chunks[0] (id ` + shown + `…): field "id" is 300 bytes; an id holds at most 256`},
 	}
 	for _, tc := range tests {

@@ -11,11 +11,13 @@
 package workflow
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -97,6 +99,49 @@ const MapAttempts = globalsearch.MapAttempts
 // an unknown field is a contract break, not something to ignore.
 func Options() []lambda.Option {
 	return []lambda.Option{lambda.WithDisallowUnknownFields(true)}
+}
+
+// decodeTask decodes a task input into v as Options asks, and returns
+// every decode error as an unwrapped *InvalidInputError: aws-lambda-go
+// would report encoding/json's own error, whose type names (errorString,
+// UnmarshalTypeError) the ASL cannot match (docs/contract.md#errors).
+// Each input type's UnmarshalJSON calls it with a method-less copy of
+// itself. A payload that is not JSON never gets here: Lambda refuses it
+// before the function runs.
+func decodeTask(name string, data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		return nil
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		msg = "must be a JSON object, not a JSON " + typeErr.Value
+	case typeErr != nil:
+		msg = fmt.Sprintf("field %q cannot be a JSON %s", typeErr.Field, typeErr.Value)
+	}
+	return &InvalidInputError{Message: name + " task input: " + msg}
+}
+
+// UnmarshalJSON decodes the Prepare task's input (decodeTask).
+func (in *PrepareInput) UnmarshalJSON(data []byte) error {
+	type plain PrepareInput
+	return decodeTask("prepare", data, (*plain)(in))
+}
+
+// UnmarshalJSON decodes the Map task's input (decodeTask).
+func (in *MapInput) UnmarshalJSON(data []byte) error {
+	type plain MapInput
+	return decodeTask("map", data, (*plain)(in))
+}
+
+// UnmarshalJSON decodes the Reduce task's input (decodeTask).
+func (in *ReduceInput) UnmarshalJSON(data []byte) error {
+	type plain ReduceInput
+	return decodeTask("reduce", data, (*plain)(in))
 }
 
 // PrepareInput is the Prepare task's payload: the execution's input (a

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -242,6 +243,11 @@ func (m *Model) send(ctx context.Context, req globalsearch.ModelRequest, jsonMod
 		status, header, body, err := m.post(ctx, payload)
 		var wait time.Duration
 		switch {
+		case errors.Is(err, errTooLarge):
+			// Not retried: a server that sent this much once would again.
+			return 0, nil, globalsearch.Errorf(globalsearch.KindModel,
+				"model %s at %s answered HTTP %d with a body over the %d MiB read cap, which no chat completion needs: %s",
+				m.model, m.endpoint, status, maxResponseBytes>>20, excerpt(body))
 		case err != nil:
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return 0, nil, globalsearch.Errorf(globalsearch.KindModel,
@@ -294,12 +300,24 @@ func (m *Model) post(ctx context.Context, payload []byte) (int, http.Header, []b
 	}
 	defer res.Body.Close()
 	// Bounded read: a chat completion is small; a runaway body is not ours.
-	body, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBytes+1))
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("read response: %w", err)
 	}
+	if len(body) > maxResponseBytes {
+		return res.StatusCode, res.Header, body[:maxResponseBytes], errTooLarge
+	}
 	return res.StatusCode, res.Header, body, nil
 }
+
+// maxResponseBytes is the most of a response body read: a chat completion
+// is a few kilobytes, and the largest output reserve a few hundred.
+const maxResponseBytes = 16 << 20
+
+// errTooLarge is a response body past maxResponseBytes: its start is read,
+// the rest is not, so it is reported as what it is, not as a malformed
+// completion.
+var errTooLarge = errors.New("response body too large")
 
 // backoff is exponential with full jitter, so concurrent map calls that were
 // throttled together do not come back together.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -157,6 +158,12 @@ func TestComplete(t *testing.T) {
 			replies:   []reply{{status: 200, body: "<html>proxy error</html>"}},
 			wantCalls: 1,
 			wantKind:  globalsearch.KindModel, wantInErr: []string{"malformed chat completion", "<html>proxy error</html>"},
+		},
+		{
+			name:      "body over the read cap",
+			replies:   []reply{{status: 200, body: `{"choices":[{"message":{"content":"` + strings.Repeat("x", maxResponseBytes) + `"},"finish_reason":"stop"}]}`}},
+			wantCalls: 1,
+			wantKind:  globalsearch.KindModel, wantInErr: []string{"answered HTTP 200 with a body over the 16 MiB read cap", `{"choices":[{"message":{"content":"xxx`},
 		},
 		{
 			name:      "no choices",
