@@ -11,6 +11,8 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 )
 
+const noSummaries = `index file holds no summaries: an index needs at least one (to empty a namespace of a table, use delete-namespace)`
+
 func TestParseRejectsMalformedFilesNamingRecordAndField(t *testing.T) {
 	tests := []struct {
 		name, data, want string
@@ -33,6 +35,13 @@ func TestParseRejectsMalformedFilesNamingRecordAndField(t *testing.T) {
 		{"duplicate key in a record", `{"summaries":[{"id":"c1","level":0},{"id":"c2","level":0,"summary":"s","level":1}]}`, `index file: duplicate key "level" in summaries[1] (byte offset 78)`},
 		{"duplicate id key in a claim", `{"claims":[{"id":"k1","subject":"s","id":"k2"}]}`, `index file: duplicate key "id" in claims[0] (byte offset 40)`},
 		{"key repeated in another case", `{"chunks":[{"id":"x","text":"t","Text":"u"}]}`, `index file: duplicate key "Text" in chunks[0] (byte offset 38)`},
+		// docs/contract.md#ingest: a file without summaries would empty the
+		// namespace it replaces, and a search of it has nothing to read.
+		{"null", `null`, noSummaries},
+		{"empty object", `{}`, noSummaries},
+		{"empty summaries", `{"summaries": []}`, noSummaries},
+		{"null summaries", `{"namespace":"n","summaries":null}`, noSummaries},
+		{"only chunks and claims", `{"claims":[{"id":"k1","communityId":"c","subject":"s"}],"chunks":[{"id":"x","text":"t"}]}`, noSummaries},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,7 +67,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 }
 
 func TestDefaultNamespace(t *testing.T) {
-	f, err := indexfile.Parse([]byte(`{"summaries":[]}`))
+	f, err := indexfile.Parse([]byte(`{"summaries":[{"id":"c1","level":0,"summary":"s"}]}`))
 	require.NoError(t, err)
 	assert.Equal(t, "default", f.Namespace)
 }
