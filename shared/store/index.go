@@ -412,17 +412,27 @@ func (s *Store) switchTo(ctx context.Context, namespace, old, version string, pe
 	}
 	h, err := s.updateHead(ctx, namespace, expression.NewBuilder().WithUpdate(update).WithCondition(cond))
 	if err != nil {
-		var failed *types.ConditionalCheckFailedException
-		if errors.As(err, &failed) {
-			err = globalsearch.Errorf(globalsearch.KindThrottled, "another ingest or delete of the namespace ran at the same time: run this one again")
-		} else {
-			err = wrap(err, "switch to version %s", version)
+		// The switch may have been applied though its answer was lost (or
+		// an SDK retry of it found its own work done): the head says.
+		now, readErr := s.readHead(ctx, namespace)
+		switch {
+		case readErr != nil:
+			return fmt.Errorf("namespace %s: unknown whether the records were %s (switching failed, then reading the version failed: %w): run this again: %w", namespace, what, readErr, wrap(err, "switch to version %s", version))
+		case now.Version == version:
+			h = now
+		default:
+			var failed *types.ConditionalCheckFailedException
+			if errors.As(err, &failed) {
+				err = globalsearch.Errorf(globalsearch.KindThrottled, "another ingest or delete of the namespace ran at the same time: run this one again")
+			} else {
+				err = wrap(err, "switch to version %s", version)
+			}
+			err = fmt.Errorf("namespace %s: nothing %s (the previous records still read): %w", namespace, what, err)
+			if pending {
+				return s.abandon(ctx, namespace, version, err)
+			}
+			return err
 		}
-		err = fmt.Errorf("namespace %s: nothing %s (the previous records still read): %w", namespace, what, err)
-		if pending {
-			return s.abandon(ctx, namespace, version, err)
-		}
-		return err
 	}
 	// Listed once its records read, unlisted once they no longer do, so
 	// the catalog never names a namespace that is not there.
@@ -469,9 +479,13 @@ func (s *Store) dropVersions(ctx context.Context, namespace string, h head) erro
 // whose deletion fails is still listed for the next ingest to delete.
 func (s *Store) dropVersion(ctx context.Context, namespace, version string, pending bool) error {
 	if pending {
+		// Never the version searches read: a switch whose answer was lost
+		// may have made it current.
 		if _, err := s.updateHead(ctx, namespace, expression.NewBuilder().WithUpdate(
 			expression.Delete(expression.Name(attrPending), stringSet(version)).
-				Add(expression.Name(attrRetired), stringSet(version)))); err != nil {
+				Add(expression.Name(attrRetired), stringSet(version))).
+			WithCondition(expression.AttributeNotExists(expression.Name(attrVersion)).
+				Or(expression.Name(attrVersion).NotEqual(expression.Value(version))))); err != nil {
 			return wrap(err, "retire version %s", version)
 		}
 	}
