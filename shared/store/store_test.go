@@ -457,6 +457,11 @@ func TestBatchWriteFailureStops(t *testing.T) {
 			assert.Positive(t, calls.Load())
 			assert.LessOrEqual(t, calls.Load(), int64(8), "no group sent after the first failure, beyond those already under way")
 			assert.Contains(t, err.Error(), fmt.Sprintf("batch write to %s: %d of %d items not written", tables.Index, total-int(puts.Load()), total))
+			assert.Contains(t, err.Error(), "nothing replaced")
+			storetest.AssertNamespace(t, store.New(client, tables), "ns", globalsearch.Records{})
+			names, err := store.New(client, tables).Namespaces(context.Background())
+			require.NoError(t, err)
+			assert.Empty(t, names, "a namespace never written whole is not listed")
 		})
 	}
 }
