@@ -437,7 +437,7 @@ func (s *Store) switchTo(ctx context.Context, namespace, old, version string, pe
 	// Listed once its records read, unlisted once they no longer do, so
 	// the catalog never names a namespace that is not there.
 	if err := s.catalog(ctx, namespace, pending); err != nil {
-		return fmt.Errorf("namespace %s: records %s, but the namespace list was not updated (ingest again to fix it): %w", namespace, what, err)
+		return fmt.Errorf("namespace %s: records %s, but the namespace list was not updated (run this again to fix it): %w", namespace, what, err)
 	}
 	if err := s.dropVersions(ctx, namespace, h); err != nil {
 		return fmt.Errorf("namespace %s: records %s, but deleting earlier versions failed (the next ingest deletes them): %w", namespace, what, err)

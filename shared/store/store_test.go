@@ -368,6 +368,17 @@ func assertOnlyCurrentVersion(t *testing.T, client *dynamodb.Client, tables stor
 		assert.Len(t, versions, 1, "one version of %s left: %v", ns, versions)
 	}
 	assert.Empty(t, got, "no other partition")
+	for ns := range want {
+		out, err := client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(tables.Index), Key: map[string]types.AttributeValue{
+			"namespace": &types.AttributeValueMemberS{Value: ns}, "sk": &types.AttributeValueMemberS{Value: "#head"},
+		}})
+		require.NoError(t, err)
+		for _, attr := range []string{"pending", "retired"} {
+			if set, ok := out.Item[attr].(*types.AttributeValueMemberSS); ok {
+				assert.Empty(t, set.Value, "the head of %s lists no %s version", ns, attr)
+			}
+		}
+	}
 }
 
 // TestMinidynUnprocessed uses minidyn's own partial-failure injection: the
