@@ -204,7 +204,7 @@ func BenchmarkPrepareReads(b *testing.B) {
 			pr := newPrepareReads(b, 2000, latency)
 			ms := float64(latency) / float64(time.Millisecond)
 			chain := 2 + max(pr.queryPages[0], pr.queryPages[1]+ceilDiv(pr.chunkRequests, 8)) // the head before and after
-			total := pr.queryPages[0] + pr.queryPages[1] + pr.chunkRequests + 2 // and the head, before and after
+			total := pr.queryPages[0] + pr.queryPages[1] + pr.chunkRequests + 2               // and the head, before and after
 			pr.client.reset()
 			for b.Loop() {
 				if _, err := pr.engine.Plan(context.Background(), pr.params); err != nil {
