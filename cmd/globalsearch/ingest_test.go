@@ -131,7 +131,9 @@ func TestIndexOptionsTable(t *testing.T) {
 	idx, ns, err := o.open(ctx, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "default", ns, "a table holds many namespaces; docs/contract.md#request's default applies")
-	sums, err := idx.Summaries(ctx, ns)
+	snap, err := idx.Open(ctx, ns)
+	require.NoError(t, err)
+	sums, err := snap.Summaries(ctx)
 	require.NoError(t, err)
 	assert.Len(t, sums, 3)
 
@@ -172,4 +174,82 @@ func TestEmptyNamespaceOfTable(t *testing.T) {
 	assert.Equal(t, globalsearch.StatusNoResults, res.Status)
 	assert.True(t, res.Diagnostics.EmptyNamespace)
 	assert.Equal(t, []string{"tiny"}, res.Diagnostics.AvailableNamespaces)
+}
+
+// TestEmptyFileNeverDeletesNamespace: an index file that holds no summary
+// is invalid input to ingest, run and plan (exit 2), and ingesting it
+// writes nothing: the namespace it names reads as before
+// (docs/contract.md#ingest).
+func TestEmptyFileNeverDeletesNamespace(t *testing.T) {
+	ctx := context.Background()
+	s := minidynEnv(t, "idx")
+	full := smallIndex()
+	full.Namespace = "default"
+	env, _, errOut := testEnv("")
+	require.Equal(t, 0, runMain(ctx, env, []string{"ingest", "--index", writeIndex(t, full), "--table", "idx", "--create-table"}), errOut.String())
+
+	for name, content := range map[string]string{
+		"null": "null\n", "empty object": "{}", "no summaries": `{"summaries": []}`,
+		"only chunks": `{"chunks": [{"id": "c1", "text": "t"}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "n.json")
+			require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+			for _, args := range [][]string{
+				{"ingest", "--index", path, "--table", "idx"},
+				{"ingest", "--index", path, "--table", "idx", "--namespace", "default"},
+				{"run", "--index", path, "--query", "q"},
+				{"plan", "--index", path, "--query", "q"},
+			} {
+				env, out, errOut := testEnv("")
+				assert.Equal(t, 2, runMain(ctx, env, args), "%v", args)
+				assert.Contains(t, errOut.String(), "holds no summaries", "%v", args)
+				assert.NotContains(t, out.String(), "wrote", "%v", args)
+			}
+			sums, err := s.Summaries(ctx, "default")
+			require.NoError(t, err)
+			assert.ElementsMatch(t, full.Summaries, sums, "namespace default untouched")
+		})
+	}
+}
+
+func TestDeleteNamespace(t *testing.T) {
+	ctx := context.Background()
+	s := minidynEnv(t, "idx")
+	path := writeIndex(t, smallIndex())
+	env, _, errOut := testEnv("")
+	require.Equal(t, 0, runMain(ctx, env, []string{"ingest", "--index", path, "--table", "idx", "--create-table"}), errOut.String())
+	env, _, errOut = testEnv("")
+	require.Equal(t, 0, runMain(ctx, env, []string{"ingest", "--index", path, "--table", "idx", "--namespace", "other"}), errOut.String())
+
+	env, out, errOut := testEnv("")
+	require.Equal(t, 0, runMain(ctx, env, []string{"delete-namespace", "--table", "idx", "--namespace", "tiny"}), errOut.String())
+	assert.Equal(t, "namespace tiny in table idx: deleted\n", out.String())
+	sums, err := s.Summaries(ctx, "tiny")
+	require.NoError(t, err)
+	assert.Empty(t, sums)
+	names, err := s.Namespaces(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"other"}, names, "no longer listed")
+	other, err := s.Summaries(ctx, "other")
+	require.NoError(t, err)
+	assert.Len(t, other, 3, "other namespaces untouched")
+
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no table", []string{"--namespace", "tiny"}, "--table is required"},
+		{"no namespace", []string{"--table", "idx"}, "--namespace is required"},
+		{"bad namespace", []string{"--table", "idx", "--namespace", "Bad!"}, "--namespace must be"},
+		{"argument", []string{"--table", "idx", "--namespace", "tiny", "extra"}, `unexpected argument "extra"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, errOut := testEnv("")
+			assert.Equal(t, 2, runMain(ctx, env, append([]string{"delete-namespace"}, tc.args...)))
+			assert.Contains(t, errOut.String(), tc.want)
+		})
+	}
 }

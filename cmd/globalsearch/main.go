@@ -1,5 +1,5 @@
 // Command globalsearch runs GraphRAG global search on a laptop and manages
-// indexes: run, plan, tokens, ingest, import, invoke. It is the only place
+// indexes: run, plan, tokens, ingest, delete-namespace, import, invoke. It is the only place
 // that reads flags and environment and wires adapters together.
 package main
 
@@ -36,13 +36,14 @@ type cliEnv struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"run":    {"run a global search and print the answer", runCommand},
-		"plan":   {"dry run: print the batches a search would send, with no model call", planCommand},
-		"tokens": {"print the token estimate (docs/contract.md#token-estimate) of standard input", tokensCommand},
-		"import": {"import a Microsoft GraphRAG output folder (parquet) as an index", importCommand},
-		"invoke": {"run a Lambda handler on an events/ file with local adapters", invokeCommand},
-		"ingest": {"upload an index file into a DynamoDB index table, replacing its namespace", ingestCommand},
-		"mcp":    {"serve global_search and plan_search to agents over MCP (stdio)", mcpCommand},
+		"run":              {"run a global search and print the answer", runCommand},
+		"plan":             {"dry run: print the batches a search would send, with no model call", planCommand},
+		"tokens":           {"print the token estimate (docs/contract.md#token-estimate) of standard input", tokensCommand},
+		"import":           {"import a Microsoft GraphRAG output folder (parquet) as an index", importCommand},
+		"invoke":           {"run a Lambda handler on an events/ file with local adapters", invokeCommand},
+		"ingest":           {"upload an index file into a DynamoDB index table, replacing its namespace", ingestCommand},
+		"delete-namespace": {"delete every record of a namespace of a DynamoDB index table", deleteNamespaceCommand},
+		"mcp":              {"serve global_search and plan_search to agents over MCP (stdio)", mcpCommand},
 	}
 }
 
@@ -124,7 +125,7 @@ func printUsage(w io.Writer, cmds map[string]command) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", name, cmds[name].summary)
+		fmt.Fprintf(w, "  %-16s %s\n", name, cmds[name].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'globalsearch <command> -h' for a command's flags.")
 }

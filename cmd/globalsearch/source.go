@@ -73,28 +73,12 @@ func (f *fileIndex) check(namespace string) error {
 		"the index file %s holds namespace %q, not %q: search %q or leave the namespace out", f.path, f.namespace, namespace, f.namespace)
 }
 
-// Summaries implements globalsearch.Index.
-func (f *fileIndex) Summaries(ctx context.Context, namespace string) ([]globalsearch.Summary, error) {
+// Open implements globalsearch.Index.
+func (f *fileIndex) Open(ctx context.Context, namespace string) (globalsearch.Snapshot, error) {
 	if err := f.check(namespace); err != nil {
 		return nil, err
 	}
-	return f.Store.Summaries(ctx, namespace)
-}
-
-// Claims implements globalsearch.Index.
-func (f *fileIndex) Claims(ctx context.Context, namespace string) ([]globalsearch.Claim, error) {
-	if err := f.check(namespace); err != nil {
-		return nil, err
-	}
-	return f.Store.Claims(ctx, namespace)
-}
-
-// Chunks implements globalsearch.Index.
-func (f *fileIndex) Chunks(ctx context.Context, namespace string, ids []string) ([]globalsearch.Chunk, error) {
-	if err := f.check(namespace); err != nil {
-		return nil, err
-	}
-	return f.Store.Chunks(ctx, namespace, ids)
+	return f.Store.Open(ctx, namespace)
 }
 
 // tableIndex is the index table of --table; it names a missing table.
@@ -103,22 +87,11 @@ type tableIndex struct {
 	table string
 }
 
-// Summaries implements globalsearch.Index.
-func (t tableIndex) Summaries(ctx context.Context, namespace string) ([]globalsearch.Summary, error) {
-	s, err := t.Store.Summaries(ctx, namespace)
-	return s, missingTable(err, t.table)
-}
-
-// Claims implements globalsearch.Index.
-func (t tableIndex) Claims(ctx context.Context, namespace string) ([]globalsearch.Claim, error) {
-	c, err := t.Store.Claims(ctx, namespace)
-	return c, missingTable(err, t.table)
-}
-
-// Chunks implements globalsearch.Index.
-func (t tableIndex) Chunks(ctx context.Context, namespace string, ids []string) ([]globalsearch.Chunk, error) {
-	c, err := t.Store.Chunks(ctx, namespace, ids)
-	return c, missingTable(err, t.table)
+// Open implements globalsearch.Index. The table is first read here (the
+// namespace's version), so a missing table is named here.
+func (t tableIndex) Open(ctx context.Context, namespace string) (globalsearch.Snapshot, error) {
+	snap, err := t.Store.Open(ctx, namespace)
+	return snap, missingTable(err, t.table)
 }
 
 // missingTable turns DynamoDB's "resource not found" for the index table

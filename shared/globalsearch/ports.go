@@ -2,14 +2,25 @@ package globalsearch
 
 import "context"
 
-// Index reads the records of a namespace. A namespace that does not exist
-// reads as empty, not as an error.
+// Index opens the namespaces of an index for reading.
 type Index interface {
-	Summaries(ctx context.Context, namespace string) ([]Summary, error)
-	Claims(ctx context.Context, namespace string) ([]Claim, error)
+	// Open resolves the version of a namespace once, so that every read
+	// of the snapshot is of that one version (docs/contract.md#namespace-versions).
+	// A namespace that does not exist opens as empty, not as an error.
+	Open(ctx context.Context, namespace string) (Snapshot, error)
+}
+
+// Snapshot reads one version of one namespace.
+type Snapshot interface {
+	Summaries(ctx context.Context) ([]Summary, error)
+	Claims(ctx context.Context) ([]Claim, error)
 	// Chunks returns the chunks among ids that exist, in any order; ids that
 	// do not exist are simply absent from the answer.
-	Chunks(ctx context.Context, namespace string, ids []string) ([]Chunk, error)
+	Chunks(ctx context.Context, ids []string) ([]Chunk, error)
+	// Intact reports whether what the snapshot read is its whole version:
+	// false once the namespace was replaced after Open, since the store
+	// then deletes the version a late read may still be reading.
+	Intact(ctx context.Context) (bool, error)
 }
 
 // NamespaceLister is an Index that can also list the namespaces that hold
@@ -151,5 +162,17 @@ type Runs interface {
 // IndexWriter replaces the records of a namespace: the ingest and import
 // paths, never the search, write through it.
 type IndexWriter interface {
+	// ReplaceNamespace replaces every record of a namespace at once
+	// (docs/contract.md#namespace-versions). Records without a summary
+	// are invalid input: they would empty the namespace, which only
+	// DeleteNamespace does (docs/contract.md#ingest).
 	ReplaceNamespace(ctx context.Context, namespace string, r Records) error
+	// DeleteNamespace empties a namespace at once; deleting one that does
+	// not exist is no error.
+	DeleteNamespace(ctx context.Context, namespace string) error
 }
+
+// NoSummariesMessage says why records without a summary replace no
+// namespace (docs/contract.md#ingest): they would empty it, and a file or
+// import that holds nothing is far likelier a mistake than a wish.
+const NoSummariesMessage = "the records hold no summaries, so they would empty the namespace: a replacement needs at least one summary, and emptying a namespace is its own operation (delete the namespace)"

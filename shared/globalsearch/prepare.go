@@ -194,10 +194,34 @@ func (m mapInputs) items(order []int) iter.Seq[batch.Item] {
 	}
 }
 
-// mapTexts loads the namespace and gathers what the map text of every
+// mapTexts reads one version of the namespace from start to end
+// (docs/contract.md#namespace-versions): when the namespace was replaced
+// while it read, what it read may be half deleted, so it reads the new
+// version once more, and refuses as throttled (the state machine retries)
+// a namespace replaced during both reads.
+func (e *Engine) mapTexts(ctx context.Context, p Params) (mapInputs, map[string]Sources, Plan, error) {
+	for attempt := 1; ; attempt++ {
+		snap, err := e.Index.Open(ctx, p.Namespace)
+		if err != nil {
+			return mapInputs{}, nil, Plan{Params: p}, fmt.Errorf("open namespace %s: %w", p.Namespace, err)
+		}
+		in, sources, plan, err := e.mapTextsOf(ctx, snap, p)
+		intact, checkErr := snap.Intact(ctx)
+		switch {
+		case checkErr != nil && err == nil:
+			return mapInputs{}, nil, plan, fmt.Errorf("check the version of namespace %s: %w", p.Namespace, checkErr)
+		case checkErr != nil || intact:
+			return in, sources, plan, err
+		case attempt == 2:
+			return mapInputs{}, nil, plan, Errorf(KindThrottled, "namespace %s was replaced twice while this search read it: try again", p.Namespace)
+		}
+	}
+}
+
+// mapTextsOf loads the namespace and gathers what the map text of every
 // selected summary is built from (docs/contract.md#selection,
 // docs/contract.md#map-text), in id order, after checking their total size.
-func (e *Engine) mapTexts(ctx context.Context, p Params) (mapInputs, map[string]Sources, Plan, error) {
+func (e *Engine) mapTextsOf(ctx context.Context, snap Snapshot, p Params) (mapInputs, map[string]Sources, Plan, error) {
 	plan := Plan{Params: p}
 	// Claims do not depend on the summaries, so their reads (on DynamoDB a
 	// chain of Query pages each) overlap; only the chunks must wait for the
@@ -209,10 +233,10 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) (mapInputs, map[string]
 	var claimsErr error
 	go func() {
 		defer close(claimsDone)
-		claims, claimsErr = e.Index.Claims(claimsCtx, p.Namespace)
+		claims, claimsErr = snap.Claims(claimsCtx)
 	}()
 	defer func() { stopClaims(); <-claimsDone }()
-	summaries, err := e.Index.Summaries(ctx, p.Namespace)
+	summaries, err := snap.Summaries(ctx)
 	if err != nil {
 		return mapInputs{}, nil, plan, fmt.Errorf("load summaries of %s: %w", p.Namespace, err)
 	}
@@ -268,7 +292,7 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) (mapInputs, map[string]
 	}
 	chunkText := map[string]string{}
 	if len(cited) > 0 {
-		chunks, err := e.Index.Chunks(ctx, p.Namespace, cited)
+		chunks, err := snap.Chunks(ctx, cited)
 		if err != nil {
 			return mapInputs{}, nil, plan, fmt.Errorf("load cited chunks of %s: %w", p.Namespace, err)
 		}

@@ -84,9 +84,9 @@ type countingIndex struct {
 	reads int
 }
 
-func (c *countingIndex) Summaries(ctx context.Context, ns string) ([]gs.Summary, error) {
+func (c *countingIndex) Open(ctx context.Context, ns string) (gs.Snapshot, error) {
 	c.reads++
-	return c.Index.Summaries(ctx, ns)
+	return c.Index.Open(ctx, ns)
 }
 
 func TestPlanRejectsBadBudgetsBeforeAnyRead(t *testing.T) {

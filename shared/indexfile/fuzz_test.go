@@ -11,7 +11,7 @@ import (
 
 // FuzzParse: whatever the bytes, Parse returns a File or an invalid-input
 // error, never a panic; an accepted file passes Validate, and written out
-// and parsed again it is the same File.
+// and parsed again it is the same File; it holds at least one summary.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		`{"namespace":"n","summaries":[{"id":"c1","level":0,"parentCommunityId":"","title":"T","summary":"s"},{"id":"c2","level":1,"parentCommunityId":"c1","summary":"中文"}],"claims":[{"id":"k1","communityId":"c2","subject":"S","object":"O","description":"d","sourceChunkIds":["ch1"]}],"chunks":[{"id":"ch1","text":"t","documentId":"d1"}]}`,
@@ -27,6 +27,9 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("error of kind %v, not invalid input: %v", globalsearch.KindOf(err), err)
 			}
 			return
+		}
+		if len(file.Summaries) == 0 {
+			t.Fatalf("accepted %q, which holds no summaries", data)
 		}
 		if err := file.Records.Validate(); err != nil {
 			t.Fatalf("accepted records that fail Validate: %v", err)

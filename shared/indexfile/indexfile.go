@@ -120,7 +120,7 @@ func parse(data []byte) (File, error) {
 		if err := keepIDBytes(data, &f.Records); err != nil {
 			return File{}, fmt.Errorf("index file: %w", err)
 		}
-		return f, f.Records.Validate()
+		return f, validate(f)
 	}
 	var err error
 	if f.Summaries, err = decodeAll[globalsearch.Summary]("summaries", raw.Summaries); err != nil {
@@ -135,7 +135,21 @@ func parse(data []byte) (File, error) {
 	if err := keepIDBytes(data, &f.Records); err != nil {
 		return File{}, fmt.Errorf("index file: %w", err)
 	}
-	return f, f.Records.Validate()
+	return f, validate(f)
+}
+
+// validate checks the decoded records. A file without summaries is
+// refused (docs/contract.md#ingest): ingested, it would empty the namespace
+// it replaces, and searched, it has nothing to read, so `null`, `{}` and
+// a file of only claims or chunks are mistakes, never an empty index.
+func validate(f File) error {
+	if err := f.Records.Validate(); err != nil {
+		return err
+	}
+	if len(f.Summaries) == 0 {
+		return errors.New("index file holds no summaries: an index needs at least one (to empty a namespace of a table, use delete-namespace)")
+	}
+	return nil
 }
 
 // decodeTyped is strictDecode(data, f) one record at a time. A Decoder

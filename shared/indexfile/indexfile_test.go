@@ -12,6 +12,8 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 )
 
+const noSummaries = `index file holds no summaries: an index needs at least one (to empty a namespace of a table, use delete-namespace)`
+
 func TestParseRejectsMalformedFilesNamingRecordAndField(t *testing.T) {
 	huge := strings.Repeat("k", 1<<20)
 	shown := huge[:globalsearch.MaxEchoedRunes]
@@ -48,6 +50,13 @@ func TestParseRejectsMalformedFilesNamingRecordAndField(t *testing.T) {
 		{"huge unknown key in a record", `{"chunks":[{"id":"x","` + huge + `":1}]}`, `chunks[0] (id x): json: unknown field "` + shown + `"…`},
 		{"huge id of a record that does not decode", `{"summaries":[{"id":"` + huge + `","level":"2"}]}`, `summaries[0] (id ` + shown + `…): field "level" must be a whole number written in digits (such as 100), not a JSON string`},
 		{"id over the limit", `{"chunks":[{"id":"` + huge[:300] + `"},{"id":"` + huge[:300] + `"}]}`, `chunks[0] (id ` + shown + `…): field "id" is 300 bytes; an id holds at most 256`},
+		// docs/contract.md#ingest: a file without summaries would empty the
+		// namespace it replaces, and a search of it has nothing to read.
+		{"null", `null`, noSummaries},
+		{"empty object", `{}`, noSummaries},
+		{"empty summaries", `{"summaries": []}`, noSummaries},
+		{"null summaries", `{"namespace":"n","summaries":null}`, noSummaries},
+		{"only chunks and claims", `{"claims":[{"id":"k1","communityId":"c","subject":"s"}],"chunks":[{"id":"x","text":"t"}]}`, noSummaries},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,7 +82,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 }
 
 func TestDefaultNamespace(t *testing.T) {
-	f, err := indexfile.Parse([]byte(`{"summaries":[]}`))
+	f, err := indexfile.Parse([]byte(`{"summaries":[{"id":"c1","level":0,"summary":"s"}]}`))
 	require.NoError(t, err)
 	assert.Equal(t, "default", f.Namespace)
 }

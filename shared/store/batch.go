@@ -120,8 +120,10 @@ func (s *Store) batchGet(ctx context.Context, table string, keys []item) ([]item
 				return err
 			}
 			return untilProcessed(s, gctx, keys[start:min(start+maxBatchGet, len(keys))], func(pending []item) ([]item, error) {
+				// Strongly consistent: a search reads a namespace version
+				// right after the switch to it (docs/contract.md#namespace-versions).
 				out, err := s.client.BatchGetItem(gctx, &dynamodb.BatchGetItemInput{
-					RequestItems: map[string]types.KeysAndAttributes{table: {Keys: pending}},
+					RequestItems: map[string]types.KeysAndAttributes{table: {Keys: pending, ConsistentRead: aws.Bool(true)}},
 				})
 				if err != nil {
 					return nil, wrap(err, "batch get from %s", table)

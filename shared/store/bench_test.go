@@ -3,11 +3,14 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
@@ -71,4 +74,41 @@ func BenchmarkLoadNamespace(b *testing.B) {
 	}
 	b.ReportMetric(float64(total)/float64(b.N), "requests/op")
 	b.ReportMetric(float64(minimum), "min-requests/op")
+}
+
+// BenchmarkIngest replaces a namespace that already holds the same index
+// (the common re-ingest): requests/op counts every DynamoDB call, and
+// BatchWriteItem/op the write batches. The generated case reads the file
+// named by GLOBALSEARCH_BENCH_INDEX (testdata/gen's output) when set.
+func BenchmarkIngest(b *testing.B) {
+	cases := []struct{ name, path string }{
+		{"sample", filepath.Join("..", "..", "testdata", "sample-index.json")},
+		{"generated", os.Getenv("GLOBALSEARCH_BENCH_INDEX")},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			if tc.path == "" {
+				b.Skip("GLOBALSEARCH_BENCH_INDEX is not set")
+			}
+			f, err := indexfile.Load(tc.path)
+			require.NoError(b, err)
+			ctx := context.Background()
+			client := testenv.Minidyn(b)
+			tables := store.Tables{Index: "bench-index"}
+			require.NoError(b, store.CreateTables(ctx, client, tables))
+			fake := &fakeClient{next: client}
+			s := store.New(fake, tables)
+			require.NoError(b, s.ReplaceNamespace(ctx, f.Namespace, f.Records))
+			fake.Reset()
+			for b.Loop() {
+				require.NoError(b, s.ReplaceNamespace(ctx, f.Namespace, f.Records))
+			}
+			total := 0
+			for _, n := range fake.Calls() {
+				total += n
+			}
+			b.ReportMetric(float64(total)/float64(b.N), "requests/op")
+			b.ReportMetric(float64(fake.Calls()["BatchWriteItem"])/float64(b.N), "BatchWriteItem/op")
+		})
+	}
 }

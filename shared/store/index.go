@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -76,43 +79,120 @@ func records[I storedItem[R], R any](items []item) ([]R, error) {
 	return out, nil
 }
 
-// Summaries implements globalsearch.Index. They come back in id byte order.
-func (s *Store) Summaries(ctx context.Context, namespace string) ([]globalsearch.Summary, error) {
-	return readKind[summaryItem, globalsearch.Summary](ctx, s, namespace, prefixSummary, "summaries")
+// head is what a namespace's head item says. Version "" is the legacy
+// partition (no head, or a head that never switched).
+type head struct {
+	Version          string
+	Pending, Retired []string
 }
 
-// Claims implements globalsearch.Index. They come back in id byte order.
-func (s *Store) Claims(ctx context.Context, namespace string) ([]globalsearch.Claim, error) {
-	return readKind[claimItem, globalsearch.Claim](ctx, s, namespace, prefixClaim, "claims")
+// decodeHead reads a head item by hand: DynamoDB drops a set that a DELETE
+// empties, and an emulator that keeps it in another shape must read as
+// that empty set too.
+func decodeHead(it item) head {
+	var h head
+	if v, ok := it[attrVersion].(*types.AttributeValueMemberS); ok {
+		h.Version = v.Value
+	}
+	if v, ok := it[attrPending].(*types.AttributeValueMemberSS); ok {
+		h.Pending = v.Value
+	}
+	if v, ok := it[attrRetired].(*types.AttributeValueMemberSS); ok {
+		h.Retired = v.Value
+	}
+	return h
 }
 
-// readKind reads every record of one kind with a paginated Query on the
-// sort-key prefix: one request per page, never a Scan.
-func readKind[I storedItem[R], R any](ctx context.Context, s *Store, namespace, prefix, what string) ([]R, error) {
+// readHead reads a namespace's head with one strongly consistent Query (the
+// read prepare's policy allows, docs/contract.md#namespace-versions): an
+// eventually consistent read could name a version already replaced and
+// being deleted, twice in a row.
+func (s *Store) readHead(ctx context.Context, namespace string) (head, error) {
+	items, err := s.queryAll(ctx, s.tables.Index, expression.NewBuilder().WithKeyCondition(
+		expression.Key(attrNamespace).Equal(expression.Value(namespace)).
+			And(expression.Key(attrSK).Equal(expression.Value(headSK)))), true)
+	if err != nil {
+		return head{}, wrap(err, "read the version of namespace %s", namespace)
+	}
+	if len(items) == 0 {
+		return head{}, nil
+	}
+	return decodeHead(items[0]), nil
+}
+
+// Open implements globalsearch.Index: one Query for the head, then every
+// read of the snapshot is of the version it names.
+func (s *Store) Open(ctx context.Context, namespace string) (globalsearch.Snapshot, error) {
 	if namespace == "" {
 		// DynamoDB refuses an empty key; an empty name is a namespace that
 		// cannot exist, which reads as empty.
+		return &snapshot{s: s}, nil
+	}
+	h, err := s.readHead(ctx, namespace)
+	if err != nil {
+		return nil, err
+	}
+	return &snapshot{s: s, namespace: namespace, version: h.Version}, nil
+}
+
+// snapshot reads one version of a namespace.
+type snapshot struct {
+	s                  *Store
+	namespace, version string
+}
+
+// Summaries implements globalsearch.Snapshot. They come back in id byte
+// order.
+func (v *snapshot) Summaries(ctx context.Context) ([]globalsearch.Summary, error) {
+	return readKind[summaryItem, globalsearch.Summary](ctx, v, prefixSummary, "summaries")
+}
+
+// Claims implements globalsearch.Snapshot. They come back in id byte order.
+func (v *snapshot) Claims(ctx context.Context) ([]globalsearch.Claim, error) {
+	return readKind[claimItem, globalsearch.Claim](ctx, v, prefixClaim, "claims")
+}
+
+// Intact implements globalsearch.Snapshot: versions never repeat and a
+// version's records are deleted only after the head has moved past it, so
+// a head that still names the version proves every read saw it whole.
+func (v *snapshot) Intact(ctx context.Context) (bool, error) {
+	if v.namespace == "" {
+		return true, nil
+	}
+	h, err := v.s.readHead(ctx, v.namespace)
+	if err != nil {
+		return false, err
+	}
+	return h.Version == v.version, nil
+}
+
+// readKind reads every record of one kind with a paginated, strongly
+// consistent Query on the sort-key prefix: one request per page, never a
+// Scan.
+func readKind[I storedItem[R], R any](ctx context.Context, v *snapshot, prefix, what string) ([]R, error) {
+	if v.namespace == "" {
 		return []R{}, nil
 	}
-	items, err := s.queryAll(ctx, s.tables.Index, expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrNamespace).Equal(expression.Value(namespace)).
-			And(expression.Key(attrSK).BeginsWith(prefix))), false)
+	items, err := v.s.queryAll(ctx, v.s.tables.Index, expression.NewBuilder().WithKeyCondition(
+		expression.Key(attrNamespace).Equal(expression.Value(versionPartition(v.namespace, v.version))).
+			And(expression.Key(attrSK).BeginsWith(prefix))), true)
 	if err != nil {
-		return nil, wrap(err, "read %s of namespace %s", what, namespace)
+		return nil, wrap(err, "read %s of namespace %s", what, v.namespace)
 	}
 	out, err := records[I](items)
 	if err != nil {
-		return nil, fmt.Errorf("decode %s of namespace %s: %w", what, namespace, err)
+		return nil, fmt.Errorf("decode %s of namespace %s: %w", what, v.namespace, err)
 	}
 	return out, nil
 }
 
-// Chunks implements globalsearch.Index: one BatchGetItem per 100 distinct
-// ids.
-func (s *Store) Chunks(ctx context.Context, namespace string, ids []string) ([]globalsearch.Chunk, error) {
-	if namespace == "" || len(ids) == 0 {
+// Chunks implements globalsearch.Snapshot: one BatchGetItem per 100
+// distinct ids.
+func (v *snapshot) Chunks(ctx context.Context, ids []string) ([]globalsearch.Chunk, error) {
+	if v.namespace == "" || len(ids) == 0 {
 		return []globalsearch.Chunk{}, nil
 	}
+	partition := versionPartition(v.namespace, v.version)
 	seen := make(map[string]bool, len(ids))
 	keys := make([]item, 0, len(ids))
 	for _, id := range ids {
@@ -120,42 +200,82 @@ func (s *Store) Chunks(ctx context.Context, namespace string, ids []string) ([]g
 			continue // a batch may not name a key twice
 		}
 		seen[id] = true
-		key, err := attributevalue.MarshalMap(indexKey{Namespace: namespace, SK: prefixChunk + id})
+		key, err := attributevalue.MarshalMap(indexKey{Namespace: partition, SK: prefixChunk + id})
 		if err != nil {
 			return nil, fmt.Errorf("encode key of chunk %s: %w", id, err)
 		}
 		keys = append(keys, key)
 	}
-	items, err := s.batchGet(ctx, s.tables.Index, keys)
+	items, err := v.s.batchGet(ctx, v.s.tables.Index, keys)
 	if err != nil {
-		return nil, fmt.Errorf("read chunks of namespace %s: %w", namespace, err)
+		return nil, fmt.Errorf("read chunks of namespace %s: %w", v.namespace, err)
 	}
 	out, err := records[chunkItem](items)
 	if err != nil {
-		return nil, fmt.Errorf("decode chunks of namespace %s: %w", namespace, err)
+		return nil, fmt.Errorf("decode chunks of namespace %s: %w", v.namespace, err)
 	}
 	return out, nil
 }
 
-// ReplaceNamespace implements globalsearch.IndexWriter. Nothing is written
-// unless every record is valid and every item fits DynamoDB's 400 KB limit.
-//
-// It writes the new records (overwriting those with the same kind and id),
-// then deletes the old records that are not in the new set. DynamoDB has no
-// transaction this large, so while it runs a reader can see a mix: new
-// versions of records already written, old versions of records not yet
-// written, and old records due for deletion. Once it returns, readers see
-// exactly the new set. Two ingests of one namespace must not run at once.
+// Summaries reads the summaries of a namespace's current version (Open,
+// then read): for callers that read one kind.
+func (s *Store) Summaries(ctx context.Context, namespace string) ([]globalsearch.Summary, error) {
+	v, err := s.Open(ctx, namespace)
+	if err != nil {
+		return nil, err
+	}
+	return v.Summaries(ctx)
+}
+
+// Claims reads the claims of a namespace's current version.
+func (s *Store) Claims(ctx context.Context, namespace string) ([]globalsearch.Claim, error) {
+	v, err := s.Open(ctx, namespace)
+	if err != nil {
+		return nil, err
+	}
+	return v.Claims(ctx)
+}
+
+// Chunks reads chunks of a namespace's current version.
+func (s *Store) Chunks(ctx context.Context, namespace string, ids []string) ([]globalsearch.Chunk, error) {
+	v, err := s.Open(ctx, namespace)
+	if err != nil {
+		return nil, err
+	}
+	return v.Chunks(ctx, ids)
+}
+
+// newVersion names a version: the time orders versions for a reader of
+// the table, the random part makes two ingests of one instant differ.
+// Versions never repeat, which Intact relies on.
+func (s *Store) newVersion() string {
+	return fmt.Sprintf("%016x%016x", uint64(s.now().UnixNano()), rand.Uint64())
+}
+
+// ReplaceNamespace implements globalsearch.IndexWriter
+// (docs/contract.md#namespace-versions). Nothing is written unless the
+// records hold a summary, every record is valid and every item fits
+// DynamoDB's 400 KB limit. The new records go to a new version's
+// partition beside the old one, and one conditional UpdateItem of the head
+// switches searches to it once every record is written: a failure at any
+// call before the switch leaves the namespace reading exactly as before,
+// and after it, exactly the new records. The old version, and what failed
+// ingests left, are deleted after the switch. Of two ingests of one
+// namespace at once, at most one switches; the other fails.
 func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r globalsearch.Records) error {
-	if namespace == "" {
-		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace must not be empty")
+	if err := checkNamespace(namespace); err != nil {
+		return err
 	}
 	if err := r.Validate(); err != nil {
 		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace %s: %w", namespace, err)
 	}
+	if len(r.Summaries) == 0 {
+		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace %s: %s", namespace, globalsearch.NoSummariesMessage)
+	}
+	version := s.newVersion()
+	partition := versionPartition(namespace, version)
 	puts := make([]types.WriteRequest, 0, len(r.Summaries)+len(r.Claims)+len(r.Chunks))
-	keep := make(map[string]bool, cap(puts))
-	add := func(kind, prefix, id string, v any) error {
+	add := func(kind, id string, v any) error {
 		it, err := attributevalue.MarshalMap(v)
 		if err != nil {
 			return fmt.Errorf("namespace %s: encode %s %q: %w", namespace, kind, id, err)
@@ -164,51 +284,232 @@ func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r global
 			return err
 		}
 		puts = append(puts, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
-		keep[prefix+id] = true
 		return nil
 	}
-	key := func(prefix, id string) indexKey { return indexKey{Namespace: namespace, SK: prefix + id} }
+	key := func(prefix, id string) indexKey { return indexKey{Namespace: partition, SK: prefix + id} }
 	for _, v := range r.Summaries {
-		if err := add("summary", prefixSummary, v.ID, summaryItem{key(prefixSummary, v.ID), v.ID, v.Level, v.ParentCommunityID, v.Title, v.Summary}); err != nil {
+		if err := add("summary", v.ID, summaryItem{key(prefixSummary, v.ID), v.ID, v.Level, v.ParentCommunityID, v.Title, v.Summary}); err != nil {
 			return err
 		}
 	}
 	for _, v := range r.Claims {
-		if err := add("claim", prefixClaim, v.ID, claimItem{key(prefixClaim, v.ID), v.ID, v.CommunityID, v.Subject, v.Object, v.Description, v.SourceChunkIDs}); err != nil {
+		if err := add("claim", v.ID, claimItem{key(prefixClaim, v.ID), v.ID, v.CommunityID, v.Subject, v.Object, v.Description, v.SourceChunkIDs}); err != nil {
 			return err
 		}
 	}
 	for _, v := range r.Chunks {
-		if err := add("chunk", prefixChunk, v.ID, chunkItem{key(prefixChunk, v.ID), v.ID, v.Text, v.DocumentID}); err != nil {
+		if err := add("chunk", v.ID, chunkItem{key(prefixChunk, v.ID), v.ID, v.Text, v.DocumentID}); err != nil {
 			return err
 		}
 	}
 
-	old, err := s.namespaceKeys(ctx, namespace)
+	old, err := s.addPending(ctx, namespace, version)
+	if err != nil {
+		return fmt.Errorf("namespace %s: nothing replaced: %w", namespace, err)
+	}
+	if err := s.batchWrite(ctx, s.tables.Index, puts); err != nil {
+		return s.abandon(ctx, namespace, version, fmt.Errorf("namespace %s: nothing replaced (the previous records still read): write records: %w", namespace, err))
+	}
+	return s.switchTo(ctx, namespace, old, version, true)
+}
+
+// DeleteNamespace implements globalsearch.IndexWriter: it switches the
+// namespace to a new, empty version (so that a search reading the old one
+// sees the head move, as after a replacement), unlists it and deletes the
+// records of every earlier version.
+func (s *Store) DeleteNamespace(ctx context.Context, namespace string) error {
+	if err := checkNamespace(namespace); err != nil {
+		return err
+	}
+	h, err := s.readHead(ctx, namespace)
+	if err != nil {
+		return fmt.Errorf("namespace %s: nothing deleted: %w", namespace, err)
+	}
+	return s.switchTo(ctx, namespace, h.Version, s.newVersion(), false)
+}
+
+// checkNamespace refuses the names the key scheme cannot hold.
+func checkNamespace(namespace string) error {
+	switch {
+	case namespace == "":
+		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace must not be empty")
+	case strings.Contains(namespace, "#"):
+		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace %q holds '#', which the index table keeps for versions", namespace)
+	}
+	return nil
+}
+
+// headKey is the key of a namespace's head item.
+func headKey(namespace string) (item, error) {
+	return attributevalue.MarshalMap(indexKey{Namespace: namespace, SK: headSK})
+}
+
+func stringSet(v ...string) expression.ValueBuilder {
+	return expression.Value(&types.AttributeValueMemberSS{Value: v})
+}
+
+// updateHead applies one update to a namespace's head and decodes the head
+// it leaves.
+func (s *Store) updateHead(ctx context.Context, namespace string, b expression.Builder) (head, error) {
+	key, err := headKey(namespace)
+	if err != nil {
+		return head{}, err
+	}
+	expr, err := b.Build()
+	if err != nil {
+		return head{}, fmt.Errorf("build the head update of namespace %s: %w", namespace, err)
+	}
+	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.tables.Index,
+		Key:                       key,
+		UpdateExpression:          expr.Update(),
+		ConditionExpression:       expr.Condition(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	if err != nil {
+		return head{}, err
+	}
+	return decodeHead(out.Attributes), nil
+}
+
+// addPending records version as being written and returns the version the
+// namespace reads now, which the switch will require unchanged.
+func (s *Store) addPending(ctx context.Context, namespace, version string) (string, error) {
+	h, err := s.updateHead(ctx, namespace, expression.NewBuilder().WithUpdate(
+		expression.Add(expression.Name(attrPending), stringSet(version))))
+	if err != nil {
+		return "", wrap(err, "record version %s as pending", version)
+	}
+	return h.Version, nil
+}
+
+// switchTo makes version the one searches read, in one conditional
+// UpdateItem: only if the namespace still reads old and, for a replacement
+// (pending), version is still pending (a later ingest may have taken it
+// for a leftover and begun deleting it). Then it updates the catalog and
+// deletes the records of the versions it retired and of the leftovers.
+func (s *Store) switchTo(ctx context.Context, namespace, old, version string, pending bool) error {
+	unchanged := expression.Name(attrVersion).Equal(expression.Value(old))
+	if old == "" {
+		unchanged = expression.AttributeNotExists(expression.Name(attrVersion))
+	}
+	retired := old
+	if retired == "" {
+		retired = legacyVersion
+	}
+	update := expression.Set(expression.Name(attrVersion), expression.Value(version)).
+		Add(expression.Name(attrRetired), stringSet(retired))
+	cond := unchanged
+	if pending {
+		update = update.Delete(expression.Name(attrPending), stringSet(version))
+		cond = unchanged.And(expression.Contains(expression.Name(attrPending), version))
+	}
+	what := "replaced"
+	if !pending {
+		what = "deleted"
+	}
+	h, err := s.updateHead(ctx, namespace, expression.NewBuilder().WithUpdate(update).WithCondition(cond))
+	if err != nil {
+		// The switch may have been applied though its answer was lost (or
+		// an SDK retry of it found its own work done): the head says.
+		now, readErr := s.readHead(ctx, namespace)
+		switch {
+		case readErr != nil:
+			return fmt.Errorf("namespace %s: unknown whether the records were %s (switching failed, then reading the version failed: %w): run this again: %w", namespace, what, readErr, wrap(err, "switch to version %s", version))
+		case now.Version == version:
+			h = now
+		default:
+			var failed *types.ConditionalCheckFailedException
+			if errors.As(err, &failed) {
+				err = globalsearch.Errorf(globalsearch.KindThrottled, "another ingest or delete of the namespace ran at the same time: run this one again")
+			} else {
+				err = wrap(err, "switch to version %s", version)
+			}
+			err = fmt.Errorf("namespace %s: nothing %s (the previous records still read): %w", namespace, what, err)
+			if pending {
+				return s.abandon(ctx, namespace, version, err)
+			}
+			return err
+		}
+	}
+	// Listed once its records read, unlisted once they no longer do, so
+	// the catalog never names a namespace that is not there.
+	if err := s.catalog(ctx, namespace, pending); err != nil {
+		return fmt.Errorf("namespace %s: records %s, but the namespace list was not updated (run this again to fix it): %w", namespace, what, err)
+	}
+	if err := s.dropVersions(ctx, namespace, h); err != nil {
+		return fmt.Errorf("namespace %s: records %s, but deleting earlier versions failed (the next ingest deletes them): %w", namespace, what, err)
+	}
+	return nil
+}
+
+// abandon is a failed replacement's best effort to delete what it wrote;
+// whatever it leaves stays listed on the head, for the next replacement
+// to delete.
+func (s *Store) abandon(ctx context.Context, namespace, version string, cause error) error {
+	if err := s.dropVersion(ctx, namespace, version, true); err != nil {
+		return fmt.Errorf("%w (its partial records are deleted by the next ingest)", cause)
+	}
+	return cause
+}
+
+// dropVersions deletes every version the head lists as retired or pending
+// but the current one.
+func (s *Store) dropVersions(ctx context.Context, namespace string, h head) error {
+	var errs []error
+	for _, v := range h.Retired {
+		if v != h.Version {
+			errs = append(errs, s.dropVersion(ctx, namespace, v, false))
+		}
+	}
+	for _, v := range h.Pending {
+		if v != h.Version {
+			errs = append(errs, s.dropVersion(ctx, namespace, v, true))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// dropVersion deletes a version's records. A pending version is first
+// moved to the retired set, atomically: an ingest still writing it then
+// fails its switch rather than switching to records being deleted. The
+// version leaves the retired set only once its records are gone, so one
+// whose deletion fails is still listed for the next ingest to delete.
+func (s *Store) dropVersion(ctx context.Context, namespace, version string, pending bool) error {
+	if pending {
+		// Never the version searches read: a switch whose answer was lost
+		// may have made it current.
+		if _, err := s.updateHead(ctx, namespace, expression.NewBuilder().WithUpdate(
+			expression.Delete(expression.Name(attrPending), stringSet(version)).
+				Add(expression.Name(attrRetired), stringSet(version))).
+			WithCondition(expression.AttributeNotExists(expression.Name(attrVersion)).
+				Or(expression.Name(attrVersion).NotEqual(expression.Value(version))))); err != nil {
+			return wrap(err, "retire version %s", version)
+		}
+	}
+	keys, err := s.namespaceKeys(ctx, versionPartition(namespace, version))
 	if err != nil {
 		return err
 	}
-	if err := s.batchWrite(ctx, s.tables.Index, puts); err != nil {
-		return fmt.Errorf("namespace %s: write records: %w", namespace, err)
-	}
-	var deletes []types.WriteRequest
-	for _, k := range old {
-		if keep[k.SK] {
-			continue
+	deletes := make([]types.WriteRequest, 0, len(keys))
+	for _, k := range keys {
+		if k.SK == headSK {
+			continue // the legacy partition holds the head
 		}
 		it, err := attributevalue.MarshalMap(k)
 		if err != nil {
-			return fmt.Errorf("namespace %s: encode key %s: %w", namespace, k.SK, err)
+			return fmt.Errorf("encode key %s: %w", k.SK, err)
 		}
 		deletes = append(deletes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: it}})
 	}
 	if err := s.batchWrite(ctx, s.tables.Index, deletes); err != nil {
-		return fmt.Errorf("namespace %s: delete records of the previous index: %w", namespace, err)
+		return fmt.Errorf("delete records of version %s: %w", version, err)
 	}
-	// Listed once its records are written, unlisted once they are deleted,
-	// so the catalog never names a namespace that was not there.
-	if err := s.catalog(ctx, namespace, len(puts) > 0); err != nil {
-		return fmt.Errorf("namespace %s: records replaced, but the namespace list was not updated (ingest again to fix it): %w", namespace, err)
+	if _, err := s.updateHead(ctx, namespace, expression.NewBuilder().WithUpdate(
+		expression.Delete(expression.Name(attrRetired), stringSet(version)))); err != nil {
+		return wrap(err, "release version %s", version)
 	}
 	return nil
 }
@@ -221,9 +522,9 @@ func (s *Store) catalog(ctx context.Context, namespace string, listed bool) erro
 	if err != nil {
 		return err
 	}
-	update := expression.Add(expression.Name(catalogNames), expression.Value(&types.AttributeValueMemberSS{Value: []string{namespace}}))
+	update := expression.Add(expression.Name(catalogNames), stringSet(namespace))
 	if !listed {
-		update = expression.Delete(expression.Name(catalogNames), expression.Value(&types.AttributeValueMemberSS{Value: []string{namespace}}))
+		update = expression.Delete(expression.Name(catalogNames), stringSet(namespace))
 	}
 	expr, err := expression.NewBuilder().WithUpdate(update).Build()
 	if err != nil {
@@ -261,18 +562,18 @@ func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// namespaceKeys lists the keys of every item of a namespace, reading only
+// namespaceKeys lists the keys of every item of a partition, reading only
 // the keys.
-func (s *Store) namespaceKeys(ctx context.Context, namespace string) ([]indexKey, error) {
+func (s *Store) namespaceKeys(ctx context.Context, partition string) ([]indexKey, error) {
 	items, err := s.queryAll(ctx, s.tables.Index, expression.NewBuilder().
-		WithKeyCondition(expression.Key(attrNamespace).Equal(expression.Value(namespace))).
+		WithKeyCondition(expression.Key(attrNamespace).Equal(expression.Value(partition))).
 		WithProjection(expression.NamesList(expression.Name(attrNamespace), expression.Name(attrSK))), false)
 	if err != nil {
-		return nil, wrap(err, "list records of namespace %s", namespace)
+		return nil, wrap(err, "list records of partition %s", partition)
 	}
 	var keys []indexKey
 	if err := attributevalue.UnmarshalListOfMaps(items, &keys); err != nil {
-		return nil, fmt.Errorf("decode keys of namespace %s: %w", namespace, err)
+		return nil, fmt.Errorf("decode keys of partition %s: %w", partition, err)
 	}
 	return keys, nil
 }

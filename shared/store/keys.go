@@ -23,6 +23,32 @@ const (
 	prefixChunk   = "chunk#"
 )
 
+// Namespace versions (docs/contract.md#namespace-versions): the records of
+// version v of namespace ns live in partition "ns#v" ('#' is no namespace
+// character, so no name collides with a version), and the head item
+// (partition ns, sort key headSK) names the version searches read, the
+// versions being written (pending) and those replaced but not yet deleted
+// (retired). A namespace without a head, or whose head names no version,
+// is the layout before versions: its records in partition ns itself, read
+// as the legacy version.
+const (
+	headSK      = "#head"
+	attrVersion = "version"
+	attrPending = "pending"
+	attrRetired = "retired"
+	// legacyVersion names the head-less partition in the version sets (a
+	// set cannot hold ""); generated versions are hex, so never this.
+	legacyVersion = "legacy"
+)
+
+// versionPartition is the partition holding a version's records.
+func versionPartition(namespace, version string) string {
+	if version == "" || version == legacyVersion {
+		return namespace
+	}
+	return namespace + "#" + version
+}
+
 // The namespace catalog is one item of the index table listing the
 // namespaces that hold records, so that an empty search can say which
 // namespaces exist with one Query (prepare may Query the index table, never

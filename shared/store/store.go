@@ -8,6 +8,26 @@
 // are plain attributes beside the keys. Because the sort key orders by id,
 // each kind reads back in id byte order.
 //
+// Namespaces are versioned (docs/contract.md#namespace-versions): version v
+// of namespace ns lives in partition `ns#v`, and the head item (partition
+// `ns`, sort key `#head`) names the current `version`, the `pending`
+// versions being written and the `retired` ones not yet deleted. A
+// replacement (1) marks its new version pending (UpdateItem ADD, which also
+// returns the current version), (2) writes every record into the new
+// partition, (3) switches with one conditional UpdateItem (SET version, DELETE
+// pending, ADD the old version to retired; only if the version is unchanged
+// and the new one still pending), then (4) deletes every retired and pending
+// version but the current one: a pending one is moved to retired first,
+// atomically, so an ingest still writing it fails its switch, and a version
+// leaves retired only once its records are gone, so nothing is ever lost
+// track of. A namespace without a head (the layout before versions) reads
+// from partition `ns` itself, and its first replacement retires it. Readers
+// (Open) read the head once, every record of that version, and the head
+// again (Snapshot.Intact): versions never repeat and are deleted only after
+// the head moved past them, so an unchanged head proves the reads whole.
+// Every index read is strongly consistent, so a reader never sees a head
+// newer than the records it names.
+//
 // Runs table: partition key `queryId` (S), sort key `sk` (S): `request`,
 // `plan`, `batch#000042`, `answer#<runId>#000042`, `reduce-calls#<runId>`,
 // `result`. Batch indexes are zero-padded to six digits so that sort-key

@@ -189,11 +189,13 @@ func TestLoadRequests(t *testing.T) {
 	assert.Equal(t, ceilDiv(len(r.Summaries)+len(r.Claims)+len(r.Chunks), 25), fake.Calls()["BatchWriteItem"], "writes go 25 to a request")
 
 	fake.Reset()
-	sums, err := s.Summaries(ctx, "ns")
+	snap, err := s.Open(ctx, "ns")
 	require.NoError(t, err)
-	claims, err := s.Claims(ctx, "ns")
+	sums, err := snap.Summaries(ctx)
 	require.NoError(t, err)
-	chunks, err := s.Chunks(ctx, "ns", citedChunkIDs(r))
+	claims, err := snap.Claims(ctx)
+	require.NoError(t, err)
+	chunks, err := snap.Chunks(ctx, citedChunkIDs(r))
 	require.NoError(t, err)
 	require.Len(t, sums, len(r.Summaries))
 	require.Len(t, claims, len(r.Claims))
@@ -203,14 +205,19 @@ func TestLoadRequests(t *testing.T) {
 	// was the last: hence the +1 when the count divides evenly.
 	pages := func(n int) int { return n/pageLimit + 1 }
 	calls := fake.Calls()
-	assert.Equal(t, pages(len(r.Summaries))+pages(len(r.Claims)), calls["Query"])
+	assert.Equal(t, 1+pages(len(r.Summaries))+pages(len(r.Claims)), calls["Query"], "the version, then the records")
 	assert.Equal(t, ceilDiv(len(r.Chunks), 100), calls["BatchGetItem"])
 	assert.Zero(t, calls["GetItem"], "no request per record")
 }
 
+// TestUnprocessed: unprocessed items and keys are sent again; an ingest
+// whose records cannot all be written fails saying how many were not, and
+// leaves the namespace reading exactly as before; once the fault is gone,
+// the next ingest replaces it and leaves nothing of the failed one.
 func TestUnprocessed(t *testing.T) {
 	ctx := context.Background()
 	r := generate(40) // 161 items: 7 write groups; 80 chunks
+	old := generate(3)
 	tests := []struct {
 		name string
 		// leaveWrite and leaveGet say how many sub-requests of call number
@@ -235,10 +242,16 @@ func TestUnprocessed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			client := testenv.Minidyn(t)
 			tables := newTables(t, client)
-			var writes, gets atomic.Int64
+			require.NoError(t, store.New(client, tables).ReplaceNamespace(ctx, "ns", old))
+			var writes, gets, puts atomic.Int64
+			var faulty atomic.Bool
+			faulty.Store(true)
 			fake := &fakeClient{next: client}
 			fake.batchWriteItem = func(ctx context.Context, in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
 				reqs := in.RequestItems[tables.Index]
+				if !faulty.Load() {
+					return client.BatchWriteItem(ctx, in)
+				}
 				n := tc.leaveWrite(int(writes.Add(1))-1, len(reqs))
 				if n == len(reqs) {
 					return &dynamodb.BatchWriteItemOutput{UnprocessedItems: map[string][]types.WriteRequest{tables.Index: reqs}}, nil
@@ -246,6 +259,7 @@ func TestUnprocessed(t *testing.T) {
 				if _, err := client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{tables.Index: reqs[n:]}}); err != nil {
 					return nil, err
 				}
+				puts.Add(int64(countPuts(reqs[n:])))
 				out := &dynamodb.BatchWriteItemOutput{}
 				if n > 0 {
 					out.UnprocessedItems = map[string][]types.WriteRequest{tables.Index: reqs[:n]}
@@ -254,11 +268,14 @@ func TestUnprocessed(t *testing.T) {
 			}
 			fake.batchGetItem = func(ctx context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
 				keys := in.RequestItems[tables.Index].Keys
+				if !faulty.Load() {
+					return client.BatchGetItem(ctx, in)
+				}
 				n := tc.leaveGet(int(gets.Add(1))-1, len(keys))
 				if n == len(keys) {
 					return &dynamodb.BatchGetItemOutput{UnprocessedKeys: map[string]types.KeysAndAttributes{tables.Index: {Keys: keys}}}, nil
 				}
-				out, err := client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{tables.Index: {Keys: keys[n:]}}})
+				out, err := client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{tables.Index: {Keys: keys[n:], ConsistentRead: aws.Bool(true)}}})
 				if err != nil {
 					return nil, err
 				}
@@ -273,15 +290,21 @@ func TestUnprocessed(t *testing.T) {
 			if tc.wantErr {
 				require.Error(t, err)
 				// Which groups are stuck depends on the order the concurrent
-				// calls arrive in; the count must be the records missing.
+				// calls arrive in; the count must be the records not written.
 				total := len(r.Summaries) + len(r.Claims) + len(r.Chunks)
-				missing := missingRecords(t, client, tables, r)
-				require.Positive(t, missing)
-				assert.Contains(t, err.Error(), fmt.Sprintf("%d of %d items not written", missing, total))
+				require.Less(t, puts.Load(), int64(total))
+				assert.Contains(t, err.Error(), fmt.Sprintf("%d of %d items not written", total-int(puts.Load()), total))
+				assert.Contains(t, err.Error(), "nothing replaced")
 				assert.Equal(t, globalsearch.KindThrottled, globalsearch.KindOf(err))
-				_, err = s.Chunks(ctx, "ns", citedChunkIDs(r))
+				_, err = s.Chunks(ctx, "ns", citedChunkIDs(old))
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), "unprocessed after 3 attempts")
+
+				faulty.Store(false)
+				storetest.AssertNamespace(t, s, "ns", old)
+				require.NoError(t, s.ReplaceNamespace(ctx, "ns", r), "the next ingest, fault gone")
+				storetest.AssertNamespace(t, s, "ns", r)
+				assertOnlyCurrentVersion(t, client, tables, map[string]int{"ns": total})
 				return
 			}
 			require.NoError(t, err)
@@ -292,6 +315,69 @@ func TestUnprocessed(t *testing.T) {
 			require.NoError(t, err)
 			assert.Len(t, sums, len(r.Summaries), "every record written despite unprocessed items")
 		})
+	}
+}
+
+func countPuts(reqs []types.WriteRequest) int {
+	n := 0
+	for _, r := range reqs {
+		if r.PutRequest != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// partitions counts the items of every partition of table (a Scan: tests
+// only).
+func partitions(t *testing.T, client *dynamodb.Client, table string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	p := dynamodb.NewScanPaginator(client, &dynamodb.ScanInput{TableName: aws.String(table)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		require.NoError(t, err)
+		for _, it := range page.Items {
+			pk, ok := it["namespace"].(*types.AttributeValueMemberS)
+			require.True(t, ok)
+			out[pk.Value]++
+		}
+	}
+	return out
+}
+
+// assertOnlyCurrentVersion checks that the index table holds the catalog,
+// each namespace's head and one version partition of want[namespace]
+// items, and nothing else: no record of a replaced or failed version.
+func assertOnlyCurrentVersion(t *testing.T, client *dynamodb.Client, tables store.Tables, want map[string]int) {
+	t.Helper()
+	got := partitions(t, client, tables.Index)
+	assert.Equal(t, 1, got["#catalog"], "the catalog")
+	delete(got, "#catalog")
+	for ns, n := range want {
+		assert.Equal(t, 1, got[ns], "partition %s holds only the head of %s", ns, ns)
+		delete(got, ns)
+		var versions []string
+		for part, count := range got {
+			if strings.HasPrefix(part, ns+"#") {
+				versions = append(versions, part)
+				assert.Equal(t, n, count, "items of %s", part)
+				delete(got, part)
+			}
+		}
+		assert.Len(t, versions, 1, "one version of %s left: %v", ns, versions)
+	}
+	assert.Empty(t, got, "no other partition")
+	for ns := range want {
+		out, err := client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(tables.Index), Key: map[string]types.AttributeValue{
+			"namespace": &types.AttributeValueMemberS{Value: ns}, "sk": &types.AttributeValueMemberS{Value: "#head"},
+		}})
+		require.NoError(t, err)
+		for _, attr := range []string{"pending", "retired"} {
+			if set, ok := out.Item[attr].(*types.AttributeValueMemberSS); ok {
+				assert.Empty(t, set.Value, "the head of %s lists no %s version", ns, attr)
+			}
+		}
 	}
 }
 
@@ -320,27 +406,13 @@ func TestMinidynUnprocessed(t *testing.T) {
 	defer srv.EmulateFailure(server.FailureConditionNone)
 	_, err = s.Summaries(ctx, "ns")
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "read summaries of namespace ns")
+	assert.Contains(t, err.Error(), "read the version of namespace ns")
 	assert.Equal(t, globalsearch.KindInternal, globalsearch.KindOf(err), "a server error is not throttling")
 }
 
 // TestBatchWriteFailureStops: the write groups go several at a time, and
 // the first failure, or the caller cancelling, stops those not yet sent;
 // the error says how many items were not written.
-// missingRecords counts the records of r that namespace ns lacks.
-func missingRecords(t *testing.T, client store.DynamoDBAPI, tables store.Tables, r globalsearch.Records) int {
-	t.Helper()
-	ctx := context.Background()
-	s := store.New(client, tables)
-	sums, err := s.Summaries(ctx, "ns")
-	require.NoError(t, err)
-	claims, err := s.Claims(ctx, "ns")
-	require.NoError(t, err)
-	chunks, err := s.Chunks(ctx, "ns", citedChunkIDs(r))
-	require.NoError(t, err)
-	return len(r.Summaries) + len(r.Claims) + len(r.Chunks) - len(sums) - len(claims) - len(chunks)
-}
-
 func TestBatchWriteFailureStops(t *testing.T) {
 	r := generate(400) // 1,601 items: 65 write groups
 	total := len(r.Summaries) + len(r.Claims) + len(r.Chunks)
@@ -373,16 +445,20 @@ func TestBatchWriteFailureStops(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			var calls atomic.Int64
+			var calls, puts atomic.Int64
 			client := testenv.Minidyn(t)
+			tables := newTables(t, client)
 			fake := &fakeClient{
 				next: client,
 				batchWriteItem: func(ctx context.Context, in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
 					calls.Add(1)
-					return tc.write(cancel, client, ctx, in)
+					out, err := tc.write(cancel, client, ctx, in)
+					if err == nil {
+						puts.Add(int64(countPuts(in.RequestItems[tables.Index]) - countPuts(out.UnprocessedItems[tables.Index])))
+					}
+					return out, err
 				},
 			}
-			tables := newTables(t, client)
 			s := store.New(fake, tables, store.WithBackoff(fastBackoff))
 
 			err := s.ReplaceNamespace(ctx, "ns", r)
@@ -391,7 +467,12 @@ func TestBatchWriteFailureStops(t *testing.T) {
 			assert.Equal(t, tc.wantKind, globalsearch.KindOf(err))
 			assert.Positive(t, calls.Load())
 			assert.LessOrEqual(t, calls.Load(), int64(8), "no group sent after the first failure, beyond those already under way")
-			assert.Contains(t, err.Error(), fmt.Sprintf("batch write to %s: %d of %d items not written", tables.Index, missingRecords(t, client, tables, r), total))
+			assert.Contains(t, err.Error(), fmt.Sprintf("batch write to %s: %d of %d items not written", tables.Index, total-int(puts.Load()), total))
+			assert.Contains(t, err.Error(), "nothing replaced")
+			storetest.AssertNamespace(t, store.New(client, tables), "ns", globalsearch.Records{})
+			names, err := store.New(client, tables).Namespaces(context.Background())
+			require.NoError(t, err)
+			assert.Empty(t, names, "a namespace never written whole is not listed")
 		})
 	}
 }
@@ -454,7 +535,10 @@ func TestItemTooLarge(t *testing.T) {
 			Chunks:    []globalsearch.Chunk{{ID: "ok", Text: "fine"}, {ID: "big-chunk", Text: huge}},
 		}, `chunk "big-chunk"`},
 		{"summary", globalsearch.Records{Summaries: []globalsearch.Summary{{ID: "big-summary", Summary: huge}}}, `summary "big-summary"`},
-		{"claim", globalsearch.Records{Claims: []globalsearch.Claim{{ID: "big-claim", Subject: "s", Description: huge}}}, `claim "big-claim"`},
+		{"claim", globalsearch.Records{
+			Summaries: []globalsearch.Summary{{ID: "s1", Summary: "ok"}},
+			Claims:    []globalsearch.Claim{{ID: "big-claim", Subject: "s", Description: huge}},
+		}, `claim "big-claim"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -622,8 +706,11 @@ func TestNamespaceListFailure(t *testing.T) {
 	ctx := context.Background()
 	client := testenv.Minidyn(t)
 	tables := newTables(t, client)
-	fake := &fakeClient{next: client, updateItem: func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
-		return nil, &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "not allowed"}
+	fake := &fakeClient{next: client, updateItem: func(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+		if pk, _ := in.Key["namespace"].(*types.AttributeValueMemberS); pk != nil && pk.Value == "#catalog" {
+			return nil, &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "not allowed"}
+		}
+		return client.UpdateItem(ctx, in)
 	}}
 	s := store.New(fake, tables)
 	r := generate(3)

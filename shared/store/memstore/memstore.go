@@ -22,8 +22,7 @@ import (
 // magnitude cheaper than the JSON round trip results still take.
 type Store struct {
 	mu         sync.RWMutex
-	namespaces map[string]globalsearch.Records
-	chunks     map[string]map[string]globalsearch.Chunk
+	namespaces map[string]*namespace
 	requests   map[string]globalsearch.Params
 	plans      map[string]globalsearch.Plan
 	answers    map[runKey]map[int]globalsearch.MapAnswer
@@ -38,8 +37,9 @@ type Store struct {
 type runKey struct{ queryID, runID string }
 
 var (
-	_ globalsearch.Index = (*Store)(nil)
-	_ globalsearch.Runs  = (*Store)(nil)
+	_ globalsearch.Index       = (*Store)(nil)
+	_ globalsearch.IndexWriter = (*Store)(nil)
+	_ globalsearch.Runs        = (*Store)(nil)
 )
 
 var _ globalsearch.NamespaceLister = (*Store)(nil)
@@ -47,8 +47,7 @@ var _ globalsearch.NamespaceLister = (*Store)(nil)
 // New returns an empty store.
 func New() *Store {
 	return &Store{
-		namespaces: map[string]globalsearch.Records{},
-		chunks:     map[string]map[string]globalsearch.Chunk{},
+		namespaces: map[string]*namespace{},
 		requests:   map[string]globalsearch.Params{},
 		plans:      map[string]globalsearch.Plan{},
 		answers:    map[runKey]map[int]globalsearch.MapAnswer{},
@@ -58,10 +57,24 @@ func New() *Store {
 	}
 }
 
-// ReplaceNamespace replaces every record of a namespace.
-func (s *Store) ReplaceNamespace(_ context.Context, namespace string, r globalsearch.Records) error {
+// namespace is one version of a namespace. A replacement stores a new one
+// and never changes an old one, so a snapshot that holds it reads one
+// whole version however many replacements follow, as on DynamoDB
+// (docs/contract.md#namespace-versions), where the lock does what the
+// conditional switch does there.
+type namespace struct {
+	records globalsearch.Records
+	chunks  map[string]globalsearch.Chunk
+}
+
+// ReplaceNamespace implements globalsearch.IndexWriter: the new version
+// replaces the old one at once.
+func (s *Store) ReplaceNamespace(_ context.Context, name string, r globalsearch.Records) error {
 	if err := r.Validate(); err != nil {
-		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace %s: %w", namespace, err)
+		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace %s: %w", name, err)
+	}
+	if len(r.Summaries) == 0 {
+		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace %s: %s", name, globalsearch.NoSummariesMessage)
 	}
 	copied := globalsearch.Records{
 		Summaries: slices.Clone(r.Summaries),
@@ -74,8 +87,15 @@ func (s *Store) ReplaceNamespace(_ context.Context, namespace string, r globalse
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.namespaces[namespace] = copied
-	s.chunks[namespace] = byID
+	s.namespaces[name] = &namespace{records: copied, chunks: byID}
+	return nil
+}
+
+// DeleteNamespace implements globalsearch.IndexWriter.
+func (s *Store) DeleteNamespace(_ context.Context, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.namespaces, name)
 	return nil
 }
 
@@ -84,28 +104,65 @@ func (s *Store) ReplaceNamespace(_ context.Context, namespace string, r globalse
 func (s *Store) Namespaces(context.Context) ([]string, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	names := []string{}
-	for name, r := range s.namespaces {
-		if len(r.Summaries)+len(r.Claims)+len(r.Chunks) > 0 {
-			names = append(names, name)
-		}
+	names := slices.Sorted(maps.Keys(s.namespaces))
+	if names == nil {
+		names = []string{}
 	}
-	slices.Sort(names)
 	return names, nil
 }
 
-// Summaries implements globalsearch.Index.
-func (s *Store) Summaries(_ context.Context, namespace string) ([]globalsearch.Summary, error) {
+// Open implements globalsearch.Index.
+func (s *Store) Open(_ context.Context, name string) (globalsearch.Snapshot, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return slices.Clone(s.namespaces[namespace].Summaries), nil
+	if ns := s.namespaces[name]; ns != nil {
+		return snapshot{ns}, nil
+	}
+	return snapshot{&namespace{}}, nil
 }
 
-// Claims implements globalsearch.Index.
-func (s *Store) Claims(_ context.Context, namespace string) ([]globalsearch.Claim, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return cloneClaims(s.namespaces[namespace].Claims), nil
+// snapshot reads one version; it never changes, so it is always intact.
+type snapshot struct{ ns *namespace }
+
+func (v snapshot) Summaries(context.Context) ([]globalsearch.Summary, error) {
+	return slices.Clone(v.ns.records.Summaries), nil
+}
+
+func (v snapshot) Claims(context.Context) ([]globalsearch.Claim, error) {
+	return cloneClaims(v.ns.records.Claims), nil
+}
+
+func (v snapshot) Chunks(_ context.Context, ids []string) ([]globalsearch.Chunk, error) {
+	out := make([]globalsearch.Chunk, 0, len(ids))
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if c, ok := v.ns.chunks[id]; ok && !seen[id] {
+			seen[id] = true
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func (snapshot) Intact(context.Context) (bool, error) { return true, nil }
+
+// Summaries reads the summaries of the current version of a namespace.
+func (s *Store) Summaries(ctx context.Context, name string) ([]globalsearch.Summary, error) {
+	v, _ := s.Open(ctx, name)
+	return v.Summaries(ctx)
+}
+
+// Claims reads the claims of the current version of a namespace.
+func (s *Store) Claims(ctx context.Context, name string) ([]globalsearch.Claim, error) {
+	v, _ := s.Open(ctx, name)
+	return v.Claims(ctx)
+}
+
+// Chunks reads chunks of the current version of a namespace, as
+// globalsearch.Snapshot does.
+func (s *Store) Chunks(ctx context.Context, name string, ids []string) ([]globalsearch.Chunk, error) {
+	v, _ := s.Open(ctx, name)
+	return v.Chunks(ctx, ids)
 }
 
 func cloneClaims(claims []globalsearch.Claim) []globalsearch.Claim {
@@ -114,22 +171,6 @@ func cloneClaims(claims []globalsearch.Claim) []globalsearch.Claim {
 		claims[i].SourceChunkIDs = slices.Clone(claims[i].SourceChunkIDs)
 	}
 	return claims
-}
-
-// Chunks implements globalsearch.Index.
-func (s *Store) Chunks(_ context.Context, namespace string, ids []string) ([]globalsearch.Chunk, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	byID := s.chunks[namespace]
-	out := make([]globalsearch.Chunk, 0, len(ids))
-	seen := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		if c, ok := byID[id]; ok && !seen[id] {
-			seen[id] = true
-			out = append(out, c)
-		}
-	}
-	return out, nil
 }
 
 // CreateRequest implements globalsearch.Requests.

@@ -26,6 +26,11 @@ type Store interface {
 	globalsearch.IndexWriter
 	globalsearch.Runs
 	globalsearch.NamespaceLister
+	// Each reads one kind of a namespace's current version, as Open and
+	// the snapshot's method of that name do.
+	Summaries(ctx context.Context, namespace string) ([]globalsearch.Summary, error)
+	Claims(ctx context.Context, namespace string) ([]globalsearch.Claim, error)
+	Chunks(ctx context.Context, namespace string, ids []string) ([]globalsearch.Chunk, error)
 }
 
 type config struct{ skipLarge bool }
@@ -54,7 +59,9 @@ func Run(t *testing.T, open func(t *testing.T) Store, opts ...Option) {
 		{"namespaces are separate", false, testNamespacesSeparate},
 		{"replace removes old records", false, testReplaceRemovesOld},
 		{"replace with invalid records writes nothing", false, testReplaceInvalid},
-		{"replace with no records empties the namespace", false, testReplaceEmpty},
+		{"replace without summaries is refused and deletes nothing", false, testReplaceEmpty},
+		{"delete empties a namespace", false, testDeleteNamespace},
+		{"a snapshot reads one version across a replace", false, testSnapshotAcrossReplace},
 		{"namespaces lists those holding records", false, testNamespaces},
 		{"request created then existing", false, testCreateRequest},
 		{"not found", false, testNotFound},
@@ -149,7 +156,8 @@ func sampleRecords() globalsearch.Records {
 	}
 }
 
-func assertNamespace(t *testing.T, s Store, ns string, want globalsearch.Records) {
+// AssertNamespace checks that namespace ns of s reads exactly want.
+func AssertNamespace(t *testing.T, s Store, ns string, want globalsearch.Records) {
 	t.Helper()
 	ctx := context.Background()
 	sums, err := s.Summaries(ctx, ns)
@@ -171,7 +179,7 @@ func testIndexRoundTrip(t *testing.T, s Store) {
 	ctx := context.Background()
 	r := sampleRecords()
 	require.NoError(t, s.ReplaceNamespace(ctx, "ns-a", r))
-	assertNamespace(t, s, "ns-a", r)
+	AssertNamespace(t, s, "ns-a", r)
 
 	tests := []struct {
 		name string
@@ -222,8 +230,8 @@ func testNamespacesSeparate(t *testing.T, s Store) {
 	}
 	require.NoError(t, s.ReplaceNamespace(ctx, "a", a))
 	require.NoError(t, s.ReplaceNamespace(ctx, "b", b))
-	assertNamespace(t, s, "a", a)
-	assertNamespace(t, s, "b", b)
+	AssertNamespace(t, s, "a", a)
+	AssertNamespace(t, s, "b", b)
 }
 
 func testReplaceRemovesOld(t *testing.T, s Store) {
@@ -238,14 +246,14 @@ func testReplaceRemovesOld(t *testing.T, s Store) {
 		Chunks: []globalsearch.Chunk{{ID: "ch2", Text: "second chunk, edited"}},
 	}
 	require.NoError(t, s.ReplaceNamespace(ctx, "ns", next))
-	assertNamespace(t, s, "ns", next)
+	AssertNamespace(t, s, "ns", next)
 	chunks, err := s.Chunks(ctx, "ns", []string{"ch1", "ch2", "ch3"})
 	require.NoError(t, err)
 	assert.Equal(t, next.Chunks, chunks, "old chunks are gone")
 
 	// Replacing with the same records again is idempotent.
 	require.NoError(t, s.ReplaceNamespace(ctx, "ns", next))
-	assertNamespace(t, s, "ns", next)
+	AssertNamespace(t, s, "ns", next)
 }
 
 func testReplaceInvalid(t *testing.T, s Store) {
@@ -277,7 +285,7 @@ func testReplaceInvalid(t *testing.T, s Store) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.msg)
 			assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
-			assertNamespace(t, s, "ns", sampleRecords())
+			AssertNamespace(t, s, "ns", sampleRecords())
 		})
 	}
 }
@@ -285,11 +293,83 @@ func testReplaceInvalid(t *testing.T, s Store) {
 func testReplaceEmpty(t *testing.T, s Store) {
 	ctx := context.Background()
 	require.NoError(t, s.ReplaceNamespace(ctx, "ns", sampleRecords()))
-	require.NoError(t, s.ReplaceNamespace(ctx, "ns", globalsearch.Records{}))
-	assertNamespace(t, s, "ns", globalsearch.Records{})
-	chunks, err := s.Chunks(ctx, "ns", []string{"ch1"})
+	only := sampleRecords()
+	only.Summaries = nil
+	only.Claims = nil
+	for name, r := range map[string]globalsearch.Records{"no records": {}, "only chunks": only} {
+		t.Run(name, func(t *testing.T) {
+			err := s.ReplaceNamespace(ctx, "ns", r)
+			require.Error(t, err)
+			assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
+			assert.Contains(t, err.Error(), "no summaries")
+			AssertNamespace(t, s, "ns", sampleRecords())
+			names, err := s.Namespaces(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, []string{"ns"}, names, "still listed")
+		})
+	}
+}
+
+func testDeleteNamespace(t *testing.T, s Store) {
+	ctx := context.Background()
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns", sampleRecords()))
+	require.NoError(t, s.ReplaceNamespace(ctx, "other", sampleRecords()))
+	require.NoError(t, s.DeleteNamespace(ctx, "ns"))
+	AssertNamespace(t, s, "ns", globalsearch.Records{})
+	chunks, err := s.Chunks(ctx, "ns", []string{"ch1", "ch2", "ch3"})
 	require.NoError(t, err)
 	assert.Empty(t, chunks)
+	AssertNamespace(t, s, "other", sampleRecords())
+	names, err := s.Namespaces(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"other"}, names, "a deleted namespace is no longer listed")
+
+	require.NoError(t, s.DeleteNamespace(ctx, "ns"), "deleting again is no error")
+	require.NoError(t, s.DeleteNamespace(ctx, "never-written"), "nor deleting what never existed")
+	AssertNamespace(t, s, "never-written", globalsearch.Records{})
+
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns", sampleRecords()), "a deleted namespace can be written again")
+	AssertNamespace(t, s, "ns", sampleRecords())
+}
+
+// testSnapshotAcrossReplace holds a snapshot of the old version while a
+// replacement runs to its end: what it reads afterwards is either the
+// whole old version, or it says it is no longer intact (and a search reads
+// again), never a mix passed off as intact.
+func testSnapshotAcrossReplace(t *testing.T, s Store) {
+	ctx := context.Background()
+	old := sampleRecords()
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns", old))
+	snap, err := s.Open(ctx, "ns")
+	require.NoError(t, err)
+	next := globalsearch.Records{Summaries: []globalsearch.Summary{{ID: "root", Summary: "the new corpus"}}, Chunks: []globalsearch.Chunk{{ID: "ch1", Text: "new chunk"}}}
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns", next))
+
+	sums, err := snap.Summaries(ctx)
+	require.NoError(t, err)
+	claims, err := snap.Claims(ctx)
+	require.NoError(t, err)
+	chunks, err := snap.Chunks(ctx, []string{"ch1", "ch2", "ch3"})
+	require.NoError(t, err)
+	intact, err := snap.Intact(ctx)
+	require.NoError(t, err)
+	if intact {
+		assert.Equal(t, sortSummaries(old.Summaries), sortSummaries(sums), "an intact snapshot read the whole old version")
+		assert.Equal(t, sortClaims(old.Claims), sortClaims(claims))
+		assert.Equal(t, sortChunks(old.Chunks), sortChunks(chunks))
+	}
+	for _, c := range chunks {
+		assert.NotEqual(t, "new chunk", c.Text, "a snapshot never reads another version's records")
+	}
+
+	fresh, err := s.Open(ctx, "ns")
+	require.NoError(t, err)
+	intact, err = fresh.Intact(ctx)
+	require.NoError(t, err)
+	assert.True(t, intact, "nothing replaced it since")
+	got, err := fresh.Summaries(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, next.Summaries, got)
 }
 
 func testNamespaces(t *testing.T, s Store) {
@@ -305,10 +385,10 @@ func testNamespaces(t *testing.T, s Store) {
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"a", "b"}, names, "each once")
 
-	require.NoError(t, s.ReplaceNamespace(ctx, "b", globalsearch.Records{}))
+	require.NoError(t, s.DeleteNamespace(ctx, "b"))
 	names, err = s.Namespaces(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"a"}, names, "an emptied namespace is no longer listed")
+	assert.Equal(t, []string{"a"}, names, "a deleted namespace is no longer listed")
 
 	require.Error(t, s.ReplaceNamespace(ctx, "c", globalsearch.Records{Summaries: []globalsearch.Summary{{ID: "x"}, {ID: "x"}}}))
 	names, err = s.Namespaces(ctx)
@@ -482,7 +562,7 @@ func testMutationIsolation(t *testing.T, s Store) {
 	require.NoError(t, err)
 	b.CommunityIDs[0] = "changed after read"
 
-	assertNamespace(t, s, "ns-mut", sampleRecords())
+	AssertNamespace(t, s, "ns-mut", sampleRecords())
 	got, err := s.Plan(ctx, "q-mut")
 	require.NoError(t, err)
 	assert.Equal(t, samplePlan("q-mut", 3), got)
@@ -769,12 +849,12 @@ func testLargeNamespace(t *testing.T, s Store) {
 		r.Chunks = append(r.Chunks, globalsearch.Chunk{ID: fmt.Sprintf("ch%04d", i), Text: largeText(id, 4096)})
 	}
 	require.NoError(t, s.ReplaceNamespace(ctx, "big", r))
-	assertNamespace(t, s, "big", r)
+	AssertNamespace(t, s, "big", r)
 
 	// Replacing with a smaller set deletes the rest across many pages.
 	r.Summaries, r.Claims, r.Chunks = r.Summaries[:10], r.Claims[:10], r.Chunks[:10]
 	require.NoError(t, s.ReplaceNamespace(ctx, "big", r))
-	assertNamespace(t, s, "big", r)
+	AssertNamespace(t, s, "big", r)
 }
 
 func testLargeRuns(t *testing.T, s Store) {
