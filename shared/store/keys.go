@@ -16,6 +16,23 @@ const (
 	TTLAttribute = "expiresAt"
 )
 
+// Attributes of the runs table's result item that the store updates in
+// place and the state machine writes (RecordFailure in the ASL).
+const (
+	attrRunID      = "runId"
+	attrOwner      = "owner"
+	attrStatus     = "status"
+	attrResultGzip = "resultGzip"
+	attrError      = "error"
+	attrCause      = "cause"
+	attrFailedAt   = "failedAt"
+)
+
+// endedRunID is the runId of a result item whose run was ended by a result
+// saved without one (a failure prepare recorded): no run id equals it, so no
+// run can save its result any more.
+const endedRunID = "(ended)"
+
 // Sort-key prefixes of the index table, one per record kind.
 const (
 	prefixSummary = "summary#"

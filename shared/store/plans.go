@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,7 +56,7 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 		return err
 	}
 	writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: m}})
-	m, err = s.marshalRun("result of query "+id, runItem{QueryID: id, SK: skResult, ExpiresAt: exp, RunID: p.RunID, Status: string(globalsearch.StatusRunning)})
+	m, err = s.marshalRun("result of query "+id, runItem{QueryID: id, SK: skResult, ExpiresAt: exp, RunID: p.RunID, Owner: cmp.Or(p.Owner, id), Status: string(globalsearch.StatusRunning)})
 	if err != nil {
 		return err
 	}

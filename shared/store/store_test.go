@@ -66,6 +66,7 @@ type fakeClient struct {
 	batchGetItem   func(context.Context, *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error)
 	batchWriteItem func(context.Context, *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error)
 	updateItem     func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error)
+	transactWrite  func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error)
 
 	mu    sync.Mutex
 	calls map[string]int
@@ -142,6 +143,14 @@ func (f *fakeClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInpu
 		return f.updateItem(ctx, in)
 	}
 	return f.next.UpdateItem(ctx, in, o...)
+}
+
+func (f *fakeClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	f.count("TransactWriteItems")
+	if f.transactWrite != nil {
+		return f.transactWrite(ctx, in)
+	}
+	return f.next.TransactWriteItems(ctx, in, o...)
 }
 
 // generate builds a namespace of n leaf summaries under one root, a claim
@@ -415,13 +424,16 @@ func TestThrottled(t *testing.T) {
 				updateItem: func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
 					return nil, apiErr
 				},
+				transactWrite: func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
+					return nil, apiErr
+				},
 			}
 			s := store.New(fake, store.Tables{Index: "i", Runs: "r"})
 			calls := map[string]func() error{
 				"Summaries":     func() error { _, err := s.Summaries(ctx, "ns"); return err },
 				"Chunks":        func() error { _, err := s.Chunks(ctx, "ns", []string{"a"}); return err },
 				"Replace":       func() error { return s.ReplaceNamespace(ctx, "ns", generate(1)) },
-				"CreateRequest": func() error { _, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q"}); return err },
+				"CreateRequest": func() error { _, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q"}, ""); return err },
 				"Result":        func() error { _, err := s.Result(ctx, "q"); return err },
 				"MapAnswers":    func() error { _, err := s.MapAnswers(ctx, "q", "r"); return err },
 				"SaveMapAnswer": func() error { return s.SaveMapAnswer(ctx, "q", "r", globalsearch.MapAnswer{}) },
@@ -495,7 +507,7 @@ func TestExpired(t *testing.T) {
 	s := store.New(client, tables, store.WithClock(clock), store.WithTTL(time.Hour))
 
 	params := globalsearch.Params{QueryID: "q", Query: "old"}
-	_, created, err := s.CreateRequest(ctx, params)
+	_, created, err := s.CreateRequest(ctx, params, "")
 	require.NoError(t, err)
 	require.True(t, created)
 	require.NoError(t, s.SavePlan(ctx, globalsearch.Plan{Params: params, Batches: []globalsearch.Batch{{Index: 0, Content: "b"}}}))
@@ -520,7 +532,7 @@ func TestExpired(t *testing.T) {
 
 	// An expired request does not block a new one under the same id.
 	fresh := globalsearch.Params{QueryID: "q", Query: "new"}
-	got, created, err := s.CreateRequest(ctx, fresh)
+	got, created, err := s.CreateRequest(ctx, fresh, "")
 	require.NoError(t, err)
 	assert.True(t, created)
 	assert.Equal(t, fresh, got)
@@ -575,7 +587,7 @@ func TestCreateTablesTwice(t *testing.T) {
 	r := generate(3)
 	require.NoError(t, s.ReplaceNamespace(ctx, "ns", r))
 	p := globalsearch.Params{QueryID: "q1", Namespace: "ns", Query: "what changed?"}
-	_, created, err := s.CreateRequest(ctx, p)
+	_, created, err := s.CreateRequest(ctx, p, "")
 	require.NoError(t, err)
 	require.True(t, created)
 

@@ -329,14 +329,14 @@ func testCreateRequest(t *testing.T, s Store) {
 	ctx := context.Background()
 	first := sampleParams("q-1")
 	first.CommunityLevel = 2
-	got, created, err := s.CreateRequest(ctx, first)
+	got, created, err := s.CreateRequest(ctx, first, "")
 	require.NoError(t, err)
 	assert.True(t, created)
 	assert.Equal(t, first, got)
 
 	second := sampleParams("q-1")
 	second.Query = "a different question"
-	got, created, err = s.CreateRequest(ctx, second)
+	got, created, err = s.CreateRequest(ctx, second, "")
 	require.NoError(t, err)
 	assert.False(t, created, "the second create finds the first")
 	assert.Equal(t, first, got, "the stored request wins")
@@ -708,14 +708,14 @@ func testSeedGeneratedNotStored(t *testing.T, s Store) {
 	ctx := context.Background()
 	p := sampleParams("q-seed")
 	p.SeedGenerated = true
-	got, created, err := s.CreateRequest(ctx, p)
+	got, created, err := s.CreateRequest(ctx, p, "")
 	require.NoError(t, err)
 	require.True(t, created)
 	assert.True(t, got.SameRequest(p))
 	stored, err := s.Request(ctx, "q-seed")
 	require.NoError(t, err)
 	assert.False(t, stored.SeedGenerated, "a stored request has its seed fixed")
-	again, created, err := s.CreateRequest(ctx, p)
+	again, created, err := s.CreateRequest(ctx, p, "")
 	require.NoError(t, err)
 	assert.False(t, created)
 	assert.Equal(t, stored, again)
