@@ -2,6 +2,9 @@ package store_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -97,5 +100,197 @@ func TestNewRequestNeverReadsOldResult(t *testing.T) {
 				assert.ErrorIs(t, err, globalsearch.ErrNotFound, "not even later, before its run saves one")
 			})
 		}
+	}
+}
+
+// planGate blocks the first call that writes a plan item (the switch to a
+// new run) until release is closed, after telling reached.
+type planGate struct {
+	store.DynamoDBAPI
+	once    sync.Once
+	reached chan struct{}
+	release chan struct{}
+}
+
+func writesPlan(items ...map[string]types.AttributeValue) bool {
+	for _, it := range items {
+		if sk, ok := it["sk"].(*types.AttributeValueMemberS); ok && sk.Value == "plan" {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *planGate) wait() {
+	g.once.Do(func() {
+		close(g.reached)
+		<-g.release
+	})
+}
+
+func (g *planGate) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	if writesPlan(in.Item) {
+		g.wait()
+	}
+	return g.DynamoDBAPI.PutItem(ctx, in, o...)
+}
+
+func (g *planGate) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	for _, it := range in.TransactItems {
+		if it.Put != nil && writesPlan(it.Put.Item) {
+			g.wait()
+		}
+	}
+	return g.DynamoDBAPI.TransactWriteItems(ctx, in, o...)
+}
+
+// runPlan is a plan of run id with n batches whose content names the run.
+func runPlan(queryID, runID string, n int) globalsearch.Plan {
+	p := globalsearch.Plan{RunID: runID, Params: globalsearch.Params{QueryID: queryID, Query: "q?"}, Batches: []globalsearch.Batch{}}
+	for i := range n {
+		p.Batches = append(p.Batches, globalsearch.Batch{RunID: runID, Index: i, CommunityIDs: []string{fmt.Sprintf("c%d", i)},
+			EstimatedTokens: 10 + i, Content: fmt.Sprintf("batch %d of %s", i, runID)})
+	}
+	return p
+}
+
+// TestRacingPrepares: two prepares of one request save their plans at
+// once (docs/contract.md#query-ids). Prepare A reads the current plan and
+// writes its batches, then waits at its switch to the new run while
+// prepare B saves a whole plan; then A goes on. Exactly one run proceeds:
+// B's plan reads whole, B saves its result, and A gets a clear error and
+// can save nothing.
+func TestRacingPrepares(t *testing.T) {
+	for emu, open := range emulators(t) {
+		t.Run(emu, func(t *testing.T) {
+			ctx := context.Background()
+			client := open(t)
+			tables := newTables(t, client)
+			s := store.New(client, tables)
+			_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q", Query: "q?"}, "")
+			require.NoError(t, err)
+			gate := &planGate{DynamoDBAPI: client, reached: make(chan struct{}), release: make(chan struct{})}
+			a := store.New(gate, tables)
+
+			planA, planB := runPlan("q", "run-a", 3), runPlan("q", "run-b", 2)
+			errA := make(chan error, 1)
+			go func() { errA <- a.SavePlan(ctx, planA) }()
+			<-gate.reached
+			require.NoError(t, s.SavePlan(ctx, planB), "the prepare that switches first")
+			close(gate.release)
+			err = <-errA
+
+			require.Error(t, err, "the prepare that switches second")
+			assert.ErrorIs(t, err, globalsearch.ErrNotFound)
+			assert.Contains(t, err.Error(), "run run-a is no longer the current run")
+			got, err := s.Plan(ctx, "q")
+			require.NoError(t, err, "the current plan reads whole")
+			assert.Equal(t, planB, got)
+			meta, err := s.PlanMeta(ctx, "q")
+			require.NoError(t, err)
+			assert.Equal(t, "run-b", meta.RunID)
+			assert.ErrorIs(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "q", Status: globalsearch.StatusCompleted}, "run-a"), globalsearch.ErrNotFound, "the losing run saves nothing")
+			require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "q", Status: globalsearch.StatusCompleted, Answer: "b"}, "run-b"), "the winning run finishes")
+			res, err := s.Result(ctx, "q")
+			require.NoError(t, err)
+			assert.Equal(t, "b", res.Answer)
+		})
+	}
+}
+
+// failAt fails the n-th call (1-based) that writes, of any kind.
+type failAt struct {
+	store.DynamoDBAPI
+	mu     sync.Mutex
+	writes int
+	n      int
+}
+
+var errInjected = errors.New("injected write failure")
+
+func (f *failAt) fail() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.writes++
+	return f.writes == f.n
+}
+
+func (f *failAt) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	if f.fail() {
+		return nil, errInjected
+	}
+	return f.DynamoDBAPI.PutItem(ctx, in, o...)
+}
+
+func (f *failAt) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	if f.fail() {
+		return nil, errInjected
+	}
+	return f.DynamoDBAPI.UpdateItem(ctx, in, o...)
+}
+
+func (f *failAt) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	if f.fail() {
+		return nil, errInjected
+	}
+	return f.DynamoDBAPI.BatchWriteItem(ctx, in, o...)
+}
+
+func (f *failAt) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	if f.fail() {
+		return nil, errInjected
+	}
+	return f.DynamoDBAPI.TransactWriteItems(ctx, in, o...)
+}
+
+// TestSavePlanFailsMidway: a failure at any write call of SavePlan leaves
+// a plan that reads whole: the previous run, byte-identical with its
+// result, when the save fails; the new run when it succeeds
+// (docs/contract.md#query-ids). The plans have more batches than one
+// BatchWriteItem call holds.
+func TestSavePlanFailsMidway(t *testing.T) {
+	const oldBatches, newBatches = 40, 30
+	for emu, open := range emulators(t) {
+		t.Run(emu, func(t *testing.T) {
+			ctx := context.Background()
+			client := open(t)
+			// How many write calls a save makes, counted on a clean one.
+			count := &failAt{DynamoDBAPI: client}
+			counted := store.New(count, newTables(t, client))
+			require.NoError(t, counted.SavePlan(ctx, runPlan("q", "run-old", oldBatches)))
+			count.writes = 0
+			require.NoError(t, counted.SavePlan(ctx, runPlan("q", "run-new", newBatches)))
+			calls := count.writes
+			require.Greater(t, calls, 2, "the save makes several write calls")
+
+			for n := 1; n <= calls; n++ {
+				t.Run(fmt.Sprintf("write %d of %d", n, calls), func(t *testing.T) {
+					tables := newTables(t, client)
+					s := store.New(client, tables, store.WithBackoff(fastBackoff))
+					old := runPlan("q", "run-old", oldBatches)
+					require.NoError(t, s.SavePlan(ctx, old))
+					oldResult := globalsearch.Result{QueryID: "q", Status: globalsearch.StatusCompleted, Answer: "old answer"}
+					require.NoError(t, s.SaveResult(ctx, oldResult, "run-old"))
+					before, err := s.Result(ctx, "q")
+					require.NoError(t, err)
+
+					f := &failAt{DynamoDBAPI: client, n: n}
+					saveErr := store.New(f, tables, store.WithBackoff(fastBackoff)).SavePlan(ctx, runPlan("q", "run-new", newBatches))
+					got, err := s.Plan(ctx, "q")
+					require.NoError(t, err, "a plan reads whole after a failure at write %d (save: %v)", n, saveErr)
+					if saveErr != nil {
+						assert.ErrorIs(t, saveErr, errInjected)
+						assert.Equal(t, old, got, "the previous run reads whole")
+						after, err := s.Result(ctx, "q")
+						require.NoError(t, err)
+						assert.Equal(t, before, after, "beside its result")
+						return
+					}
+					assert.Equal(t, runPlan("q", "run-new", newBatches), got, "the new run reads whole")
+					_, err = s.Result(ctx, "q")
+					assert.ErrorIs(t, err, globalsearch.ErrNotFound, "the new run has no result yet")
+				})
+			}
+		})
 	}
 }

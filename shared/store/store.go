@@ -9,12 +9,15 @@
 // each kind reads back in id byte order.
 //
 // Runs table: partition key `queryId` (S), sort key `sk` (S): `request`,
-// `plan`, `batch#000042`, `answer#<runId>#000042`, `reduce-calls#<runId>`,
-// `result`. Batch indexes are zero-padded to six digits so that sort-key
-// order is index order. Answers and reduce counts are keyed by the run
-// (each plan of a query id is a new run, docs/contract.md#query-ids), and the result item
-// names the run that may write it. Every
-// item carries `expiresAt` (epoch seconds), the table's TTL attribute; since
+// `plan`, `batch#<runId>#000042`, `answer#<runId>#000042`,
+// `reduce-calls#<runId>`, `map-failure#<runId>#42`, `result`. Batch indexes
+// are zero-padded to six digits so that sort-key order is index order.
+// Batches, answers and reduce counts are keyed by the run (each plan of a
+// query id is a new run, docs/contract.md#query-ids): a new plan is written
+// beside the current one and switched to with one conditional write of the
+// plan item, and the result item names the run that may write it and the
+// execution that owns it. Every item carries `expiresAt` (epoch seconds),
+// the table's TTL attribute, one value for all the items of a run; since
 // DynamoDB deletes expired items lazily (up to days later), reads treat an
 // item whose expiresAt has passed as absent. Runs reads are strongly
 // consistent: reduce must see every answer the map tasks wrote.

@@ -616,7 +616,7 @@ func TestPlanRefusesBatchOfAnotherRun(t *testing.T) {
 	require.NoError(t, err)
 
 	item, err := attributevalue.MarshalMap(map[string]any{
-		"queryId": "q", "sk": "batch#000001",
+		"queryId": "q", "sk": "batch#r1#000001",
 		"batch": map[string]any{"runId": "r2", "index": 1, "content": "other plan"},
 	})
 	require.NoError(t, err)

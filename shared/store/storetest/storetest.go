@@ -663,6 +663,14 @@ func testNewPlanCleanRun(t *testing.T, s Store) {
 	n, err := s.ReduceCalls(ctx, "q-again", second.RunID)
 	require.NoError(t, err)
 	assert.Zero(t, n, "the new run counts reduce calls from 0")
+	// The replaced run's answers and reduce count are deleted, not only
+	// out of the new run's reach.
+	answers, err = s.MapAnswers(ctx, "q-again", first.RunID)
+	require.NoError(t, err)
+	assert.Empty(t, answers, "the replaced run's answers are deleted")
+	n, err = s.ReduceCalls(ctx, "q-again", first.RunID)
+	require.NoError(t, err)
+	assert.Zero(t, n, "the replaced run's reduce count is deleted")
 
 	// Late writers of the earlier run.
 	require.NoError(t, s.SaveMapAnswer(ctx, "q-again", first.RunID, sampleAnswer(0, "late")))

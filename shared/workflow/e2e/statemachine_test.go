@@ -607,9 +607,9 @@ func testRepeatedStart(t *testing.T, e *env, rep *report) {
 	require.NoError(t, err)
 	rep.add(t, "repeated start", out2.Status, second.Status, rn, time.Since(start))
 
-	// Answers and the reduce count are keyed by run (docs/contract.md#query-ids); the
-	// second run deletes the first run's.
-	want := []string{"answer#<run>#000000", "answer#<run>#000001", "batch#000000", "batch#000001", "plan", "reduce-calls#<run>", "request", "result"}
+	// Batches, answers and the reduce count are keyed by run
+	// (docs/contract.md#query-ids); the second run deletes the first run's.
+	want := []string{"answer#<run>#000000", "answer#<run>#000001", "batch#<run>#000000", "batch#<run>#000001", "plan", "reduce-calls#<run>", "request", "result"}
 	firstItems, firstRuns := withoutRunIDs(items)
 	assert.Equal(t, want, firstItems, "one item per key after the first run")
 	secondItems, secondRuns := withoutRunIDs(e.runItems(t, queryID))
@@ -625,8 +625,8 @@ func testRepeatedStart(t *testing.T, e *env, rep *report) {
 	assert.Equal(t, 2, rn.count("reduce"))
 }
 
-// runIDInKey is the run id inside an answer or reduce-count sort key.
-var runIDInKey = regexp.MustCompile(`^(answer#|reduce-calls#)([0-9a-f]+)`)
+// runIDInKey is the run id inside a batch, answer or reduce-count sort key.
+var runIDInKey = regexp.MustCompile(`^(batch#|answer#|reduce-calls#)([0-9a-f]+)`)
 
 // withoutRunIDs returns the sort keys, sorted, with the run id in each
 // replaced by <run>, and the run ids seen.
