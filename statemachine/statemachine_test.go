@@ -528,3 +528,23 @@ func TestHistoryBudget(t *testing.T) {
 	assert.LessOrEqual(t, worst, workflow.HistoryLimit)
 	assert.Greater(t, outside, 50, "the bound counts every state outside the Map")
 }
+
+// TestRunsOutliveExecutions: a run never outlives its items
+// (docs/contract.md#tables). The execution's TimeoutSeconds bounds how
+// long a run lasts (the map stage of a large plan has no other bound), it
+// is the duration the functions check RUNS_TTL_DAYS against
+// (workflow.MaxExecution), and the template refuses a RunsTtlDays that is
+// not longer.
+func TestRunsOutliveExecutions(t *testing.T) {
+	seconds, ok := definition(t)["TimeoutSeconds"].(float64)
+	require.True(t, ok, "the state machine has an execution timeout")
+	assert.Equal(t, workflow.MaxExecution, time.Duration(seconds)*time.Second)
+
+	data, err := os.ReadFile("../template.yaml")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^  RunsTtlDays:\n(?:    .*\n)*?    MinValue: (\d+)\n`).FindSubmatch(data)
+	require.NotNil(t, m, "RunsTtlDays has a MinValue")
+	days, err := strconv.Atoi(string(m[1]))
+	require.NoError(t, err)
+	assert.Greater(t, time.Duration(days)*24*time.Hour, workflow.MaxExecution, "the shortest RunsTtlDays outlasts the longest execution")
+}
