@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -575,9 +576,15 @@ func testRepeatedStart(t *testing.T, e *env, rep *report) {
 	namespace := uniqueName("ns-repeated")
 	e.loadIndex(t, namespace, batches)
 	rn := newRun()
-	// Slow enough that the second StartExecution finds the first running.
+	// The model answers no map call until the second StartExecution is
+	// done, so that start finds the first execution still running: it
+	// cannot finish without its map answers.
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(open) // a failed assertion must not leave the model waiting
 	rn.model = func(call modelCall) converseReply {
-		time.Sleep(300 * time.Millisecond)
+		<-release
 		return healthyModel(call)
 	}
 	e.lambda.register(queryID, rn)
@@ -586,6 +593,10 @@ func testRepeatedStart(t *testing.T, e *env, rep *report) {
 	m := e.newStateMachine(t)
 	arn := e.start(t, m, queryID, input)
 	again := e.start(t, m, queryID, input)
+	status, err := e.sfn.DescribeExecution(context.Background(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)}, m.in)
+	require.NoError(t, err)
+	assert.Equal(t, sfntypes.ExecutionStatusRunning, status.Status, "the first execution is still running")
+	open()
 	assert.Equal(t, arn, again, "StartExecution with a running execution's name and input is that execution")
 	out := e.wait(t, m, arn)
 	require.Equal(t, sfntypes.ExecutionStatusSucceeded, out.Status, e.history(m, arn))
