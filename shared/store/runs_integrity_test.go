@@ -188,7 +188,14 @@ func TestRacingPrepares(t *testing.T) {
 			assert.Equal(t, planB, got)
 			meta, err := s.PlanMeta(ctx, "q")
 			require.NoError(t, err)
-			assert.Equal(t, "run-b", meta.RunID)
+			assert.Equal(t, "run-b", meta.RunID, "a reduce of run-a is refused as a replaced run")
+			for i := range 2 {
+				b, err := s.Batch(ctx, "q", i)
+				require.NoError(t, err)
+				assert.Equal(t, planB.Batches[i], b, "a map task reads run-b's batch, and refuses run-a's")
+			}
+			_, err = s.Batch(ctx, "q", 2)
+			assert.ErrorIs(t, err, globalsearch.ErrNotFound, "run-a's third batch is not the current plan's")
 			assert.ErrorIs(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "q", Status: globalsearch.StatusCompleted}, "run-a"), globalsearch.ErrNotFound, "the losing run saves nothing")
 			require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "q", Status: globalsearch.StatusCompleted, Answer: "b"}, "run-b"), "the winning run finishes")
 			res, err := s.Result(ctx, "q")
