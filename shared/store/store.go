@@ -30,8 +30,10 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -138,10 +140,27 @@ func wrap(err error, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	var apiErr smithy.APIError
 	var quota ratelimit.QuotaExceededError
-	if (errors.As(err, &apiErr) && throttleCodes[apiErr.ErrorCode()]) || errors.As(err, &quota) {
+	if (errors.As(err, &apiErr) && throttleCodes[apiErr.ErrorCode()]) || errors.As(err, &quota) || transactionBusy(err) {
 		return globalsearch.Errorf(globalsearch.KindThrottled, "%s: throttled by DynamoDB: %w", msg, err)
 	}
 	return fmt.Errorf("%s: %w", msg, err)
+}
+
+// transactionBusy reports a transaction cancelled for load or for another
+// transaction on the same items (two claims of one id at once): a later
+// attempt may succeed.
+func transactionBusy(err error) bool {
+	var cancelled *types.TransactionCanceledException
+	if !errors.As(err, &cancelled) {
+		return false
+	}
+	for _, r := range cancelled.CancellationReasons {
+		switch aws.ToString(r.Code) {
+		case "ThrottlingError", "TransactionConflict", "ProvisionedThroughputExceeded", "RequestLimitExceeded":
+			return true
+		}
+	}
+	return false
 }
 
 // sleep waits before retry number n (0-based) of calls that made no

@@ -405,6 +405,42 @@ func TestBatchWriteFailureStops(t *testing.T) {
 	}
 }
 
+// TestTransactionBusy: a claim or a plan switch whose transaction is
+// cancelled for load or for a concurrent transaction on the same items is
+// throttled (a later attempt may succeed), not an internal error; one
+// cancelled by its condition is not.
+func TestTransactionBusy(t *testing.T) {
+	ctx := context.Background()
+	cancelled := func(codes ...string) error {
+		var reasons []types.CancellationReason
+		for _, c := range codes {
+			reasons = append(reasons, types.CancellationReason{Code: aws.String(c)})
+		}
+		return &types.TransactionCanceledException{Message: aws.String("cancelled"), CancellationReasons: reasons}
+	}
+	cases := []struct {
+		name     string
+		err      error
+		wantKind globalsearch.Kind
+	}{
+		{"a concurrent transaction", cancelled("None", "TransactionConflict"), globalsearch.KindThrottled},
+		{"throttled", cancelled("ThrottlingError", "None"), globalsearch.KindThrottled},
+		{"validation", cancelled("ValidationError", "None"), globalsearch.KindInternal},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := &fakeClient{transactWrite: func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
+				return nil, tc.err
+			}}
+			s := store.New(fake, store.Tables{Runs: "r"})
+			_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q"}, "")
+			require.Error(t, err)
+			assert.Equal(t, tc.wantKind, globalsearch.KindOf(err), "%v", err)
+			assert.ErrorIs(t, err, tc.err)
+		})
+	}
+}
+
 func TestThrottled(t *testing.T) {
 	ctx := context.Background()
 	codes := []string{"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
