@@ -275,6 +275,11 @@ func TestUncaughtFailures(t *testing.T) {
 				return
 			}
 			require.NoError(t, resErr, "the runs table has a result\n%s", e.history(m, arn))
+			// One expiry for the run (docs/contract.md#tables): the
+			// state machine's record keeps the result item's.
+			exp := e.expiresAt(t, queryID, "result")
+			assert.NotEmpty(t, exp, "the recorded failure expires")
+			assert.Equal(t, e.expiresAt(t, queryID, "request"), exp, "with its request")
 			assert.Equal(t, globalsearch.StatusFailed, res.Status)
 			assert.Equal(t, queryID, res.QueryID)
 			assert.True(t, strings.HasPrefix(res.Error, strings.TrimPrefix(tc.wantError, "Search.")), "the result names the error first: %q", res.Error)
