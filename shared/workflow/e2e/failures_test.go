@@ -88,6 +88,42 @@ func (s noStarter) Execution(context.Context, string) (string, string, error) {
 	return "", "", nil
 }
 
+// capturingStarter is the API's Starter that starts nothing: it keeps the
+// execution name and input, for the test to start the execution itself.
+type capturingStarter struct {
+	name  string
+	input []byte
+}
+
+func (s *capturingStarter) Start(_ context.Context, name string, input []byte) error {
+	s.name, s.input = name, input
+	return nil
+}
+
+func (s *capturingStarter) Execution(context.Context, string) (string, string, error) {
+	return "", "", nil
+}
+
+// postQuery is POST /namespaces/{namespace}/queries through the API
+// handler over the runs table: it claims the query id as the API does and
+// returns the execution the API would start.
+func postQuery(t *testing.T, e *env, namespace string, body any) (name string, input json.RawMessage) {
+	t.Helper()
+	starter := &capturingStarter{}
+	h := &api.Handler{Runs: e.store, Starter: starter, Defaults: globalsearch.SpecDefaults}
+	raw, err := json.Marshal(body)
+	require.NoError(t, err)
+	var req events.APIGatewayV2HTTPRequest
+	req.RawPath = "/namespaces/" + namespace + "/queries"
+	req.PathParameters = map[string]string{"namespace": namespace}
+	req.RequestContext.HTTP.Method = http.MethodPost
+	req.Body = string(raw)
+	resp, err := h.Handle(context.Background(), req)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusAccepted, resp.StatusCode, resp.Body)
+	return starter.name, starter.input
+}
+
 // getQuery is GET /namespaces/{namespace}/queries/{id} through the API
 // handler over the runs table.
 func getQuery(t *testing.T, e *env, namespace, id string) (int, map[string]any) {
@@ -137,8 +173,9 @@ func TestUncaughtFailures(t *testing.T) {
 		// (docs/contract.md#query-ids): the runs table has nothing under
 		// the id and the API reads it as not found.
 		noRequest bool
-		// claimed: the API claimed the query id first, as POST does, so
-		// the execution named by the id owns its result.
+		// claimed: the query id is claimed through the API's POST, which
+		// names the id's owner by the query id, the name of the execution
+		// it starts.
 		claimed bool
 	}{
 		{
@@ -251,12 +288,13 @@ func TestUncaughtFailures(t *testing.T) {
 			if tc.ownName {
 				execName = uniqueName("exec-" + slug)
 			}
+			var input any = request(requestID, namespace)
 			if tc.claimed {
-				_, created, err := e.store.CreateRequest(context.Background(), globalsearch.Params{QueryID: queryID, Namespace: namespace, Query: query}, queryID)
-				require.NoError(t, err)
-				require.True(t, created)
+				var name string
+				name, input = postQuery(t, e, namespace, input)
+				require.Equal(t, queryID, name, "the API names its execution by the query id")
 			}
-			arn := e.start(t, m, execName, request(requestID, namespace))
+			arn := e.start(t, m, execName, input)
 			out := e.wait(t, m, arn)
 			res, resErr := e.store.Result(context.Background(), queryID)
 			rep.add(t, tc.name, out.Status, res.Status, rn, time.Since(start))
