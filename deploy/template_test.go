@@ -91,7 +91,7 @@ func TestRolePolicies(t *testing.T) {
 	want := map[string]func(s *stack) []string{
 		"PrepareFunctionRole": func(*stack) []string {
 			return []string{basic, xray, "dynamodb:Query" + index, "dynamodb:BatchGetItem" + index,
-				"dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs, "dynamodb:BatchWriteItem" + runs}
+				"dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs, "dynamodb:UpdateItem" + runs, "dynamodb:BatchWriteItem" + runs}
 		},
 		"MapFunctionRole": func(s *stack) []string {
 			// docs/contract.md#map-cache: the map function alone reads and writes the map cache.
@@ -100,7 +100,7 @@ func TestRolePolicies(t *testing.T) {
 		},
 		"ReduceFunctionRole": func(s *stack) []string {
 			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:Query" + runs,
-				"dynamodb:PutItem" + runs, "dynamodb:UpdateItem" + runs}, model(s)...)
+				"dynamodb:UpdateItem" + runs}, model(s)...)
 		},
 		"ApiFunctionRole": func(*stack) []string {
 			return []string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs,
@@ -114,7 +114,7 @@ func TestRolePolicies(t *testing.T) {
 			// (named in the template: a !Ref to itself would be circular).
 			self := "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:"
 			return append(append([]string{xray, invoke("PrepareFunction"), invoke("MapFunction"), invoke("ReduceFunction"),
-				"dynamodb:PutItem" + runs,
+				"dynamodb:PutItem" + runs, "dynamodb:UpdateItem" + runs,
 				"states:StartExecution " + self + "stateMachine:${AWS::StackName}-globalsearch",
 				"states:DescribeExecution " + self + "execution:${AWS::StackName}-globalsearch/*",
 				"states:StopExecution " + self + "execution:${AWS::StackName}-globalsearch/*"},

@@ -148,13 +148,22 @@ var policies = map[string]struct {
 			{ErrorEquals: []string{"States.ALL"}, Next: "RecordFailure", ResultPath: json.RawMessage(`"$.recordError"`)},
 		},
 	}},
-	"RecordFailure": {policy: taskPolicy{
-		Type: "Task", Resource: "arn:aws:states:::dynamodb:putItem", TimeoutSeconds: ptr(30),
-		Retry: []retrier{{ErrorEquals: []string{"States.ALL"}, IntervalSeconds: ptr(1), MaxAttempts: ptr(3), BackoffRate: ptr(2.0), JitterStrategy: "FULL"}},
-		Catch: []catcher{
-			{ErrorEquals: []string{"States.ALL"}, Next: "FailWithCaughtError", ResultPath: json.RawMessage(`"$.recordError"`)},
-		},
-	}},
+	"RecordFailure":        {policy: recordPolicy},
+	"RecordPrepareFailure": {policy: recordPolicy},
+}
+
+// recordPolicy is that of the two states that record a failure themselves:
+// a refused condition (the result is another execution's or another run's,
+// docs/contract.md#query-ids) is final, anything else is retried.
+var recordPolicy = taskPolicy{
+	Type: "Task", Resource: "arn:aws:states:::dynamodb:updateItem", TimeoutSeconds: ptr(30),
+	Retry: []retrier{
+		{ErrorEquals: []string{"DynamoDB.ConditionalCheckFailedException"}, MaxAttempts: ptr(0)},
+		{ErrorEquals: []string{"States.ALL"}, IntervalSeconds: ptr(1), MaxAttempts: ptr(3), BackoffRate: ptr(2.0), JitterStrategy: "FULL"},
+	},
+	Catch: []catcher{
+		{ErrorEquals: []string{"States.ALL"}, Next: "FailWithCaughtError", ResultPath: json.RawMessage(`"$.recordError"`)},
+	},
 }
 
 // definedPolicies decodes every state of the definition, nested ones too.

@@ -85,7 +85,7 @@ func TestErrorNamesAreWorkflowTypes(t *testing.T) {
 		types = append(types, workflow.ErrorType(e))
 	}
 	for name := range named {
-		if strings.HasPrefix(name, "States.") || strings.HasPrefix(name, "Lambda.") {
+		if strings.HasPrefix(name, "States.") || strings.HasPrefix(name, "Lambda.") || strings.HasPrefix(name, "DynamoDB.") {
 			continue
 		}
 		assert.Contains(t, types, name, "the ASL names %s, which no handler returns", name)
@@ -423,7 +423,7 @@ func TestEveryFailureIsRecorded(t *testing.T) {
 		"Reduce":  {"AllBatchesFailedError"},
 	}
 	// The states a run can fail from after its result is saved.
-	recorded := map[string]bool{"RecordReduceFailure": true, "RecordFailure": true}
+	recorded := map[string]bool{"RecordReduceFailure": true, "RecordFailure": true, "RecordPrepareFailure": true}
 	for name, s := range ss {
 		typ := s["Type"].(string)
 		if typ != "Task" && typ != "Map" {
@@ -448,21 +448,40 @@ func TestEveryFailureIsRecorded(t *testing.T) {
 			}
 		})
 	}
-	rf := ss["RecordFailure"]
-	require.NotNil(t, rf)
-	assert.Equal(t, "arn:aws:states:::dynamodb:putItem", rf["Resource"], "no function has to run to record a failure")
-	params := rf["Parameters"].(map[string]any)
-	assert.Equal(t, "${RunsTableName}", params["TableName"])
-	item := params["Item"].(map[string]any)
-	var keys []string
-	for k := range item {
-		keys = append(keys, k)
+	for name, withRun := range map[string]bool{"RecordFailure": true, "RecordPrepareFailure": false} {
+		rf := ss[name]
+		require.NotNil(t, rf, name)
+		assert.Equal(t, "arn:aws:states:::dynamodb:updateItem", rf["Resource"], "no function has to run to record a failure")
+		params := rf["Parameters"].(map[string]any)
+		assert.Equal(t, "${RunsTableName}", params["TableName"])
+		assert.Equal(t, map[string]any{"queryId": map[string]any{"S.$": "$.queryId"}, "sk": map[string]any{"S": "result"}}, params["Key"])
+		// The store's plain failed result; the run ends; owner and
+		// expiresAt stay as the claim and the run wrote them.
+		assert.Equal(t, "SET #status = :failed, #error = :error, #cause = :cause, #failedAt = :failedAt REMOVE #resultGzip, #runId", params["UpdateExpression"], name)
+		names := params["ExpressionAttributeNames"].(map[string]any)
+		values := params["ExpressionAttributeValues"].(map[string]any)
+		assert.Equal(t, map[string]any{"S": string(globalsearch.StatusFailed)}, values[":failed"])
+		assert.Equal(t, map[string]any{"S.$": "$$.Execution.Name"}, values[":owner"], "%s: the owner is the execution", name)
+		assert.NotContains(t, params["UpdateExpression"], "expiresAt", "%s keeps the run's one expiry", name)
+		// Only the owner (and, once the run is known, only that run)
+		// writes the result (docs/contract.md#query-ids).
+		if withRun {
+			assert.Equal(t, "#owner = :owner AND #runId = :runId", params["ConditionExpression"])
+			assert.Equal(t, map[string]any{"S.$": "$.runId"}, values[":runId"])
+		} else {
+			assert.Equal(t, "#owner = :owner", params["ConditionExpression"])
+		}
+		for placeholder, attr := range map[string]string{"#status": "status", "#error": "error", "#cause": "cause", "#failedAt": "failedAt", "#resultGzip": "resultGzip", "#runId": "runId", "#owner": "owner"} {
+			assert.Equal(t, attr, names[placeholder], "%s: %s", name, placeholder)
+		}
+		assert.Nil(t, rf["ResultPath"], "the caught error stays for the Fail state")
 	}
-	sort.Strings(keys)
-	assert.Equal(t, []string{"cause", "error", "failedAt", "queryId", "sk", "status"}, keys, "the attributes shared/store reads")
-	assert.Equal(t, map[string]any{"S": "result"}, item["sk"])
-	assert.Equal(t, map[string]any{"S": string(globalsearch.StatusFailed)}, item["status"])
-	assert.Nil(t, rf["ResultPath"], "the caught error stays for the Fail state")
+	for _, name := range []string{"FailureQueryId", "FailureByExecutionName"} {
+		raw, err := json.Marshal(ss[name])
+		require.NoError(t, err)
+		assert.Contains(t, string(raw), `"Next":"RecordPrepareFailure"`, "%s: a prepare failure has no run id", name)
+		assert.NotContains(t, string(raw), `"Next":"RecordFailure"`, name)
+	}
 }
 
 // reachesFail reports whether a Fail state can follow name through Choice
@@ -508,4 +527,24 @@ func TestHistoryBudget(t *testing.T) {
 	t.Logf("worst case: %d outside the Map + %d batches x %d = %d of %d events", outside, workflow.InlineMaxBatches, perBatch, worst, workflow.HistoryLimit)
 	assert.LessOrEqual(t, worst, workflow.HistoryLimit)
 	assert.Greater(t, outside, 50, "the bound counts every state outside the Map")
+}
+
+// TestRunsOutliveExecutions: a run never outlives its items
+// (docs/contract.md#tables). The execution's TimeoutSeconds bounds how
+// long a run lasts (the map stage of a large plan has no other bound), it
+// is the duration the functions check RUNS_TTL_DAYS against
+// (workflow.MaxExecution), and the template refuses a RunsTtlDays that is
+// not longer.
+func TestRunsOutliveExecutions(t *testing.T) {
+	seconds, ok := definition(t)["TimeoutSeconds"].(float64)
+	require.True(t, ok, "the state machine has an execution timeout")
+	assert.Equal(t, workflow.MaxExecution, time.Duration(seconds)*time.Second)
+
+	data, err := os.ReadFile("../template.yaml")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^  RunsTtlDays:\n(?:    .*\n)*?    MinValue: (\d+)\n`).FindSubmatch(data)
+	require.NotNil(t, m, "RunsTtlDays has a MinValue")
+	days, err := strconv.Atoi(string(m[1]))
+	require.NoError(t, err)
+	assert.Greater(t, time.Duration(days)*24*time.Hour, workflow.MaxExecution, "the shortest RunsTtlDays outlasts the longest execution")
 }

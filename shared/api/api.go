@@ -176,7 +176,9 @@ func (h *Handler) post(ctx context.Context, ns string, req events.APIGatewayV2HT
 		return h.fail(ctx, "", globalsearch.Errorf(globalsearch.KindInvalidInput,
 			"the body's namespace %q differs from the path's %q", p.Namespace, ns))
 	}
-	stored, created, err := h.Runs.CreateRequest(ctx, p)
+	// The execution is named by the query id (start), so that is the
+	// owner of the id's result (docs/contract.md#query-ids).
+	stored, created, err := h.Runs.CreateRequest(ctx, p, p.QueryID)
 	if err != nil {
 		return h.fail(ctx, p.QueryID, err)
 	}

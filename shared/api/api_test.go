@@ -229,7 +229,7 @@ func TestPostStartFailureHealsOnRetry(t *testing.T) {
 func TestGet(t *testing.T) {
 	h, s, _ := newHandler()
 	ctx := context.Background()
-	_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "running-1", Query: "q", Namespace: "default"})
+	_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "running-1", Query: "q", Namespace: "default"}, "")
 	require.NoError(t, err)
 	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "done-1", Namespace: "default", Status: globalsearch.StatusCompleted, Answer: "42"}, ""))
 	cases := []struct {
@@ -283,7 +283,7 @@ func TestGetExecutionThatEndedWithoutAResult(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h, s, st := newHandler()
 			ctx := context.Background()
-			_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q-1", Query: "q", Namespace: "default"})
+			_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q-1", Query: "q", Namespace: "default"}, "")
 			require.NoError(t, err)
 			st.inputs["q-1"] = "{}"
 			st.status, st.failure = tc.status, tc.failure
@@ -346,11 +346,11 @@ func TestGetAcrossNamespaces(t *testing.T) {
 	h, s, st := newHandler()
 	ctx := context.Background()
 	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "done-a", Namespace: "a", Status: globalsearch.StatusCompleted, Answer: "secret"}, ""))
-	_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "running-a", Query: "q", Namespace: "a"})
+	_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "running-a", Query: "q", Namespace: "a"}, "")
 	require.NoError(t, err)
 	st.inputs["running-a"] = "{}"
 	// RecordFailure's item holds no namespace; the stored request does.
-	_, _, err = s.CreateRequest(ctx, globalsearch.Params{QueryID: "crashed-a", Query: "q", Namespace: "a"})
+	_, _, err = s.CreateRequest(ctx, globalsearch.Params{QueryID: "crashed-a", Query: "q", Namespace: "a"}, "")
 	require.NoError(t, err)
 	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "crashed-a", Status: globalsearch.StatusFailed, Error: "Runtime.ExitError"}, ""))
 	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "orphan", Status: globalsearch.StatusFailed, Error: "Runtime.ExitError"}, ""))

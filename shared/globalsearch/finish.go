@@ -12,9 +12,10 @@ import (
 // of the request (its id and query). An invalid request never writes under
 // an id it did not create (docs/contract.md#query-ids): the failure is saved only when this
 // call records p as the id's request, or finds that same rejected request
-// there (a retried call). It returns that result, if any, and cause.
-func (e *Engine) Reject(ctx context.Context, p Params, cause error) (Result, error) {
-	stored, created, err := e.Runs.CreateRequest(ctx, p)
+// there (a retried call). owner is as in PrepareAs. It returns that
+// result, if any, and cause.
+func (e *Engine) Reject(ctx context.Context, p Params, owner string, cause error) (Result, error) {
+	stored, created, err := e.Runs.CreateRequest(ctx, p, owner)
 	if err != nil {
 		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
 	}

@@ -92,8 +92,13 @@ type Model interface {
 // that a query id names one request (docs/contract.md#query-ids).
 type Requests interface {
 	// CreateRequest stores p unless a request with the same query id exists.
-	// It returns the stored request and whether this call created it.
-	CreateRequest(ctx context.Context, p Params) (Params, bool, error)
+	// It returns the stored request and whether this call created it. A
+	// request it creates supersedes whatever result the id had (Result is
+	// ErrNotFound until a run of this request saves one), and owner ("" for
+	// the query id) is the execution that owns the result until a plan is
+	// saved: the one whose state machine may record its failure
+	// (docs/contract.md#query-ids).
+	CreateRequest(ctx context.Context, p Params, owner string) (Params, bool, error)
 	// Request returns the stored request or ErrNotFound.
 	Request(ctx context.Context, queryID string) (Params, error)
 }

@@ -35,18 +35,29 @@ type PrepareOutput struct {
 //     corrupt index, a plan too large) is recorded as a failed result
 //     before the error is returned, so the runs store says failed first.
 func (e *Engine) Prepare(ctx context.Context, p Params) (PrepareOutput, error) {
-	out, _, err := e.prepare(ctx, p)
+	return e.PrepareAs(ctx, p, "")
+}
+
+// PrepareAs is Prepare for the execution named owner ("" for the query
+// id, as the API names its executions): the one that claims the id, or
+// whose run the saved plan starts, owns the id's result
+// (docs/contract.md#query-ids).
+func (e *Engine) PrepareAs(ctx context.Context, p Params, owner string) (PrepareOutput, error) {
+	out, _, err := e.prepare(ctx, p, owner)
 	return out, err
 }
 
-// prepare is Prepare, also returning the failed result it recorded.
-func (e *Engine) prepare(ctx context.Context, p Params) (PrepareOutput, Result, error) {
+// prepare is PrepareAs, also returning the failed result it recorded.
+func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PrepareOutput, Result, error) {
+	if owner == "" {
+		owner = p.QueryID
+	}
 	start := time.Now()
 	fail := func(err error) error {
 		e.logger().LogAttrs(ctx, slogError, "prepare failed", stepAttrs(p.QueryID, "prepare", start, "status", "failed", "error", err.Error())...)
 		return err
 	}
-	stored, err := e.claim(ctx, p)
+	stored, err := e.claim(ctx, p, owner)
 	if err != nil {
 		return PrepareOutput{}, Result{}, fail(err)
 	}
@@ -55,7 +66,7 @@ func (e *Engine) prepare(ctx context.Context, p Params) (PrepareOutput, Result, 
 		res, err := e.failRun(context.WithoutCancel(ctx), stored, err)
 		return PrepareOutput{}, res, fail(err)
 	}
-	plan.RunID = NewRunID()
+	plan.RunID, plan.Owner = NewRunID(), owner
 	for i := range plan.Batches {
 		plan.Batches[i].RunID = plan.RunID
 	}
@@ -73,8 +84,8 @@ func (e *Engine) prepare(ctx context.Context, p Params) (PrepareOutput, Result, 
 // (docs/contract.md#query-ids). The same request returns the stored one: its seed wins, so
 // a retried prepare replays the same plan. A different request is invalid
 // input naming the id, as the API's 409 is, and changes nothing.
-func (e *Engine) claim(ctx context.Context, p Params) (Params, error) {
-	stored, created, err := e.Runs.CreateRequest(ctx, p)
+func (e *Engine) claim(ctx context.Context, p Params, owner string) (Params, error) {
+	stored, created, err := e.Runs.CreateRequest(ctx, p, owner)
 	if err != nil {
 		return Params{}, fmt.Errorf("record request of %s: %w", p.QueryID, err)
 	}

@@ -24,7 +24,10 @@ type Batch struct {
 // result of a run are kept apart from every other run of that id
 // (docs/contract.md#query-ids). A dry run (Engine.Plan) has none.
 type Plan struct {
-	RunID           string    `json:"runId,omitempty"`
+	RunID string `json:"runId,omitempty"`
+	// Owner is the execution that started the run (docs/contract.md#query-ids):
+	// saving the plan makes it the owner of the id's result.
+	Owner           string    `json:"owner,omitempty"`
 	Params          Params    `json:"request"`
 	SummaryCount    int       `json:"summaryCount"`
 	Batches         []Batch   `json:"batches"`

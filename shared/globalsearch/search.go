@@ -22,7 +22,7 @@ func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
 	if err := p.validate(e.prompts()); err != nil {
 		return Result{}, err
 	}
-	out, failed, err := e.prepare(ctx, p)
+	out, failed, err := e.prepare(ctx, p, "")
 	if err != nil {
 		return failed, err
 	}

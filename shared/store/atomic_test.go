@@ -66,6 +66,15 @@ func (f *writeFault) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInpu
 	return out, nil
 }
 
+func (f *writeFault) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	var out *dynamodb.TransactWriteItemsOutput
+	err := f.fail(func() (err error) { out, err = f.DynamoDBAPI.TransactWriteItems(ctx, in, o...); return err })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (f *writeFault) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
 	var out *dynamodb.PutItemOutput
 	err := f.fail(func() (err error) { out, err = f.DynamoDBAPI.PutItem(ctx, in, o...); return err })

@@ -16,6 +16,23 @@ const (
 	TTLAttribute = "expiresAt"
 )
 
+// Attributes of the runs table's result item that the store updates in
+// place and the state machine writes (RecordFailure in the ASL).
+const (
+	attrRunID      = "runId"
+	attrOwner      = "owner"
+	attrStatus     = "status"
+	attrResultGzip = "resultGzip"
+	attrError      = "error"
+	attrCause      = "cause"
+	attrFailedAt   = "failedAt"
+)
+
+// endedRunID is the runId of a result item whose run was ended by a result
+// saved without one (a failure prepare recorded): no run id equals it, so no
+// run can save its result any more.
+const endedRunID = "(ended)"
+
 // Sort-key prefixes of the index table, one per record kind.
 const (
 	prefixSummary = "summary#"
@@ -77,10 +94,14 @@ const (
 	batchKeyFormat   = "%06d"
 )
 
-func batchSK(i int) string { return prefixBatch + fmt.Sprintf(batchKeyFormat, i) }
-
-// Answers and reduce counts are keyed by run, so that a task of an earlier
-// plan that writes late lands beside the current run, never in it.
+// Batches, answers and reduce counts are keyed by run, so that a save of a
+// new plan never overwrites the batches of the current one (or of a racing
+// save), and a task of an earlier plan that writes late lands beside the
+// current run, never in it (docs/contract.md#query-ids).
+func batchPrefix(runID string) string { return prefixBatch + runID + "#" }
+func batchSK(runID string, i int) string {
+	return batchPrefix(runID) + fmt.Sprintf(batchKeyFormat, i)
+}
 func answerPrefix(runID string) string { return prefixAnswer + runID + "#" }
 func answerSK(runID string, i int) string {
 	return answerPrefix(runID) + fmt.Sprintf(batchKeyFormat, i)

@@ -51,6 +51,11 @@ func TestMapFailures(t *testing.T) {
 	broken := failureItem("q3", "run1", 0, "ModelError", later)
 	delete(broken, "error")
 	put(broken)
+	// Under run1's key but naming another run: the run filter refuses it
+	// rather than count another run's failure.
+	foreign := failureItem("q4", "run1", 0, "ModelError", later)
+	foreign["runId"] = &types.AttributeValueMemberS{Value: "run2"}
+	put(foreign)
 
 	cases := []struct {
 		name             string
@@ -63,6 +68,7 @@ func TestMapFailures(t *testing.T) {
 		{name: "a run without failures", queryID: "q1", runID: "run2", want: map[int]string{}},
 		{name: "other query", queryID: "q2", runID: "run1", want: map[int]string{5: "ModelError"}},
 		{name: "an item that is no failure", queryID: "q3", runID: "run1", wantKind: globalsearch.KindInternal, wantErrSubstring: "is not a recorded map failure"},
+		{name: "an item of another run under this run's key", queryID: "q4", runID: "run1", wantKind: globalsearch.KindInternal, wantErrSubstring: "is not a recorded map failure"},
 		{name: "no run id", queryID: "q1", wantKind: globalsearch.KindInvalidInput, wantErrSubstring: "runId must not be empty"},
 		{name: "no query id", runID: "run1", wantKind: globalsearch.KindInvalidInput, wantErrSubstring: "queryId must not be empty"},
 	}

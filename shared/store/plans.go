@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,15 +31,25 @@ type planHeader struct {
 	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`
 }
 
-// SavePlan implements globalsearch.Plans. It writes the request, the
-// batches and a result item that claims the result for the new run (the
-// previous result is gone, and a reduce of an earlier run can no longer
-// save one), and the plan item last, so a plan that reads back has all its
-// batches. Then it deletes what is left of the previous plan: batches past
-// the new count, and that run's answers and reduce count (they are keyed by
-// run, so the new run never reads them anyway; a task of an earlier run that
-// writes later leaves items that only the TTL removes). All items of one
-// save share one expiry, so the plan never outlives its batches.
+// SavePlan implements globalsearch.Plans. A new run is written beside the
+// current one and switched to with one conditional write
+// (docs/contract.md#query-ids):
+//
+//  1. the batches, keyed by run (batch#<runId>#000042), so they never
+//     overwrite the batches of the current run or of a racing save;
+//  2. one transaction: the plan item, on the condition that the plan
+//     is still the one read before this save (or that there was none),
+//     with the request and a result item that names the new run and its
+//     owner (status running: the previous result is gone, and a reduce
+//     of an earlier run can no longer save one);
+//  3. the replaced run's batches, answers and reduce count are deleted.
+//
+// A failure before or at the switch leaves the previous run whole, with
+// its result; a save that loses the switch to another is refused
+// (KindNotFound: its run is not the current run), and the current plan is
+// the other save's, whole. The leftovers of a failed save, or of a failed
+// step 3, are keyed by runs nothing reads and expire with them. All items
+// of one save share one expiry, so the plan never outlives its batches.
 func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	id := p.Params.QueryID
 	if err := requireQueryID(id); err != nil {
@@ -49,28 +60,18 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	}
 	exp := s.expiresAt()
 	params := p.Params
-	writes := make([]types.WriteRequest, 0, len(p.Batches)+2)
-	m, err := s.marshalRun("request of query "+id, runItem{QueryID: id, SK: skRequest, ExpiresAt: exp, Request: &params})
-	if err != nil {
-		return err
-	}
-	writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: m}})
-	m, err = s.marshalRun("result of query "+id, runItem{QueryID: id, SK: skResult, ExpiresAt: exp, RunID: p.RunID, Status: string(globalsearch.StatusRunning)})
-	if err != nil {
-		return err
-	}
-	writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: m}})
+	batches := make([]types.WriteRequest, 0, len(p.Batches))
 	for i := range p.Batches {
 		b := p.Batches[i]
 		if b.Index != i {
 			return globalsearch.Errorf(globalsearch.KindInternal, "plan of query %s: batch at position %d has index %d", id, i, b.Index)
 		}
 		b.RunID = p.RunID
-		m, err := s.marshalRun(fmt.Sprintf("batch %d of query %s", i, id), runItem{QueryID: id, SK: batchSK(i), ExpiresAt: exp, Batch: &b})
+		m, err := s.marshalRun(fmt.Sprintf("batch %d of query %s", i, id), runItem{QueryID: id, SK: batchSK(p.RunID, i), ExpiresAt: exp, Batch: &b})
 		if err != nil {
 			return err
 		}
-		writes = append(writes, types.WriteRequest{PutRequest: &types.PutRequest{Item: m}})
+		batches = append(batches, types.WriteRequest{PutRequest: &types.PutRequest{Item: m}})
 	}
 	header := planHeader{
 		RunID: p.RunID, Params: params, SummaryCount: p.SummaryCount, BatchCount: len(p.Batches),
@@ -79,6 +80,14 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 		EmptyNamespace: p.EmptyNamespace, AvailableNamespaces: p.AvailableNamespaces,
 	}
 	planItem, err := s.marshalRun("plan of query "+id, runItem{QueryID: id, SK: skPlan, ExpiresAt: exp, Plan: &header})
+	if err != nil {
+		return err
+	}
+	reqItem, err := s.marshalRun("request of query "+id, runItem{QueryID: id, SK: skRequest, ExpiresAt: exp, Request: &params})
+	if err != nil {
+		return err
+	}
+	resItem, err := s.marshalRun("result of query "+id, runItem{QueryID: id, SK: skResult, ExpiresAt: exp, RunID: p.RunID, Owner: cmp.Or(p.Owner, id), Status: string(globalsearch.StatusRunning)})
 	if err != nil {
 		return err
 	}
@@ -91,44 +100,84 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	case err != nil && !errors.Is(err, globalsearch.ErrNotFound):
 		return err
 	}
-	if err := s.batchWrite(ctx, s.tables.Runs, writes); err != nil {
+	if err := s.batchWrite(ctx, s.tables.Runs, batches); err != nil {
 		return fmt.Errorf("save plan of query %s: %w", id, err)
 	}
-	if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.tables.Runs, Item: planItem}); err != nil {
+	cond := absentOrExpired(s.now().Unix())
+	if old != nil {
+		cond = expression.Name("plan.runId").Equal(expression.Value(old.RunID))
+	}
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return fmt.Errorf("build condition for plan of query %s: %w", id, err)
+	}
+	_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{
+			TableName: &s.tables.Runs, Item: planItem,
+			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		}},
+		{Put: &types.Put{TableName: &s.tables.Runs, Item: reqItem}},
+		{Put: &types.Put{TableName: &s.tables.Runs, Item: resItem}},
+	}})
+	if _, lost := conditionFailed(err, 0); lost {
+		s.deleteKeys(ctx, id, runBatchKeys(p.RunID, 0, len(p.Batches)))
+		return fmt.Errorf("save plan of query %s: run %s is no longer the current run: another plan of the query id was saved since this save read the plan: %w", id, p.RunID, globalsearch.ErrNotFound)
+	}
+	if err != nil {
 		return wrap(err, "save plan of query %s", id)
 	}
 	if old == nil {
 		return nil
 	}
-	var staleKeys []string
-	for i := len(p.Batches); i < old.BatchCount; i++ {
-		staleKeys = append(staleKeys, batchSK(i))
+	if old.RunID == p.RunID {
+		s.deleteKeys(ctx, id, runBatchKeys(old.RunID, len(p.Batches), old.BatchCount))
+		return nil
 	}
-	if old.RunID != p.RunID {
-		for i := range old.BatchCount {
-			staleKeys = append(staleKeys, answerSK(old.RunID, i))
-		}
-		staleKeys = append(staleKeys, reduceSK(old.RunID))
+	stale := runBatchKeys(old.RunID, 0, old.BatchCount)
+	for i := range old.BatchCount {
+		stale = append(stale, answerSK(old.RunID, i))
 	}
-	stale := make([]types.WriteRequest, 0, len(staleKeys))
-	for _, sk := range staleKeys {
-		key, err := attributevalue.MarshalMapWithOptions(runKey{id, sk}, jsonTags)
-		if err != nil {
-			return fmt.Errorf("encode key %s of query %s: %w", sk, id, err)
-		}
-		stale = append(stale, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key}})
-	}
-	if err := s.batchWrite(ctx, s.tables.Runs, stale); err != nil {
-		return fmt.Errorf("delete what is left of the previous plan of query %s: %w", id, err)
-	}
+	s.deleteKeys(ctx, id, append(stale, reduceSK(old.RunID)))
 	return nil
 }
 
-// Plan implements globalsearch.Plans with one paginated Query: "batch#..."
-// sorts just before "plan", so BETWEEN reads the batches and the plan item
-// and nothing else of the run.
+// runBatchKeys are the sort keys of batches from to to (excluded) of a run.
+func runBatchKeys(runID string, from, to int) []string {
+	keys := make([]string, 0, max(to-from, 0))
+	for i := from; i < to; i++ {
+		keys = append(keys, batchSK(runID, i))
+	}
+	return keys
+}
+
+// deleteKeys deletes items of a query id that no read reaches any more (a
+// replaced run's, a refused save's). It is best effort: what it leaves is
+// keyed by a run that is not the current one, so it is never read, and it
+// expires with that run.
+func (s *Store) deleteKeys(ctx context.Context, queryID string, sks []string) {
+	deletes := make([]types.WriteRequest, 0, len(sks))
+	for _, sk := range sks {
+		key, err := attributevalue.MarshalMapWithOptions(runKey{queryID, sk}, jsonTags)
+		if err != nil {
+			return
+		}
+		deletes = append(deletes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key}})
+	}
+	_ = s.batchWrite(ctx, s.tables.Runs, deletes) // best effort, as above
+}
+
+// Plan implements globalsearch.Plans: the plan item (one GetItem), then
+// its run's batches, one paginated Query.
 func (s *Store) Plan(ctx context.Context, queryID string) (globalsearch.Plan, error) {
-	return s.readPlan(ctx, "plan of query "+queryID, queryID, nil)
+	what := "plan of query " + queryID
+	it, err := s.get(ctx, what, queryID, skPlan)
+	if err != nil {
+		return globalsearch.Plan{}, err
+	}
+	if it.Plan == nil {
+		return globalsearch.Plan{}, fmt.Errorf("%s has no plan attribute", what)
+	}
+	return s.readPlan(ctx, what, queryID, it.Plan)
 }
 
 // batchMetaAttrs are the attributes PlanMeta reads of each batch: all but
@@ -155,26 +204,17 @@ func (s *Store) PlanMeta(ctx context.Context, queryID string) (globalsearch.Plan
 	return s.readPlan(ctx, what, queryID, it.Plan, batchMetaAttrs...)
 }
 
-// readPlan reads the batches of a plan, and its plan item unless header is
-// already known.
+// readPlan reads the batches of the run of a plan item.
 func (s *Store) readPlan(ctx context.Context, what, queryID string, header *planHeader, project ...string) (globalsearch.Plan, error) {
-	items, err := s.query(ctx, what, queryID, expression.Key(attrSK).Between(expression.Value(prefixBatch), expression.Value(skPlan)), project...)
+	items, err := s.query(ctx, what, queryID, expression.Key(attrSK).BeginsWith(batchPrefix(header.RunID)), project...)
 	if err != nil {
 		return globalsearch.Plan{}, err
-	}
-	for _, it := range items {
-		if it.SK == skPlan && header == nil {
-			header = it.Plan
-		}
-	}
-	if header == nil {
-		return globalsearch.Plan{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
 	}
 	batches := make([]globalsearch.Batch, header.BatchCount)
 	have := make([]bool, header.BatchCount)
 	for _, it := range items {
 		if it.Batch == nil || it.Batch.Index < 0 || it.Batch.Index >= header.BatchCount || it.Batch.RunID != header.RunID {
-			continue // the plan item, or a batch of another plan that a concurrent SavePlan wrote or has yet to delete
+			continue // not a batch of this run: a corrupt item
 		}
 		batches[it.Batch.Index] = *it.Batch
 		have[it.Batch.Index] = true
@@ -192,13 +232,24 @@ func (s *Store) readPlan(ctx context.Context, what, queryID string, header *plan
 	}, nil
 }
 
-// Batch implements globalsearch.Plans with one GetItem.
+// Batch implements globalsearch.Plans: the plan item names the current
+// run, whose batch is one more GetItem.
 func (s *Store) Batch(ctx context.Context, queryID string, index int) (globalsearch.Batch, error) {
 	what := fmt.Sprintf("batch %d of query %s", index, queryID)
 	if index < 0 || index > maxBatchIndex {
 		return globalsearch.Batch{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
 	}
-	it, err := s.get(ctx, what, queryID, batchSK(index))
+	plan, err := s.get(ctx, what, queryID, skPlan)
+	if err != nil {
+		return globalsearch.Batch{}, err
+	}
+	if plan.Plan == nil {
+		return globalsearch.Batch{}, fmt.Errorf("plan of query %s has no plan attribute", queryID)
+	}
+	if index >= plan.Plan.BatchCount {
+		return globalsearch.Batch{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
+	}
+	it, err := s.get(ctx, what, queryID, batchSK(plan.Plan.RunID, index))
 	if err != nil {
 		return globalsearch.Batch{}, err
 	}

@@ -30,7 +30,10 @@ func TestRecordedFailure(t *testing.T) {
 		item      map[string]string
 		wantError string
 		wantAt    time.Time
-		wantErr   bool
+		// wantErr is part of the error of an item that is no recorded
+		// failure; wantNotFound, that the item reads as no result yet.
+		wantErr      string
+		wantNotFound bool
 	}{
 		{
 			name: "crashed runtime",
@@ -61,12 +64,14 @@ func TestRecordedFailure(t *testing.T) {
 		{
 			name:    "no error name",
 			item:    map[string]string{"cause": "{}"},
-			wantErr: true,
+			wantErr: `no resultGzip, and not a failure the state machine recorded (status "failed")`,
 		},
 		{
-			name:    "not failed",
-			item:    map[string]string{"status": "completed", "error": "X"},
-			wantErr: true,
+			// A status without resultGzip is what a claim or a plan
+			// writes: the run has no result yet.
+			name:         "not failed",
+			item:         map[string]string{"status": "completed", "error": "X"},
+			wantNotFound: true,
 		},
 	}
 	for _, tc := range cases {
@@ -84,8 +89,14 @@ func TestRecordedFailure(t *testing.T) {
 			require.NoError(t, err)
 
 			res, err := s.Result(ctx, id)
-			if tc.wantErr {
-				assert.Error(t, err)
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "result of query "+id+": "+tc.wantErr)
+				assert.Equal(t, globalsearch.KindInternal, globalsearch.KindOf(err), "a corrupt item, not a missing one")
+				return
+			}
+			if tc.wantNotFound {
+				assert.ErrorIs(t, err, globalsearch.ErrNotFound)
 				return
 			}
 			require.NoError(t, err)

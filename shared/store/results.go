@@ -14,9 +14,13 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
-// SaveResult implements globalsearch.Results. With a runID the put is
-// conditional on the result item naming that run, which SavePlan wrote: a
-// newer plan, or a failure recorded since, makes it fail.
+// SaveResult implements globalsearch.Results with one UpdateItem of the
+// result item, which keeps what the claim and the run wrote there: its
+// owner and its expiry (all items of a run share one,
+// docs/contract.md#tables). With a runID the update is conditional on the
+// item naming that run, as SavePlan wrote it: a newer plan, or a failure
+// recorded since, makes it fail. Without one it also clears the run, so
+// the runs before it can no longer save theirs.
 func (s *Store) SaveResult(ctx context.Context, r globalsearch.Result, runID string) error {
 	if err := requireQueryID(r.QueryID); err != nil {
 		return err
@@ -30,16 +34,24 @@ func (s *Store) SaveResult(ctx context.Context, r globalsearch.Result, runID str
 	if err := zw.Close(); err != nil {
 		return fmt.Errorf("compress %s: %w", what, err)
 	}
-	it := runItem{QueryID: r.QueryID, SK: skResult, ExpiresAt: s.expiresAt(), RunID: runID, Status: string(r.Status), Result: buf.Bytes()}
-	if runID == "" {
-		return s.put(ctx, what, it)
-	}
-	m, err := s.marshalRun(what, it)
-	if err != nil {
+	// The whole item as a put would write it, for the size check only.
+	if _, err := s.marshalRun(what, runItem{QueryID: r.QueryID, SK: skResult, ExpiresAt: s.expiresAt(), RunID: runID, Owner: r.QueryID, Status: string(r.Status), Result: buf.Bytes()}); err != nil {
 		return err
 	}
-	superseded, err := s.putIf(ctx, "save", what, m, expression.Name("runId").Equal(expression.Value(runID)), false)
-	if superseded != nil {
+	// No REMOVE: an emulator (minidyn) ignores it. The error, cause and
+	// failedAt a RecordFailure may have left beside resultGzip are never
+	// read (Result reads resultGzip first).
+	update := expression.Set(expression.Name(attrStatus), expression.Value(string(r.Status))).
+		Set(expression.Name(attrResultGzip), expression.Value(buf.Bytes())).
+		Set(expression.Name(TTLAttribute), expression.IfNotExists(expression.Name(TTLAttribute), expression.Value(s.expiresAt())))
+	b := expression.NewBuilder()
+	if runID == "" {
+		update = update.Set(expression.Name(attrRunID), expression.Value(endedRunID))
+	} else {
+		b = b.WithCondition(expression.Name(attrRunID).Equal(expression.Value(runID)))
+	}
+	superseded, err := s.updateIf(ctx, "save", what, r.QueryID, skResult, b.WithUpdate(update))
+	if superseded {
 		return fmt.Errorf("%s: run %s is no longer the current run: %w", what, runID, globalsearch.ErrNotFound)
 	}
 	return err

@@ -27,7 +27,12 @@ type runItem struct {
 	ExpiresAt int64  `json:"expiresAt"`
 	// RunID is the run an answer, reduce count or result belongs to
 	// (docs/contract.md#query-ids); on the result item it says which run may write it.
-	RunID   string                  `json:"runId,omitempty"`
+	RunID string `json:"runId,omitempty"`
+	// Owner, on the result item, is the execution that may record the
+	// run's failure itself (RecordFailure's condition): the one that
+	// claimed the query id, or that started its current run
+	// (docs/contract.md#query-ids).
+	Owner   string                  `json:"owner,omitempty"`
 	Request *globalsearch.Params    `json:"request,omitempty"`
 	Plan    *planHeader             `json:"plan,omitempty"`
 	Batch   *globalsearch.Batch     `json:"batch,omitempty"`
@@ -91,34 +96,30 @@ func (s *Store) put(ctx context.Context, what string, it runItem) error {
 	return nil
 }
 
-// putIf puts m if cond holds. A failed condition is not an error: it comes
-// back as the exception, which holds the item there when returnOld asks
-// for it (and the server sends it). Other errors are wrapped as
-// "<verb> <what>".
-func (s *Store) putIf(ctx context.Context, verb, what string, m item, cond expression.ConditionBuilder, returnOld bool) (*types.ConditionalCheckFailedException, error) {
-	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+// updateIf applies the update (and condition) b holds to one item. A
+// failed condition is not an error: it comes back as true.
+func (s *Store) updateIf(ctx context.Context, verb, what, queryID, sk string, b expression.Builder) (bool, error) {
+	key, err := attributevalue.MarshalMapWithOptions(runKey{queryID, sk}, jsonTags)
 	if err != nil {
-		return nil, fmt.Errorf("build condition for %s: %w", what, err)
+		return false, fmt.Errorf("encode key of %s: %w", what, err)
 	}
-	in := &dynamodb.PutItemInput{
-		TableName:                 &s.tables.Runs,
-		Item:                      m,
-		ConditionExpression:       expr.Condition(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
+	expr, err := b.Build()
+	if err != nil {
+		return false, fmt.Errorf("build update of %s: %w", what, err)
 	}
-	if returnOld {
-		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	}
-	_, err = s.client.PutItem(ctx, in)
+	_, err = s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.tables.Runs, Key: key,
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	})
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
-		return failed, nil
+		return true, nil
 	}
 	if err != nil {
-		return nil, wrap(err, "%s %s", verb, what)
+		return false, wrap(err, "%s %s", verb, what)
 	}
-	return nil, nil
+	return false, nil
 }
 
 // get reads one item; a missing or expired item is ErrNotFound.

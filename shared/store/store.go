@@ -29,12 +29,15 @@
 // newer than the records it names.
 //
 // Runs table: partition key `queryId` (S), sort key `sk` (S): `request`,
-// `plan`, `batch#000042`, `answer#<runId>#000042`, `reduce-calls#<runId>`,
-// `result`. Batch indexes are zero-padded to six digits so that sort-key
-// order is index order. Answers and reduce counts are keyed by the run
-// (each plan of a query id is a new run, docs/contract.md#query-ids), and the result item
-// names the run that may write it. Every
-// item carries `expiresAt` (epoch seconds), the table's TTL attribute; since
+// `plan`, `batch#<runId>#000042`, `answer#<runId>#000042`,
+// `reduce-calls#<runId>`, `map-failure#<runId>#42`, `result`. Batch indexes
+// are zero-padded to six digits so that sort-key order is index order.
+// Batches, answers and reduce counts are keyed by the run (each plan of a
+// query id is a new run, docs/contract.md#query-ids): a new plan is written
+// beside the current one and switched to with one conditional write of the
+// plan item, and the result item names the run that may write it and the
+// execution that owns it. Every item carries `expiresAt` (epoch seconds),
+// the table's TTL attribute, one value for all the items of a run; since
 // DynamoDB deletes expired items lazily (up to days later), reads treat an
 // item whose expiresAt has passed as absent. Runs reads are strongly
 // consistent: reduce must see every answer the map tasks wrote.
@@ -47,8 +50,10 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -63,6 +68,7 @@ type DynamoDBAPI interface {
 	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
 	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 }
 
 // Tables names the tables. A store used only as an index may leave Runs
@@ -154,10 +160,27 @@ func wrap(err error, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	var apiErr smithy.APIError
 	var quota ratelimit.QuotaExceededError
-	if (errors.As(err, &apiErr) && throttleCodes[apiErr.ErrorCode()]) || errors.As(err, &quota) {
+	if (errors.As(err, &apiErr) && throttleCodes[apiErr.ErrorCode()]) || errors.As(err, &quota) || transactionBusy(err) {
 		return globalsearch.Errorf(globalsearch.KindThrottled, "%s: throttled by DynamoDB: %w", msg, err)
 	}
 	return fmt.Errorf("%s: %w", msg, err)
+}
+
+// transactionBusy reports a transaction cancelled for load or for another
+// transaction on the same items (two claims of one id at once): a later
+// attempt may succeed.
+func transactionBusy(err error) bool {
+	var cancelled *types.TransactionCanceledException
+	if !errors.As(err, &cancelled) {
+		return false
+	}
+	for _, r := range cancelled.CancellationReasons {
+		switch aws.ToString(r.Code) {
+		case "ThrottlingError", "TransactionConflict", "ProvisionedThroughputExceeded", "RequestLimitExceeded":
+			return true
+		}
+	}
+	return false
 }
 
 // sleep waits before retry number n (0-based) of calls that made no

@@ -66,6 +66,7 @@ type fakeClient struct {
 	batchGetItem   func(context.Context, *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error)
 	batchWriteItem func(context.Context, *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error)
 	updateItem     func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error)
+	transactWrite  func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error)
 
 	mu    sync.Mutex
 	calls map[string]int
@@ -142,6 +143,14 @@ func (f *fakeClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInpu
 		return f.updateItem(ctx, in)
 	}
 	return f.next.UpdateItem(ctx, in, o...)
+}
+
+func (f *fakeClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	f.count("TransactWriteItems")
+	if f.transactWrite != nil {
+		return f.transactWrite(ctx, in)
+	}
+	return f.next.TransactWriteItems(ctx, in, o...)
 }
 
 // generate builds a namespace of n leaf summaries under one root, a claim
@@ -477,6 +486,42 @@ func TestBatchWriteFailureStops(t *testing.T) {
 	}
 }
 
+// TestTransactionBusy: a claim or a plan switch whose transaction is
+// cancelled for load or for a concurrent transaction on the same items is
+// throttled (a later attempt may succeed), not an internal error; one
+// cancelled by its condition is not.
+func TestTransactionBusy(t *testing.T) {
+	ctx := context.Background()
+	cancelled := func(codes ...string) error {
+		var reasons []types.CancellationReason
+		for _, c := range codes {
+			reasons = append(reasons, types.CancellationReason{Code: aws.String(c)})
+		}
+		return &types.TransactionCanceledException{Message: aws.String("cancelled"), CancellationReasons: reasons}
+	}
+	cases := []struct {
+		name     string
+		err      error
+		wantKind globalsearch.Kind
+	}{
+		{"a concurrent transaction", cancelled("None", "TransactionConflict"), globalsearch.KindThrottled},
+		{"throttled", cancelled("ThrottlingError", "None"), globalsearch.KindThrottled},
+		{"validation", cancelled("ValidationError", "None"), globalsearch.KindInternal},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := &fakeClient{transactWrite: func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
+				return nil, tc.err
+			}}
+			s := store.New(fake, store.Tables{Runs: "r"})
+			_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q"}, "")
+			require.Error(t, err)
+			assert.Equal(t, tc.wantKind, globalsearch.KindOf(err), "%v", err)
+			assert.ErrorIs(t, err, tc.err)
+		})
+	}
+}
+
 func TestThrottled(t *testing.T) {
 	ctx := context.Background()
 	codes := []string{"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
@@ -496,13 +541,16 @@ func TestThrottled(t *testing.T) {
 				updateItem: func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
 					return nil, apiErr
 				},
+				transactWrite: func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
+					return nil, apiErr
+				},
 			}
 			s := store.New(fake, store.Tables{Index: "i", Runs: "r"})
 			calls := map[string]func() error{
 				"Summaries":     func() error { _, err := s.Summaries(ctx, "ns"); return err },
 				"Chunks":        func() error { _, err := s.Chunks(ctx, "ns", []string{"a"}); return err },
 				"Replace":       func() error { return s.ReplaceNamespace(ctx, "ns", generate(1)) },
-				"CreateRequest": func() error { _, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q"}); return err },
+				"CreateRequest": func() error { _, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q"}, ""); return err },
 				"Result":        func() error { _, err := s.Result(ctx, "q"); return err },
 				"MapAnswers":    func() error { _, err := s.MapAnswers(ctx, "q", "r"); return err },
 				"SaveMapAnswer": func() error { return s.SaveMapAnswer(ctx, "q", "r", globalsearch.MapAnswer{}) },
@@ -579,7 +627,7 @@ func TestExpired(t *testing.T) {
 	s := store.New(client, tables, store.WithClock(clock), store.WithTTL(time.Hour))
 
 	params := globalsearch.Params{QueryID: "q", Query: "old"}
-	_, created, err := s.CreateRequest(ctx, params)
+	_, created, err := s.CreateRequest(ctx, params, "")
 	require.NoError(t, err)
 	require.True(t, created)
 	require.NoError(t, s.SavePlan(ctx, globalsearch.Plan{Params: params, Batches: []globalsearch.Batch{{Index: 0, Content: "b"}}}))
@@ -604,7 +652,7 @@ func TestExpired(t *testing.T) {
 
 	// An expired request does not block a new one under the same id.
 	fresh := globalsearch.Params{QueryID: "q", Query: "new"}
-	got, created, err := s.CreateRequest(ctx, fresh)
+	got, created, err := s.CreateRequest(ctx, fresh, "")
 	require.NoError(t, err)
 	assert.True(t, created)
 	assert.Equal(t, fresh, got)
@@ -659,7 +707,7 @@ func TestCreateTablesTwice(t *testing.T) {
 	r := generate(3)
 	require.NoError(t, s.ReplaceNamespace(ctx, "ns", r))
 	p := globalsearch.Params{QueryID: "q1", Namespace: "ns", Query: "what changed?"}
-	_, created, err := s.CreateRequest(ctx, p)
+	_, created, err := s.CreateRequest(ctx, p, "")
 	require.NoError(t, err)
 	require.True(t, created)
 
@@ -688,7 +736,7 @@ func TestPlanRefusesBatchOfAnotherRun(t *testing.T) {
 	require.NoError(t, err)
 
 	item, err := attributevalue.MarshalMap(map[string]any{
-		"queryId": "q", "sk": "batch#000001",
+		"queryId": "q", "sk": "batch#r1#000001",
 		"batch": map[string]any{"runId": "r2", "index": 1, "content": "other plan"},
 	})
 	require.NoError(t, err)

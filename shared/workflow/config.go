@@ -27,6 +27,13 @@ const (
 	EnvMapCacheTTLDays = "MAP_CACHE_TTL_DAYS"
 )
 
+// MaxExecution is the longest an execution of the state machine lasts: its
+// TimeoutSeconds (statemachine's TestRunsOutliveExecutions ties the two).
+// Nothing else bounds the map stage of a large plan at a low concurrency,
+// and a run's items must outlive it (docs/contract.md#tables), so the runs
+// TTL must be longer.
+const MaxExecution = 3 * 24 * time.Hour
+
 // Config is a function's configuration, as template.yaml sets it.
 type Config struct {
 	RunsTable string
@@ -70,6 +77,10 @@ func ConfigFromEnv(lookup func(string) (string, bool), need ...string) (Config, 
 	}
 	c.RunsTable = get(EnvRunsTable)
 	c.RunsTTL = days(EnvRunsTTLDays)
+	if c.RunsTTL > 0 && c.RunsTTL <= MaxExecution {
+		errs = append(errs, fmt.Errorf("%s must be more than the %d days an execution may last (the state machine's TimeoutSeconds), so a run never outlives its items; not %d",
+			EnvRunsTTLDays, MaxExecution/(24*time.Hour), c.RunsTTL/(24*time.Hour)))
+	}
 	var err error
 	if c.Defaults, err = globalsearch.DefaultsFromEnv(lookup); err != nil {
 		errs = append(errs, err)

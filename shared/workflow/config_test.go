@@ -54,6 +54,13 @@ func TestConfigFromEnv(t *testing.T) {
 		{"nothing set: every problem at once", nil, []string{workflow.EnvModelID}, "RUNS_TABLE is not set\nRUNS_TTL_DAYS is not set\nMODEL_ID is not set", nil},
 		{"bad ttl", with(map[string]string{"RUNS_TTL_DAYS": "a week"}), nil, `RUNS_TTL_DAYS must be a positive number of days, not "a week"`, nil},
 		{"zero ttl", with(map[string]string{"RUNS_TTL_DAYS": "0"}), nil, `RUNS_TTL_DAYS must be a positive number of days, not "0"`, nil},
+		// docs/contract.md#tables: a run never outlives its items.
+		{"ttl no longer than the longest execution", with(map[string]string{"RUNS_TTL_DAYS": "3"}), nil,
+			"RUNS_TTL_DAYS must be more than the 3 days an execution may last (the state machine's TimeoutSeconds), so a run never outlives its items; not 3", nil},
+		{"ttl of one day", with(map[string]string{"RUNS_TTL_DAYS": "1"}), nil,
+			"RUNS_TTL_DAYS must be more than the 3 days an execution may last (the state machine's TimeoutSeconds), so a run never outlives its items; not 1", nil},
+		{"shortest ttl", with(map[string]string{"RUNS_TTL_DAYS": "4"}), nil, "",
+			func(t *testing.T, c workflow.Config) { assert.Equal(t, 4*24*time.Hour, c.RunsTTL) }},
 		{"bad default", with(map[string]string{"GRAPHRAG_MAP_CONCURRENCY": "-1"}), nil, "GRAPHRAG_MAP_CONCURRENCY: mapConcurrency must be a positive integer", nil},
 		{"prepare's concurrency cap", with(map[string]string{"MAP_MAX_CONCURRENCY": "12"}), []string{workflow.EnvMapMaxConcurrency}, "",
 			func(t *testing.T, c workflow.Config) { assert.Equal(t, 12, c.MapMaxConcurrency) }},

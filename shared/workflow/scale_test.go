@@ -139,8 +139,21 @@ func TestPrepareOutputFitsAState(t *testing.T) {
 	require.NoError(t, err)
 	t.Logf("prepare's output for %d batches: %d bytes", workflow.MaxBatchesLimit, len(raw))
 	assert.LessOrEqual(t, len(raw)+32<<10, 256<<10)
-	assert.Greater(t, workflow.DefaultMaxBatches, workflow.InlineMaxBatches)
-	assert.LessOrEqual(t, workflow.DefaultMaxBatches, workflow.MaxBatchesLimit)
+
+	// The default deployment's largest plan needs the Distributed Map, and
+	// the functions accept it as MAX_BATCHES; one past the limit they refuse.
+	assert.Equal(t, workflow.ModeDistributed, workflow.MapMode(workflow.DefaultMaxBatches, 0))
+	env := func(maxBatches int) func(string) (string, bool) {
+		return func(k string) (string, bool) {
+			v, ok := map[string]string{"RUNS_TABLE": "runs", "RUNS_TTL_DAYS": "7", "MAX_BATCHES": fmt.Sprint(maxBatches)}[k]
+			return v, ok
+		}
+	}
+	c, err := workflow.ConfigFromEnv(env(workflow.DefaultMaxBatches), workflow.EnvMaxBatches)
+	require.NoError(t, err)
+	assert.Equal(t, workflow.DefaultMaxBatches, c.MaxBatches)
+	_, err = workflow.ConfigFromEnv(env(workflow.MaxBatchesLimit+1), workflow.EnvMaxBatches)
+	assert.ErrorContains(t, err, fmt.Sprintf("MAX_BATCHES must be at most %d", workflow.MaxBatchesLimit))
 }
 
 // recorded is a RecordedFailures with fixed contents.

@@ -288,7 +288,7 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 		h.failUnparsed(ctx, in, err)
 		return PrepareOutput{}, Named(err)
 	}
-	out, err := h.Engine.Prepare(ctx, p)
+	out, err := h.Engine.PrepareAs(ctx, p, in.ExecutionName)
 	if err != nil {
 		return PrepareOutput{}, named(ctx, err)
 	}
@@ -417,7 +417,7 @@ func (h *Handlers) failUnparsed(ctx context.Context, in PrepareInput, cause erro
 	if q, ok := loose.Query.(string); ok {
 		p.Query = q
 	}
-	_, _ = h.Engine.Reject(context.WithoutCancel(ctx), p, cause)
+	_, _ = h.Engine.Reject(context.WithoutCancel(ctx), p, in.ExecutionName, cause)
 }
 
 // errHandlerDeadline is the cause of a context that withMargin ended.

@@ -173,8 +173,11 @@ func cloneClaims(claims []globalsearch.Claim) []globalsearch.Claim {
 	return claims
 }
 
-// CreateRequest implements globalsearch.Requests.
-func (s *Store) CreateRequest(_ context.Context, p globalsearch.Params) (globalsearch.Params, bool, error) {
+// CreateRequest implements globalsearch.Requests. A request it creates
+// supersedes the id's result, as the DynamoDB store's fresh result item
+// does; the owner matters only to the state machine, which never writes
+// here.
+func (s *Store) CreateRequest(_ context.Context, p globalsearch.Params, _ string) (globalsearch.Params, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if have, ok := s.requests[p.QueryID]; ok {
@@ -182,6 +185,8 @@ func (s *Store) CreateRequest(_ context.Context, p globalsearch.Params) (globals
 	}
 	p.SeedGenerated = false // not stored, as in DynamoDB
 	s.requests[p.QueryID] = p
+	delete(s.results, p.QueryID)
+	s.resultRun[p.QueryID] = ""
 	return p, true, nil
 }
 

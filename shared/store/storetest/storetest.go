@@ -409,14 +409,14 @@ func testCreateRequest(t *testing.T, s Store) {
 	ctx := context.Background()
 	first := sampleParams("q-1")
 	first.CommunityLevel = 2
-	got, created, err := s.CreateRequest(ctx, first)
+	got, created, err := s.CreateRequest(ctx, first, "")
 	require.NoError(t, err)
 	assert.True(t, created)
 	assert.Equal(t, first, got)
 
 	second := sampleParams("q-1")
 	second.Query = "a different question"
-	got, created, err = s.CreateRequest(ctx, second)
+	got, created, err = s.CreateRequest(ctx, second, "")
 	require.NoError(t, err)
 	assert.False(t, created, "the second create finds the first")
 	assert.Equal(t, first, got, "the stored request wins")
@@ -743,6 +743,14 @@ func testNewPlanCleanRun(t *testing.T, s Store) {
 	n, err := s.ReduceCalls(ctx, "q-again", second.RunID)
 	require.NoError(t, err)
 	assert.Zero(t, n, "the new run counts reduce calls from 0")
+	// The replaced run's answers and reduce count are deleted, not only
+	// out of the new run's reach.
+	answers, err = s.MapAnswers(ctx, "q-again", first.RunID)
+	require.NoError(t, err)
+	assert.Empty(t, answers, "the replaced run's answers are deleted")
+	n, err = s.ReduceCalls(ctx, "q-again", first.RunID)
+	require.NoError(t, err)
+	assert.Zero(t, n, "the replaced run's reduce count is deleted")
 
 	// Late writers of the earlier run.
 	require.NoError(t, s.SaveMapAnswer(ctx, "q-again", first.RunID, sampleAnswer(0, "late")))
@@ -788,14 +796,14 @@ func testSeedGeneratedNotStored(t *testing.T, s Store) {
 	ctx := context.Background()
 	p := sampleParams("q-seed")
 	p.SeedGenerated = true
-	got, created, err := s.CreateRequest(ctx, p)
+	got, created, err := s.CreateRequest(ctx, p, "")
 	require.NoError(t, err)
 	require.True(t, created)
 	assert.True(t, got.SameRequest(p))
 	stored, err := s.Request(ctx, "q-seed")
 	require.NoError(t, err)
 	assert.False(t, stored.SeedGenerated, "a stored request has its seed fixed")
-	again, created, err := s.CreateRequest(ctx, p)
+	again, created, err := s.CreateRequest(ctx, p, "")
 	require.NoError(t, err)
 	assert.False(t, created)
 	assert.Equal(t, stored, again)

@@ -391,3 +391,21 @@ func (e *env) runItems(t *testing.T, queryID string) []string {
 		start = out.LastEvaluatedKey
 	}
 }
+
+// expiresAt is the expiresAt of one runs-table item, read directly ("" when
+// the item has none).
+func (e *env) expiresAt(t *testing.T, queryID, sk string) string {
+	t.Helper()
+	out, err := e.ddb.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String(e.tables.Runs),
+		Key: map[string]ddbtypes.AttributeValue{
+			"queryId": &ddbtypes.AttributeValueMemberS{Value: queryID}, "sk": &ddbtypes.AttributeValueMemberS{Value: sk},
+		},
+		ConsistentRead: aws.Bool(true),
+	})
+	require.NoError(t, err)
+	if n, ok := out.Item["expiresAt"].(*ddbtypes.AttributeValueMemberN); ok {
+		return n.Value
+	}
+	return ""
+}

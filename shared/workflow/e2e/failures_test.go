@@ -88,6 +88,42 @@ func (s noStarter) Execution(context.Context, string) (string, string, error) {
 	return "", "", nil
 }
 
+// capturingStarter is the API's Starter that starts nothing: it keeps the
+// execution name and input, for the test to start the execution itself.
+type capturingStarter struct {
+	name  string
+	input []byte
+}
+
+func (s *capturingStarter) Start(_ context.Context, name string, input []byte) error {
+	s.name, s.input = name, input
+	return nil
+}
+
+func (s *capturingStarter) Execution(context.Context, string) (string, string, error) {
+	return "", "", nil
+}
+
+// postQuery is POST /namespaces/{namespace}/queries through the API
+// handler over the runs table: it claims the query id as the API does and
+// returns the execution the API would start.
+func postQuery(t *testing.T, e *env, namespace string, body any) (name string, input json.RawMessage) {
+	t.Helper()
+	starter := &capturingStarter{}
+	h := &api.Handler{Runs: e.store, Starter: starter, Defaults: globalsearch.SpecDefaults}
+	raw, err := json.Marshal(body)
+	require.NoError(t, err)
+	var req events.APIGatewayV2HTTPRequest
+	req.RawPath = "/namespaces/" + namespace + "/queries"
+	req.PathParameters = map[string]string{"namespace": namespace}
+	req.RequestContext.HTTP.Method = http.MethodPost
+	req.Body = string(raw)
+	resp, err := h.Handle(context.Background(), req)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusAccepted, resp.StatusCode, resp.Body)
+	return starter.name, starter.input
+}
+
 // getQuery is GET /namespaces/{namespace}/queries/{id} through the API
 // handler over the runs table.
 func getQuery(t *testing.T, e *env, namespace, id string) (int, map[string]any) {
@@ -132,13 +168,30 @@ func TestUncaughtFailures(t *testing.T) {
 		// not task failures).
 		wantTaskErrors map[string]int
 		wantQuery      bool // the result names the query (a function saved it)
-		// noRequest: the execution failed before prepare stored the
-		// request, so the API reads the run as not found (docs/contract.md#state-machine).
+		// noRequest: the execution failed before prepare claimed the
+		// query id, so it owns no result and writes none
+		// (docs/contract.md#query-ids): the runs table has nothing under
+		// the id and the API reads it as not found.
 		noRequest bool
+		// claimed: the query id is claimed through the API's POST, which
+		// names the id's owner by the query id, the name of the execution
+		// it starts.
+		claimed bool
 	}{
 		{
+			name:            "prepare crashes after the API claimed the id",
+			summaries:       1,
+			claimed:         true,
+			fault:           func(inv invocation) *lambdaReply { return crash() },
+			wantError:       "Runtime.ExitError",
+			wantResultError: []string{"Runtime.ExitError: ", "signal: killed"},
+			wantInvokes:     map[string]int{"prepare": 1, "map": 0, "reduce": 0},
+			wantTaskErrors:  map[string]int{"Runtime.ExitError": 1},
+		},
+		{
 			// A schedule's request has no queryId and prepare dies before
-			// it stores anything: the execution name keys the result.
+			// it stores anything: the execution name would key the result,
+			// but the execution never claimed it.
 			name:            "prepare crashes on a scheduled start",
 			summaries:       1,
 			noQueryID:       true,
@@ -146,8 +199,9 @@ func TestUncaughtFailures(t *testing.T) {
 			wantError:       "Runtime.ExitError",
 			wantResultError: []string{"Runtime.ExitError: ", "signal: killed"},
 			wantInvokes:     map[string]int{"prepare": 1, "map": 0, "reduce": 0},
-			wantTaskErrors:  map[string]int{"Runtime.ExitError": 1},
-			noRequest:       true,
+			// The refused write is not retried.
+			wantTaskErrors: map[string]int{"Runtime.ExitError": 1, "DynamoDB.ConditionalCheckFailedException": 1},
+			noRequest:      true,
 		},
 		{
 			name:      "prepare throttled until the Lambda retries are spent",
@@ -162,7 +216,7 @@ func TestUncaughtFailures(t *testing.T) {
 			wantError:       "Lambda.TooManyRequestsException",
 			wantResultError: []string{"Lambda.TooManyRequestsException: ", "Rate Exceeded"},
 			wantInvokes:     map[string]int{"prepare": 4, "map": 0, "reduce": 0},
-			wantTaskErrors:  map[string]int{"Lambda.TooManyRequestsException": 4},
+			wantTaskErrors:  map[string]int{"Lambda.TooManyRequestsException": 4, "DynamoDB.ConditionalCheckFailedException": 1},
 			noRequest:       true,
 		},
 		{
@@ -234,14 +288,36 @@ func TestUncaughtFailures(t *testing.T) {
 			if tc.ownName {
 				execName = uniqueName("exec-" + slug)
 			}
-			arn := e.start(t, m, execName, request(requestID, namespace))
+			var input any = request(requestID, namespace)
+			if tc.claimed {
+				var name string
+				name, input = postQuery(t, e, namespace, input)
+				require.Equal(t, queryID, name, "the API names its execution by the query id")
+			}
+			arn := e.start(t, m, execName, input)
 			out := e.wait(t, m, arn)
 			res, resErr := e.store.Result(context.Background(), queryID)
 			rep.add(t, tc.name, out.Status, res.Status, rn, time.Since(start))
 
 			require.Equal(t, sfntypes.ExecutionStatusFailed, out.Status, "execution %s\n%s", arn, e.history(m, arn))
 			assert.Equal(t, tc.wantError, aws.ToString(out.Error), "cause: %s", aws.ToString(out.Cause))
+			assert.Equal(t, tc.wantTaskErrors, e.taskErrors(t, m, arn), "failed tasks by error name")
+			for fn, want := range tc.wantInvokes {
+				assert.Equal(t, want, rn.count(fn), "invocations of %s", fn)
+			}
+			if tc.noRequest {
+				assert.ErrorIs(t, resErr, globalsearch.ErrNotFound, "an execution that never claimed the id writes no result")
+				assert.Empty(t, e.runItems(t, queryID), "nothing is stored under the id")
+				status, _ := getQuery(t, e, namespace, queryID)
+				assert.Equal(t, http.StatusNotFound, status)
+				return
+			}
 			require.NoError(t, resErr, "the runs table has a result\n%s", e.history(m, arn))
+			// One expiry for the run (docs/contract.md#tables): the
+			// state machine's record keeps the result item's.
+			exp := e.expiresAt(t, queryID, "result")
+			assert.NotEmpty(t, exp, "the recorded failure expires")
+			assert.Equal(t, e.expiresAt(t, queryID, "request"), exp, "with its request")
 			assert.Equal(t, globalsearch.StatusFailed, res.Status)
 			assert.Equal(t, queryID, res.QueryID)
 			assert.True(t, strings.HasPrefix(res.Error, strings.TrimPrefix(tc.wantError, "Search.")), "the result names the error first: %q", res.Error)
@@ -251,18 +327,7 @@ func TestUncaughtFailures(t *testing.T) {
 			if tc.wantQuery {
 				assert.Equal(t, query, res.Query, "reduce's recording keeps the request")
 			}
-			for fn, want := range tc.wantInvokes {
-				assert.Equal(t, want, rn.count(fn), "invocations of %s", fn)
-			}
-			assert.Equal(t, tc.wantTaskErrors, e.taskErrors(t, m, arn), "failed tasks by error name")
-
 			status, body := getQuery(t, e, namespace, queryID)
-			if tc.noRequest {
-				// Prepare died before it stored the request, so the result
-				// names no namespace and the API cannot tell whose it is.
-				assert.Equal(t, http.StatusNotFound, status)
-				return
-			}
 			assert.Equal(t, http.StatusOK, status)
 			assert.Equal(t, "failed", body["status"])
 			assert.Equal(t, res.Error, body["error"])
@@ -281,4 +346,60 @@ func (e *env) events(t *testing.T, m machine, arn string) []sfntypes.HistoryEven
 		all = append(all, page.Events...)
 	}
 	return all
+}
+
+// TestFailureOfAnotherRequest: only the run (or the start) that owns a
+// query id's result writes it (docs/contract.md#query-ids). Query q
+// completes; then an execution of a different request under the same
+// queryId dies in prepare, or is throttled until its Lambda retries are
+// spent: each execution fails with its own error, and q's completed
+// result is still there, untouched.
+func TestFailureOfAnotherRequest(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cases := []struct {
+		name      string
+		fault     func(inv invocation) *lambdaReply
+		wantError string
+	}{
+		{"prepare crashes", func(inv invocation) *lambdaReply { return crash() }, "Runtime.ExitError"},
+		{"prepare throttled", func(inv invocation) *lambdaReply {
+			if inv.Function == "prepare" {
+				return throttle()
+			}
+			return nil
+		}, "Lambda.TooManyRequestsException"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			slug := strings.ReplaceAll(tc.name, " ", "-")
+			queryID := uniqueName("q-other-" + slug)
+			namespace := strings.ToLower(uniqueName("ns-other-" + slug))
+			e.loadIndex(t, namespace, 1)
+			rn := newRun()
+			e.lambda.register(queryID, rn)
+			m := e.newStateMachine(t)
+			arn := e.start(t, m, queryID, request(queryID, namespace))
+			out := e.wait(t, m, arn)
+			require.Equal(t, sfntypes.ExecutionStatusSucceeded, out.Status, e.history(m, arn))
+			before, err := e.store.Result(context.Background(), queryID)
+			require.NoError(t, err)
+			require.Equal(t, globalsearch.StatusCompleted, before.Status)
+
+			rn.fault = tc.fault
+			other := request(queryID, namespace)
+			other["query"] = "a different question under the same id"
+			// moto runs one execution per region: the second gets its own.
+			m2 := e.newStateMachine(t)
+			arn2 := e.start(t, m2, uniqueName("exec-other-"+slug), other)
+			out2 := e.wait(t, m2, arn2)
+			require.Equal(t, sfntypes.ExecutionStatusFailed, out2.Status, e.history(m2, arn2))
+			assert.Equal(t, tc.wantError, aws.ToString(out2.Error), "the execution fails with its own error")
+
+			after, err := e.store.Result(context.Background(), queryID)
+			require.NoError(t, err)
+			assert.Equal(t, before, after, "q's completed result is untouched")
+		})
+	}
 }

@@ -80,7 +80,7 @@ func TestBootstrapUnderRIE(t *testing.T) {
 		"AWS_CONFIG_FILE=" + os.DevNull, "AWS_SHARED_CREDENTIALS_FILE=" + os.DevNull,
 		"AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ENDPOINT_URL_DYNAMODB=" + aws.ToString(client.Options().BaseEndpoint),
-		"INDEX_TABLE=" + tables.Index, "RUNS_TABLE=" + tables.Runs, "RUNS_TTL_DAYS=1",
+		"INDEX_TABLE=" + tables.Index, "RUNS_TABLE=" + tables.Runs, "RUNS_TTL_DAYS=7",
 		"MAP_MAX_CONCURRENCY=8", "MAX_BATCHES=20000",
 		"AWS_LAMBDA_FUNCTION_TIMEOUT=30", "AWS_LAMBDA_FUNCTION_NAME=prepare",
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -575,9 +576,15 @@ func testRepeatedStart(t *testing.T, e *env, rep *report) {
 	namespace := uniqueName("ns-repeated")
 	e.loadIndex(t, namespace, batches)
 	rn := newRun()
-	// Slow enough that the second StartExecution finds the first running.
+	// The model answers no map call until the second StartExecution is
+	// done, so that start finds the first execution still running: it
+	// cannot finish without its map answers.
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(open) // a failed assertion must not leave the model waiting
 	rn.model = func(call modelCall) converseReply {
-		time.Sleep(300 * time.Millisecond)
+		<-release
 		return healthyModel(call)
 	}
 	e.lambda.register(queryID, rn)
@@ -586,6 +593,10 @@ func testRepeatedStart(t *testing.T, e *env, rep *report) {
 	m := e.newStateMachine(t)
 	arn := e.start(t, m, queryID, input)
 	again := e.start(t, m, queryID, input)
+	status, err := e.sfn.DescribeExecution(context.Background(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)}, m.in)
+	require.NoError(t, err)
+	assert.Equal(t, sfntypes.ExecutionStatusRunning, status.Status, "the first execution is still running")
+	open()
 	assert.Equal(t, arn, again, "StartExecution with a running execution's name and input is that execution")
 	out := e.wait(t, m, arn)
 	require.Equal(t, sfntypes.ExecutionStatusSucceeded, out.Status, e.history(m, arn))
@@ -607,9 +618,9 @@ func testRepeatedStart(t *testing.T, e *env, rep *report) {
 	require.NoError(t, err)
 	rep.add(t, "repeated start", out2.Status, second.Status, rn, time.Since(start))
 
-	// Answers and the reduce count are keyed by run (docs/contract.md#query-ids); the
-	// second run deletes the first run's.
-	want := []string{"answer#<run>#000000", "answer#<run>#000001", "batch#000000", "batch#000001", "plan", "reduce-calls#<run>", "request", "result"}
+	// Batches, answers and the reduce count are keyed by run
+	// (docs/contract.md#query-ids); the second run deletes the first run's.
+	want := []string{"answer#<run>#000000", "answer#<run>#000001", "batch#<run>#000000", "batch#<run>#000001", "plan", "reduce-calls#<run>", "request", "result"}
 	firstItems, firstRuns := withoutRunIDs(items)
 	assert.Equal(t, want, firstItems, "one item per key after the first run")
 	secondItems, secondRuns := withoutRunIDs(e.runItems(t, queryID))
@@ -625,8 +636,8 @@ func testRepeatedStart(t *testing.T, e *env, rep *report) {
 	assert.Equal(t, 2, rn.count("reduce"))
 }
 
-// runIDInKey is the run id inside an answer or reduce-count sort key.
-var runIDInKey = regexp.MustCompile(`^(answer#|reduce-calls#)([0-9a-f]+)`)
+// runIDInKey is the run id inside a batch, answer or reduce-count sort key.
+var runIDInKey = regexp.MustCompile(`^(batch#|answer#|reduce-calls#)([0-9a-f]+)`)
 
 // withoutRunIDs returns the sort keys, sorted, with the run id in each
 // replaced by <run>, and the run ids seen.
