@@ -746,7 +746,7 @@ func (im *importer) cite(unit string, texts []string) []string {
 // (to find the unit by eye) and 64 bits of a hash of both (to tell excerpts
 // apart). It satisfies the id rule of docs/contract.md#ids whatever the unit id holds.
 func excerptID(unit, text string) string {
-	sum := sha256.Sum256([]byte(unit + "\x00" + text))
+	sum := hashParts(unit, "\x00", text)
 	lead := []rune{}
 	for _, r := range unit {
 		if len(lead) == 8 || !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
@@ -758,6 +758,22 @@ func excerptID(unit, text string) string {
 		lead = []rune("excerpt")
 	}
 	return string(lead) + "~" + hex.EncodeToString(sum[:8])
+}
+
+// hashParts is the SHA-256 of the parts joined, hashed through a small
+// buffer: joining them, or converting a text to bytes, would copy a huge
+// covariate once more.
+func hashParts(parts ...string) []byte {
+	h := sha256.New()
+	buf := make([]byte, 0, 32<<10)
+	for _, p := range parts {
+		for len(p) > 0 {
+			n := min(len(p), cap(buf))
+			h.Write(append(buf[:0], p[:n]...))
+			p = p[n:]
+		}
+	}
+	return h.Sum(nil)
 }
 
 // leafFor picks the smallest leaf community holding any of the entity ids.
