@@ -120,9 +120,11 @@ type pageHeader struct {
 
 // checkPages walks the pages of one column chunk: each header well-formed,
 // each page inside the chunk, the pages filling it exactly, decompressing to
-// no more than they declare, and holding no more values than their bytes can
-// (a value beyond the first of its row takes at least a bit; a dictionary
-// entry at least a byte).
+// no more than they declare, and holding no more values than their bytes in
+// the file can (a value beyond the first of its row takes at least a bit: a
+// list element of GraphRAG's is a distinct id; a dictionary entry at least a
+// byte). The values are what the import holds in memory, so they are bounded
+// by the file's bytes, not by what those bytes decompress to.
 func checkPages(chunk []byte, cm *format.ColumnMetaData, rows int64, budget *inflationBudget) error {
 	var values, dataBytes int64
 	for pos, page := 0, 0; pos < len(chunk); page++ {
@@ -151,7 +153,7 @@ func checkPages(chunk []byte, cm *format.ColumnMetaData, rows int64, budget *inf
 			}
 		case pageData, pageDataV2:
 			values += h.numValues
-			dataBytes += h.uncompressed
+			dataBytes += h.compressed
 		default:
 			continue // index pages and unknown kinds are skipped by the decoder
 		}
