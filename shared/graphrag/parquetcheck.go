@@ -284,7 +284,7 @@ type compactWalker struct {
 
 var errThriftEOF = errors.New("ends early")
 
-func (w *compactWalker) byte() (byte, error) {
+func (w *compactWalker) readByte() (byte, error) {
 	if w.pos >= len(w.b) {
 		return 0, errThriftEOF
 	}
@@ -317,7 +317,7 @@ func (w *compactWalker) walkStruct(depth int) error {
 	}
 	var id int16
 	for {
-		h, err := w.byte()
+		h, err := w.readByte()
 		if err != nil {
 			return err
 		}
@@ -354,10 +354,10 @@ func (w *compactWalker) walkValue(typ byte, depth int, field bool) error {
 			report(int64(2 - typ))
 			return nil
 		}
-		_, err := w.byte()
+		_, err := w.readByte()
 		return err
 	case 3: // i8
-		_, err := w.byte()
+		_, err := w.readByte()
 		return err
 	case 4, 5, 6: // i16, i32, i64: zigzag varints
 		v, err := w.uvarint()
@@ -372,7 +372,7 @@ func (w *compactWalker) walkValue(typ byte, depth int, field bool) error {
 		}
 		return w.skip(n)
 	case 9, 10: // list, set
-		h, err := w.byte()
+		h, err := w.readByte()
 		if err != nil {
 			return err
 		}
@@ -391,7 +391,7 @@ func (w *compactWalker) walkValue(typ byte, depth int, field bool) error {
 		if err != nil || n == 0 {
 			return err
 		}
-		kv, err := w.byte()
+		kv, err := w.readByte()
 		if err != nil {
 			return err
 		}
