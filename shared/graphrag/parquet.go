@@ -74,6 +74,9 @@ func openTableData(data []byte, name string) (*table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable parquet file: %w", name, err)
 	}
+	if err := checkTypes(f); err != nil {
+		return nil, fmt.Errorf("%s: not a readable parquet file: %w", name, err)
+	}
 	if err := checkMetadata(data, footer, f.Metadata()); err != nil {
 		return nil, fmt.Errorf("%s: not a readable parquet file: %w", name, err)
 	}

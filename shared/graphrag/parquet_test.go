@@ -171,6 +171,13 @@ func TestImportRefusesFilesThatClaimMoreThanTheyHold(t *testing.T) {
 			want: "lie outside the data of the file",
 		},
 		{
+			name: "a chunk of another type than its column",
+			file: func(t *testing.T) []byte {
+				return editFooter(t, plain, func(md *format.FileMetaData) { md.RowGroups[0].Columns[0].MetaData.Type = format.ByteArray })
+			},
+			want: `column "community" is INT64 in the schema but BYTE_ARRAY in row group 0`,
+		},
+		{
 			name: "a footer longer than the file",
 			file: func(t *testing.T) []byte {
 				data := bytes.Clone(plain)

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/pierrec/lz4/v4"
 )
@@ -102,6 +104,39 @@ func checkMetadata(data []byte, footer int64, md *format.FileMetaData) error {
 	}
 	if rows != md.NumRows {
 		return fmt.Errorf("the row groups hold %d rows, the footer says %d", rows, md.NumRows)
+	}
+	return nil
+}
+
+// checkTypes checks that each row group has a chunk for every leaf column
+// of the schema, of the physical type the schema declares: the decoder reads
+// a chunk's bytes as the schema's type, whatever the chunk says.
+func checkTypes(f *parquet.File) error {
+	var leaves []*parquet.Column
+	var walk func(c *parquet.Column)
+	walk = func(c *parquet.Column) {
+		if c.Leaf() {
+			leaves = append(leaves, c)
+			return
+		}
+		for _, child := range c.Columns() {
+			walk(child)
+		}
+	}
+	walk(f.Root())
+	for g, rg := range f.Metadata().RowGroups {
+		if len(rg.Columns) != len(leaves) {
+			return fmt.Errorf("row group %d has %d columns, the schema %d", g, len(rg.Columns), len(leaves))
+		}
+		for _, leaf := range leaves {
+			i := leaf.Index()
+			if i < 0 || i >= len(rg.Columns) {
+				return fmt.Errorf("column %q has no chunk in row group %d", strings.Join(leaf.Path(), "."), g)
+			}
+			if got, want := parquet.Kind(rg.Columns[i].MetaData.Type), leaf.Type().Kind(); got != want {
+				return fmt.Errorf("column %q is %s in the schema but %s in row group %d", strings.Join(leaf.Path(), "."), want, got, g)
+			}
+		}
 	}
 	return nil
 }
