@@ -202,7 +202,11 @@ func importDir(ctx context.Context, dir string, opts Options) (globalsearch.Reco
 	} else if !info.IsDir() {
 		return globalsearch.Records{}, Report{}, fmt.Errorf("GraphRAG output folder: %s is not a folder", dir)
 	}
-	if err := im.run(); err != nil {
+	err := im.run()
+	for _, t := range im.tables {
+		t.close()
+	}
+	if err != nil {
 		return globalsearch.Records{}, Report{}, err
 	}
 	if err := im.validate(); err != nil {
@@ -271,6 +275,8 @@ type importer struct {
 	noUnits bool
 	// files holds, per kind, the name of the file read, for messages.
 	files map[string]string
+	// tables are the files opened, closed when the import ends.
+	tables []*table
 }
 
 type communityRow struct {
@@ -358,6 +364,7 @@ func (im *importer) open(kind string, required bool) (*table, error) {
 			return nil, err
 		}
 		im.files[kind] = name
+		im.tables = append(im.tables, t)
 		im.progress("opened %s: %d rows (%s)", name, t.rows, time.Since(start).Round(time.Millisecond))
 		return t, nil
 	}

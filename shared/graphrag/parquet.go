@@ -31,16 +31,15 @@ func (e *MissingColumnError) Error() string {
 // column is looked up by its top-level name, its values are read whatever
 // their physical type, and the typed accessors convert and report.
 type table struct {
-	name string // the file's base name, for messages
-	file *parquet.File
-	rows int
+	name   string // the file's base name, for messages
+	file   *parquet.File
+	rows   int
+	closer io.Closer // the open file, when there is one
 }
 
-// openTable reads the parquet file at path. The whole file is read into
-// memory first: GraphRAG outputs are megabytes, a byte slice needs no file
-// handle to close on every error path, and the checks of checkLayout and
-// checkMetadata read it anyway. Only a regular file is read: opening a named
-// pipe would block, and a device can be endless. Every error names the file.
+// openTable opens the parquet file at path; the table reads it until close.
+// Only a regular file is opened: opening a named pipe would block, and a
+// device can be endless. Every error names the file.
 func openTable(path, name string) (*table, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -49,18 +48,26 @@ func openTable(path, name string) (*table, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: is not a regular file (%s)", name, info.Mode().Type())
 	}
-	data, err := os.ReadFile(path)
+	file, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return openTableData(data, name)
+	t, err := openParquet(file, info.Size(), name)
+	if err != nil {
+		file.Close()
+		return nil, err
+	}
+	t.closer = file
+	return t, nil
 }
 
-// openTableData opens a parquet file held in data, after checking that
-// nothing in it declares more than its bytes hold (checkLayout,
-// checkMetadata).
-func openTableData(data []byte, name string) (*table, error) {
-	footer, err := checkLayout(data)
+// openParquet opens the parquet file of size bytes read by r, after
+// checking that nothing in it declares more than its bytes hold
+// (checkLayout, checkTypes, checkMetadata). The file is read where it lies
+// rather than into memory: the import then holds the values it decodes, not
+// the file besides.
+func openParquet(r io.ReaderAt, size int64, name string) (*table, error) {
+	footer, err := checkLayout(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable parquet file: %w", name, err)
 	}
@@ -68,7 +75,7 @@ func openTableData(data []byte, name string) (*table, error) {
 	err = guard(func() (err error) {
 		// The page index and bloom filters are never used: not reading them
 		// leaves fewer declared sizes to trust.
-		f, err = parquet.OpenFile(bytesReaderAt(data), int64(len(data)), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		f, err = parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 		return err
 	})
 	if err != nil {
@@ -77,10 +84,17 @@ func openTableData(data []byte, name string) (*table, error) {
 	if err := checkTypes(f); err != nil {
 		return nil, fmt.Errorf("%s: not a readable parquet file: %w", name, err)
 	}
-	if err := checkMetadata(data, footer, f.Metadata()); err != nil {
+	if err := checkMetadata(r, size, footer, f.Metadata()); err != nil {
 		return nil, fmt.Errorf("%s: not a readable parquet file: %w", name, err)
 	}
 	return &table{name: name, file: f, rows: int(f.NumRows())}, nil
+}
+
+// close releases the table's file, if it has one.
+func (t *table) close() {
+	if t.closer != nil {
+		t.closer.Close()
+	}
 }
 
 // guard runs fn and turns a panic of the parquet decoder into an error: a
@@ -93,20 +107,6 @@ func guard(fn func() error) (err error) {
 		}
 	}()
 	return fn()
-}
-
-// bytesReaderAt is an io.ReaderAt over a byte slice.
-type bytesReaderAt []byte
-
-func (b bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 || off > int64(len(b)) {
-		return 0, fmt.Errorf("read at offset %d of %d bytes", off, len(b))
-	}
-	n := copy(p, b[off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
 }
 
 // columnNames lists the top-level columns, for error messages.

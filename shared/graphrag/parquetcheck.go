@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/andybalholm/brotli"
@@ -43,22 +44,38 @@ const (
 	pageDataV2     = 3
 )
 
-// checkLayout checks the frame of a parquet file: the magic bytes at both
-// ends, a footer that fits in the file, and a footer whose every length fits
-// in the footer. It returns the footer's length.
-func checkLayout(data []byte) (int64, error) {
-	size := int64(len(data))
-	if size < 12 || string(data[:4]) != "PAR1" || string(data[size-4:]) != "PAR1" {
-		if size >= 12 && (string(data[:4]) == "PARE" || string(data[size-4:]) == "PARE") {
+// checkLayout checks the frame of the parquet file of size bytes read by r:
+// the magic bytes at both ends, a footer that fits in the file, and a
+// footer whose every length fits in the footer. It returns the footer's
+// length.
+func checkLayout(r io.ReaderAt, size int64) (int64, error) {
+	if size < 12 {
+		return 0, fmt.Errorf("%d bytes are too few for a parquet file", size)
+	}
+	var head, tail [4]byte
+	var trailer [8]byte
+	if err := readFull(r, head[:], 0); err != nil {
+		return 0, err
+	}
+	if err := readFull(r, trailer[:], size-8); err != nil {
+		return 0, err
+	}
+	copy(tail[:], trailer[4:])
+	if string(head[:]) != "PAR1" || string(tail[:]) != "PAR1" {
+		if string(head[:]) == "PARE" || string(tail[:]) == "PARE" {
 			return 0, errors.New("the file is encrypted")
 		}
 		return 0, errors.New(`the file does not start and end with "PAR1"`)
 	}
-	footer := int64(binary.LittleEndian.Uint32(data[size-8:]))
+	footer := int64(binary.LittleEndian.Uint32(trailer[:4]))
 	if footer > size-12 {
 		return 0, fmt.Errorf("the footer claims %d bytes of a %d-byte file", footer, size)
 	}
-	w := compactWalker{b: data[size-8-footer : size-8]}
+	b := make([]byte, footer)
+	if err := readFull(r, b, size-8-footer); err != nil {
+		return 0, err
+	}
+	w := compactWalker{b: b}
 	if err := w.walkStruct(0); err != nil {
 		return 0, fmt.Errorf("footer: %w", err)
 	}
@@ -68,17 +85,31 @@ func checkLayout(data []byte) (int64, error) {
 	return footer, nil
 }
 
+// readFull reads len(b) bytes at off.
+func readFull(r io.ReaderAt, b []byte, off int64) error {
+	n, err := r.ReadAt(b, off)
+	switch {
+	case n == len(b):
+		return nil // a read up to the end may say io.EOF
+	case err == nil || errors.Is(err, io.EOF):
+		return io.ErrUnexpectedEOF
+	default:
+		return err
+	}
+}
+
 // checkMetadata checks the footer's counts and offsets against the file:
 // row counts that add up and fit (a row takes at least a byte of a GraphRAG
 // table, whose every file has an id column), column chunks inside the data
-// section, and pages that fill their chunks (checkPages).
-func checkMetadata(data []byte, footer int64, md *format.FileMetaData) error {
-	size := int64(len(data))
+// section, and pages that fill their chunks (checkPages). Chunks are read
+// one at a time, so the check holds no more than the largest.
+func checkMetadata(r io.ReaderAt, size, footer int64, md *format.FileMetaData) error {
 	end := size - 8 - footer // the data section is [4, end)
 	if md.NumRows < 0 || md.NumRows > size {
 		return fmt.Errorf("the footer claims %d rows in a %d-byte file", md.NumRows, size)
 	}
 	var rows int64
+	var chunk []byte
 	budget := &inflationBudget{left: maxInflation*size + inflationSlack}
 	for g, rg := range md.RowGroups {
 		if rg.NumRows < 0 || rg.NumRows > md.NumRows-rows {
@@ -97,7 +128,11 @@ func checkMetadata(data []byte, footer int64, md *format.FileMetaData) error {
 			case cm.NumValues < rg.NumRows:
 				return fmt.Errorf("row group %d, column %d: %d values for %d rows", g, c, cm.NumValues, rg.NumRows)
 			}
-			if err := checkPages(data[start:start+cm.TotalCompressedSize], cm, rg.NumRows, budget); err != nil {
+			chunk = slices.Grow(chunk[:0], int(cm.TotalCompressedSize))[:cm.TotalCompressedSize]
+			if err := readFull(r, chunk, start); err != nil {
+				return fmt.Errorf("row group %d, column %d: %w", g, c, err)
+			}
+			if err := checkPages(chunk, cm, rg.NumRows, budget); err != nil {
 				return fmt.Errorf("row group %d, column %d: %w", g, c, err)
 			}
 		}
