@@ -434,7 +434,7 @@ func TestImportErrors(t *testing.T) {
 				writeV3(t, dir)
 				writeParquet(t, dir, "covariates.parquet", []covariateV3{{ID: ptr("c|1"), SubjectID: ptr("SCROOGE")}})
 			},
-			want: []string{"covariates.parquet", `(id "c|1")`},
+			want: []string{"covariates.parquet: claims[0]", `field "id" holds '|'`},
 		},
 		{
 			name: "level of the wrong type",
