@@ -59,6 +59,7 @@ FUZZ_TARGETS  = ./shared/globalsearch:FuzzParseRequest ./shared/globalsearch:Fuz
 	./shared/globalsearch:FuzzParseMapOutput ./shared/globalsearch:FuzzParseReduceOutput \
 	./shared/indexfile:FuzzParse ./shared/indexfile:FuzzDecodeTyped ./shared/indexfile:FuzzLiteral ./shared/strictjson:FuzzCheck \
 	./shared/tokens:FuzzEstimate ./shared/batch:FuzzPack
+FUZZ_TARGETS += ./shared/graphrag:FuzzImport
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; \

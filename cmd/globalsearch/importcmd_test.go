@@ -42,6 +42,15 @@ func TestImportCommand(t *testing.T) {
 		{Community: 1, Level: 1, Parent: 0, Title: "Child", Summary: "child summary"},
 	}))
 	out := filepath.Join(t.TempDir(), "index.json")
+	notParquet := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(notParquet, "community_reports.parquet"), []byte("community,level\n"), 0o644))
+	cycle := t.TempDir()
+	require.NoError(t, parquet.WriteFile(filepath.Join(cycle, "community_reports.parquet"), []importTestReport{
+		{Community: 0, Level: 0, Parent: -1, Title: "Root", Summary: "root summary"},
+		{Community: 1, Level: 1, Parent: 2, Title: "One", Summary: "one"},
+		{Community: 2, Level: 2, Parent: 1, Title: "Two", Summary: "two"},
+	}))
+	cycleOut := filepath.Join(t.TempDir(), "cycle.json")
 
 	tests := []struct {
 		name       string
@@ -60,7 +69,9 @@ func TestImportCommand(t *testing.T) {
 		{name: "bad namespace", args: []string{"graphrag", "--dir", dir, "--out", out, "--namespace", "Bad NS"}, wantCode: 2, wantStderr: "--namespace must be"},
 		{name: "table without namespace", args: []string{"graphrag", "--dir", dir, "--table", "t"}, wantCode: 2, wantStderr: "--table needs --namespace"},
 		{name: "create-table without table", args: []string{"graphrag", "--dir", dir, "--out", out, "--create-table"}, wantCode: 2, wantStderr: "--create-table needs --table"},
-		{name: "missing folder", args: []string{"graphrag", "--dir", filepath.Join(dir, "nope"), "--out", out}, wantCode: 1, wantStderr: "nope"},
+		{name: "missing folder", args: []string{"graphrag", "--dir", filepath.Join(dir, "nope"), "--out", out}, wantCode: 2, wantStderr: "nope: no such folder"},
+		{name: "not parquet", args: []string{"graphrag", "--dir", notParquet, "--out", out}, wantCode: 2, wantStderr: "community_reports.parquet: not a readable parquet file"},
+		{name: "parent cycle", args: []string{"graphrag", "--dir", cycle, "--out", cycleOut}, wantCode: 2, wantStderr: "parentCommunityId links form a cycle: 1 -> 2 -> 1"},
 		{
 			name:       "excerpts none",
 			args:       []string{"graphrag", "--dir", dir, "--out", filepath.Join(t.TempDir(), "none.json"), "--excerpts", "none"},
@@ -85,6 +96,7 @@ func TestImportCommand(t *testing.T) {
 		})
 	}
 
+	assert.NoFileExists(t, cycleOut, "an import that fails writes nothing")
 	f, err := indexfile.Load(out)
 	require.NoError(t, err)
 	assert.Equal(t, "carol", f.Namespace)

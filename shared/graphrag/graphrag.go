@@ -161,10 +161,23 @@ var fileNames = map[string][]string{
 }
 
 // Import reads the GraphRAG output folder dir. The records it returns pass
-// Records.Validate.
+// the rules every search applies (Records.Validate and
+// globalsearch.CheckHierarchy), so an import never writes an index the search
+// refuses. Every error but a canceled ctx is invalid input
+// (globalsearch.KindInvalidInput) naming the file (docs/contract.md#import).
 func Import(ctx context.Context, dir string, opts Options) (globalsearch.Records, Report, error) {
+	records, report, err := importDir(ctx, dir, opts)
+	if err != nil && ctx.Err() == nil && globalsearch.KindOf(err) != globalsearch.KindInvalidInput {
+		// Whatever is wrong with the folder's files is the user's to fix, and
+		// nothing was written yet: a malformed folder exits like bad input.
+		err = &globalsearch.Error{Kind: globalsearch.KindInvalidInput, Err: err}
+	}
+	return records, report, err
+}
+
+func importDir(ctx context.Context, dir string, opts Options) (globalsearch.Records, Report, error) {
 	im := importer{ctx: ctx, dir: dir, opts: opts, report: Report{Levels: map[int]int{}},
-		units: map[string]globalsearch.Chunk{}, citedUnits: map[string]bool{}, excerptSeen: map[string]bool{}}
+		units: map[string]globalsearch.Chunk{}, citedUnits: map[string]bool{}, excerptSeen: map[string]bool{}, files: map[string]string{}}
 	// Empty lists, not nil: an index file says "claims": [] rather than null.
 	im.records = globalsearch.Records{Summaries: []globalsearch.Summary{}, Claims: []globalsearch.Claim{}, Chunks: []globalsearch.Chunk{}}
 	switch opts.Content {
@@ -182,18 +195,54 @@ func Import(ctx context.Context, dir string, opts Options) (globalsearch.Records
 		return globalsearch.Records{}, Report{}, fmt.Errorf("excerpts must be %q, %q or %q, not %q", ExcerptsSourceText, ExcerptsTextUnit, ExcerptsNone, opts.Excerpts)
 	}
 	im.report.Excerpts = im.opts.Excerpts
-	if info, err := os.Stat(dir); err != nil {
-		return globalsearch.Records{}, Report{}, err
+	if info, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return globalsearch.Records{}, Report{}, fmt.Errorf("GraphRAG output folder %s: no such folder", dir)
+	} else if err != nil {
+		return globalsearch.Records{}, Report{}, fmt.Errorf("GraphRAG output folder: %w", err)
 	} else if !info.IsDir() {
-		return globalsearch.Records{}, Report{}, fmt.Errorf("%s is not a directory", dir)
+		return globalsearch.Records{}, Report{}, fmt.Errorf("GraphRAG output folder: %s is not a folder", dir)
 	}
-	if err := im.run(); err != nil {
+	err := im.run()
+	for _, t := range im.tables {
+		t.close()
+	}
+	if err != nil {
 		return globalsearch.Records{}, Report{}, err
 	}
-	if err := im.records.Validate(); err != nil {
-		return globalsearch.Records{}, Report{}, fmt.Errorf("imported records: %w", err)
+	if err := im.validate(); err != nil {
+		return globalsearch.Records{}, Report{}, err
 	}
 	return im.records, im.report, nil
+}
+
+// validate applies the search's own rules to what the import built, each
+// kind of record under the name of the file it came from. Import already
+// drops a parent that names no report (with a warning), so what is left for
+// CheckHierarchy is a cycle or a child not below its parent: GraphRAG never
+// writes either, so the folder is damaged and nothing is imported.
+func (im *importer) validate() error {
+	r := im.records
+	if err := (globalsearch.Records{Summaries: r.Summaries}).Validate(); err != nil {
+		return fmt.Errorf("%s: %w", im.files["community_reports"], err)
+	}
+	if err := globalsearch.CheckHierarchy(r.Summaries); err != nil {
+		return fmt.Errorf("%s: %w", im.hierarchyFiles(), err)
+	}
+	if err := (globalsearch.Records{Claims: r.Claims}).Validate(); err != nil {
+		return fmt.Errorf("%s: %w", im.files["covariates"], err)
+	}
+	if err := (globalsearch.Records{Chunks: r.Chunks}).Validate(); err != nil {
+		return fmt.Errorf("%s: %w", cmp.Or(im.files["text_units"], im.files["covariates"]), err)
+	}
+	return nil
+}
+
+// hierarchyFiles names the files the parent links were read from.
+func (im *importer) hierarchyFiles() string {
+	if c := im.files["communities"]; c != "" {
+		return im.files["community_reports"] + " (with " + c + ")"
+	}
+	return im.files["community_reports"]
 }
 
 type importer struct {
@@ -224,6 +273,10 @@ type importer struct {
 	// noUnits is set when text_units.parquet is absent; the warning comes
 	// after the claims', in the order the files matter to a reader.
 	noUnits bool
+	// files holds, per kind, the name of the file read, for messages.
+	files map[string]string
+	// tables are the files opened, closed when the import ends.
+	tables []*table
 }
 
 type communityRow struct {
@@ -302,7 +355,7 @@ func (im *importer) open(kind string, required bool) (*table, error) {
 	}
 	for _, name := range fileNames[kind] {
 		path := filepath.Join(im.dir, name)
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		start := time.Now()
@@ -310,6 +363,8 @@ func (im *importer) open(kind string, required bool) (*table, error) {
 		if err != nil {
 			return nil, err
 		}
+		im.files[kind] = name
+		im.tables = append(im.tables, t)
 		im.progress("opened %s: %d rows (%s)", name, t.rows, time.Since(start).Round(time.Millisecond))
 		return t, nil
 	}
@@ -698,7 +753,7 @@ func (im *importer) cite(unit string, texts []string) []string {
 // (to find the unit by eye) and 64 bits of a hash of both (to tell excerpts
 // apart). It satisfies the id rule of docs/contract.md#ids whatever the unit id holds.
 func excerptID(unit, text string) string {
-	sum := sha256.Sum256([]byte(unit + "\x00" + text))
+	sum := hashParts(unit, "\x00", text)
 	lead := []rune{}
 	for _, r := range unit {
 		if len(lead) == 8 || !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
@@ -710,6 +765,22 @@ func excerptID(unit, text string) string {
 		lead = []rune("excerpt")
 	}
 	return string(lead) + "~" + hex.EncodeToString(sum[:8])
+}
+
+// hashParts is the SHA-256 of the parts joined, hashed through a small
+// buffer: joining them, or converting a text to bytes, would copy a huge
+// covariate once more.
+func hashParts(parts ...string) []byte {
+	h := sha256.New()
+	buf := make([]byte, 0, 32<<10)
+	for _, p := range parts {
+		for len(p) > 0 {
+			n := min(len(p), cap(buf))
+			h.Write(append(buf[:0], p[:n]...))
+			p = p[n:]
+		}
+	}
+	return h.Sum(nil)
 }
 
 // leafFor picks the smallest leaf community holding any of the entity ids.

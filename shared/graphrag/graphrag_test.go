@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -407,6 +408,90 @@ func TestImportErrors(t *testing.T) {
 			want: []string{"community_reports.parquet: not a readable parquet file"},
 		},
 		{
+			name: "parent cycle",
+			setup: func(t *testing.T, dir string) {
+				writeParquet(t, dir, "community_reports.parquet", []reportV3{
+					{Community: 0, Level: 0, Parent: ptr[int64](-1), Summary: ptr("s0")},
+					{Community: 1, Level: 1, Parent: ptr[int64](2), Summary: ptr("s1")},
+					{Community: 2, Level: 2, Parent: ptr[int64](1), Summary: ptr("s2")},
+				})
+			},
+			want: []string{"community_reports.parquet", "parentCommunityId links form a cycle: 1 -> 2 -> 1"},
+		},
+		{
+			name: "child not below its parent",
+			setup: func(t *testing.T, dir string) {
+				writeParquet(t, dir, "community_reports.parquet", []reportV3{
+					{Community: 0, Level: 1, Parent: ptr[int64](-1), Summary: ptr("s0")},
+					{Community: 1, Level: 1, Parent: ptr[int64](0), Summary: ptr("s1")},
+				})
+			},
+			want: []string{"community_reports.parquet", "a child's level must be greater than its parent's: 1 (level 1) under 0 (level 1)"},
+		},
+		{
+			name: "a claim id the search refuses",
+			setup: func(t *testing.T, dir string) {
+				writeV3(t, dir)
+				writeParquet(t, dir, "covariates.parquet", []covariateV3{{ID: ptr("c|1"), SubjectID: ptr("SCROOGE")}})
+			},
+			want: []string{"covariates.parquet: claims[0]", `field "id" holds '|'`},
+		},
+		{
+			name: "level of the wrong type",
+			setup: func(t *testing.T, dir string) {
+				type textLevel struct {
+					Community int64  `parquet:"community"`
+					Level     string `parquet:"level"`
+					Summary   string `parquet:"summary"`
+				}
+				writeParquet(t, dir, "community_reports.parquet", []textLevel{{Community: 1, Level: "top"}})
+			},
+			want: []string{"community_reports.parquet row 0", `"top" is not an integer`},
+		},
+		{
+			name: "a column of structs where a scalar belongs",
+			setup: func(t *testing.T, dir string) {
+				type groupTitle struct {
+					Community int64 `parquet:"community"`
+					Level     int64 `parquet:"level"`
+					Summary   struct {
+						A string `parquet:"a"`
+						B string `parquet:"b"`
+					} `parquet:"summary"`
+				}
+				writeParquet(t, dir, "community_reports.parquet", []groupTitle{{Community: 1}})
+			},
+			want: []string{`community_reports.parquet: column "summary": is a group of several columns`},
+		},
+		{
+			name: "a folder where a file belongs",
+			setup: func(t *testing.T, dir string) {
+				require.NoError(t, os.Mkdir(filepath.Join(dir, "community_reports.parquet"), 0o755))
+			},
+			want: []string{"community_reports.parquet: is not a regular file"},
+		},
+		{
+			name: "a named pipe where a file belongs",
+			setup: func(t *testing.T, dir string) {
+				// Opening a FIFO blocks until a writer comes: the import must
+				// refuse it without opening it.
+				require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "covariates.parquet"), 0o644))
+				writeParquet(t, dir, "community_reports.parquet", []reportV3{{Community: 0, Level: 0, Summary: ptr("s0")}})
+			},
+			want: []string{"covariates.parquet: is not a regular file"},
+		},
+		{
+			name: "a truncated file",
+			setup: func(t *testing.T, dir string) {
+				writeV3(t, dir)
+				path := filepath.Join(dir, "entities.parquet")
+				data, err := os.ReadFile(path)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(path, data[:len(data)/2], 0o644))
+			},
+			want: []string{"entities.parquet: not a readable parquet file"},
+		},
+		{
 			name:    "unknown content",
 			setup:   writeV3,
 			content: "abstract",
@@ -425,6 +510,7 @@ func TestImportErrors(t *testing.T) {
 			tc.setup(t, dir)
 			_, _, err := Import(context.Background(), dir, Options{Content: tc.content, Excerpts: tc.excerpts})
 			require.Error(t, err)
+			assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err), "%v", err)
 			for _, w := range tc.want {
 				assert.Contains(t, err.Error(), w)
 			}
@@ -589,6 +675,27 @@ func TestWithTitle(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, withTitle(tc.title, tc.text))
+		})
+	}
+}
+
+// TestImportFolderErrors: a missing folder, or a file where the folder
+// belongs, is invalid input naming the path.
+func TestImportFolderErrors(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	tests := []struct {
+		name, dir, want string
+	}{
+		{name: "missing", dir: filepath.Join(t.TempDir(), "nope"), want: "nope: no such folder"},
+		{name: "a file", dir: file, want: file + " is not a folder"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := Import(context.Background(), tc.dir, Options{})
+			require.Error(t, err)
+			assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err), "%v", err)
+			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
 }

@@ -33,38 +33,82 @@ func (e *MissingColumnError) Error() string {
 // column is looked up by its top-level name, its values are read whatever
 // their physical type, and the typed accessors convert and report.
 type table struct {
-	name string // the file's base name, for messages
-	file *parquet.File
-	rows int
+	name   string // the file's base name, for messages
+	file   *parquet.File
+	rows   int
+	closer io.Closer // the open file, when there is one
 }
 
-// openTable reads the footer of the parquet file at path. The whole file is
-// read into memory first: GraphRAG outputs are megabytes, and a byte slice
-// needs no file handle to close on every error path.
+// openTable opens the parquet file at path; the table reads it until close.
+// Only a regular file is opened: opening a named pipe would block, and a
+// device can be endless. Every error names the file.
 func openTable(path, name string) (*table, error) {
-	data, err := os.ReadFile(path)
+	info, err := os.Stat(path)
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: is not a regular file (%s)", name, info.Mode().Type())
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	t, err := openParquet(file, info.Size(), name)
+	if err != nil {
+		file.Close()
 		return nil, err
 	}
-	f, err := parquet.OpenFile(bytesReaderAt(data), int64(len(data)))
+	t.closer = file
+	return t, nil
+}
+
+// openParquet opens the parquet file of size bytes read by r, after
+// checking that nothing in it declares more than its bytes hold
+// (checkLayout, checkTypes, checkMetadata). The file is read where it lies
+// rather than into memory: the import then holds the values it decodes, not
+// the file besides.
+func openParquet(r io.ReaderAt, size int64, name string) (*table, error) {
+	footer, err := checkLayout(r, size)
 	if err != nil {
+		return nil, fmt.Errorf("%s: not a readable parquet file: %w", name, err)
+	}
+	var f *parquet.File
+	err = guard(func() (err error) {
+		// The page index and bloom filters are never used: not reading them
+		// leaves fewer declared sizes to trust.
+		f, err = parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a readable parquet file: %w", name, err)
+	}
+	if err := checkTypes(f); err != nil {
+		return nil, fmt.Errorf("%s: not a readable parquet file: %w", name, err)
+	}
+	if err := checkMetadata(r, size, footer, f.Metadata()); err != nil {
 		return nil, fmt.Errorf("%s: not a readable parquet file: %w", name, err)
 	}
 	return &table{name: name, file: f, rows: int(f.NumRows())}, nil
 }
 
-// bytesReaderAt is an io.ReaderAt over a byte slice.
-type bytesReaderAt []byte
+// close releases the table's file, if it has one.
+func (t *table) close() {
+	if t.closer != nil {
+		t.closer.Close()
+	}
+}
 
-func (b bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 || off > int64(len(b)) {
-		return 0, fmt.Errorf("read at offset %d of %d bytes", off, len(b))
-	}
-	n := copy(p, b[off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
+// guard runs fn and turns a panic of the parquet decoder into an error: a
+// file crafted against the decoder's assumptions must fail like any other
+// malformed file rather than end the process.
+func guard(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the parquet decoder failed: %v", r)
+		}
+	}()
+	return fn()
 }
 
 // columnNames lists the top-level columns, for error messages.
@@ -81,11 +125,20 @@ func (t *table) has(name string) bool { return t.file.Root().Column(name) != nil
 
 // column is the content of one column: for each row, its non-null values
 // (none for a null or an empty list, one for a scalar, any number for a
-// list), already converted to Go values (string, int64, float64, bool).
+// list), already converted to Go values (string, int64, float64, bool). An
+// absent column has no cells: every row is null.
 type column struct {
 	file, name string
 	present    bool
 	cells      [][]any
+}
+
+// cell returns the values of row i.
+func (c *column) cell(i int) []any {
+	if i < len(c.cells) {
+		return c.cells[i]
+	}
+	return nil
 }
 
 // column reads the named top-level column. A missing column is an error when
@@ -96,13 +149,17 @@ func (t *table) column(name string, required bool) (*column, error) {
 		if required {
 			return nil, &MissingColumnError{File: t.name, Column: strconv.Quote(name), Have: t.columnNames()}
 		}
-		return &column{file: t.name, name: name, cells: make([][]any, t.rows)}, nil
+		return &column{file: t.name, name: name}, nil
 	}
 	leaf, err := singleLeaf(c)
 	if err != nil {
 		return nil, fmt.Errorf("%s: column %q: %w", t.name, name, err)
 	}
-	cells, err := readLeaf(leaf, t.rows)
+	var cells [][]any
+	err = guard(func() (err error) {
+		cells, err = readLeaf(leaf, t.rows)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: column %q: %w", t.name, name, err)
 	}
@@ -124,7 +181,7 @@ func (t *table) firstColumn(required bool, names ...string) (*column, error) {
 		}
 		return nil, &MissingColumnError{File: t.name, Column: strings.Join(quoted, " or "), Have: t.columnNames()}
 	}
-	return &column{file: t.name, name: names[0], cells: make([][]any, t.rows)}, nil
+	return &column{file: t.name, name: names[0]}, nil
 }
 
 // singleLeaf descends from a top-level column to its one leaf: itself for a
@@ -167,6 +224,10 @@ func readLeaf(c *parquet.Column, numRows int) ([][]any, error) {
 			n, err := values.ReadValues(buf)
 			for _, v := range buf[:n] {
 				if v.RepetitionLevel() == 0 {
+					if len(cells) == numRows {
+						parquet.Release(page)
+						return nil, fmt.Errorf("holds more rows than the file's %d", numRows)
+					}
 					cells = append(cells, nil)
 				}
 				if len(cells) == 0 {
@@ -215,7 +276,7 @@ func goValue(v parquet.Value) any {
 // str returns row i as text: "" for null. Numbers are formatted, so an id
 // column written as integers still reads as an id.
 func (c *column) str(i int) string {
-	vals := c.cells[i]
+	vals := c.cell(i)
 	if len(vals) == 0 {
 		return ""
 	}
@@ -224,7 +285,7 @@ func (c *column) str(i int) string {
 
 // strs returns row i as a list of text values (nil for null or empty).
 func (c *column) strs(i int) []string {
-	vals := c.cells[i]
+	vals := c.cell(i)
 	if len(vals) == 0 {
 		return nil
 	}
@@ -240,7 +301,7 @@ func (c *column) strs(i int) []string {
 // writes an int column with nulls as float64, and GraphRAG 0.x wrote
 // community numbers as strings, so both are accepted when integral.
 func (c *column) int(i int) (n int64, ok bool, err error) {
-	vals := c.cells[i]
+	vals := c.cell(i)
 	if len(vals) == 0 {
 		return 0, false, nil
 	}
@@ -253,7 +314,7 @@ func (c *column) int(i int) (n int64, ok bool, err error) {
 
 // ints returns row i as a list of integers (nil for null or empty).
 func (c *column) ints(i int) ([]int64, error) {
-	vals := c.cells[i]
+	vals := c.cell(i)
 	if len(vals) == 0 {
 		return nil, nil
 	}
