@@ -15,9 +15,6 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 )
 
-// importNamespacePattern is the namespace rule of docs/contract.md#index, checked before
-// anything is read.
-
 // unmatchedExamples is how many unmatched claims the summary shows per
 // reason: enough to recognise the pattern, not a wall of text.
 const unmatchedExamples = 3

@@ -2,16 +2,10 @@ package bedrock_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,78 +16,18 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
+	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
+	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
 
-// reply is one canned answer of the fake Converse endpoint.
-type reply struct {
-	status    int
-	errorType string // X-Amzn-ErrorType; empty for a success
-	body      string
-	hang      bool // wait for the client to give up
+func ok(text, stop string, in, out int) modeltest.ConverseReply {
+	r := modeltest.ConverseText(text, in, out)
+	r.Stop = stop
+	return r
 }
 
-func ok(text, stop string, in, out int) reply {
-	b, _ := json.Marshal(map[string]any{
-		"output":     map[string]any{"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"text": text}}}},
-		"stopReason": stop,
-		"usage":      map[string]any{"inputTokens": in, "outputTokens": out, "totalTokens": in + out},
-		"metrics":    map[string]any{"latencyMs": 1},
-	})
-	return reply{status: http.StatusOK, body: string(b)}
-}
-
-func fail(status int, errorType string) reply {
-	return reply{status: status, errorType: errorType, body: `{"message":"` + errorType + ` from fake"}`}
-}
-
-// seen is one request the fake received.
-type seen struct {
-	rawPath string
-	modelID string
-	body    map[string]any
-	auth    string
-}
-
-// fakeBedrock speaks the Converse wire format: POST /model/{modelId}/converse.
-// It answers replies in order and repeats the last one forever.
-type fakeBedrock struct {
-	mu      sync.Mutex
-	replies []reply
-	calls   []seen
-}
-
-func (f *fakeBedrock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	raw := r.URL.EscapedPath()
-	if r.Method != http.MethodPost || !strings.HasPrefix(raw, "/model/") || !strings.HasSuffix(raw, "/converse") {
-		http.Error(w, "unexpected "+r.Method+" "+raw, http.StatusNotFound)
-		return
-	}
-	id, _ := url.PathUnescape(strings.TrimSuffix(strings.TrimPrefix(raw, "/model/"), "/converse"))
-	var body map[string]any
-	data, _ := io.ReadAll(r.Body)
-	_ = json.Unmarshal(data, &body)
-
-	f.mu.Lock()
-	f.calls = append(f.calls, seen{rawPath: raw, modelID: id, body: body, auth: r.Header.Get("Authorization")})
-	rep := f.replies[min(len(f.calls), len(f.replies))-1]
-	f.mu.Unlock()
-
-	if rep.hang {
-		<-r.Context().Done()
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if rep.errorType != "" {
-		w.Header().Set("X-Amzn-ErrorType", rep.errorType)
-	}
-	w.WriteHeader(rep.status)
-	_, _ = io.WriteString(w, rep.body)
-}
-
-func (f *fakeBedrock) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.calls)
+func fail(status int, errorType string) modeltest.ConverseReply {
+	return modeltest.ConverseError(status, errorType)
 }
 
 // testConfig is an aws.Config that signs with static credentials and sends
@@ -101,15 +35,9 @@ func (f *fakeBedrock) count() int {
 func testConfig(endpoint string) aws.Config {
 	return aws.Config{
 		Region:       "us-east-1",
-		Credentials:  staticCredentials(),
+		Credentials:  testenv.StaticCredentials(),
 		BaseEndpoint: aws.String(endpoint),
 	}
-}
-
-func staticCredentials() aws.CredentialsProvider {
-	return aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-		return aws.Credentials{AccessKeyID: "AKIDTEST", SecretAccessKey: "secret", Source: "test"}, nil
-	})
 }
 
 const (
@@ -130,7 +58,7 @@ func TestComplete(t *testing.T) {
 		name      string
 		modelID   string
 		stage     globalsearch.Stage
-		replies   []reply
+		replies   []modeltest.ConverseReply
 		timeout   time.Duration
 		wantCalls int
 		wantText  string
@@ -143,83 +71,81 @@ func TestComplete(t *testing.T) {
 	}{
 		{
 			name: "success with usage", modelID: haiku, stage: globalsearch.StageMap,
-			replies:   []reply{ok(`{"answer":"a","usefulness":50}`, "end_turn", 120, 15)},
+			replies:   []modeltest.ConverseReply{ok(`{"answer":"a","usefulness":50}`, "end_turn", 120, 15)},
 			wantCalls: 1, wantText: `{"answer":"a","usefulness":50}`, wantIn: 120, wantOut: 15, wantStop: "end_turn",
 		},
 		{
 			name: "inference profile ARN", modelID: profileARN,
-			stage: globalsearch.StageReduce, replies: []reply{ok(`{"answer":"r"}`, "end_turn", 10, 2)},
+			stage: globalsearch.StageReduce, replies: []modeltest.ConverseReply{ok(`{"answer":"r"}`, "end_turn", 10, 2)},
 			wantCalls: 1, wantText: `{"answer":"r"}`, wantIn: 10, wantOut: 2, wantStop: "end_turn",
 		},
 		{
 			name: "throttling then success", modelID: haiku, stage: globalsearch.StageMap,
-			replies:   []reply{fail(429, "ThrottlingException"), fail(429, "ThrottlingException"), ok("{}", "end_turn", 5, 1)},
+			replies:   []modeltest.ConverseReply{fail(429, "ThrottlingException"), fail(429, "ThrottlingException"), ok("{}", "end_turn", 5, 1)},
 			wantCalls: 3, wantText: "{}", wantIn: 5, wantOut: 1, wantStop: "end_turn",
 		},
 		{
 			name: "model not ready then success", modelID: haiku, stage: globalsearch.StageMap,
-			replies:   []reply{fail(429, "ModelNotReadyException"), ok("{}", "end_turn", 5, 1)},
+			replies:   []modeltest.ConverseReply{fail(429, "ModelNotReadyException"), ok("{}", "end_turn", 5, 1)},
 			wantCalls: 2, wantText: "{}", wantIn: 5, wantOut: 1, wantStop: "end_turn",
 		},
 		{
 			name: "service unavailable then success", modelID: haiku, stage: globalsearch.StageMap,
-			replies:   []reply{fail(503, "ServiceUnavailableException"), ok("{}", "end_turn", 5, 1)},
+			replies:   []modeltest.ConverseReply{fail(503, "ServiceUnavailableException"), ok("{}", "end_turn", 5, 1)},
 			wantCalls: 2, wantText: "{}", wantIn: 5, wantOut: 1, wantStop: "end_turn",
 		},
 		{
 			name: "throttling forever", modelID: haiku, stage: globalsearch.StageMap,
-			replies:   []reply{fail(429, "ThrottlingException")},
+			replies:   []modeltest.ConverseReply{fail(429, "ThrottlingException")},
 			wantCalls: bedrock.DefaultMaxAttempts, wantKind: globalsearch.KindThrottled,
 			wantInErr: []string{haiku, "ThrottlingException", "4 attempt(s)"},
 		},
 		{
 			name: "model not ready forever", modelID: haiku, stage: globalsearch.StageMap,
-			replies:   []reply{fail(429, "ModelNotReadyException")},
+			replies:   []modeltest.ConverseReply{fail(429, "ModelNotReadyException")},
 			wantCalls: bedrock.DefaultMaxAttempts, wantKind: globalsearch.KindThrottled,
 			wantInErr: []string{"ModelNotReadyException"},
 		},
 		{
 			name: "service quota exceeded is throttled but not retried", modelID: haiku, stage: globalsearch.StageMap,
-			replies:   []reply{fail(400, "ServiceQuotaExceededException")},
+			replies:   []modeltest.ConverseReply{fail(400, "ServiceQuotaExceededException")},
 			wantCalls: 1, wantKind: globalsearch.KindThrottled,
 			wantInErr: []string{"ServiceQuotaExceededException"},
 		},
 		{
 			name: "validation error is not retried", modelID: haiku, stage: globalsearch.StageMap,
-			replies:   []reply{fail(400, "ValidationException")},
+			replies:   []modeltest.ConverseReply{fail(400, "ValidationException")},
 			wantCalls: 1, wantKind: globalsearch.KindModel,
 			wantInErr: []string{haiku, "ValidationException"},
 		},
 		{
 			name: "access denied", modelID: haiku, stage: globalsearch.StageMap,
-			replies:   []reply{fail(403, "AccessDeniedException")},
+			replies:   []modeltest.ConverseReply{fail(403, "AccessDeniedException")},
 			wantCalls: 1, wantKind: globalsearch.KindModel,
 			wantInErr: []string{haiku, "AccessDeniedException"},
 		},
 		{
 			name: "truncated map output", modelID: haiku, stage: globalsearch.StageMap,
-			replies:   []reply{ok(`{"answer":"cut`, "max_tokens", 100, 64)},
+			replies:   []modeltest.ConverseReply{ok(`{"answer":"cut`, "max_tokens", 100, 64)},
 			wantCalls: 1, wantText: `{"answer":"cut`, wantIn: 100, wantOut: 64, wantStop: "max_tokens",
 			wantKind: globalsearch.KindModelOutput, wantInErr: []string{"mapOutputReserve", "too small"},
 		},
 		{
 			name: "truncated reduce output", modelID: haiku, stage: globalsearch.StageReduce,
-			replies:   []reply{ok(`{"answer":"cut`, "max_tokens", 100, 64)},
+			replies:   []modeltest.ConverseReply{ok(`{"answer":"cut`, "max_tokens", 100, 64)},
 			wantCalls: 1, wantText: `{"answer":"cut`, wantIn: 100, wantOut: 64, wantStop: "max_tokens",
 			wantKind: globalsearch.KindModelOutput, wantInErr: []string{"reduceOutputReserve"},
 		},
 		{
 			name: "context deadline", modelID: haiku, stage: globalsearch.StageMap,
-			replies: []reply{{hang: true}}, timeout: 100 * time.Millisecond,
+			replies: []modeltest.ConverseReply{{Hang: true}}, timeout: 100 * time.Millisecond,
 			wantCalls: 1, wantKind: globalsearch.KindModel, wantCtx: true,
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fake := &fakeBedrock{replies: tc.replies}
-			srv := httptest.NewServer(fake)
-			defer srv.Close()
-			m, err := bedrock.New(testConfig(srv.URL), tc.modelID, bedrock.WithMaxBackoff(time.Millisecond))
+			fake := modeltest.NewConverseServer(t, modeltest.InOrder(tc.replies...))
+			m, err := bedrock.New(testConfig(fake.URL), tc.modelID, bedrock.WithMaxBackoff(time.Millisecond))
 			require.NoError(t, err)
 
 			ctx := context.Background()
@@ -232,7 +158,7 @@ func TestComplete(t *testing.T) {
 				Stage: tc.stage, Query: "q", Content: "c", Prompt: "Question: q\n\nData: c", MaxTokens: 64,
 			})
 
-			assert.Equal(t, tc.wantCalls, fake.count(), "calls the server received")
+			assert.Equal(t, tc.wantCalls, fake.Count(), "calls the server received")
 			if tc.wantKind == globalsearch.KindInternal {
 				require.NoError(t, err)
 			} else {
@@ -249,11 +175,12 @@ func TestComplete(t *testing.T) {
 			assert.Equal(t, tc.wantStop, resp.StopReason)
 
 			// Every attempt carries the same request.
-			for _, c := range fake.calls {
-				assert.Equal(t, tc.modelID, c.modelID)
-				assert.Equal(t, wantPath[tc.modelID], c.rawPath, "the SDK escapes ':' and '/' in the model id label")
-				assert.True(t, strings.HasPrefix(c.auth, "AWS4-HMAC-SHA256 "), "SigV4-signed: %q", c.auth)
-				assertBody(t, c.body, "Question: q\n\nData: c", 64)
+			for _, c := range fake.Calls() {
+				assert.Equal(t, tc.modelID, c.ModelID)
+				assert.Equal(t, wantPath[tc.modelID], c.RawPath, "the SDK escapes ':' and '/' in the model id label")
+				auth := c.Header.Get("Authorization")
+				assert.True(t, strings.HasPrefix(auth, "AWS4-HMAC-SHA256 "), "SigV4-signed: %q", auth)
+				assertBody(t, c.Body, "Question: q\n\nData: c", 64)
 			}
 		})
 	}
@@ -276,25 +203,24 @@ func assertBody(t *testing.T, body map[string]any, prompt string, maxTokens int)
 
 func TestThrottlingBoundedByMaxAttempts(t *testing.T) {
 	t.Setenv("AWS_BEARER_TOKEN_BEDROCK", "")
-	fake := &fakeBedrock{replies: []reply{fail(429, "ThrottlingException")}}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	m, err := bedrock.New(testConfig(srv.URL), haiku, bedrock.WithMaxAttempts(2), bedrock.WithMaxBackoff(time.Millisecond))
+	fake := modeltest.NewConverseServer(t, modeltest.InOrder(fail(429, "ThrottlingException")))
+	m, err := bedrock.New(testConfig(fake.URL), haiku, bedrock.WithMaxAttempts(2), bedrock.WithMaxBackoff(time.Millisecond))
 	require.NoError(t, err)
 
 	_, err = m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageMap, Prompt: "p", MaxTokens: 8})
 
 	assert.Equal(t, globalsearch.KindThrottled, globalsearch.KindOf(err))
-	assert.Equal(t, 2, fake.count())
+	assert.Equal(t, 2, fake.Count())
 }
 
 // TestEndpointFromEnvironment goes through config.LoadDefaultConfig the way
 // the CLI does, with the endpoint taken from the standard service-specific
 // variable.
 func TestEndpointFromEnvironment(t *testing.T) {
-	fake := &fakeBedrock{replies: []reply{ok(`{"answer":"env"}`, "end_turn", 3, 4)}}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
+	// The first call answers; the two after it are the ModelNotReady
+	// retry below.
+	fake := modeltest.NewConverseServer(t, modeltest.InOrder(
+		ok(`{"answer":"env"}`, "end_turn", 3, 4), fail(429, "ModelNotReadyException"), ok("{}", "end_turn", 1, 1)))
 
 	dir := t.TempDir()
 	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
@@ -303,11 +229,11 @@ func TestEndpointFromEnvironment(t *testing.T) {
 	t.Setenv("AWS_BEARER_TOKEN_BEDROCK", "")
 	t.Setenv("AWS_ENDPOINT_URL", "")
 	t.Setenv("AWS_MAX_ATTEMPTS", "1") // New's own bound must win
-	t.Setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", srv.URL)
+	t.Setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", fake.URL)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "config"), nil, 0o600))
 
 	cfg, err := config.LoadDefaultConfig(context.Background(),
-		config.WithRegion("eu-west-1"), config.WithCredentialsProvider(staticCredentials()))
+		config.WithRegion("eu-west-1"), config.WithCredentialsProvider(testenv.StaticCredentials()))
 	require.NoError(t, err)
 	m, err := bedrock.New(cfg, "eu.anthropic.claude-3-5-haiku-20241022-v1:0", bedrock.WithMaxBackoff(time.Millisecond))
 	require.NoError(t, err)
@@ -315,17 +241,15 @@ func TestEndpointFromEnvironment(t *testing.T) {
 	resp, err := m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageReduce, Prompt: "p", MaxTokens: 1024})
 	require.NoError(t, err)
 	assert.Equal(t, globalsearch.ModelResponse{Text: `{"answer":"env"}`, InputTokens: 3, OutputTokens: 4, StopReason: "end_turn"}, resp)
-	require.Equal(t, 1, fake.count())
-	assert.Equal(t, "/model/eu.anthropic.claude-3-5-haiku-20241022-v1%3A0/converse", fake.calls[0].rawPath)
-	assert.Contains(t, fake.calls[0].auth, "/eu-west-1/bedrock/aws4_request", "signed for the configured region")
+	calls := fake.Calls()
+	require.Len(t, calls, 1)
+	assert.Equal(t, "/model/eu.anthropic.claude-3-5-haiku-20241022-v1%3A0/converse", calls[0].RawPath)
+	assert.Contains(t, calls[0].Header.Get("Authorization"), "/eu-west-1/bedrock/aws4_request", "signed for the configured region")
 
 	// AWS_MAX_ATTEMPTS=1 above must not switch off ModelNotReady retries.
-	fake.mu.Lock()
-	fake.calls, fake.replies = nil, []reply{fail(429, "ModelNotReadyException"), ok("{}", "end_turn", 1, 1)}
-	fake.mu.Unlock()
 	_, err = m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageMap, Prompt: "p", MaxTokens: 8})
 	require.NoError(t, err)
-	assert.Equal(t, 2, fake.count())
+	assert.Equal(t, 2, fake.Count()-len(calls), "calls of the second request")
 }
 
 func TestInvalid(t *testing.T) {
@@ -345,7 +269,7 @@ func TestZeroReserveSendsNoLimit(t *testing.T) {
 	tests := []struct {
 		name      string
 		maxTokens int
-		reply     reply
+		reply     modeltest.ConverseReply
 		wantLimit any // the maxTokens sent, nil for none
 		wantErr   string
 	}{
@@ -355,16 +279,13 @@ func TestZeroReserveSendsNoLimit(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fake := &fakeBedrock{replies: []reply{tc.reply}}
-			srv := httptest.NewServer(fake)
-			defer srv.Close()
-			m, err := bedrock.New(testConfig(srv.URL), haiku)
+			fake := modeltest.NewConverseServer(t, modeltest.InOrder(tc.reply))
+			m, err := bedrock.New(testConfig(fake.URL), haiku)
 			require.NoError(t, err)
 			resp, err := m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageReduce, Prompt: "p", MaxTokens: tc.maxTokens})
-			require.Equal(t, 1, fake.count(), "the call is made")
-			fake.mu.Lock()
-			inference, _ := fake.calls[0].body["inferenceConfig"].(map[string]any)
-			fake.mu.Unlock()
+			calls := fake.Calls()
+			require.Len(t, calls, 1, "the call is made")
+			inference, _ := calls[0].Body["inferenceConfig"].(map[string]any)
 			require.NotNil(t, inference)
 			limit, sent := inference["maxTokens"]
 			assert.Equal(t, tc.wantLimit != nil, sent)

@@ -1,7 +1,6 @@
 package bedrock_test
 
 import (
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -14,10 +13,9 @@ import (
 
 func TestConformance(t *testing.T) {
 	modeltest.Run(t, func(t *testing.T) globalsearch.Model {
-		fake := &fakeBedrock{replies: []reply{ok(`{"answer":"Sorrel Bank is a wind farm [Data: Communities (c-wind)].","usefulness":80}`, "end_turn", 120, 12)}}
-		srv := httptest.NewServer(fake)
-		t.Cleanup(srv.Close)
-		m, err := bedrock.New(testConfig(srv.URL), haiku, bedrock.WithMaxBackoff(time.Millisecond))
+		fake := modeltest.NewConverseServer(t, modeltest.InOrder(
+			ok(`{"answer":"Sorrel Bank is a wind farm [Data: Communities (c-wind)].","usefulness":80}`, "end_turn", 120, 12)))
+		m, err := bedrock.New(testConfig(fake.URL), haiku, bedrock.WithMaxBackoff(time.Millisecond))
 		require.NoError(t, err)
 		return m
 	})

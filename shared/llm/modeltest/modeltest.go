@@ -2,7 +2,8 @@
 // passes: the offline model, and the Bedrock and OpenAI-compatible adapters
 // against fake servers. A model that passes answers each stage in the
 // output shape the engine validates (docs/contract.md#model-output, docs/contract.md#reduce-call), reports its usage
-// and stop reason, and gives up on a cancelled call.
+// and stop reason, and gives up on a cancelled call. ConverseServer is the
+// one fake Converse (Bedrock runtime) endpoint of the tests.
 package modeltest
 
 import (

@@ -1,6 +1,8 @@
 // Package testenv starts the DynamoDB emulators the tests run against: the
 // in-process minidyn server (always available) and moto_server (when it is
-// on PATH; required under CI=true). It is imported by _test files only.
+// on PATH; required under CI=true), and gives the static credentials every
+// client of an emulated or fake AWS endpoint signs with. It is imported by
+// _test files only.
 // Every helper is safe to call from parallel tests: each call starts its
 // own emulator on its own loopback port and stops it at t.Cleanup.
 package testenv
@@ -8,7 +10,6 @@ package testenv
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -159,9 +160,7 @@ func DynamoDBClient(t testing.TB, endpoint string) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(endpoint),
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: "test", SecretAccessKey: "test", Source: "testenv"}, nil
-		}),
+		Credentials:  StaticCredentials(),
 	})
 }
 

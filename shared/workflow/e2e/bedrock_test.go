@@ -3,12 +3,12 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
 )
 
 // modelCall is one Converse request, attributed through the headers the
@@ -20,49 +20,42 @@ type modelCall struct {
 	Try int
 }
 
-// converseReply is one canned answer of the fake Converse endpoint.
-type converseReply struct {
-	Status    int
-	ErrorType string // X-Amzn-ErrorType of an error
-	Text      string // the assistant's text of a success
-	Stop      string // stopReason; end_turn when empty
-}
+// modelText is a successful Converse reply of text.
+func modelText(text string) modeltest.ConverseReply { return modeltest.ConverseText(text, 100, 20) }
 
-func modelText(text string) converseReply { return converseReply{Status: http.StatusOK, Text: text} }
-
-func mapAnswer(answer string, usefulness float64) converseReply {
+func mapAnswer(answer string, usefulness float64) modeltest.ConverseReply {
 	b, _ := json.Marshal(map[string]any{"answer": answer, "usefulness": usefulness})
 	return modelText(string(b))
 }
 
-func reduceAnswer(answer string) converseReply {
+func reduceAnswer(answer string) modeltest.ConverseReply {
 	b, _ := json.Marshal(map[string]any{"answer": answer})
 	return modelText(string(b))
 }
 
 // modelError is a Bedrock error the SDK does not retry (a 400), so one
 // invocation makes one failed call and the state machine owns the retry.
-func modelError() converseReply {
-	return converseReply{Status: http.StatusBadRequest, ErrorType: "ValidationException"}
+func modelError() modeltest.ConverseReply {
+	return modeltest.ConverseError(http.StatusBadRequest, "ValidationException")
 }
 
 // modelThrottle is a Bedrock throttle, which the SDK retries inside the
 // invocation (bedrock.NewRetryer).
-func modelThrottle() converseReply {
-	return converseReply{Status: http.StatusTooManyRequests, ErrorType: "ThrottlingException"}
+func modelThrottle() modeltest.ConverseReply {
+	return modeltest.ConverseError(http.StatusTooManyRequests, "ThrottlingException")
 }
 
 // healthyModel answers every map batch with a useful answer and reduce with
 // a synthesis: the script of a run without faults.
-func healthyModel(call modelCall) converseReply {
+func healthyModel(call modelCall) modeltest.ConverseReply {
 	if call.Function == "reduce" {
 		return reduceAnswer("Synthesis of the selected answers.")
 	}
 	return mapAnswer(fmt.Sprintf("Batch %d finds a trend.", call.Batch), float64(50+call.Batch))
 }
 
-// fakeBedrock speaks Converse (POST /model/{modelId}/converse) and answers
-// each call with the script of the run it belongs to.
+// fakeBedrock answers each Converse call with the script of the run it
+// belongs to.
 type fakeBedrock struct {
 	lambda *fakeLambda
 
@@ -79,26 +72,17 @@ const (
 	headerInvoke   = "X-E2e-Invoke"
 )
 
-func newFakeBedrock(t testing.TB, l *fakeLambda) *httptest.Server {
+func newFakeBedrock(t testing.TB, l *fakeLambda) *modeltest.ConverseServer {
 	f := &fakeBedrock{lambda: l, tries: map[string]int{}}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /model/{modelId}/converse", f.converse)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		t.Errorf("fake Bedrock: unexpected %s %s", r.Method, r.URL.Path)
-		http.Error(w, "unexpected", http.StatusNotFound)
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv
+	return modeltest.NewConverseServer(t, f.reply)
 }
 
-func (f *fakeBedrock) converse(w http.ResponseWriter, r *http.Request) {
-	_, _ = io.Copy(io.Discard, r.Body)
+func (f *fakeBedrock) reply(c modeltest.ConverseCall) modeltest.ConverseReply {
 	var call modelCall
-	call.QueryID = r.Header.Get(headerQuery)
-	call.Function = r.Header.Get(headerFunction)
-	call.Batch, _ = strconv.Atoi(r.Header.Get(headerBatch))
-	call.N, _ = strconv.Atoi(r.Header.Get(headerInvoke))
+	call.QueryID = c.Header.Get(headerQuery)
+	call.Function = c.Header.Get(headerFunction)
+	call.Batch, _ = strconv.Atoi(c.Header.Get(headerBatch))
+	call.N, _ = strconv.Atoi(c.Header.Get(headerInvoke))
 
 	script := healthyModel
 	if rn := f.lambda.lookup(call.QueryID); rn != nil {
@@ -118,28 +102,7 @@ func (f *fakeBedrock) converse(w http.ResponseWriter, r *http.Request) {
 	f.tries[key]++
 	call.Try = f.tries[key]
 	f.mu.Unlock()
-	rep := script(call)
-
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("x-amzn-RequestId", requestID())
-	if rep.ErrorType != "" {
-		w.Header().Set("X-Amzn-ErrorType", rep.ErrorType)
-		w.WriteHeader(rep.Status)
-		_, _ = fmt.Fprintf(w, `{"message":"%s from the fake Converse endpoint"}`, rep.ErrorType)
-		return
-	}
-	stop := rep.Stop
-	if stop == "" {
-		stop = "end_turn"
-	}
-	body, _ := json.Marshal(map[string]any{
-		"output":     map[string]any{"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"text": rep.Text}}}},
-		"stopReason": stop,
-		"usage":      map[string]any{"inputTokens": 100, "outputTokens": 20, "totalTokens": 120},
-		"metrics":    map[string]any{"latencyMs": 1},
-	})
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
+	return script(call)
 }
 
 // tagging adds the invocation of the request's context as headers.

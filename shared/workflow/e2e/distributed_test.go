@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 	"github.com/graphrag-global/graphrag-global/statemachine"
 )
@@ -31,7 +32,7 @@ func TestDistributedMap(t *testing.T) {
 		name          string
 		concurrency   int // the request's mapConcurrency; 0: the default
 		fault         func(inv invocation) *lambdaReply
-		model         func(call modelCall) converseReply
+		model         func(call modelCall) modeltest.ConverseReply
 		wantExecution sfntypes.ExecutionStatus
 		wantError     string
 		wantStatus    globalsearch.Status

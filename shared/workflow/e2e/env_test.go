@@ -97,13 +97,13 @@ func newEnv(t *testing.T) *env {
 	e.sfn = sfn.New(sfn.Options{
 		Region:       region,
 		BaseEndpoint: aws.String(e.moto),
-		Credentials:  staticCredentials(),
+		Credentials:  testenv.StaticCredentials(),
 	})
 
 	bedrockSrv := newFakeBedrock(t, fl)
 	model, err := bedrock.New(aws.Config{
 		Region:       region,
-		Credentials:  staticCredentials(),
+		Credentials:  testenv.StaticCredentials(),
 		BaseEndpoint: aws.String(bedrockSrv.URL),
 		HTTPClient:   &http.Client{Transport: tagging{next: http.DefaultTransport}},
 	}, modelID,
@@ -134,12 +134,6 @@ func newEnv(t *testing.T) *env {
 		assert.Empty(t, fl.unknown, "invocations of no registered run: a payload lost its query id")
 	})
 	return e
-}
-
-func staticCredentials() aws.CredentialsProvider {
-	return aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-		return aws.Credentials{AccessKeyID: "test", SecretAccessKey: "test", Source: "e2e"}, nil
-	})
 }
 
 func motoPost(t *testing.T, u, body string) {

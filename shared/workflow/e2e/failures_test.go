@@ -17,6 +17,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/api"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
 )
 
 // crash is what the Invoke API answers when the function's process dies
@@ -158,7 +159,7 @@ func TestUncaughtFailures(t *testing.T) {
 		// the request's queryId.
 		ownName  bool
 		fault    func(inv invocation) *lambdaReply
-		model    func(call modelCall) converseReply
+		model    func(call modelCall) modeltest.ConverseReply
 		timeouts map[string]int
 
 		wantError       string   // the execution's error, and the result's error name

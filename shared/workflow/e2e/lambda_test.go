@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
 )
 
 // invocation is one Invoke call the fake Lambda API received, attributed to
@@ -59,7 +61,7 @@ type run struct {
 	// fault, when set, may replace the handler's answer to an invocation.
 	fault func(inv invocation) *lambdaReply
 	// model scripts the Converse endpoint for this run's calls.
-	model func(call modelCall) converseReply
+	model func(call modelCall) modeltest.ConverseReply
 	// after, when set, runs once the handler has answered an invocation
 	// (not a faulted one), before the state machine hears the answer.
 	after func(inv invocation, errorType string)

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
@@ -112,8 +113,8 @@ func sum(m map[int]int) int {
 // failModel returns a model script under which the map batches in fail
 // answer with err on the invokes for which when is true, and everything
 // else is healthy.
-func failModel(reply converseReply, when func(call modelCall) bool) func(modelCall) converseReply {
-	return func(call modelCall) converseReply {
+func failModel(reply modeltest.ConverseReply, when func(call modelCall) bool) func(modelCall) modeltest.ConverseReply {
+	return func(call modelCall) modeltest.ConverseReply {
 		if when(call) {
 			return reply
 		}
@@ -153,7 +154,7 @@ func TestStateMachine(t *testing.T) {
 		noQueryID bool
 		input     func(queryID, namespace string) map[string]any
 		fault     func(inv invocation) *lambdaReply
-		model     func(call modelCall) converseReply
+		model     func(call modelCall) modeltest.ConverseReply
 		after     func(inv invocation, errorType string)
 
 		wantExecution sfntypes.ExecutionStatus
@@ -583,7 +584,7 @@ func testRepeatedStart(t *testing.T, e *env, rep *report) {
 	var once sync.Once
 	open := func() { once.Do(func() { close(release) }) }
 	t.Cleanup(open) // a failed assertion must not leave the model waiting
-	rn.model = func(call modelCall) converseReply {
+	rn.model = func(call modelCall) modeltest.ConverseReply {
 		<-release
 		return healthyModel(call)
 	}
