@@ -15,12 +15,12 @@ import (
 // there (a retried call). owner is as in PrepareAs. It returns that
 // result, if any, and cause.
 func (e *Engine) Reject(ctx context.Context, p Params, owner string, cause error) (Result, error) {
-	stored, created, err := e.Runs.CreateRequest(ctx, p, owner)
-	if err != nil {
-		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
-	}
-	if !created && !stored.SameRequest(p) {
+	_, _, err := ClaimRequest(ctx, e.Runs, p, owner)
+	switch {
+	case KindOf(err) == KindConflict:
 		return Result{}, cause
+	case err != nil:
+		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
 	}
 	return e.failRun(ctx, p, cause)
 }

@@ -26,8 +26,8 @@ type PrepareOutput struct {
 
 // Prepare claims the query id for p, plans the search (docs/contract.md#prepare) and saves
 // the plan as a new run of that id (docs/contract.md#query-ids):
-//   - an id that already names a different request is invalid input naming
-//     the id, and nothing is written;
+//   - an id that already names a different request is a conflict
+//     (KindConflict) naming the id, and nothing is written;
 //   - the same request again (a retried or repeated start) plans from the
 //     stored request, whose seed replays the shuffle, and starts a clean
 //     run: nothing of an earlier plan of the id reaches the new result;
@@ -57,8 +57,11 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PrepareOu
 		e.logger().LogAttrs(ctx, slogError, "prepare failed", stepAttrs(p.QueryID, "prepare", start, "status", "failed", "error", err.Error())...)
 		return err
 	}
-	stored, err := e.claim(ctx, p, owner)
+	stored, _, err := ClaimRequest(ctx, e.Runs, p, owner)
 	if err != nil {
+		if KindOf(err) != KindConflict {
+			err = fmt.Errorf("record request of %s: %w", p.QueryID, err)
+		}
 		return PrepareOutput{}, Result{}, fail(err)
 	}
 	plan, err := e.Plan(ctx, stored)
@@ -78,27 +81,6 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PrepareOu
 	e.logger().LogAttrs(ctx, slogInfo, "prepared", stepAttrs(p.QueryID, "prepare", start,
 		"runId", plan.RunID, "summaries", plan.SummaryCount, "batches", len(plan.Batches), "status", "ok")...)
 	return out, Result{}, nil
-}
-
-// claim records p as the request of its query id, or finds the one stored
-// (docs/contract.md#query-ids). The same request returns the stored one: its seed wins, so
-// a retried prepare replays the same plan. A different request is invalid
-// input naming the id, as the API's 409 is, and changes nothing.
-func (e *Engine) claim(ctx context.Context, p Params, owner string) (Params, error) {
-	stored, created, err := e.Runs.CreateRequest(ctx, p, owner)
-	if err != nil {
-		return Params{}, fmt.Errorf("record request of %s: %w", p.QueryID, err)
-	}
-	if !created && !stored.SameRequest(p) {
-		return Params{}, ConflictError(p.QueryID)
-	}
-	return stored, nil
-}
-
-// ConflictError is the error of a query id reused for a different request
-// (docs/contract.md#query-ids); the API answers it with 409.
-func ConflictError(queryID string) error {
-	return Errorf(KindInvalidInput, "query id %s already names a different request", queryID)
 }
 
 // Plan builds the batches of a search without saving or calling anything:

@@ -122,7 +122,7 @@ func TestPrepareSameIDDifferentRequest(t *testing.T) {
 			} {
 				err := step.call(parse(tc.body))
 				require.Error(t, err, step.name)
-				assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err), step.name)
+				assert.Equal(t, gs.KindConflict, gs.KindOf(err), step.name)
 				assert.EqualError(t, err, "query id weekly already names a different request", step.name)
 				assert.Equal(t, before, readRun(t, s, "weekly"), "%s: nothing stored changed", step.name)
 			}

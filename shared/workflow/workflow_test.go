@@ -79,6 +79,8 @@ func TestNamedMapsEveryKind(t *testing.T) {
 		{globalsearch.KindModel, "ModelError"},
 		{globalsearch.KindNotFound, "NotFoundError"},
 		{globalsearch.KindInternal, "InternalError"},
+		// The ASL matches InvalidInputError for a conflict too.
+		{globalsearch.KindConflict, "InvalidInputError"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.want, func(t *testing.T) {
@@ -91,7 +93,11 @@ func TestNamedMapsEveryKind(t *testing.T) {
 			assert.Equal(t, tc.want, workflow.ErrorType(invokeErr))
 		})
 	}
-	assert.Len(t, workflow.ErrorTypes(), len(cases))
+	names := map[string]bool{}
+	for _, tc := range cases {
+		names[tc.want] = true
+	}
+	assert.Len(t, workflow.ErrorTypes(), len(names), "every named error type is some kind's")
 	assert.Equal(t, "InternalError", workflow.ErrorType(workflow.Named(errors.New("plain"))))
 	assert.NoError(t, workflow.Named(nil))
 }
