@@ -14,11 +14,12 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/batch"
 )
 
-// PrepareOutput is what the prepare step hands on, with the batches
-// themselves in the runs store. RunID names the run the plan started; the
-// map and reduce steps carry it so that a step of an earlier plan of the
-// same query id is refused.
-type PrepareOutput struct {
+// PreparedRun is the run the prepare step started, what it hands on, with
+// the batches themselves in the runs store (the workflow's PrepareOutput
+// adds what the state machine needs). RunID names the run the plan
+// started; the map and reduce steps carry it so that a step of an earlier
+// plan of the same query id is refused.
+type PreparedRun struct {
 	QueryID    string `json:"queryId"`
 	RunID      string `json:"runId"`
 	BatchCount int    `json:"batchCount"`
@@ -34,7 +35,7 @@ type PrepareOutput struct {
 //   - a request that cannot run (invalid input found while planning, a
 //     corrupt index, a plan too large) is recorded as a failed result
 //     before the error is returned, so the runs store says failed first.
-func (e *Engine) Prepare(ctx context.Context, p Params) (PrepareOutput, error) {
+func (e *Engine) Prepare(ctx context.Context, p Params) (PreparedRun, error) {
 	return e.PrepareAs(ctx, p, "")
 }
 
@@ -42,13 +43,13 @@ func (e *Engine) Prepare(ctx context.Context, p Params) (PrepareOutput, error) {
 // id, as the API names its executions): the one that claims the id, or
 // whose run the saved plan starts, owns the id's result
 // (docs/contract.md#query-ids).
-func (e *Engine) PrepareAs(ctx context.Context, p Params, owner string) (PrepareOutput, error) {
+func (e *Engine) PrepareAs(ctx context.Context, p Params, owner string) (PreparedRun, error) {
 	out, _, err := e.prepare(ctx, p, owner)
 	return out, err
 }
 
 // prepare is PrepareAs, also returning the failed result it recorded.
-func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PrepareOutput, Result, error) {
+func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedRun, Result, error) {
 	if owner == "" {
 		owner = p.QueryID
 	}
@@ -62,12 +63,12 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PrepareOu
 		if KindOf(err) != KindConflict {
 			err = fmt.Errorf("record request of %s: %w", p.QueryID, err)
 		}
-		return PrepareOutput{}, Result{}, fail(err)
+		return PreparedRun{}, Result{}, fail(err)
 	}
 	plan, err := e.Plan(ctx, stored)
 	if err != nil {
 		res, err := e.failRun(context.WithoutCancel(ctx), stored, err)
-		return PrepareOutput{}, res, fail(err)
+		return PreparedRun{}, res, fail(err)
 	}
 	plan.RunID, plan.Owner = NewRunID(), owner
 	for i := range plan.Batches {
@@ -75,9 +76,9 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PrepareOu
 	}
 	plan.CreatedAt = e.now()
 	if err := e.Runs.SavePlan(ctx, plan); err != nil {
-		return PrepareOutput{}, Result{}, fail(fmt.Errorf("save plan of %s: %w", p.QueryID, err))
+		return PreparedRun{}, Result{}, fail(fmt.Errorf("save plan of %s: %w", p.QueryID, err))
 	}
-	out := PrepareOutput{QueryID: p.QueryID, RunID: plan.RunID, BatchCount: len(plan.Batches)}
+	out := PreparedRun{QueryID: p.QueryID, RunID: plan.RunID, BatchCount: len(plan.Batches)}
 	e.logger().LogAttrs(ctx, slogInfo, "prepared", stepAttrs(p.QueryID, "prepare", start,
 		"runId", plan.RunID, "summaries", plan.SummaryCount, "batches", len(plan.Batches), "status", "ok")...)
 	return out, Result{}, nil

@@ -156,7 +156,7 @@ func TestLateWritersOfAnEarlierRun(t *testing.T) {
 
 	// A map attempt of the old run reads its batch, and while the model
 	// answers, the query id is planned again.
-	var current gs.PrepareOutput
+	var current gs.PreparedRun
 	model.onMap = func() {
 		model.onMap = nil
 		current, err = e.Prepare(ctx, p)

@@ -290,7 +290,7 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 	}
 	out, err := h.Engine.PrepareAs(ctx, p, in.ExecutionName)
 	if err != nil {
-		return PrepareOutput{}, named(ctx, err)
+		return PrepareOutput{}, handlerError(ctx, err)
 	}
 	indexes := make([]int, out.BatchCount)
 	for i := range indexes {
@@ -318,7 +318,7 @@ func (h *Handlers) Map(ctx context.Context, in MapInput) (MapOutput, error) {
 	defer cancel()
 	a, err := h.Engine.MapBatch(ctx, in.QueryID, in.RunID, in.BatchIndex, max(in.Attempt, 1))
 	if err != nil {
-		return MapOutput{}, named(ctx, err)
+		return MapOutput{}, handlerError(ctx, err)
 	}
 	return MapOutput{BatchIndex: a.BatchIndex, Usefulness: a.Usefulness}, nil
 }
@@ -338,20 +338,20 @@ func (h *Handlers) Reduce(ctx context.Context, in ReduceInput) (ReduceOutput, er
 	defer cancel()
 	failures, err := h.mapFailures(ctx, in)
 	if err != nil {
-		return ReduceOutput{}, named(ctx, err)
+		return ReduceOutput{}, handlerError(ctx, err)
 	}
 	if in.Failure != nil {
 		cause := errors.New(in.Failure.message())
 		// FailReduce returns cause itself once the failed result is saved.
 		res, err := h.Engine.FailReduce(ctx, in.QueryID, in.RunID, failures, cause)
 		if err != cause {
-			return ReduceOutput{}, named(ctx, err)
+			return ReduceOutput{}, handlerError(ctx, err)
 		}
 		return ReduceOutput{QueryID: in.QueryID, Status: res.Status}, nil
 	}
 	res, err := h.Engine.Reduce(ctx, in.QueryID, in.RunID, failures)
 	if err != nil {
-		return ReduceOutput{}, named(ctx, err)
+		return ReduceOutput{}, handlerError(ctx, err)
 	}
 	return ReduceOutput{QueryID: res.QueryID, Status: res.Status}, nil
 }
@@ -442,9 +442,11 @@ func withMargin(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithDeadlineCause(ctx, deadline.Add(-Margin(time.Until(deadline))), errHandlerDeadline)
 }
 
-// named translates err, reporting a call that ran out of the handler's time
-// as such rather than as whatever error the SDK wrapped it in.
-func named(ctx context.Context, err error) error {
+// handlerError is the error a handler running under ctx returns for err:
+// Named, except that a call that ran out of the handler's time reads as
+// such (ThrottledError, so the state machine retries it) rather than as
+// whatever error the SDK wrapped it in.
+func handlerError(ctx context.Context, err error) error {
 	if ctx.Err() != nil && errors.Is(context.Cause(ctx), errHandlerDeadline) {
 		return &ThrottledError{fmt.Sprintf("%v: %v", errHandlerDeadline, err)}
 	}
