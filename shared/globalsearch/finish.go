@@ -2,7 +2,6 @@ package globalsearch
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -57,23 +56,6 @@ func FailedResult(queryID, message string, at time.Time) Result {
 		SelectedMapAnswers: []SelectedAnswer{}, MapErrors: []BatchFailure{}, Citations: []Citation{},
 		Diagnostics: Diagnostics{StartedAt: at, FinishedAt: at},
 	}
-}
-
-// TaskErrorMessage is "<name>: <message>" for a failed step whose cause
-// may be an error record as JSON ({"errorMessage": ...}, as Lambda reports
-// a function's error): its message when it is one, else the cause as it
-// came, else the name alone.
-func TaskErrorMessage(name, cause string) string {
-	var record struct {
-		ErrorMessage string `json:"errorMessage"`
-	}
-	if json.Unmarshal([]byte(cause), &record) == nil && record.ErrorMessage != "" {
-		return name + ": " + record.ErrorMessage
-	}
-	if cause == "" {
-		return name
-	}
-	return name + ": " + cause
 }
 
 // FailReduce records a run whose reduce step failed its last attempt: the

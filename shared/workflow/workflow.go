@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/taskerror"
 )
 
 // The history budget of the inline Map (docs/contract.md#plan-limits), in events. An
@@ -234,7 +235,7 @@ type TaskFailure struct {
 // message is the failure's own message when the cause is a Lambda error,
 // else the cause as it came.
 func (f TaskFailure) message() string {
-	return globalsearch.TaskErrorMessage(f.Error, f.Cause)
+	return taskerror.Message(f.Error, f.Cause)
 }
 
 // ReduceOutput ends the execution; the result is in the runs table.
