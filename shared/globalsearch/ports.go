@@ -88,7 +88,7 @@ type Model interface {
 }
 
 // Requests records the request of a run before it starts, so that a caller
-// who repeats a start gets the same run back (docs/contract.md#idempotency idempotency), and so
+// who repeats a start gets the same run back (docs/contract.md#idempotency), and so
 // that a query id names one request (docs/contract.md#query-ids).
 type Requests interface {
 	// CreateRequest stores p unless a request with the same query id exists.

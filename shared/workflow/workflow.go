@@ -147,7 +147,7 @@ func (in *ReduceInput) UnmarshalJSON(data []byte) error {
 
 // PrepareInput is the Prepare task's payload: the execution's input (a
 // search request, docs/contract.md#request) and the execution's name, which becomes the query
-// id of a request that has none (docs/contract.md#idempotency idempotency).
+// id of a request that has none (docs/contract.md#idempotency).
 type PrepareInput struct {
 	Request       json.RawMessage `json:"request"`
 	ExecutionName string          `json:"executionName,omitempty"`
