@@ -61,7 +61,7 @@ func main() {
 }
 
 // runMain returns the exit status: 0 on success (no_results included), 2 for
-// invalid input or usage, 1 for any other failure.
+// invalid input, a conflict or usage, 1 for any other failure.
 func runMain(ctx context.Context, env *cliEnv, args []string) int {
 	return dispatch(ctx, env, commands(), args)
 }
@@ -90,7 +90,11 @@ func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []
 		return 1
 	}
 	var usage *usageError
-	if errors.As(err, &usage) || globalsearch.KindOf(err) == globalsearch.KindInvalidInput {
+	if errors.As(err, &usage) {
+		return 2
+	}
+	switch globalsearch.KindOf(err) {
+	case globalsearch.KindInvalidInput, globalsearch.KindConflict:
 		return 2
 	}
 	return 1

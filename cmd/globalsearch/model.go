@@ -125,7 +125,7 @@ func (o *modelOptions) register(fs *flag.FlagSet) {
 
 // resolve fills the prices not given as flags from GRAPHRAG_PRICE_IN/OUT and
 // checks they come as a pair. open calls it; a command that prices without
-// opening a model (plan) must call it before estimateCost for the
+// opening a model (plan) must call it before cost for the
 // environment to count. Calling it again does nothing.
 func (o *modelOptions) resolve(env *cliEnv) error {
 	if o.envRead {
@@ -167,19 +167,13 @@ func (o *modelOptions) resolve(env *cliEnv) error {
 	return nil
 }
 
-// cost is the USD cost of the tokens a run reported; ok is false when no
-// price was given.
+// cost is the USD cost of tokens, those a run reported or the most a plan
+// may spend; ok is false when no price was given.
 func (o *modelOptions) cost(inputTokens, outputTokens int) (usd float64, ok bool) {
 	if !o.priceIn.set || !o.priceOut.set {
 		return 0, false
 	}
 	return float64(inputTokens)/1000*o.priceIn.usd + float64(outputTokens)/1000*o.priceOut.usd, true
-}
-
-// estimateCost is the most a plan may cost: every output reserve spent in
-// full. It prices tokens exactly as cost does.
-func (o *modelOptions) estimateCost(inputTokens, maxOutputTokens int) (float64, bool) {
-	return o.cost(inputTokens, maxOutputTokens)
 }
 
 // parseModelSpec parses a --model value; a bad one is a usageError that says

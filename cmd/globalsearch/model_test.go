@@ -119,9 +119,6 @@ func TestPrices(t *testing.T) {
 			usd, ok := o.cost(2000, 500)
 			assert.Equal(t, tc.wantOK, ok)
 			assert.InDelta(t, tc.wantCost, usd, 1e-12)
-			est, ok := o.estimateCost(2000, 500)
-			assert.Equal(t, tc.wantOK, ok)
-			assert.InDelta(t, tc.wantCost, est, 1e-12)
 		})
 	}
 }

@@ -353,10 +353,10 @@ func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
 }
 
 // cost is the most the plan can cost at the model's prices, one attempt
-// per call, when prices are set.
+// per call and every output reserve spent in full, when prices are set.
 func (out planOutput) cost(model *modelOptions, p globalsearch.Params) (float64, bool) {
 	maxOut := out.BatchCount*p.MapOutputReserve + p.ReduceOutputReserve
-	return model.estimateCost(out.EstimatedMapInputTokens+p.ReducePromptBudget(), maxOut)
+	return model.cost(out.EstimatedMapInputTokens+p.ReducePromptBudget(), maxOut)
 }
 
 type plannedBatch struct {

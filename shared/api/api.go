@@ -178,17 +178,15 @@ func (h *Handler) post(ctx context.Context, ns string, req events.APIGatewayV2HT
 	}
 	// The execution is named by the query id (start), so that is the
 	// owner of the id's result (docs/contract.md#query-ids).
-	stored, created, err := h.Runs.CreateRequest(ctx, p, p.QueryID)
+	// The same claim as prepare's (docs/contract.md#query-ids): a seed this
+	// parse generated matches the stored one, and a different request is
+	// a conflict.
+	stored, created, err := globalsearch.ClaimRequest(ctx, h.Runs, p, p.QueryID)
 	if err != nil {
 		return h.fail(ctx, p.QueryID, err)
 	}
 	accepted := Accepted{QueryID: stored.QueryID, Status: globalsearch.StatusRunning, Location: location(ns, stored.QueryID)}
 	if !created {
-		// The same rule as prepare's (docs/contract.md#query-ids): a seed this parse
-		// generated matches the stored one.
-		if !stored.SameRequest(p) {
-			return reply(http.StatusConflict, Error{"conflict", globalsearch.ConflictError(p.QueryID).Error()})
-		}
 		return h.repeat(ctx, stored, accepted)
 	}
 	if err := h.start(ctx, stored); err != nil {
@@ -290,6 +288,8 @@ func (h *Handler) fail(ctx context.Context, queryID string, err error) events.AP
 		return reply(http.StatusBadRequest, Error{"invalid_input", err.Error()})
 	case globalsearch.KindNotFound:
 		return reply(http.StatusNotFound, Error{"not_found", err.Error()})
+	case globalsearch.KindConflict:
+		return reply(http.StatusConflict, Error{"conflict", err.Error()})
 	case globalsearch.KindThrottled:
 		h.logger().LogAttrs(ctx, slog.LevelWarn, "throttled", slog.String("queryId", queryID), slog.String("step", "api"), slog.String("error", err.Error()))
 		resp := reply(http.StatusServiceUnavailable, Error{"throttled", "the service is busy; retry with the same Idempotency-Key"})

@@ -203,6 +203,8 @@ func TestPostRepeated(t *testing.T) {
 
 	other := call(t, h, request("POST", "/namespaces/default/queries", `{"query":"something else"}`, map[string]string{"Idempotency-Key": "k1"}))
 	assert.Equal(t, 409, other.StatusCode)
+	assert.Equal(t, "conflict", body(t, other)["error"])
+	assert.Equal(t, "query id k1 already names a different request", body(t, other)["message"])
 	assert.Equal(t, 1, st.calls)
 }
 

@@ -1,10 +1,6 @@
 package globalsearch
 
-import (
-	"encoding/json"
-
-	"github.com/graphrag-global/graphrag-global/shared/tokens"
-)
+import "github.com/graphrag-global/graphrag-global/shared/tokens"
 
 // SmallestTokenBudget is the least token budget whose prompt budget fits t's
 // skeleton for query with reserve held back for the output: the fit test of
@@ -14,7 +10,7 @@ func (t Template) SmallestTokenBudget(query string, reserve int) int {
 }
 
 // promptsFit checks both budgets against the skeletons they must hold
-// (docs/contract.md#budgets, docs/contract.md#budgets). It needs nothing but the request, so a budget that
+// (docs/contract.md#budgets). It needs nothing but the request, so a budget that
 // cannot work is refused before any read or model call, instead of costing
 // every map call and ending in no_results.
 func promptsFit(p Params, prompts Prompts) error {
@@ -29,22 +25,4 @@ func promptsFit(p Params, prompts Prompts) error {
 			need, need-p.ReduceOutputReserve, p.ReduceOutputReserve)
 	}
 	return nil
-}
-
-// validate applies every rule of docs/contract.md#request to p, through ParseRequest's own
-// path, with prompts for the budget checks: Params built in Go (tests, other
-// callers of Engine.Search) meet the same rules as a JSON request. A
-// resolved Params has every field, so the defaults are never used. The
-// ceiling on model calls is the one exception: whoever resolved p held it to
-// their deployment's, which may be above the default (docs/contract.md#state-machine), so none
-// applies here.
-func (p Params) validate(prompts Prompts) error {
-	data, err := json.Marshal(p)
-	if err != nil {
-		return Errorf(KindInvalidInput, "encode params: %w", err)
-	}
-	d := SpecDefaults
-	d.MaxModelCalls = 0
-	_, err = parseRequest(data, d, "", prompts)
-	return err
 }

@@ -39,6 +39,10 @@ const (
 	KindPlanTooLarge
 	// KindNotFound is a run or record that does not exist.
 	KindNotFound
+	// KindConflict is a query id that already names a different request
+	// (docs/contract.md#query-ids); nothing stored changed. It is last so
+	// that the kinds before it keep their values.
+	KindConflict
 )
 
 var kindNames = map[Kind]string{
@@ -51,6 +55,7 @@ var kindNames = map[Kind]string{
 	KindAllBatchesFailed: "every map batch failed",
 	KindPlanTooLarge:     "plan too large",
 	KindNotFound:         "not found",
+	KindConflict:         "conflict",
 }
 
 func (k Kind) String() string { return kindNames[k] }

@@ -2,7 +2,6 @@ package globalsearch
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -15,12 +14,12 @@ import (
 // there (a retried call). owner is as in PrepareAs. It returns that
 // result, if any, and cause.
 func (e *Engine) Reject(ctx context.Context, p Params, owner string, cause error) (Result, error) {
-	stored, created, err := e.Runs.CreateRequest(ctx, p, owner)
-	if err != nil {
-		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
-	}
-	if !created && !stored.SameRequest(p) {
+	_, _, err := ClaimRequest(ctx, e.Runs, p, owner)
+	switch {
+	case KindOf(err) == KindConflict:
 		return Result{}, cause
+	case err != nil:
+		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
 	}
 	return e.failRun(ctx, p, cause)
 }
@@ -57,23 +56,6 @@ func FailedResult(queryID, message string, at time.Time) Result {
 		SelectedMapAnswers: []SelectedAnswer{}, MapErrors: []BatchFailure{}, Citations: []Citation{},
 		Diagnostics: Diagnostics{StartedAt: at, FinishedAt: at},
 	}
-}
-
-// TaskErrorMessage is "<name>: <message>" for a failed step whose cause
-// may be an error record as JSON ({"errorMessage": ...}, as Lambda reports
-// a function's error): its message when it is one, else the cause as it
-// came, else the name alone.
-func TaskErrorMessage(name, cause string) string {
-	var record struct {
-		ErrorMessage string `json:"errorMessage"`
-	}
-	if json.Unmarshal([]byte(cause), &record) == nil && record.ErrorMessage != "" {
-		return name + ": " + record.ErrorMessage
-	}
-	if cause == "" {
-		return name
-	}
-	return name + ": " + cause
 }
 
 // FailReduce records a run whose reduce step failed its last attempt: the

@@ -88,7 +88,7 @@ type Model interface {
 }
 
 // Requests records the request of a run before it starts, so that a caller
-// who repeats a start gets the same run back (docs/contract.md#idempotency idempotency), and so
+// who repeats a start gets the same run back (docs/contract.md#idempotency), and so
 // that a query id names one request (docs/contract.md#query-ids).
 type Requests interface {
 	// CreateRequest stores p unless a request with the same query id exists.
@@ -97,7 +97,8 @@ type Requests interface {
 	// ErrNotFound until a run of this request saves one), and owner ("" for
 	// the query id) is the execution that owns the result until a plan is
 	// saved: the one whose state machine may record its failure
-	// (docs/contract.md#query-ids).
+	// (docs/contract.md#query-ids). Callers claim an id through
+	// ClaimRequest, which refuses a different request as a conflict.
 	CreateRequest(ctx context.Context, p Params, owner string) (Params, bool, error)
 	// Request returns the stored request or ErrNotFound.
 	Request(ctx context.Context, queryID string) (Params, error)

@@ -14,11 +14,12 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/batch"
 )
 
-// PrepareOutput is what the prepare step hands on, with the batches
-// themselves in the runs store. RunID names the run the plan started; the
-// map and reduce steps carry it so that a step of an earlier plan of the
-// same query id is refused.
-type PrepareOutput struct {
+// PreparedRun is the run the prepare step started, what it hands on, with
+// the batches themselves in the runs store (the workflow's PrepareOutput
+// adds what the state machine needs). RunID names the run the plan
+// started; the map and reduce steps carry it so that a step of an earlier
+// plan of the same query id is refused.
+type PreparedRun struct {
 	QueryID    string `json:"queryId"`
 	RunID      string `json:"runId"`
 	BatchCount int    `json:"batchCount"`
@@ -26,15 +27,15 @@ type PrepareOutput struct {
 
 // Prepare claims the query id for p, plans the search (docs/contract.md#prepare) and saves
 // the plan as a new run of that id (docs/contract.md#query-ids):
-//   - an id that already names a different request is invalid input naming
-//     the id, and nothing is written;
+//   - an id that already names a different request is a conflict
+//     (KindConflict) naming the id, and nothing is written;
 //   - the same request again (a retried or repeated start) plans from the
 //     stored request, whose seed replays the shuffle, and starts a clean
 //     run: nothing of an earlier plan of the id reaches the new result;
 //   - a request that cannot run (invalid input found while planning, a
 //     corrupt index, a plan too large) is recorded as a failed result
 //     before the error is returned, so the runs store says failed first.
-func (e *Engine) Prepare(ctx context.Context, p Params) (PrepareOutput, error) {
+func (e *Engine) Prepare(ctx context.Context, p Params) (PreparedRun, error) {
 	return e.PrepareAs(ctx, p, "")
 }
 
@@ -42,13 +43,13 @@ func (e *Engine) Prepare(ctx context.Context, p Params) (PrepareOutput, error) {
 // id, as the API names its executions): the one that claims the id, or
 // whose run the saved plan starts, owns the id's result
 // (docs/contract.md#query-ids).
-func (e *Engine) PrepareAs(ctx context.Context, p Params, owner string) (PrepareOutput, error) {
+func (e *Engine) PrepareAs(ctx context.Context, p Params, owner string) (PreparedRun, error) {
 	out, _, err := e.prepare(ctx, p, owner)
 	return out, err
 }
 
 // prepare is PrepareAs, also returning the failed result it recorded.
-func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PrepareOutput, Result, error) {
+func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedRun, Result, error) {
 	if owner == "" {
 		owner = p.QueryID
 	}
@@ -57,14 +58,17 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PrepareOu
 		e.logger().LogAttrs(ctx, slogError, "prepare failed", stepAttrs(p.QueryID, "prepare", start, "status", "failed", "error", err.Error())...)
 		return err
 	}
-	stored, err := e.claim(ctx, p, owner)
+	stored, _, err := ClaimRequest(ctx, e.Runs, p, owner)
 	if err != nil {
-		return PrepareOutput{}, Result{}, fail(err)
+		if KindOf(err) != KindConflict {
+			err = fmt.Errorf("record request of %s: %w", p.QueryID, err)
+		}
+		return PreparedRun{}, Result{}, fail(err)
 	}
 	plan, err := e.Plan(ctx, stored)
 	if err != nil {
 		res, err := e.failRun(context.WithoutCancel(ctx), stored, err)
-		return PrepareOutput{}, res, fail(err)
+		return PreparedRun{}, res, fail(err)
 	}
 	plan.RunID, plan.Owner = NewRunID(), owner
 	for i := range plan.Batches {
@@ -72,33 +76,12 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PrepareOu
 	}
 	plan.CreatedAt = e.now()
 	if err := e.Runs.SavePlan(ctx, plan); err != nil {
-		return PrepareOutput{}, Result{}, fail(fmt.Errorf("save plan of %s: %w", p.QueryID, err))
+		return PreparedRun{}, Result{}, fail(fmt.Errorf("save plan of %s: %w", p.QueryID, err))
 	}
-	out := PrepareOutput{QueryID: p.QueryID, RunID: plan.RunID, BatchCount: len(plan.Batches)}
+	out := PreparedRun{QueryID: p.QueryID, RunID: plan.RunID, BatchCount: len(plan.Batches)}
 	e.logger().LogAttrs(ctx, slogInfo, "prepared", stepAttrs(p.QueryID, "prepare", start,
 		"runId", plan.RunID, "summaries", plan.SummaryCount, "batches", len(plan.Batches), "status", "ok")...)
 	return out, Result{}, nil
-}
-
-// claim records p as the request of its query id, or finds the one stored
-// (docs/contract.md#query-ids). The same request returns the stored one: its seed wins, so
-// a retried prepare replays the same plan. A different request is invalid
-// input naming the id, as the API's 409 is, and changes nothing.
-func (e *Engine) claim(ctx context.Context, p Params, owner string) (Params, error) {
-	stored, created, err := e.Runs.CreateRequest(ctx, p, owner)
-	if err != nil {
-		return Params{}, fmt.Errorf("record request of %s: %w", p.QueryID, err)
-	}
-	if !created && !stored.SameRequest(p) {
-		return Params{}, ConflictError(p.QueryID)
-	}
-	return stored, nil
-}
-
-// ConflictError is the error of a query id reused for a different request
-// (docs/contract.md#query-ids); the API answers it with 409.
-func ConflictError(queryID string) error {
-	return Errorf(KindInvalidInput, "query id %s already names a different request", queryID)
 }
 
 // Plan builds the batches of a search without saving or calling anything:

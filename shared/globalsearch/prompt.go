@@ -38,7 +38,7 @@ const (
 //
 // The skeleton is the prompt with the content line left out, and the prompt
 // sent is the skeleton with "\n" + content inserted where that line was.
-// The docs/contract.md#token-estimate estimate counts code points without regard to their order, so
+// The token estimate (docs/contract.md#token-estimate) counts code points without regard to their order, so
 // estimateTokens(prompt) = estimateTokens(skeleton + "\n" + content): the
 // fit test of docs/contract.md#batching and docs/contract.md#reduce measures the very text that is sent.
 type Template struct {

@@ -122,7 +122,7 @@ func TestPrepareSameIDDifferentRequest(t *testing.T) {
 			} {
 				err := step.call(parse(tc.body))
 				require.Error(t, err, step.name)
-				assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err), step.name)
+				assert.Equal(t, gs.KindConflict, gs.KindOf(err), step.name)
 				assert.EqualError(t, err, "query id weekly already names a different request", step.name)
 				assert.Equal(t, before, readRun(t, s, "weekly"), "%s: nothing stored changed", step.name)
 			}
@@ -156,7 +156,7 @@ func TestLateWritersOfAnEarlierRun(t *testing.T) {
 
 	// A map attempt of the old run reads its batch, and while the model
 	// answers, the query id is planned again.
-	var current gs.PrepareOutput
+	var current gs.PreparedRun
 	model.onMap = func() {
 		model.onMap = nil
 		current, err = e.Prepare(ctx, p)

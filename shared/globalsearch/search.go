@@ -2,6 +2,7 @@ package globalsearch
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 )
 
@@ -61,6 +62,24 @@ func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
 			return e.FailReduce(ctx, p.QueryID, out.RunID, failures, err)
 		}
 	}
+}
+
+// validate applies every rule of docs/contract.md#request to p, through ParseRequest's own
+// path, with prompts for the budget checks: Params built in Go (tests, other
+// callers of Engine.Search) meet the same rules as a JSON request. A
+// resolved Params has every field, so the defaults are never used. The
+// ceiling on model calls is the one exception: whoever resolved p held it to
+// their deployment's, which may be above the default (docs/contract.md#state-machine), so none
+// applies here.
+func (p Params) validate(prompts Prompts) error {
+	data, err := json.Marshal(p)
+	if err != nil {
+		return Errorf(KindInvalidInput, "encode params: %w", err)
+	}
+	d := SpecDefaults
+	d.MaxModelCalls = 0
+	_, err = parseRequest(data, d, "", prompts)
+	return err
 }
 
 // forEachBatch runs try for every batch index with at most workers in

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/taskerror"
 )
 
 // SaveResult implements globalsearch.Results with one UpdateItem of the
@@ -106,10 +107,10 @@ func failureMessage(name, cause string) string {
 		Cause *string `json:"Cause"`
 	}
 	if json.Unmarshal([]byte(cause), &caught) != nil {
-		return globalsearch.TaskErrorMessage(name, cause)
+		return taskerror.Message(name, cause)
 	}
 	if caught.Cause == nil || *caught.Cause == "" {
 		return name + ": no cause was given"
 	}
-	return globalsearch.TaskErrorMessage(name, *caught.Cause)
+	return taskerror.Message(name, *caught.Cause)
 }

@@ -48,7 +48,7 @@ func (c Count) Tokens() int {
 	return (20*c.NonASCII + 9*c.ASCII + 35) / 36
 }
 
-// Estimate is the docs/contract.md#token-estimate token estimate of s.
+// Estimate is the token estimate of s (docs/contract.md#token-estimate).
 func Estimate(s string) int { return Of(s).Tokens() }
 
 // Prompt is the fit test of docs/contract.md#batching and docs/contract.md#reduce-selection for one prompt skeleton: the

@@ -61,7 +61,10 @@ var errorOf = map[globalsearch.Kind]func(msg string) error{
 	globalsearch.KindThrottled:        func(m string) error { return &ThrottledError{m} },
 	globalsearch.KindModel:            func(m string) error { return &ModelError{m} },
 	globalsearch.KindNotFound:         func(m string) error { return &NotFoundError{m} },
-	globalsearch.KindInternal:         func(m string) error { return &InternalError{m} },
+	// The state machine has no Catch of its own for a conflict: like
+	// invalid input it ends the execution, and the ASL matches this name.
+	globalsearch.KindConflict: func(m string) error { return &InvalidInputError{m} },
+	globalsearch.KindInternal: func(m string) error { return &InternalError{m} },
 }
 
 // Named translates err into the named error of its kind, keeping its whole

@@ -566,7 +566,7 @@ func TestStateMachine(t *testing.T) {
 }
 
 // testRepeatedStart starts the same query id again, as a retried API call or
-// a second schedule would (docs/contract.md#idempotency idempotency): the same execution name
+// a second schedule would (docs/contract.md#idempotency): the same execution name
 // while it runs is the same execution; after it ends, Step Functions refuses
 // the name; a new execution of the same query id overwrites the runs-table
 // items instead of adding any.

@@ -1,0 +1,43 @@
+package globalsearch
+
+import "time"
+
+// Batch is one map batch of a plan (docs/contract.md#batching). EstimatedTokens is the
+// estimate of the whole Map prompt: skeleton + "\n" + Content. RunID is the
+// run of the plan that holds the batch, so a map task that reads a batch
+// knows which run its answer belongs to (docs/contract.md#query-ids).
+type Batch struct {
+	RunID           string   `json:"runId,omitempty"`
+	Index           int      `json:"index"`
+	CommunityIDs    []string `json:"communityIds"`
+	EstimatedTokens int      `json:"estimatedTokens"`
+	Content         string   `json:"content"`
+	// Sources are the claims and chunks of each community in the batch
+	// (docs/contract.md#result), kept with the batch rather than the plan item so that
+	// no item outgrows DynamoDB's 400 KB.
+	Sources []Sources `json:"sources,omitempty"`
+}
+
+// Plan is what prepare decided: the request, every batch, and what was
+// noticed about the index on the way. RunID names this plan's run: each
+// prepare of a query id starts a new run, and the answers, reduce calls and
+// result of a run are kept apart from every other run of that id
+// (docs/contract.md#query-ids). A dry run (Engine.Plan) has none.
+type Plan struct {
+	RunID string `json:"runId,omitempty"`
+	// Owner is the execution that started the run (docs/contract.md#query-ids):
+	// saving the plan makes it the owner of the id's result.
+	Owner           string    `json:"owner,omitempty"`
+	Params          Params    `json:"request"`
+	SummaryCount    int       `json:"summaryCount"`
+	Batches         []Batch   `json:"batches"`
+	OrphanClaims    int       `json:"orphanClaims"`
+	MissingChunks   int       `json:"missingChunks"`
+	AvailableLevels []int     `json:"availableLevels,omitempty"`
+	CreatedAt       time.Time `json:"createdAt"`
+
+	// EmptyNamespace says the namespace holds no summary at all, which
+	// usually means a misspelt namespace or an index never ingested.
+	EmptyNamespace      bool     `json:"emptyNamespace,omitempty"`
+	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`
+}
