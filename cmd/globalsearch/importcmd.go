@@ -60,7 +60,7 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 	case *excerpts != string(graphrag.ExcerptsSourceText) && *excerpts != string(graphrag.ExcerptsTextUnit) && *excerpts != string(graphrag.ExcerptsNone):
 		return &usageError{fmt.Sprintf("--excerpts must be %q, %q or %q", graphrag.ExcerptsSourceText, graphrag.ExcerptsTextUnit, graphrag.ExcerptsNone)}
 	case !globalsearch.ValidNamespace(*namespace):
-		return &usageError{"--namespace must be 1-64 characters of a-z 0-9 - _ ."}
+		return &usageError{"--namespace " + globalsearch.NamespaceRule}
 	case (*out == "") == (*table == ""):
 		return &usageError{"exactly one of --out and --table is required"}
 	case *table != "" && !namespaceSet:

@@ -37,7 +37,7 @@ func ingestCommand(ctx context.Context, env *cliEnv, args []string) error {
 	case *table == "":
 		return &usageError{"--table is required"}
 	case *namespace != "" && !globalsearch.ValidNamespace(*namespace):
-		return &usageError{"--namespace must be 1-64 characters of a-z 0-9 - _ ."}
+		return &usageError{"--namespace " + globalsearch.NamespaceRule}
 	}
 	// Validate before spending: a bad file is refused before any AWS call.
 	f, err := indexfile.Load(*file)
@@ -96,7 +96,7 @@ func deleteNamespaceCommand(ctx context.Context, env *cliEnv, args []string) err
 	case *namespace == "":
 		return &usageError{"--namespace is required: name the namespace to delete"}
 	case !globalsearch.ValidNamespace(*namespace):
-		return &usageError{"--namespace must be 1-64 characters of a-z 0-9 - _ ."}
+		return &usageError{"--namespace " + globalsearch.NamespaceRule}
 	}
 	client, err := dynamoDBClient(ctx)
 	if err != nil {

@@ -516,7 +516,7 @@ func parseResponseType(raw json.RawMessage) (string, error) {
 }
 
 func parseNamespace(raw json.RawMessage) (string, error) {
-	return parseString(raw, namespacePattern, "namespace must be 1-64 characters of a-z 0-9 - _ .")
+	return parseString(raw, namespacePattern, "namespace "+NamespaceRule)
 }
 
 func parseString(raw json.RawMessage, pattern *regexp.Regexp, msg string) (string, error) {
@@ -567,6 +567,12 @@ func jsonInt(raw []byte) (int64, bool) {
 
 // ValidNamespace reports whether ns is a namespace name (docs/contract.md#index).
 func ValidNamespace(ns string) bool { return namespacePattern.MatchString(ns) }
+
+// NamespaceRule is how every message states the namespace rule that
+// ValidNamespace checks (docs/contract.md#index), after the name of what
+// broke it: "namespace", "--namespace", "the path's namespace". One text
+// keeps the request, the API, the CLI and the index file saying the same.
+const NamespaceRule = "must be 1-64 characters of a-z 0-9 - _ ."
 
 // ValidQueryID reports whether id meets the queryId rule
 // (docs/contract.md#request): an edge that must key a run without a whole
