@@ -6,7 +6,6 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
-	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
 
@@ -28,11 +27,11 @@ func (o *indexOptions) open(ctx context.Context, _ *cliEnv) (globalsearch.Index,
 	case o.file != "" && o.table != "":
 		return nil, "", &usageError{"--index and --table exclude each other"}
 	case o.table != "":
-		client, err := dynamoDBClient(ctx)
+		s, err := openIndexTable(ctx, o.table, false)
 		if err != nil {
 			return nil, "", err
 		}
-		return tableIndex{store.New(client, store.Tables{Index: o.table}), o.table}, globalsearch.SpecDefaults.Namespace, nil
+		return tableIndex{s, o.table}, globalsearch.SpecDefaults.Namespace, nil
 	case o.file == "":
 		return nil, "", &usageError{"--index or --table is required"}
 	}

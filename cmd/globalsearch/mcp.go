@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,19 +18,13 @@ import (
 // plan_search over one index (a file or a table), with the model, prices
 // and cache of the flags.
 func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
-	f := &searchFlags{set: map[string]bool{}}
-	fs := newMCPFlagSet(f, env)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return &usageError{"help requested"}
-		}
-		return &usageError{err.Error()}
+	f := &searchFlags{}
+	set, err := parseFlags(newMCPFlagSet(f, env), args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
-	}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-	if err := f.checkCache(); err != nil {
+	f.set = set
+	if err := f.cache.check(f.set); err != nil {
 		return err
 	}
 	if f.index.file == "" && f.index.table == "" {
@@ -52,13 +44,11 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 // newMCPFlagSet registers mcp's flags into f: the index, the model and
 // its prices, the cache, -v.
 func newMCPFlagSet(f *searchFlags, env *cliEnv) *flag.FlagSet {
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
+	fs := newFlagSet("mcp", env)
 	f.index.register(fs)
 	f.model.register(fs)
-	fs.StringVar(&f.cacheDir, "cache", "", "map-answer cache directory (default: graphrag-global/map-answers under the user's cache directory)")
-	fs.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the map-answer cache")
-	fs.BoolVar(&f.verbose, "v", false, "log each step as JSON on stderr")
+	f.cache.register(fs)
+	registerVerbose(fs, &f.verbose)
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed of every search (default: random per call); a fixed seed lets a repeated question reuse the map cache")
 	return fs
 }
@@ -125,29 +115,51 @@ type planToolOutput struct {
 	CostUSD         *float64 `json:"costUsd,omitempty" jsonschema:"the most the search can cost in USD, one attempt per call; only when prices are set"`
 }
 
+// toolRequest is a tool's input as a request. The level stays the JSON the
+// client sent, so the request's own rule judges it, in the field table's
+// order and within the strict reader's depth limit
+// (docs/contract.md#strict-json), as it judges the same level in a JSON
+// request; it shadows Request's CommunityLevel.
+type toolRequest struct {
+	globalsearch.Request
+	CommunityLevel json.RawMessage `json:"communityLevel,omitempty"`
+}
+
+// request builds the tool's input as a request, with the seed of the
+// flags. A level given as a string is read as the CLI's --level is.
+func (t *mcpTools) request(in searchInput) (toolRequest, error) {
+	req := toolRequest{Request: globalsearch.Request{Query: in.Query, Namespace: in.Namespace}}
+	level := in.Level
+	if s, ok := level.(string); ok {
+		l, err := globalsearch.ParseLevel(s)
+		if err != nil {
+			return toolRequest{}, &globalsearch.Error{Kind: globalsearch.KindInvalidInput, Err: err}
+		}
+		level = l
+	}
+	if level != nil {
+		raw, err := json.Marshal(level)
+		if err != nil {
+			return toolRequest{}, globalsearch.Errorf(globalsearch.KindInvalidInput, "encode request: %w", err)
+		}
+		req.CommunityLevel = raw
+	}
+	if in.ResponseType != "" {
+		req.ResponseType = &in.ResponseType
+	}
+	if t.flags.set["seed"] {
+		seed := t.flags.seed
+		req.ShuffleSeed = &seed
+	}
+	return req, nil
+}
+
 // params reads a tool's input as a request through the same path as JSON
 // and the CLI, so bad input gets the message the CLI prints.
 func (t *mcpTools) params(in searchInput) (globalsearch.Params, error) {
-	req := map[string]any{"query": in.Query}
-	if in.Namespace != "" {
-		req["namespace"] = in.Namespace
-	}
-	switch level := in.Level.(type) {
-	case nil:
-	case string:
-		l, err := globalsearch.ParseLevel(level)
-		if err != nil {
-			return globalsearch.Params{}, &globalsearch.Error{Kind: globalsearch.KindInvalidInput, Err: err}
-		}
-		req["communityLevel"] = l
-	default:
-		req["communityLevel"] = level
-	}
-	if in.ResponseType != "" {
-		req["responseType"] = in.ResponseType
-	}
-	if t.flags.set["seed"] {
-		req["shuffleSeed"] = t.flags.seed
+	req, err := t.request(in)
+	if err != nil {
+		return globalsearch.Params{}, err
 	}
 	data, err := json.Marshal(req)
 	if err != nil {

@@ -65,7 +65,7 @@ type plannedBatch struct {
 }
 
 func planCommand(ctx context.Context, env *cliEnv, args []string) error {
-	f, err := parseSearchFlags("plan", env, args, true)
+	f, err := parseSearchFlags("plan", env, args)
 	if err != nil {
 		return err
 	}

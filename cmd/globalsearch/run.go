@@ -11,7 +11,7 @@ import (
 )
 
 func runCommand(ctx context.Context, env *cliEnv, args []string) error {
-	f, err := parseSearchFlags("run", env, args, true)
+	f, err := parseSearchFlags("run", env, args)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,27 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/store"
 )
 
+// tableFlagHelp is the help of the --table flag that names the index
+// table to write.
+const tableFlagHelp = "DynamoDB index table (endpoint from AWS_ENDPOINT_URL_DYNAMODB when set)"
+
+// openIndexTable is the store over the DynamoDB index table a --table
+// flag names: the one place the CLI builds a DynamoDB store. With create,
+// the table is created first when it does not exist (local emulators).
+func openIndexTable(ctx context.Context, table string, create bool) (*store.Store, error) {
+	client, err := dynamoDBClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tables := store.Tables{Index: table}
+	if create {
+		if err := store.CreateTables(ctx, client, tables); err != nil {
+			return nil, err
+		}
+	}
+	return store.New(client, tables), nil
+}
+
 // tableIndex is the index table of --table; it names a missing table.
 type tableIndex struct {
 	*store.Store
@@ -38,17 +59,11 @@ func missingTable(err error, table string) error {
 // replaceInTable replaces a namespace of a DynamoDB index table and prints
 // what it wrote. The import command's --table shares it.
 func replaceInTable(ctx context.Context, out io.Writer, table, namespace string, r globalsearch.Records, create bool) error {
-	client, err := dynamoDBClient(ctx)
+	s, err := openIndexTable(ctx, table, create)
 	if err != nil {
 		return err
 	}
-	tables := store.Tables{Index: table}
-	if create {
-		if err := store.CreateTables(ctx, client, tables); err != nil {
-			return err
-		}
-	}
-	if err := store.New(client, tables).ReplaceNamespace(ctx, namespace, r); err != nil {
+	if err := s.ReplaceNamespace(ctx, namespace, r); err != nil {
 		return missingTable(err, table)
 	}
 	fmt.Fprintf(out, "namespace %s in table %s: wrote %d summaries, %d claims, %d chunks (records not in the file were deleted)\n",

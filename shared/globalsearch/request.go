@@ -307,6 +307,19 @@ func DefaultsFromEnv(lookup func(string) (string, bool)) (Defaults, error) {
 	return d, nil
 }
 
+// DefaultVariable is the GRAPHRAG_* variable that sets the default of the
+// request field named field (docs/contract.md#request), "" for a field
+// without a deployment default, so that a help text names the variable
+// from the same table DefaultsFromEnv reads.
+func DefaultVariable(field string) string {
+	for _, f := range requestFields {
+		if f.name == field {
+			return f.env
+		}
+	}
+	return ""
+}
+
 var (
 	namespacePattern = regexp.MustCompile(`^[a-z0-9._-]{1,64}$`)
 	queryIDPattern   = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
