@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -42,13 +41,13 @@ flags:
 
 // invokeCommand is `globalsearch invoke`.
 func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
-	fs := flag.NewFlagSet("invoke", flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
+	fs := newFlagSet("invoke", env)
 	fs.Usage = func() { fmt.Fprint(env.stderr, invokeHelp); fs.PrintDefaults() }
 	eventFile := fs.String("event", "", "event file (JSON) to invoke the handler with (required)")
 	indexFile := fs.String("index", "testdata/sample-index.json", "index file (JSON) to load into the in-memory store")
 	seedQuery := fs.String("query", "What are the main themes across Veloria's development over the decade?", "query of the run seeded for map, reduce and api GET events")
-	verbose := fs.Bool("v", false, "log each step as JSON on stderr")
+	var verbose bool
+	registerVerbose(fs, &verbose)
 	var model modelOptions
 	model.register(fs)
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
@@ -76,7 +75,7 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	logOut := io.Discard
-	if *verbose {
+	if verbose {
 		logOut = env.stderr
 	}
 	engine := &globalsearch.Engine{Index: idx, Runs: s, MaxBatches: workflow.DefaultMaxBatches, Logger: slog.New(slog.NewJSONHandler(logOut, nil))}

@@ -190,3 +190,37 @@ func TestMCPDeepLevelIsAToolError(t *testing.T) {
 	assert.True(t, res.IsError)
 	assert.Contains(t, toolText(res), "request: nesting deeper than 64 levels in communityLevel[0]")
 }
+
+// TestMCPToolRequest: a tool's input becomes the request JSON a client
+// would send; a level given as a number is passed on as sent, for the
+// request's own rule to judge.
+func TestMCPToolRequest(t *testing.T) {
+	tests := []struct {
+		name string
+		in   searchInput
+		seed bool
+		want string
+	}{
+		{"query only", searchInput{Query: "q"}, false, `{"query":"q"}`},
+		{"leaf as a string", searchInput{Query: "q", Level: "leaf"}, false, `{"query":"q","communityLevel":"leaf"}`},
+		{"a level number as a string", searchInput{Query: "q", Level: "2"}, false, `{"query":"q","communityLevel":2}`},
+		{"a level number", searchInput{Query: "q", Level: float64(2)}, false, `{"query":"q","communityLevel":2}`},
+		{"a level that is no integer, as sent", searchInput{Query: "q", Level: 2.5}, false, `{"query":"q","communityLevel":2.5}`},
+		{"namespace, response type and the flags' seed", searchInput{Query: "q", Namespace: "tiny", ResponseType: "one line"}, true,
+			`{"query":"q","namespace":"tiny","responseType":"one line","shuffleSeed":5}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tools := &mcpTools{flags: &searchFlags{seed: 5, set: map[string]bool{"seed": tc.seed}}}
+			req, err := tools.request(tc.in)
+			require.NoError(t, err)
+			data, err := json.Marshal(req)
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.want, string(data))
+		})
+	}
+	t.Run("a bad level string is invalid input", func(t *testing.T) {
+		_, err := (&mcpTools{flags: &searchFlags{}}).request(searchInput{Query: "q", Level: "top"})
+		assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
+	})
+}
