@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -91,23 +92,28 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if f.jsonOut {
 		return writePlanJSON(env.stdout, out)
 	}
-	fmt.Fprintf(env.stdout, "%d summaries -> %d map batches (map prompt budget %d, reduce prompt budget %d, seed %d)\n",
+	printPlan(env.stdout, out, p, &f.model)
+	return nil
+}
+
+// printPlan is plan's text output.
+func printPlan(w io.Writer, out planOutput, p globalsearch.Params, model *modelOptions) {
+	fmt.Fprintf(w, "%d summaries -> %d map batches (map prompt budget %d, reduce prompt budget %d, seed %d)\n",
 		out.SummaryCount, out.BatchCount, out.MapPromptBudget, out.ReducePromptBudget, out.ShuffleSeed)
 	for i, b := range out.Batches {
-		fmt.Fprintf(env.stdout, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, terminalText(strings.Join(b.CommunityIDs, ", ")))
+		fmt.Fprintf(w, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, terminalText(strings.Join(b.CommunityIDs, ", ")))
 	}
-	fmt.Fprintf(env.stdout, "estimated map input %d tokens; at most %d model calls (ceiling %d)\n", out.EstimatedMapInputTokens, out.MaxModelCalls, out.ModelCallCeiling)
-	fmt.Fprintf(env.stdout, "on AWS: %s\n", awsMode(out.MapMode, len(plan.Batches)))
-	if usd, ok := out.cost(&f.model, p); ok {
-		fmt.Fprintf(env.stdout, "estimated cost at most ~$%.4f (one attempt per call)\n", usd)
+	fmt.Fprintf(w, "estimated map input %d tokens; at most %d model calls (ceiling %d)\n", out.EstimatedMapInputTokens, out.MaxModelCalls, out.ModelCallCeiling)
+	fmt.Fprintf(w, "on AWS: %s\n", awsMode(out.MapMode, out.BatchCount))
+	if usd, ok := out.cost(model, p); ok {
+		fmt.Fprintf(w, "estimated cost at most ~$%.4f (one attempt per call)\n", usd)
 	}
 	if len(out.AvailableLevels) > 0 {
-		fmt.Fprintf(env.stdout, "no summary at level %s; levels that exist: %s\n", p.CommunityLevel, levelList(out.AvailableLevels))
+		fmt.Fprintf(w, "no summary at level %s; levels that exist: %s\n", p.CommunityLevel, levelList(out.AvailableLevels))
 	}
 	if out.EmptyNamespace {
-		fmt.Fprintln(env.stdout, terminalText(emptyNamespaceNote(p.Namespace, out.AvailableNamespaces)))
+		fmt.Fprintln(w, terminalText(emptyNamespaceNote(p.Namespace, out.AvailableNamespaces)))
 	}
-	return nil
 }
 
 // awsMode says how a deployment would run a plan of n batches.
