@@ -50,12 +50,12 @@ func TestHelpShowsTheDefaultsInEffect(t *testing.T) {
 		}},
 	}
 	for _, tc := range tests {
-		for _, cmd := range []string{"run", "plan"} {
-			t.Run(tc.name+"/"+cmd, func(t *testing.T) {
+		for _, args := range [][]string{{"run", "--help"}, {"plan", "-h"}} {
+			t.Run(tc.name+"/"+args[0], func(t *testing.T) {
 				var stderr bytes.Buffer
 				env := fakeEnv(tc.vars)
 				env.stderr = &stderr
-				assert.Equal(t, 2, runMain(context.Background(), env, []string{cmd, "-h"}))
+				assert.Equal(t, 2, runMain(context.Background(), env, args))
 				for _, want := range tc.want {
 					assert.Contains(t, stderr.String(), want)
 				}
