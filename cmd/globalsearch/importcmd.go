@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -27,8 +25,7 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) == 0 || args[0] != "graphrag" {
 		return &usageError{"usage: globalsearch import graphrag --dir DIR [--content summary|full_content] [--excerpts source-text|text-unit|none] (--out FILE [--namespace NS] | --table T --namespace NS [--create-table])"}
 	}
-	fs := flag.NewFlagSet("import graphrag", flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
+	fs := newFlagSet("import graphrag", env)
 	var (
 		dir       = fs.String("dir", "", "GraphRAG output folder holding community_reports.parquet and the other parquet files")
 		content   = fs.String("content", string(graphrag.ContentSummary), `report text to import: "summary" or "full_content"`)
@@ -38,18 +35,12 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 		table     = fs.String("table", "", "replace the namespace in this DynamoDB table")
 		create    = fs.Bool("create-table", false, "with --table: create the table first when it does not exist (local emulators)")
 	)
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return &usageError{"import graphrag: help requested"}
-		}
-		return &usageError{err.Error()}
+	set, err := parseFlags(fs, args[1:])
+	if err != nil {
+		return err
 	}
-	namespaceSet := false
-	fs.Visit(func(f *flag.Flag) { namespaceSet = namespaceSet || f.Name == "namespace" })
 	// Validate every flag before reading a byte.
 	switch {
-	case fs.NArg() > 0:
-		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	case *dir == "":
 		return &usageError{"--dir is required"}
 	case *content != string(graphrag.ContentSummary) && *content != string(graphrag.ContentFullContent):
@@ -57,10 +48,10 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 	case *excerpts != string(graphrag.ExcerptsSourceText) && *excerpts != string(graphrag.ExcerptsTextUnit) && *excerpts != string(graphrag.ExcerptsNone):
 		return &usageError{fmt.Sprintf("--excerpts must be %q, %q or %q", graphrag.ExcerptsSourceText, graphrag.ExcerptsTextUnit, graphrag.ExcerptsNone)}
 	case !globalsearch.ValidNamespace(*namespace):
-		return &usageError{"--namespace must be 1-64 characters of a-z 0-9 - _ ."}
+		return errNamespaceFlag
 	case (*out == "") == (*table == ""):
 		return &usageError{"exactly one of --out and --table is required"}
-	case *table != "" && !namespaceSet:
+	case *table != "" && !set["namespace"]:
 		// --table replaces a whole namespace; a default name would silently
 		// replace whatever corpus already lives under "default".
 		return &usageError{"--table needs --namespace: the import replaces that namespace's records in the table"}

@@ -121,27 +121,6 @@ func TestIngestUsage(t *testing.T) {
 	}
 }
 
-func TestIndexOptionsTable(t *testing.T) {
-	ctx := context.Background()
-	s := minidynEnv(t, "idx")
-	require.NoError(t, store.CreateTables(ctx, testenv.DynamoDBClient(t, os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")), store.Tables{Index: "idx"}))
-	require.NoError(t, s.ReplaceNamespace(ctx, "default", smallIndex().Records))
-
-	o := indexOptions{table: "idx"}
-	idx, ns, err := o.open(ctx, nil)
-	require.NoError(t, err)
-	assert.Equal(t, "default", ns, "a table holds many namespaces; docs/contract.md#request's default applies")
-	snap, err := idx.Open(ctx, ns)
-	require.NoError(t, err)
-	sums, err := snap.Summaries(ctx)
-	require.NoError(t, err)
-	assert.Len(t, sums, 3)
-
-	_, _, err = (&indexOptions{table: "idx", file: "x.json"}).open(ctx, nil)
-	var usage *usageError
-	assert.ErrorAs(t, err, &usage)
-}
-
 // TestEmptyNamespaceOfTable: searching a table for a namespace it does not
 // hold ends no_results and says so, naming the namespaces that exist.
 func TestEmptyNamespaceOfTable(t *testing.T) {
@@ -209,47 +188,6 @@ func TestEmptyFileNeverDeletesNamespace(t *testing.T) {
 			sums, err := s.Summaries(ctx, "default")
 			require.NoError(t, err)
 			assert.ElementsMatch(t, full.Summaries, sums, "namespace default untouched")
-		})
-	}
-}
-
-func TestDeleteNamespace(t *testing.T) {
-	ctx := context.Background()
-	s := minidynEnv(t, "idx")
-	path := writeIndex(t, smallIndex())
-	env, _, errOut := testEnv("")
-	require.Equal(t, 0, runMain(ctx, env, []string{"ingest", "--index", path, "--table", "idx", "--create-table"}), errOut.String())
-	env, _, errOut = testEnv("")
-	require.Equal(t, 0, runMain(ctx, env, []string{"ingest", "--index", path, "--table", "idx", "--namespace", "other"}), errOut.String())
-
-	env, out, errOut := testEnv("")
-	require.Equal(t, 0, runMain(ctx, env, []string{"delete-namespace", "--table", "idx", "--namespace", "tiny"}), errOut.String())
-	assert.Equal(t, "namespace tiny in table idx: deleted\n", out.String())
-	sums, err := s.Summaries(ctx, "tiny")
-	require.NoError(t, err)
-	assert.Empty(t, sums)
-	names, err := s.Namespaces(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, []string{"other"}, names, "no longer listed")
-	other, err := s.Summaries(ctx, "other")
-	require.NoError(t, err)
-	assert.Len(t, other, 3, "other namespaces untouched")
-
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"no table", []string{"--namespace", "tiny"}, "--table is required"},
-		{"no namespace", []string{"--table", "idx"}, "--namespace is required"},
-		{"bad namespace", []string{"--table", "idx", "--namespace", "Bad!"}, "--namespace must be"},
-		{"argument", []string{"--table", "idx", "--namespace", "tiny", "extra"}, `unexpected argument "extra"`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			env, _, errOut := testEnv("")
-			assert.Equal(t, 2, runMain(ctx, env, append([]string{"delete-namespace"}, tc.args...)))
-			assert.Contains(t, errOut.String(), tc.want)
 		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -42,13 +41,13 @@ flags:
 
 // invokeCommand is `globalsearch invoke`.
 func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
-	fs := flag.NewFlagSet("invoke", flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
+	fs := newFlagSet("invoke", env)
 	fs.Usage = func() { fmt.Fprint(env.stderr, invokeHelp); fs.PrintDefaults() }
 	eventFile := fs.String("event", "", "event file (JSON) to invoke the handler with (required)")
 	indexFile := fs.String("index", "testdata/sample-index.json", "index file (JSON) to load into the in-memory store")
 	seedQuery := fs.String("query", "What are the main themes across Veloria's development over the decade?", "query of the run seeded for map, reduce and api GET events")
-	verbose := fs.Bool("v", false, "log each step as JSON on stderr")
+	var verbose bool
+	registerVerbose(fs, &verbose)
 	var model modelOptions
 	model.register(fs)
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
@@ -76,7 +75,7 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	logOut := io.Discard
-	if *verbose {
+	if verbose {
 		logOut = env.stderr
 	}
 	engine := &globalsearch.Engine{Index: idx, Runs: s, MaxBatches: workflow.DefaultMaxBatches, Logger: slog.New(slog.NewJSONHandler(logOut, nil))}
@@ -88,26 +87,9 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 	inv := &invoker{ctx: ctx, env: env, store: s, engine: engine,
 		handlers: &workflow.Handlers{Engine: engine, Defaults: defaults}, seedQuery: *seedQuery}
 
-	var fn any
-	opts := workflow.Options()
-	switch name {
-	case "prepare":
-		fn = inv.handlers.Prepare
-	case "map":
-		fn = inv.handlers.Map
-		err = inv.seedMap(payload)
-	case "reduce":
-		fn = inv.handlers.Reduce
-		err = inv.seedReduce(payload)
-	case "api":
-		fn = (&api.Handler{Runs: s, Starter: &localStarter{inv}, Defaults: defaults, Logger: engine.Logger}).Handle
-		opts = nil // API Gateway events gain fields over time; Lambda does not reject them either
-		err = inv.seedAPI(payload)
-	default:
-		return &usageError{fmt.Sprintf("unknown function %q: prepare, map, reduce or api", name)}
-	}
+	fn, opts, err := inv.handler(name, payload)
 	if err != nil {
-		return fmt.Errorf("seed the local store: %w", err)
+		return err
 	}
 	out, err := lambda.NewHandlerWithOptions(fn, opts...).Invoke(ctx, payload)
 	if err != nil {
@@ -127,6 +109,32 @@ type invoker struct {
 	engine    *globalsearch.Engine
 	handlers  *workflow.Handlers
 	seedQuery string
+}
+
+// handler is the handler of function name and its Lambda options, with
+// the store seeded for payload.
+func (inv *invoker) handler(name string, payload []byte) (fn any, opts []lambda.Option, err error) {
+	opts = workflow.Options()
+	switch name {
+	case "prepare":
+		fn = inv.handlers.Prepare
+	case "map":
+		fn = inv.handlers.Map
+		err = inv.seedMap(payload)
+	case "reduce":
+		fn = inv.handlers.Reduce
+		err = inv.seedReduce(payload)
+	case "api":
+		fn = (&api.Handler{Runs: inv.store, Starter: &localStarter{inv}, Defaults: inv.handlers.Defaults, Logger: inv.engine.Logger}).Handle
+		opts = nil // API Gateway events gain fields over time; Lambda does not reject them either
+		err = inv.seedAPI(payload)
+	default:
+		return nil, nil, &usageError{fmt.Sprintf("unknown function %q: prepare, map, reduce or api", name)}
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("seed the local store: %w", err)
+	}
+	return fn, opts, nil
 }
 
 func (inv *invoker) prepare(queryID string) (workflow.PrepareOutput, error) {

@@ -1,6 +1,6 @@
 // Command globalsearch runs GraphRAG global search on a laptop and manages
-// indexes: run, plan, tokens, ingest, delete-namespace, import, invoke. It is the only place
-// that reads flags and environment and wires adapters together.
+// indexes: run, plan, tokens, ingest, delete-namespace, import, invoke, mcp, a file each. It
+// is the only place that reads flags and environment and wires adapters together.
 package main
 
 import (

@@ -2,14 +2,10 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,19 +18,13 @@ import (
 // plan_search over one index (a file or a table), with the model, prices
 // and cache of the flags.
 func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
-	f := &searchFlags{set: map[string]bool{}}
-	fs := newMCPFlagSet(f, env)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return &usageError{"help requested"}
-		}
-		return &usageError{err.Error()}
+	f := &searchFlags{}
+	set, err := parseFlags(newMCPFlagSet(f, env), args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
-	}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-	if err := f.checkCache(); err != nil {
+	f.set = set
+	if err := f.cache.check(f.set); err != nil {
 		return err
 	}
 	if f.index.file == "" && f.index.table == "" {
@@ -51,132 +41,17 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 	return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
 }
 
-// maxMCPMessageBytes is the longest JSON-RPC message (one line) mcp reads
-// (docs/contract.md#body-cap). A tool call is a request: under 50 KB at its
-// largest, every character escaped; 1 MiB leaves a client's other messages
-// room while a runaway line costs at most that much memory.
-const maxMCPMessageBytes = 1 << 20
-
-// lockedWriter writes each message whole: the SDK writes one message per
-// Write, and messageCap answers a refused message in between.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-// messageCap passes through the lines of r of at most max bytes. A longer
-// line is read to its end without being kept, and answered with a
-// JSON-RPC error (invalid request, the message's id when its first max
-// bytes name one), so the client hears why and the server serves on.
-type messageCap struct {
-	r       *bufio.Reader
-	out     io.Writer
-	max     int
-	pending []byte // the rest of the line being passed on
-	err     error  // the reader's error, once the lines before it are passed
-}
-
-func (c *messageCap) Read(p []byte) (int, error) {
-	for len(c.pending) == 0 {
-		if c.err != nil {
-			return 0, c.err
-		}
-		line, n, err := c.readLine()
-		c.err = err
-		if n > c.max {
-			if werr := c.refuse(line, n); werr != nil {
-				return 0, werr
-			}
-			continue
-		}
-		c.pending = line
-	}
-	n := copy(p, c.pending)
-	c.pending = c.pending[n:]
-	return n, nil
-}
-
-// readLine reads one line, newline included, keeping at most max+1 bytes
-// of it; n is its whole length.
-func (c *messageCap) readLine() (line []byte, n int, err error) {
-	for {
-		chunk, err := c.r.ReadSlice('\n')
-		n += len(chunk)
-		if keep := c.max + 1 - len(line); keep > 0 {
-			line = append(line, chunk[:min(keep, len(chunk))]...)
-		}
-		if err != bufio.ErrBufferFull {
-			return line, n, err
-		}
-	}
-}
-
-func (c *messageCap) refuse(start []byte, n int) error {
-	resp := struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}{JSONRPC: "2.0", ID: messageID(start)}
-	resp.Error.Code = -32600 // JSON-RPC's invalid request
-	resp.Error.Message = fmt.Sprintf("message of %d bytes refused: this server reads at most %d bytes (1 MiB) per message", n, c.max)
-	data, err := json.Marshal(resp)
-	if err != nil {
-		return err
-	}
-	_, err = c.out.Write(append(data, '\n'))
-	return err
-}
-
-// messageID is the top-level "id" of a JSON-RPC message cut short, when
-// its start holds it; else null, as JSON-RPC answers a request whose id
-// cannot be read.
-func messageID(start []byte) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(start))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return json.RawMessage("null")
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			break
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			break
-		}
-		if key == "id" && len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
-			return v
-		}
-	}
-	return json.RawMessage("null")
-}
-
 // newMCPFlagSet registers mcp's flags into f: the index, the model and
 // its prices, the cache, -v.
 func newMCPFlagSet(f *searchFlags, env *cliEnv) *flag.FlagSet {
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
+	fs := newFlagSet("mcp", env)
 	f.index.register(fs)
 	f.model.register(fs)
-	fs.StringVar(&f.cacheDir, "cache", "", "map-answer cache directory (default: graphrag-global/map-answers under the user's cache directory)")
-	fs.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the map-answer cache")
-	fs.BoolVar(&f.verbose, "v", false, "log each step as JSON on stderr")
+	f.cache.register(fs)
+	registerVerbose(fs, &f.verbose)
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed of every search (default: random per call); a fixed seed lets a repeated question reuse the map cache")
 	return fs
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // mcpTools holds what every tool call shares: the index, the model and the
 // map cache.
@@ -240,29 +115,51 @@ type planToolOutput struct {
 	CostUSD         *float64 `json:"costUsd,omitempty" jsonschema:"the most the search can cost in USD, one attempt per call; only when prices are set"`
 }
 
+// toolRequest is a tool's input as a request. The level stays the JSON the
+// client sent, so the request's own rule judges it, in the field table's
+// order and within the strict reader's depth limit
+// (docs/contract.md#strict-json), as it judges the same level in a JSON
+// request; it shadows Request's CommunityLevel.
+type toolRequest struct {
+	globalsearch.Request
+	CommunityLevel json.RawMessage `json:"communityLevel,omitempty"`
+}
+
+// request builds the tool's input as a request, with the seed of the
+// flags. A level given as a string is read as the CLI's --level is.
+func (t *mcpTools) request(in searchInput) (toolRequest, error) {
+	req := toolRequest{Request: globalsearch.Request{Query: in.Query, Namespace: in.Namespace}}
+	level := in.Level
+	if s, ok := level.(string); ok {
+		l, err := globalsearch.ParseLevel(s)
+		if err != nil {
+			return toolRequest{}, &globalsearch.Error{Kind: globalsearch.KindInvalidInput, Err: err}
+		}
+		level = l
+	}
+	if level != nil {
+		raw, err := json.Marshal(level)
+		if err != nil {
+			return toolRequest{}, globalsearch.Errorf(globalsearch.KindInvalidInput, "encode request: %w", err)
+		}
+		req.CommunityLevel = raw
+	}
+	if in.ResponseType != "" {
+		req.ResponseType = &in.ResponseType
+	}
+	if t.flags.set["seed"] {
+		seed := t.flags.seed
+		req.ShuffleSeed = &seed
+	}
+	return req, nil
+}
+
 // params reads a tool's input as a request through the same path as JSON
 // and the CLI, so bad input gets the message the CLI prints.
 func (t *mcpTools) params(in searchInput) (globalsearch.Params, error) {
-	req := map[string]any{"query": in.Query}
-	if in.Namespace != "" {
-		req["namespace"] = in.Namespace
-	}
-	switch level := in.Level.(type) {
-	case nil:
-	case string:
-		l, err := globalsearch.ParseLevel(level)
-		if err != nil {
-			return globalsearch.Params{}, &globalsearch.Error{Kind: globalsearch.KindInvalidInput, Err: err}
-		}
-		req["communityLevel"] = l
-	default:
-		req["communityLevel"] = level
-	}
-	if in.ResponseType != "" {
-		req["responseType"] = in.ResponseType
-	}
-	if t.flags.set["seed"] {
-		req["shuffleSeed"] = t.flags.seed
+	req, err := t.request(in)
+	if err != nil {
+		return globalsearch.Params{}, err
 	}
 	data, err := json.Marshal(req)
 	if err != nil {

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
-	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -181,73 +178,6 @@ func TestMCPOverStdio(t *testing.T) {
 	assert.Positive(t, second.CacheHits)
 }
 
-// TestMCPMessageCap: a message over the cap is answered with a JSON-RPC
-// error naming the cap, without being held in memory, and the server
-// goes on serving the next message.
-func TestMCPMessageCap(t *testing.T) {
-	path := writeIndex(t, smallIndex())
-	stdinR, stdinW := io.Pipe()
-	stdoutR, stdoutW := io.Pipe()
-	env, _, errOut := testEnv("")
-	env.stdin, env.stdout = stdinR, stdoutW
-	done := make(chan int, 1)
-	go func() {
-		done <- runMain(t.Context(), env, []string{"mcp", "--index", path, "--no-cache"})
-		_ = stdoutW.Close()
-	}()
-	lines := bufio.NewScanner(stdoutR)
-	lines.Buffer(nil, 1<<20)
-	send := func(msg string) {
-		t.Helper()
-		_, err := io.WriteString(stdinW, msg+"\n")
-		require.NoError(t, err)
-	}
-	type response struct {
-		ID     json.RawMessage `json:"id"`
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	receive := func() response {
-		t.Helper()
-		require.True(t, lines.Scan(), "a response line: %v", lines.Err())
-		var r response
-		require.NoError(t, json.Unmarshal(lines.Bytes(), &r), lines.Text())
-		return r
-	}
-	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	require.Nil(t, receive().Error)
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-
-	tests := []struct {
-		name, msg, wantID string
-	}{
-		{"id first", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"plan_search","arguments":{"query":"` + strings.Repeat("x", 2<<20) + `"}}}`, "2"},
-		{"string id", `{"jsonrpc":"2.0","id":"two","method":"tools/call","params":{"name":"plan_search","arguments":{"query":"` + strings.Repeat("x", 1<<20) + `"}}}`, `"two"`},
-		{"id after the cap", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"plan_search","arguments":{"query":"` + strings.Repeat("x", 1<<20) + `"}},"id":3}`, "null"},
-		{"no JSON at all", strings.Repeat("[", 1<<20+1), "null"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			send(tc.msg)
-			r := receive()
-			assert.Equal(t, tc.wantID, string(r.ID))
-			require.NotNil(t, r.Error, "a JSON-RPC error")
-			assert.Equal(t, -32600, r.Error.Code)
-			assert.Equal(t, fmt.Sprintf("message of %d bytes refused: this server reads at most 1048576 bytes (1 MiB) per message", len(tc.msg)+1), r.Error.Message)
-		})
-	}
-	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"plan_search","arguments":{"query":"q"}}}`)
-	r := receive()
-	assert.Equal(t, "4", string(r.ID))
-	assert.Nil(t, r.Error, "the server serves on")
-	assert.Contains(t, string(r.Result), `"batches"`)
-	require.NoError(t, stdinW.Close())
-	assert.Equal(t, 0, <-done, errOut.String())
-}
-
 // TestMCPDeepLevelIsAToolError: a level nested past the strict reader's
 // limit is invalid input naming it, not a parse that grows with the depth.
 func TestMCPDeepLevelIsAToolError(t *testing.T) {
@@ -259,4 +189,38 @@ func TestMCPDeepLevelIsAToolError(t *testing.T) {
 	res := callTool(t, cs, "plan_search", map[string]any{"query": "q", "level": level}, nil)
 	assert.True(t, res.IsError)
 	assert.Contains(t, toolText(res), "request: nesting deeper than 64 levels in communityLevel[0]")
+}
+
+// TestMCPToolRequest: a tool's input becomes the request JSON a client
+// would send; a level given as a number is passed on as sent, for the
+// request's own rule to judge.
+func TestMCPToolRequest(t *testing.T) {
+	tests := []struct {
+		name string
+		in   searchInput
+		seed bool
+		want string
+	}{
+		{"query only", searchInput{Query: "q"}, false, `{"query":"q"}`},
+		{"leaf as a string", searchInput{Query: "q", Level: "leaf"}, false, `{"query":"q","communityLevel":"leaf"}`},
+		{"a level number as a string", searchInput{Query: "q", Level: "2"}, false, `{"query":"q","communityLevel":2}`},
+		{"a level number", searchInput{Query: "q", Level: float64(2)}, false, `{"query":"q","communityLevel":2}`},
+		{"a level that is no integer, as sent", searchInput{Query: "q", Level: 2.5}, false, `{"query":"q","communityLevel":2.5}`},
+		{"namespace, response type and the flags' seed", searchInput{Query: "q", Namespace: "tiny", ResponseType: "one line"}, true,
+			`{"query":"q","namespace":"tiny","responseType":"one line","shuffleSeed":5}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tools := &mcpTools{flags: &searchFlags{seed: 5, set: map[string]bool{"seed": tc.seed}}}
+			req, err := tools.request(tc.in)
+			require.NoError(t, err)
+			data, err := json.Marshal(req)
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.want, string(data))
+		})
+	}
+	t.Run("a bad level string is invalid input", func(t *testing.T) {
+		_, err := (&mcpTools{flags: &searchFlags{}}).request(searchInput{Query: "q", Level: "top"})
+		assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
+	})
 }

@@ -125,7 +125,7 @@ func badNamespace(ns string) (events.APIGatewayV2HTTPResponse, bool) {
 	if globalsearch.ValidNamespace(ns) {
 		return events.APIGatewayV2HTTPResponse{}, true
 	}
-	return reply(http.StatusBadRequest, Error{"invalid_input", "the path's namespace must be 1-64 characters of a-z 0-9 - _ ."}), false
+	return reply(http.StatusBadRequest, Error{"invalid_input", "the path's namespace " + globalsearch.NamespaceRule}), false
 }
 
 // location is where a query's status and result are read.

@@ -307,6 +307,19 @@ func DefaultsFromEnv(lookup func(string) (string, bool)) (Defaults, error) {
 	return d, nil
 }
 
+// DefaultVariable is the GRAPHRAG_* variable that sets the default of the
+// request field named field (docs/contract.md#request), "" for a field
+// without a deployment default, so that a help text names the variable
+// from the same table DefaultsFromEnv reads.
+func DefaultVariable(field string) string {
+	for _, f := range requestFields {
+		if f.name == field {
+			return f.env
+		}
+	}
+	return ""
+}
+
 var (
 	namespacePattern = regexp.MustCompile(`^[a-z0-9._-]{1,64}$`)
 	queryIDPattern   = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
@@ -516,7 +529,7 @@ func parseResponseType(raw json.RawMessage) (string, error) {
 }
 
 func parseNamespace(raw json.RawMessage) (string, error) {
-	return parseString(raw, namespacePattern, "namespace must be 1-64 characters of a-z 0-9 - _ .")
+	return parseString(raw, namespacePattern, "namespace "+NamespaceRule)
 }
 
 func parseString(raw json.RawMessage, pattern *regexp.Regexp, msg string) (string, error) {
@@ -567,6 +580,12 @@ func jsonInt(raw []byte) (int64, bool) {
 
 // ValidNamespace reports whether ns is a namespace name (docs/contract.md#index).
 func ValidNamespace(ns string) bool { return namespacePattern.MatchString(ns) }
+
+// NamespaceRule is how every message states the namespace rule that
+// ValidNamespace checks (docs/contract.md#index), after the name of what
+// broke it: "namespace", "--namespace", "the path's namespace". One text
+// keeps the request, the API, the CLI and the index file saying the same.
+const NamespaceRule = "must be 1-64 characters of a-z 0-9 - _ ."
 
 // ValidQueryID reports whether id meets the queryId rule
 // (docs/contract.md#request): an edge that must key a run without a whole

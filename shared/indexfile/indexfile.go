@@ -110,7 +110,7 @@ func parse(data []byte) (File, error) {
 	var f File
 	if raw.Namespace != nil {
 		if err := json.Unmarshal(raw.Namespace, &f.Namespace); err != nil || !globalsearch.ValidNamespace(f.Namespace) {
-			return File{}, errors.New(`field "namespace" must be 1-64 characters of a-z, 0-9, "-", "_" and "."`)
+			return File{}, fmt.Errorf(`field "namespace" %s`, globalsearch.NamespaceRule)
 		}
 	} else {
 		f.Namespace = globalsearch.SpecDefaults.Namespace

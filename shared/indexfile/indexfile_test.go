@@ -28,7 +28,7 @@ func TestParseRejectsMalformedFilesNamingRecordAndField(t *testing.T) {
 		{"level 1e2", `{"summaries":[{"id":"c1","level":1e2,"summary":"s"}]}`, `summaries[0] (id c1): field "level" must be a whole number written in digits (such as 100), not a JSON number 1e2`},
 		{"level 100.0", `{"summaries":[{"id":"c1","level":100.0,"summary":"s"}]}`, `summaries[0] (id c1): field "level" must be a whole number written in digits (such as 100), not a JSON number 100.0`},
 		{"unknown top-level field", `{"sumaries":[]}`, `index file: json: unknown field "sumaries"`},
-		{"bad namespace", `{"namespace":"Bad NS"}`, `field "namespace" must be 1-64 characters of a-z, 0-9, "-", "_" and "."`},
+		{"bad namespace", `{"namespace":"Bad NS"}`, `field "namespace" must be 1-64 characters of a-z 0-9 - _ .`},
 		{"level as string", `{"summaries":[{"id":"c1","level":"2","summary":"s"}]}`, `summaries[0] (id c1): field "level" must be a whole number written in digits (such as 100), not a JSON string`},
 		{"unknown summary field", `{"summaries":[{"id":"c1","level":0,"summry":"s"}]}`, `summaries[0] (id c1): json: unknown field "summry"`},
 		{"chunk ids not a list", `{"claims":[{"id":"k1","communityId":"c","subject":"s","sourceChunkIds":"ch1"}]}`, `claims[0] (id k1): field "sourceChunkIds" must be a list, not a JSON string`},

@@ -2,15 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
-	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
 
@@ -32,11 +27,11 @@ func (o *indexOptions) open(ctx context.Context, _ *cliEnv) (globalsearch.Index,
 	case o.file != "" && o.table != "":
 		return nil, "", &usageError{"--index and --table exclude each other"}
 	case o.table != "":
-		client, err := dynamoDBClient(ctx)
+		s, err := openIndexTable(ctx, o.table, false)
 		if err != nil {
 			return nil, "", err
 		}
-		return tableIndex{store.New(client, store.Tables{Index: o.table}), o.table}, globalsearch.SpecDefaults.Namespace, nil
+		return tableIndex{s, o.table}, globalsearch.SpecDefaults.Namespace, nil
 	case o.file == "":
 		return nil, "", &usageError{"--index or --table is required"}
 	}
@@ -79,27 +74,4 @@ func (f *fileIndex) Open(ctx context.Context, namespace string) (globalsearch.Sn
 		return nil, err
 	}
 	return f.Store.Open(ctx, namespace)
-}
-
-// tableIndex is the index table of --table; it names a missing table.
-type tableIndex struct {
-	*store.Store
-	table string
-}
-
-// Open implements globalsearch.Index. The table is first read here (the
-// namespace's version), so a missing table is named here.
-func (t tableIndex) Open(ctx context.Context, namespace string) (globalsearch.Snapshot, error) {
-	snap, err := t.Store.Open(ctx, namespace)
-	return snap, missingTable(err, t.table)
-}
-
-// missingTable turns DynamoDB's "resource not found" for the index table
-// into a message that names the table and the way to create it.
-func missingTable(err error, table string) error {
-	var notFound *types.ResourceNotFoundException
-	if !errors.As(err, &notFound) {
-		return err
-	}
-	return fmt.Errorf("the DynamoDB table %q does not exist at this endpoint: add --create-table to ingest or import (local emulators) or deploy the SAM template: %w", table, err)
 }

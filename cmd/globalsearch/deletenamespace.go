@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// deleteNamespaceCommand empties a namespace of a DynamoDB index table:
+// the one way to, since an index file without summaries is refused
+// (docs/contract.md#ingest).
+func deleteNamespaceCommand(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet("delete-namespace", env)
+	var (
+		table     = fs.String("table", "", tableFlagHelp)
+		namespace = fs.String("namespace", "", "namespace to delete, every record of it")
+	)
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *table == "":
+		return &usageError{"--table is required"}
+	case *namespace == "":
+		return &usageError{"--namespace is required: name the namespace to delete"}
+	case !globalsearch.ValidNamespace(*namespace):
+		return errNamespaceFlag
+	}
+	s, err := openIndexTable(ctx, *table, false)
+	if err != nil {
+		return err
+	}
+	if err := s.DeleteNamespace(ctx, *namespace); err != nil {
+		return missingTable(err, *table)
+	}
+	fmt.Fprintf(env.stdout, "namespace %s in table %s: deleted\n", *namespace, *table)
+	return nil
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/mapcache"
+)
+
+// newFlagSet is a command's flag set: errors come back to the command,
+// which exits 2 through usageError, and -h prints to standard error.
+func newFlagSet(name string, env *cliEnv) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	return fs
+}
+
+// parseFlags is how every command but invoke reads its flags: -h and a bad
+// flag are usage errors, so is a stray argument, and set names the flags
+// given, so that a flag left out leaves its request field to the default.
+func parseFlags(fs *flag.FlagSet, args []string) (set map[string]bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, &usageError{"help requested"}
+		}
+		return nil, &usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return nil, &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	return set, nil
+}
+
+// errNamespaceFlag refuses a --namespace no index can hold
+// (globalsearch.ValidNamespace, docs/contract.md#index) before anything is
+// read.
+var errNamespaceFlag error = &usageError{"--namespace " + globalsearch.NamespaceRule}
+
+func registerVerbose(fs *flag.FlagSet, verbose *bool) {
+	fs.BoolVar(verbose, "v", false, "log each step as JSON on stderr")
+}
+
+// cacheOptions are the map-answer cache flags of the commands that call a
+// model (run, plan, mcp).
+type cacheOptions struct {
+	dir     string
+	noCache bool
+}
+
+func (o *cacheOptions) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.dir, "cache", "", "map-answer cache directory (default: graphrag-global/map-answers under the user's cache directory)")
+	fs.BoolVar(&o.noCache, "no-cache", false, "neither read nor write the map-answer cache")
+}
+
+// check is the --cache/--no-cache rule; set holds the flags given.
+func (o *cacheOptions) check(set map[string]bool) error {
+	if set["cache"] && (o.noCache || o.dir == "") {
+		return &usageError{"--cache needs a directory and excludes --no-cache"}
+	}
+	return nil
+}
+
+// open is the map-answer cache (docs/contract.md#map-cache): --cache DIR,
+// else the default directory, none with --no-cache.
+func (o *cacheOptions) open(env *cliEnv) (globalsearch.MapCache, error) {
+	switch {
+	case o.noCache:
+		return nil, nil
+	case o.dir != "":
+		return mapcache.New(o.dir, 0, nil), nil
+	case env.userCacheDir == nil:
+		return nil, nil
+	}
+	dir, err := env.userCacheDir()
+	if err != nil {
+		return nil, &usageError{fmt.Sprintf("no user cache directory (%v): give --cache DIR or --no-cache", err)}
+	}
+	return mapcache.New(filepath.Join(dir, "graphrag-global", "map-answers"), 0, nil), nil
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+func runCommand(ctx context.Context, env *cliEnv, args []string) error {
+	f, err := parseSearchFlags("run", env, args)
+	if err != nil {
+		return err
+	}
+	e, p, err := f.engine(ctx, env, true)
+	if err != nil {
+		return err
+	}
+	if env.stderrIsTTY && !f.verbose {
+		var mu sync.Mutex
+		e.Progress = func(done, total int) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(env.stderr, "\rmap batches %d/%d", done, total)
+			if done == total {
+				fmt.Fprintln(env.stderr)
+			}
+		}
+	}
+	res, err := e.Search(ctx, p)
+	if f.jsonOut && res.QueryID != "" {
+		if werr := writeJSON(env.stdout, res); werr != nil {
+			return werr
+		}
+	} else if err == nil {
+		fmt.Fprintln(env.stdout, terminalText(res.Answer))
+		fmt.Fprintln(env.stdout)
+		fmt.Fprintln(env.stdout, terminalText(statusLine(res, &f.model)))
+		if res.Status == globalsearch.StatusPartial {
+			printMapErrors(env.stderr, res.MapErrors)
+		}
+	}
+	return err
+}
+
+// printMapErrors says why the batches of a partial run failed, one line
+// per distinct message (the JSON result has one entry per batch).
+func printMapErrors(w io.Writer, failures []globalsearch.BatchFailure) {
+	for _, g := range globalsearch.GroupFailures(failures) {
+		fmt.Fprintf(w, "map %s\n", terminalText(g.String()))
+	}
+}
+
+// emptyNamespaceNote says plainly that a search found no data at all,
+// which a no_results status alone does not.
+func emptyNamespaceNote(namespace string, available []string) string {
+	note := fmt.Sprintf("namespace %q holds no summaries", namespace)
+	if len(available) > 0 {
+		note += "; namespaces that exist: " + strings.Join(available, ", ")
+	}
+	return note
+}
+
+// levelList prints the levels a search that selected nothing lists; a
+// full list may be the lowest of many (docs/contract.md#selection).
+func levelList(levels []int) string {
+	list := fmt.Sprint(levels)
+	if len(levels) >= globalsearch.MaxListedLevels {
+		list += fmt.Sprintf(" (the lowest %d)", len(levels))
+	}
+	return list
+}
+
+func statusLine(res globalsearch.Result, model *modelOptions) string {
+	d := res.Diagnostics
+	parts := []string{
+		fmt.Sprintf("status %s", res.Status),
+		fmt.Sprintf("%d summaries", d.SummaryCount),
+		fmt.Sprintf("%d batches", d.BatchCount),
+	}
+	if res.FailedMapBatches > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed", res.FailedMapBatches))
+	}
+	parts = append(parts,
+		fmt.Sprintf("%d model calls", d.ModelCalls),
+	)
+	if d.Map.CacheHits > 0 {
+		parts = append(parts, fmt.Sprintf("%d map answers from cache", d.Map.CacheHits))
+	}
+	parts = append(parts,
+		fmt.Sprintf("tokens in %d out %d", d.InputTokens, d.OutputTokens),
+		fmt.Sprintf("seed %d", d.ShuffleSeed),
+		fmt.Sprintf("%s in %s", res.QueryID, d.FinishedAt.Sub(d.StartedAt).Round(1e6)))
+	if len(d.AvailableLevels) > 0 {
+		parts = append(parts, "levels that exist: "+levelList(d.AvailableLevels))
+	}
+	if d.EmptyNamespace {
+		parts = append(parts, emptyNamespaceNote(res.Namespace, d.AvailableNamespaces))
+	}
+	if usd, ok := model.cost(d.InputTokens, d.OutputTokens); ok {
+		parts = append(parts, fmt.Sprintf("cost ~$%.4f", usd))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

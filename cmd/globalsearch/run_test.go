@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+func TestRunOfflineOnTheSampleIndex(t *testing.T) {
+	sample := filepath.Join("..", "..", "testdata", "sample-index.json")
+	if _, err := os.Stat(sample); err != nil {
+		t.Fatalf("the sample index that make run uses is missing: %v", err)
+	}
+	env, out, errOut := testEnv("")
+	code := runMain(context.Background(), env, []string{"run", "--index", sample, "--query",
+		"What are the main themes across Veloria's development over the decade?", "--seed", "1", "--json"})
+	require.Equal(t, 0, code, errOut.String())
+	var res globalsearch.Result
+	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+	assert.Equal(t, globalsearch.StatusCompleted, res.Status)
+	assert.NotEmpty(t, res.Answer)
+	assert.Greater(t, res.Diagnostics.BatchCount, 1, "the long summary is split across batches")
+	assert.Equal(t, res.Diagnostics.BatchCount+1, res.Diagnostics.ModelCalls)
+	assert.Equal(t, int64(1), res.Diagnostics.ShuffleSeed)
+}
+
+func TestRunPrintsAnswerAndStatusLine(t *testing.T) {
+	path := writeIndex(t, smallIndex())
+	env, out, errOut := testEnv("")
+	code := runMain(context.Background(), env, []string{"run", "--index", path, "--query", "How did solar power change?"})
+	require.Equal(t, 0, code, errOut.String())
+	assert.Contains(t, out.String(), "status completed")
+	assert.Contains(t, strings.ToLower(out.String()), "solar")
+}
+
+func TestPrintMapErrors(t *testing.T) {
+	var w strings.Builder
+	printMapErrors(&w, []globalsearch.BatchFailure{
+		{BatchIndex: 1, Message: "map batch 1: throttled"},
+		{BatchIndex: 2, Message: "map batch 2: throttled"},
+		{BatchIndex: 4, Message: "map batch 4: throttled"},
+		{BatchIndex: 6, Message: "map batch 6: model output is not valid JSON"},
+	})
+	assert.Equal(t, "map batches 1-2, 4 (3): throttled\nmap batch 6: model output is not valid JSON\n", w.String())
+}
+
+// TestRunProgressLine: on a terminal, run counts map batches up to the
+// total, one step at a time, and ends the line.
+func TestRunProgressLine(t *testing.T) {
+	sample := filepath.Join("..", "..", "testdata", "sample-index.json")
+	env, _, errOut := testEnv("")
+	env.stderrIsTTY = true
+	code := runMain(context.Background(), env, []string{"run", "--index", sample, "--query", "What changed in the fisheries?",
+		"--seed", "1", "--map-budget", "2000", "--concurrency", "4"})
+	require.Equal(t, 0, code, errOut.String())
+	steps := strings.Split(strings.TrimPrefix(errOut.String(), "\r"), "\r")
+	require.Greater(t, len(steps), 4, "enough batches to run four at once")
+	total := len(steps)
+	for i, step := range steps {
+		want := fmt.Sprintf("map batches %d/%d", i+1, total)
+		if i == total-1 {
+			want += "\n"
+		}
+		assert.Equal(t, want, step)
+	}
+}
+
+func TestResponseTypeFlag(t *testing.T) {
+	tests := []struct {
+		name     string
+		value    string
+		wantCode int
+		wantErr  string
+	}{
+		{"given", "two sentences", 0, ""},
+		{"empty is refused like an empty field", "", 2, "responseType must be 1-100 characters"},
+		{"too long", strings.Repeat("x", 101), 2, "responseType must be 1-100 characters"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeIndex(t, smallIndex())
+			env, _, errOut := testEnv("")
+			code := runMain(context.Background(), env, []string{"run", "--index", path, "--query", "How did solar power change?",
+				"--response-type", tc.value})
+			assert.Equal(t, tc.wantCode, code, errOut.String())
+			if tc.wantErr != "" {
+				assert.Contains(t, errOut.String(), tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestRunMapCache: a second run over an unchanged index with the same seed
+// makes no map call and gives the same answer; --no-cache writes nothing.
+func TestRunMapCache(t *testing.T) {
+	sample := filepath.Join("..", "..", "testdata", "sample-index.json")
+	run := func(t *testing.T, env *cliEnv, extra ...string) globalsearch.Result {
+		t.Helper()
+		out := env.stdout.(*bytes.Buffer)
+		out.Reset()
+		args := append([]string{"run", "--index", sample, "--query", "What changed in the fisheries?", "--seed", "3", "--json"}, extra...)
+		require.Equal(t, 0, runMain(context.Background(), env, args))
+		var res globalsearch.Result
+		require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+		require.Equal(t, globalsearch.StatusCompleted, res.Status)
+		return res
+	}
+	files := func(dir string) int {
+		n := 0
+		_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	tests := []struct {
+		name     string
+		flags    func(dir string) []string
+		userDir  bool
+		wantHits bool
+	}{
+		{"--cache DIR", func(dir string) []string { return []string{"--cache", dir} }, false, true},
+		{"the user's cache directory by default", func(string) []string { return nil }, true, true},
+		{"--no-cache", func(string) []string { return []string{"--no-cache"} }, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			env, _, _ := testEnv("")
+			if tc.userDir {
+				env.userCacheDir = func() (string, error) { return dir, nil }
+			}
+			first := run(t, env, tc.flags(dir)...)
+			second := run(t, env, tc.flags(dir)...)
+			assert.Equal(t, first.Answer, second.Answer)
+			assert.Equal(t, first.Diagnostics.BatchCount+1, first.Diagnostics.ModelCalls)
+			if tc.wantHits {
+				assert.Equal(t, first.Diagnostics.BatchCount, second.Diagnostics.Map.CacheHits)
+				assert.Equal(t, 1, second.Diagnostics.ModelCalls, "only the reduce call")
+				assert.Equal(t, first.Diagnostics.BatchCount, files(dir))
+			} else {
+				assert.Zero(t, second.Diagnostics.Map.CacheHits)
+				assert.Zero(t, files(dir), "nothing written")
+			}
+		})
+	}
+	t.Run("--cache with --no-cache is a usage error", func(t *testing.T) {
+		env, _, errOut := testEnv("")
+		code := runMain(context.Background(), env, []string{"run", "--index", sample, "--query", "q", "--cache", t.TempDir(), "--no-cache"})
+		assert.Equal(t, 2, code)
+		assert.Contains(t, errOut.String(), "--cache needs a directory and excludes --no-cache")
+	})
+}
+
+// docs/contract.md#selection: the levels listed are the lowest
+// MaxListedLevels, and a full list says so.
+func TestLevelList(t *testing.T) {
+	full := make([]int, globalsearch.MaxListedLevels)
+	for i := range full {
+		full[i] = i
+	}
+	assert.Equal(t, "[0 1]", levelList([]int{0, 1}))
+	assert.True(t, strings.HasSuffix(levelList(full), fmt.Sprintf("%d] (the lowest %d)", globalsearch.MaxListedLevels-1, globalsearch.MaxListedLevels)))
+}

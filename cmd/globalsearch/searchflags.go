@@ -1,0 +1,168 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// searchFlags are the flags run and plan share; they map one to one onto
+// the request fields of docs/contract.md#request.
+type searchFlags struct {
+	index                                                           indexOptions
+	model                                                           modelOptions
+	cache                                                           cacheOptions
+	query                                                           string
+	namespace                                                       string
+	level                                                           string
+	responseType                                                    string
+	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
+	seed                                                            int64
+	maxMapTextMB                                                    int64
+	maxModelCalls                                                   int
+	noShuffle                                                       bool
+	jsonOut                                                         bool
+	verbose                                                         bool
+	set                                                             map[string]bool
+}
+
+// intFlag is the flag of an integer request field: its value, where the
+// request takes it and its default, which the help text shows as this
+// environment resolves it (GRAPHRAG_*, docs/contract.md#request).
+type intFlag struct {
+	name, field, what string
+	value             func(*searchFlags) *int
+	request           func(*globalsearch.Request) **int
+	def               func(globalsearch.Defaults) int
+}
+
+var intFlags = []intFlag{
+	{"map-budget", "mapTokenBudget", "map token budget",
+		func(f *searchFlags) *int { return &f.mapBudget }, func(r *globalsearch.Request) **int { return &r.MapTokenBudget },
+		func(d globalsearch.Defaults) int { return d.MapTokenBudget }},
+	{"reduce-budget", "reduceTokenBudget", "reduce token budget",
+		func(f *searchFlags) *int { return &f.reduceBudget }, func(r *globalsearch.Request) **int { return &r.ReduceTokenBudget },
+		func(d globalsearch.Defaults) int { return d.ReduceTokenBudget }},
+	{"map-reserve", "mapOutputReserve", "map output reserve",
+		func(f *searchFlags) *int { return &f.mapReserve }, func(r *globalsearch.Request) **int { return &r.MapOutputReserve },
+		func(d globalsearch.Defaults) int { return d.MapOutputReserve }},
+	{"reduce-reserve", "reduceOutputReserve", "reduce output reserve",
+		func(f *searchFlags) *int { return &f.reduceReserve }, func(r *globalsearch.Request) **int { return &r.ReduceOutputReserve },
+		func(d globalsearch.Defaults) int { return d.ReduceOutputReserve }},
+	{"concurrency", "mapConcurrency", "map calls in flight at most",
+		func(f *searchFlags) *int { return &f.concurrency }, func(r *globalsearch.Request) **int { return &r.MapConcurrency },
+		func(d globalsearch.Defaults) int { return d.MapConcurrency }},
+}
+
+// defaultHelp is the help text of a flag whose default a GRAPHRAG_*
+// variable sets: the default in effect, and the variable.
+func defaultHelp(what, field string, value any) string {
+	return fmt.Sprintf("%s (default %v; $%s sets the default)", what, value, globalsearch.DefaultVariable(field))
+}
+
+func parseSearchFlags(name string, env *cliEnv, args []string) (*searchFlags, error) {
+	f := &searchFlags{}
+	fs := newFlagSet(name, env)
+	f.register(fs, helpDefaults(env))
+	set, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	f.set = set
+	switch {
+	case f.set["max-map-text-mb"] && f.maxMapTextMB <= 0:
+		return nil, &usageError{"--max-map-text-mb must be a positive number of MiB"}
+	case f.set["max-model-calls"] && f.maxModelCalls <= 0:
+		return nil, &usageError{"--max-model-calls must be a positive number of model calls"}
+	case f.set["seed"] && f.noShuffle:
+		return nil, &usageError{"--seed and --no-shuffle exclude each other"}
+	}
+	if err := f.cache.check(f.set); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// helpDefaults are the defaults the help text shows: this environment's.
+// A bad GRAPHRAG_* variable shows the contract's here and is reported when
+// the request is resolved, in the order it always was.
+func helpDefaults(env *cliEnv) globalsearch.Defaults {
+	d, err := globalsearch.DefaultsFromEnv(env.lookupEnv)
+	if err != nil {
+		return globalsearch.SpecDefaults
+	}
+	return d
+}
+
+func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
+	f.index.register(fs)
+	f.model.register(fs)
+	f.cache.register(fs)
+	fs.StringVar(&f.query, "query", "", "the question to answer (required)")
+	// Not d.Namespace: an index file's namespace wins over
+	// GRAPHRAG_NAMESPACE, and a table's default is the contract's.
+	fs.StringVar(&f.namespace, "namespace", "", fmt.Sprintf("namespace to search (default: the index file's, else %q)", globalsearch.SpecDefaults.Namespace))
+	fs.StringVar(&f.level, "level", d.CommunityLevel.String(), `community level: "leaf" or a level number (0 is the coarsest); $`+globalsearch.DefaultVariable("communityLevel")+` sets the default`)
+	fs.StringVar(&f.responseType, "response-type", "", fmt.Sprintf("the form of the answer, free text (default %q)", globalsearch.DefaultResponseType))
+	for _, fl := range intFlags {
+		fs.IntVar(fl.value(f), fl.name, 0, defaultHelp(fl.what, fl.field, fl.def(d)))
+	}
+	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed (default: random, recorded in the result)")
+	fs.BoolVar(&f.noShuffle, "no-shuffle", false, "keep summaries in id order")
+	fs.Int64Var(&f.maxMapTextMB, "max-map-text-mb", 0, fmt.Sprintf("refuse plans whose map texts exceed this many MiB (default %d)", globalsearch.DefaultMaxMapTextBytes>>20))
+	fs.IntVar(&f.maxModelCalls, "max-model-calls", 0, defaultHelp("refuse plans that may make more model calls", "maxModelCalls", d.MaxModelCalls))
+	fs.BoolVar(&f.jsonOut, "json", false, "print the whole result as JSON")
+	registerVerbose(fs, &f.verbose)
+}
+
+// requestDefaults are the defaults every command resolves a request with:
+// the deployment's (GRAPHRAG_*), except that an index file's namespace wins
+// over GRAPHRAG_NAMESPACE, since the file holds no other namespace.
+func requestDefaults(env *cliEnv, fileNamespace string) (globalsearch.Defaults, error) {
+	defaults, err := globalsearch.DefaultsFromEnv(env.lookupEnv)
+	if err != nil {
+		return globalsearch.Defaults{}, err
+	}
+	if fileNamespace != "" {
+		defaults.Namespace = fileNamespace
+	}
+	return defaults, nil
+}
+
+// params validates the flags as a request, through the same path as JSON.
+func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Params, error) {
+	defaults, err := requestDefaults(env, fileNamespace)
+	if err != nil {
+		return globalsearch.Params{}, err
+	}
+	// In one process the CLI is the deployment: its flag sets the ceiling
+	// (docs/contract.md#state-machine) rather than lowering one.
+	if f.set["max-model-calls"] {
+		defaults.MaxModelCalls = f.maxModelCalls
+	}
+	req := globalsearch.Request{Query: f.query, Namespace: f.namespace}
+	if f.set["response-type"] {
+		req.ResponseType = &f.responseType
+	}
+	if f.set["level"] {
+		level, err := globalsearch.ParseLevel(f.level)
+		if err != nil {
+			return globalsearch.Params{}, &globalsearch.Error{Kind: globalsearch.KindInvalidInput, Err: err}
+		}
+		req.CommunityLevel = &level
+	}
+	for _, fl := range intFlags {
+		if f.set[fl.name] {
+			*fl.request(&req) = fl.value(f)
+		}
+	}
+	if f.set["seed"] {
+		req.ShuffleSeed = &f.seed
+	}
+	if f.noShuffle {
+		shuffle := false
+		req.Shuffle = &shuffle
+	}
+	return req.Params(defaults)
+}

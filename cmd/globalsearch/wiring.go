@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
+)
+
+// engine wires the index, the model and an in-memory runs store.
+func (f *searchFlags) engine(ctx context.Context, env *cliEnv, withModel bool) (*globalsearch.Engine, globalsearch.Params, error) {
+	idx, fileNamespace, err := f.index.open(ctx, env)
+	if err != nil {
+		return nil, globalsearch.Params{}, err
+	}
+	p, err := f.params(env, fileNamespace)
+	if err != nil {
+		return nil, globalsearch.Params{}, err
+	}
+	e, err := f.newEngine(ctx, env, idx, withModel)
+	if err != nil {
+		return nil, globalsearch.Params{}, err
+	}
+	return e, p, nil
+}
+
+// newEngine is the in-process engine every command runs (run, plan, mcp):
+// idx, an in-memory runs store, the map-text ceiling, -v logging and, with
+// a model, the model, its id and the map-answer cache.
+func (f *searchFlags) newEngine(ctx context.Context, env *cliEnv, idx globalsearch.Index, withModel bool) (*globalsearch.Engine, error) {
+	e := &globalsearch.Engine{Index: idx, Runs: memstore.New(), MaxMapTextBytes: min(f.maxMapTextMB, 1<<40) << 20}
+	if f.verbose {
+		e.Logger = slog.New(slog.NewJSONHandler(env.stderr, nil))
+	}
+	if withModel {
+		var err error
+		if e.Model, err = f.model.open(ctx, env); err != nil {
+			return nil, err
+		}
+		if e.Cache, err = f.cache.open(env); err != nil {
+			return nil, err
+		}
+		e.ModelID = strings.TrimSpace(f.model.spec)
+	}
+	return e, nil
+}
