@@ -31,7 +31,9 @@ func (o *indexOptions) open(ctx context.Context, _ *cliEnv) (globalsearch.Index,
 		if err != nil {
 			return nil, "", err
 		}
-		return tableIndex{s, o.table}, globalsearch.SpecDefaults.Namespace, nil
+		// A table holds many namespaces: no file namespace, so the
+		// request's defaults (GRAPHRAG_NAMESPACE, else "default") decide.
+		return tableIndex{s, o.table}, "", nil
 	case o.file == "":
 		return nil, "", &usageError{"--index or --table is required"}
 	}

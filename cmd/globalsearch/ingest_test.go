@@ -191,3 +191,27 @@ func TestEmptyFileNeverDeletesNamespace(t *testing.T) {
 		})
 	}
 }
+
+// TestTableNamespaceFromEnvironment: a table holds many namespaces, so
+// with --table and no --namespace the deployment default
+// GRAPHRAG_NAMESPACE chooses one, as the README's flag table says.
+func TestTableNamespaceFromEnvironment(t *testing.T) {
+	ctx := context.Background()
+	minidynEnv(t, "idx")
+	path := writeIndex(t, smallIndex())
+	env, _, errOut := testEnv("")
+	require.Equal(t, 0, runMain(ctx, env, []string{"ingest", "--index", path, "--table", "idx", "--create-table"}), errOut.String())
+
+	env, out, errOut := testEnv("")
+	env.lookupEnv = func(k string) (string, bool) {
+		if k == "GRAPHRAG_NAMESPACE" {
+			return "tiny", true
+		}
+		return "", false
+	}
+	require.Equal(t, 0, runMain(ctx, env, []string{"plan", "--table", "idx", "--query", "q", "--json"}), errOut.String())
+	var plan planOutput
+	require.NoError(t, json.Unmarshal(out.Bytes(), &plan))
+	assert.False(t, plan.EmptyNamespace, "namespace default is empty; tiny is not")
+	assert.Equal(t, 2, plan.SummaryCount, "the two leaves of namespace tiny")
+}
