@@ -16,7 +16,7 @@ import (
 	"sync"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/mapcache"
+	"github.com/graphrag-global/graphrag-global/shared/store/dircache"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
@@ -203,7 +203,7 @@ func (f *searchFlags) mapCache(env *cliEnv) (globalsearch.MapCache, error) {
 	case f.noCache:
 		return nil, nil
 	case f.cacheDir != "":
-		return mapcache.New(f.cacheDir, 0, nil), nil
+		return dircache.New(f.cacheDir, 0, nil), nil
 	case env.userCacheDir == nil:
 		return nil, nil
 	}
@@ -211,7 +211,7 @@ func (f *searchFlags) mapCache(env *cliEnv) (globalsearch.MapCache, error) {
 	if err != nil {
 		return nil, &usageError{fmt.Sprintf("no user cache directory (%v): give --cache DIR or --no-cache", err)}
 	}
-	return mapcache.New(filepath.Join(dir, "graphrag-global", "map-answers"), 0, nil), nil
+	return dircache.New(filepath.Join(dir, "graphrag-global", "map-answers"), 0, nil), nil
 }
 
 func runCommand(ctx context.Context, env *cliEnv, args []string) error {

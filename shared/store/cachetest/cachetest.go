@@ -1,5 +1,5 @@
 // Package cachetest is the conformance suite of globalsearch.MapCache: the
-// directory cache (shared/mapcache) and the DynamoDB cache table
+// directory cache (shared/store/dircache) and the DynamoDB cache table
 // (shared/store) both pass it.
 package cachetest
 

@@ -1,7 +1,7 @@
-// Package mapcache is the in-process map-answer cache (docs/contract.md#map-cache): one
+// Package dircache is the in-process map-answer cache (docs/contract.md#map-cache): one
 // small JSON file per key under a directory, the twin of the DynamoDB cache
-// table in shared/store. Both pass the suite in mapcache/cachetest.
-package mapcache
+// table in shared/store. Both pass the suite in store/cachetest.
+package dircache
 
 import (
 	"context"
