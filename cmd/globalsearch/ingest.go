@@ -64,7 +64,11 @@ func replaceInTable(ctx context.Context, out io.Writer, table, namespace string,
 			return err
 		}
 	}
-	if err := store.New(client, tables).ReplaceNamespace(ctx, namespace, r); err != nil {
+	idx, err := store.NewIndex(store.NewClient(client), table)
+	if err != nil {
+		return err
+	}
+	if err := idx.ReplaceNamespace(ctx, namespace, r); err != nil {
 		return missingTable(err, table)
 	}
 	fmt.Fprintf(out, "namespace %s in table %s: wrote %d summaries, %d claims, %d chunks (records not in the file were deleted)\n",
@@ -102,7 +106,11 @@ func deleteNamespaceCommand(ctx context.Context, env *cliEnv, args []string) err
 	if err != nil {
 		return err
 	}
-	if err := store.New(client, store.Tables{Index: *table}).DeleteNamespace(ctx, *namespace); err != nil {
+	idx, err := store.NewIndex(store.NewClient(client), *table)
+	if err != nil {
+		return err
+	}
+	if err := idx.DeleteNamespace(ctx, *namespace); err != nil {
 		return missingTable(err, *table)
 	}
 	fmt.Fprintf(env.stdout, "namespace %s in table %s: deleted\n", *namespace, *table)

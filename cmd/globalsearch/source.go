@@ -36,7 +36,11 @@ func (o *indexOptions) open(ctx context.Context, _ *cliEnv) (globalsearch.Index,
 		if err != nil {
 			return nil, "", err
 		}
-		return tableIndex{store.New(client, store.Tables{Index: o.table}), o.table}, globalsearch.SpecDefaults.Namespace, nil
+		idx, err := store.NewIndex(store.NewClient(client), o.table)
+		if err != nil {
+			return nil, "", err
+		}
+		return tableIndex{idx, o.table}, globalsearch.SpecDefaults.Namespace, nil
 	case o.file == "":
 		return nil, "", &usageError{"--index or --table is required"}
 	}
@@ -83,14 +87,14 @@ func (f *fileIndex) Open(ctx context.Context, namespace string) (globalsearch.Sn
 
 // tableIndex is the index table of --table; it names a missing table.
 type tableIndex struct {
-	*store.Store
+	*store.Index
 	table string
 }
 
 // Open implements globalsearch.Index. The table is first read here (the
 // namespace's version), so a missing table is named here.
 func (t tableIndex) Open(ctx context.Context, namespace string) (globalsearch.Snapshot, error) {
-	snap, err := t.Store.Open(ctx, namespace)
+	snap, err := t.Index.Open(ctx, namespace)
 	return snap, missingTable(err, t.table)
 }
 

@@ -107,8 +107,8 @@ func decodeHead(it item) head {
 // read prepare's policy allows, docs/contract.md#namespace-versions): an
 // eventually consistent read could name a version already replaced and
 // being deleted, twice in a row.
-func (s *Store) readHead(ctx context.Context, namespace string) (head, error) {
-	items, err := s.queryAll(ctx, s.tables.Index, expression.NewBuilder().WithKeyCondition(
+func (s *Index) readHead(ctx context.Context, namespace string) (head, error) {
+	items, err := s.queryAll(ctx, s.table, expression.NewBuilder().WithKeyCondition(
 		expression.Key(attrNamespace).Equal(expression.Value(namespace)).
 			And(expression.Key(attrSK).Equal(expression.Value(headSK)))), true)
 	if err != nil {
@@ -122,7 +122,7 @@ func (s *Store) readHead(ctx context.Context, namespace string) (head, error) {
 
 // Open implements globalsearch.Index: one Query for the head, then every
 // read of the snapshot is of the version it names.
-func (s *Store) Open(ctx context.Context, namespace string) (globalsearch.Snapshot, error) {
+func (s *Index) Open(ctx context.Context, namespace string) (globalsearch.Snapshot, error) {
 	if namespace == "" {
 		// DynamoDB refuses an empty key; an empty name is a namespace that
 		// cannot exist, which reads as empty.
@@ -137,7 +137,7 @@ func (s *Store) Open(ctx context.Context, namespace string) (globalsearch.Snapsh
 
 // snapshot reads one version of a namespace.
 type snapshot struct {
-	s                  *Store
+	s                  *Index
 	namespace, version string
 }
 
@@ -173,7 +173,7 @@ func readKind[I storedItem[R], R any](ctx context.Context, v *snapshot, prefix, 
 	if v.namespace == "" {
 		return []R{}, nil
 	}
-	items, err := v.s.queryAll(ctx, v.s.tables.Index, expression.NewBuilder().WithKeyCondition(
+	items, err := v.s.queryAll(ctx, v.s.table, expression.NewBuilder().WithKeyCondition(
 		expression.Key(attrNamespace).Equal(expression.Value(versionPartition(v.namespace, v.version))).
 			And(expression.Key(attrSK).BeginsWith(prefix))), true)
 	if err != nil {
@@ -206,7 +206,7 @@ func (v *snapshot) Chunks(ctx context.Context, ids []string) ([]globalsearch.Chu
 		}
 		keys = append(keys, key)
 	}
-	items, err := v.s.batchGet(ctx, v.s.tables.Index, keys)
+	items, err := v.s.batchGet(ctx, v.s.table, keys)
 	if err != nil {
 		return nil, fmt.Errorf("read chunks of namespace %s: %w", v.namespace, err)
 	}
@@ -219,7 +219,7 @@ func (v *snapshot) Chunks(ctx context.Context, ids []string) ([]globalsearch.Chu
 
 // Summaries reads the summaries of a namespace's current version (Open,
 // then read): for callers that read one kind.
-func (s *Store) Summaries(ctx context.Context, namespace string) ([]globalsearch.Summary, error) {
+func (s *Index) Summaries(ctx context.Context, namespace string) ([]globalsearch.Summary, error) {
 	v, err := s.Open(ctx, namespace)
 	if err != nil {
 		return nil, err
@@ -228,7 +228,7 @@ func (s *Store) Summaries(ctx context.Context, namespace string) ([]globalsearch
 }
 
 // Claims reads the claims of a namespace's current version.
-func (s *Store) Claims(ctx context.Context, namespace string) ([]globalsearch.Claim, error) {
+func (s *Index) Claims(ctx context.Context, namespace string) ([]globalsearch.Claim, error) {
 	v, err := s.Open(ctx, namespace)
 	if err != nil {
 		return nil, err
@@ -237,7 +237,7 @@ func (s *Store) Claims(ctx context.Context, namespace string) ([]globalsearch.Cl
 }
 
 // Chunks reads chunks of a namespace's current version.
-func (s *Store) Chunks(ctx context.Context, namespace string, ids []string) ([]globalsearch.Chunk, error) {
+func (s *Index) Chunks(ctx context.Context, namespace string, ids []string) ([]globalsearch.Chunk, error) {
 	v, err := s.Open(ctx, namespace)
 	if err != nil {
 		return nil, err
@@ -248,7 +248,7 @@ func (s *Store) Chunks(ctx context.Context, namespace string, ids []string) ([]g
 // newVersion names a version: the time orders versions for a reader of
 // the table, the random part makes two ingests of one instant differ.
 // Versions never repeat, which Intact relies on.
-func (s *Store) newVersion() string {
+func (s *Index) newVersion() string {
 	return fmt.Sprintf("%016x%016x", uint64(s.now().UnixNano()), rand.Uint64())
 }
 
@@ -262,7 +262,7 @@ func (s *Store) newVersion() string {
 // and after it, exactly the new records. The old version, and what failed
 // ingests left, are deleted after the switch. Of two ingests of one
 // namespace at once, at most one switches; the other fails.
-func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r globalsearch.Records) error {
+func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r globalsearch.Records) error {
 	if err := checkNamespace(namespace); err != nil {
 		return err
 	}
@@ -307,7 +307,7 @@ func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r global
 	if err != nil {
 		return fmt.Errorf("namespace %s: nothing replaced: %w", namespace, err)
 	}
-	if err := s.batchWrite(ctx, s.tables.Index, puts); err != nil {
+	if err := s.batchWrite(ctx, s.table, puts); err != nil {
 		return s.abandon(ctx, namespace, version, fmt.Errorf("namespace %s: nothing replaced (the previous records still read): write records: %w", namespace, err))
 	}
 	return s.switchTo(ctx, namespace, old, version, true)
@@ -317,7 +317,7 @@ func (s *Store) ReplaceNamespace(ctx context.Context, namespace string, r global
 // namespace to a new, empty version (so that a search reading the old one
 // sees the head move, as after a replacement), unlists it and deletes the
 // records of every earlier version.
-func (s *Store) DeleteNamespace(ctx context.Context, namespace string) error {
+func (s *Index) DeleteNamespace(ctx context.Context, namespace string) error {
 	if err := checkNamespace(namespace); err != nil {
 		return err
 	}
@@ -350,7 +350,7 @@ func stringSet(v ...string) expression.ValueBuilder {
 
 // updateHead applies one update to a namespace's head and decodes the head
 // it leaves.
-func (s *Store) updateHead(ctx context.Context, namespace string, b expression.Builder) (head, error) {
+func (s *Index) updateHead(ctx context.Context, namespace string, b expression.Builder) (head, error) {
 	key, err := headKey(namespace)
 	if err != nil {
 		return head{}, err
@@ -360,7 +360,7 @@ func (s *Store) updateHead(ctx context.Context, namespace string, b expression.B
 		return head{}, fmt.Errorf("build the head update of namespace %s: %w", namespace, err)
 	}
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.tables.Index,
+		TableName:                 &s.table,
 		Key:                       key,
 		UpdateExpression:          expr.Update(),
 		ConditionExpression:       expr.Condition(),
@@ -376,7 +376,7 @@ func (s *Store) updateHead(ctx context.Context, namespace string, b expression.B
 
 // addPending records version as being written and returns the version the
 // namespace reads now, which the switch will require unchanged.
-func (s *Store) addPending(ctx context.Context, namespace, version string) (string, error) {
+func (s *Index) addPending(ctx context.Context, namespace, version string) (string, error) {
 	h, err := s.updateHead(ctx, namespace, expression.NewBuilder().WithUpdate(
 		expression.Add(expression.Name(attrPending), stringSet(version))))
 	if err != nil {
@@ -390,7 +390,7 @@ func (s *Store) addPending(ctx context.Context, namespace, version string) (stri
 // (pending), version is still pending (a later ingest may have taken it
 // for a leftover and begun deleting it). Then it updates the catalog and
 // deletes the records of the versions it retired and of the leftovers.
-func (s *Store) switchTo(ctx context.Context, namespace, old, version string, pending bool) error {
+func (s *Index) switchTo(ctx context.Context, namespace, old, version string, pending bool) error {
 	unchanged := expression.Name(attrVersion).Equal(expression.Value(old))
 	if old == "" {
 		unchanged = expression.AttributeNotExists(expression.Name(attrVersion))
@@ -448,7 +448,7 @@ func (s *Store) switchTo(ctx context.Context, namespace, old, version string, pe
 // abandon is a failed replacement's best effort to delete what it wrote;
 // whatever it leaves stays listed on the head, for the next replacement
 // to delete.
-func (s *Store) abandon(ctx context.Context, namespace, version string, cause error) error {
+func (s *Index) abandon(ctx context.Context, namespace, version string, cause error) error {
 	if err := s.dropVersion(ctx, namespace, version, true); err != nil {
 		return fmt.Errorf("%w (its partial records are deleted by the next ingest)", cause)
 	}
@@ -457,7 +457,7 @@ func (s *Store) abandon(ctx context.Context, namespace, version string, cause er
 
 // dropVersions deletes every version the head lists as retired or pending
 // but the current one.
-func (s *Store) dropVersions(ctx context.Context, namespace string, h head) error {
+func (s *Index) dropVersions(ctx context.Context, namespace string, h head) error {
 	var errs []error
 	for _, v := range h.Retired {
 		if v != h.Version {
@@ -477,7 +477,7 @@ func (s *Store) dropVersions(ctx context.Context, namespace string, h head) erro
 // fails its switch rather than switching to records being deleted. The
 // version leaves the retired set only once its records are gone, so one
 // whose deletion fails is still listed for the next ingest to delete.
-func (s *Store) dropVersion(ctx context.Context, namespace, version string, pending bool) error {
+func (s *Index) dropVersion(ctx context.Context, namespace, version string, pending bool) error {
 	if pending {
 		// Never the version searches read: a switch whose answer was lost
 		// may have made it current.
@@ -504,7 +504,7 @@ func (s *Store) dropVersion(ctx context.Context, namespace, version string, pend
 		}
 		deletes = append(deletes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: it}})
 	}
-	if err := s.batchWrite(ctx, s.tables.Index, deletes); err != nil {
+	if err := s.batchWrite(ctx, s.table, deletes); err != nil {
 		return fmt.Errorf("delete records of version %s: %w", version, err)
 	}
 	if _, err := s.updateHead(ctx, namespace, expression.NewBuilder().WithUpdate(
@@ -517,7 +517,7 @@ func (s *Store) dropVersion(ctx context.Context, namespace, version string, pend
 // catalog adds a namespace to the catalog or removes it, atomically (a
 // string set's ADD and DELETE), so ingests of different namespaces may run
 // at once.
-func (s *Store) catalog(ctx context.Context, namespace string, listed bool) error {
+func (s *Index) catalog(ctx context.Context, namespace string, listed bool) error {
 	key, err := attributevalue.MarshalMap(indexKey{Namespace: catalogNamespace, SK: catalogSK})
 	if err != nil {
 		return err
@@ -531,7 +531,7 @@ func (s *Store) catalog(ctx context.Context, namespace string, listed bool) erro
 		return fmt.Errorf("build namespace list update: %w", err)
 	}
 	_, err = s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.tables.Index,
+		TableName:                 &s.table,
 		Key:                       key,
 		UpdateExpression:          expr.Update(),
 		ExpressionAttributeNames:  expr.Names(),
@@ -546,8 +546,8 @@ func (s *Store) catalog(ctx context.Context, namespace string, listed bool) erro
 // Namespaces implements globalsearch.NamespaceLister with one Query (the
 // only read the prepare function's policy allows besides BatchGetItem). It
 // lists the namespaces ingested since the catalog existed.
-func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
-	items, err := s.queryAll(ctx, s.tables.Index, expression.NewBuilder().WithKeyCondition(
+func (s *Index) Namespaces(ctx context.Context) ([]string, error) {
+	items, err := s.queryAll(ctx, s.table, expression.NewBuilder().WithKeyCondition(
 		expression.Key(attrNamespace).Equal(expression.Value(catalogNamespace)).
 			And(expression.Key(attrSK).Equal(expression.Value(catalogSK)))), false)
 	if err != nil {
@@ -564,8 +564,8 @@ func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 
 // namespaceKeys lists the keys of every item of a partition, reading only
 // the keys.
-func (s *Store) namespaceKeys(ctx context.Context, partition string) ([]indexKey, error) {
-	items, err := s.queryAll(ctx, s.tables.Index, expression.NewBuilder().
+func (s *Index) namespaceKeys(ctx context.Context, partition string) ([]indexKey, error) {
+	items, err := s.queryAll(ctx, s.table, expression.NewBuilder().
 		WithKeyCondition(expression.Key(attrNamespace).Equal(expression.Value(partition))).
 		WithProjection(expression.NamesList(expression.Name(attrNamespace), expression.Name(attrSK))), false)
 	if err != nil {

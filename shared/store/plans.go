@@ -50,7 +50,7 @@ type planHeader struct {
 // the other save's, whole. The leftovers of a failed save, or of a failed
 // step 3, are keyed by runs nothing reads and expire with them. All items
 // of one save share one expiry, so the plan never outlives its batches.
-func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
+func (s *Runs) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	id := p.Params.QueryID
 	if err := requireQueryID(id); err != nil {
 		return err
@@ -100,7 +100,7 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	case err != nil && !errors.Is(err, globalsearch.ErrNotFound):
 		return err
 	}
-	if err := s.batchWrite(ctx, s.tables.Runs, batches); err != nil {
+	if err := s.batchWrite(ctx, s.table, batches); err != nil {
 		return fmt.Errorf("save plan of query %s: %w", id, err)
 	}
 	cond := absentOrExpired(s.now().Unix())
@@ -113,11 +113,11 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	}
 	_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{Put: &types.Put{
-			TableName: &s.tables.Runs, Item: planItem,
+			TableName: &s.table, Item: planItem,
 			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}},
-		{Put: &types.Put{TableName: &s.tables.Runs, Item: reqItem}},
-		{Put: &types.Put{TableName: &s.tables.Runs, Item: resItem}},
+		{Put: &types.Put{TableName: &s.table, Item: reqItem}},
+		{Put: &types.Put{TableName: &s.table, Item: resItem}},
 	}})
 	if _, lost := conditionFailed(err, 0); lost {
 		s.deleteKeys(ctx, id, runBatchKeys(p.RunID, 0, len(p.Batches)))
@@ -154,7 +154,7 @@ func runBatchKeys(runID string, from, to int) []string {
 // replaced run's, a refused save's). It is best effort: what it leaves is
 // keyed by a run that is not the current one, so it is never read, and it
 // expires with that run.
-func (s *Store) deleteKeys(ctx context.Context, queryID string, sks []string) {
+func (s *Runs) deleteKeys(ctx context.Context, queryID string, sks []string) {
 	deletes := make([]types.WriteRequest, 0, len(sks))
 	for _, sk := range sks {
 		key, err := attributevalue.MarshalMapWithOptions(runKey{queryID, sk}, jsonTags)
@@ -163,12 +163,12 @@ func (s *Store) deleteKeys(ctx context.Context, queryID string, sks []string) {
 		}
 		deletes = append(deletes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key}})
 	}
-	_ = s.batchWrite(ctx, s.tables.Runs, deletes) // best effort, as above
+	_ = s.batchWrite(ctx, s.table, deletes) // best effort, as above
 }
 
 // Plan implements globalsearch.Plans: the plan item (one GetItem), then
 // its run's batches, one paginated Query.
-func (s *Store) Plan(ctx context.Context, queryID string) (globalsearch.Plan, error) {
+func (s *Runs) Plan(ctx context.Context, queryID string) (globalsearch.Plan, error) {
 	what := "plan of query " + queryID
 	it, err := s.get(ctx, what, queryID, skPlan)
 	if err != nil {
@@ -192,7 +192,7 @@ var batchMetaAttrs = []string{
 // charged for) the same items but sends and decodes a small fraction of
 // their bytes. The plan item is read whole on its own because an emulator
 // (minidyn) rounds large numbers such as the seed in projected maps.
-func (s *Store) PlanMeta(ctx context.Context, queryID string) (globalsearch.Plan, error) {
+func (s *Runs) PlanMeta(ctx context.Context, queryID string) (globalsearch.Plan, error) {
 	what := "plan metadata of query " + queryID
 	it, err := s.get(ctx, what, queryID, skPlan)
 	if err != nil {
@@ -205,7 +205,7 @@ func (s *Store) PlanMeta(ctx context.Context, queryID string) (globalsearch.Plan
 }
 
 // readPlan reads the batches of the run of a plan item.
-func (s *Store) readPlan(ctx context.Context, what, queryID string, header *planHeader, project ...string) (globalsearch.Plan, error) {
+func (s *Runs) readPlan(ctx context.Context, what, queryID string, header *planHeader, project ...string) (globalsearch.Plan, error) {
 	items, err := s.query(ctx, what, queryID, expression.Key(attrSK).BeginsWith(batchPrefix(header.RunID)), project...)
 	if err != nil {
 		return globalsearch.Plan{}, err
@@ -234,7 +234,7 @@ func (s *Store) readPlan(ctx context.Context, what, queryID string, header *plan
 
 // Batch implements globalsearch.Plans: the plan item names the current
 // run, whose batch is one more GetItem.
-func (s *Store) Batch(ctx context.Context, queryID string, index int) (globalsearch.Batch, error) {
+func (s *Runs) Batch(ctx context.Context, queryID string, index int) (globalsearch.Batch, error) {
 	what := fmt.Sprintf("batch %d of query %s", index, queryID)
 	if index < 0 || index > maxBatchIndex {
 		return globalsearch.Batch{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
