@@ -453,14 +453,12 @@ func testNotFound(t *testing.T, s Store) {
 
 func samplePlan(queryID string, n int) globalsearch.Plan {
 	p := globalsearch.Plan{
-		RunID:           "run-" + queryID,
-		Params:          sampleParams(queryID),
-		SummaryCount:    n * 2,
-		OrphanClaims:    1,
-		MissingChunks:   2,
-		AvailableLevels: []int{0, 1, 2},
-		CreatedAt:       time.Date(2025, 3, 4, 5, 6, 7, 8000, time.UTC),
-		Batches:         []globalsearch.Batch{},
+		RunID:        "run-" + queryID,
+		Params:       sampleParams(queryID),
+		SummaryCount: n * 2,
+		IndexNotes:   globalsearch.IndexNotes{OrphanClaims: 1, MissingChunks: 2, AvailableLevels: []int{0, 1, 2}},
+		CreatedAt:    time.Date(2025, 3, 4, 5, 6, 7, 8000, time.UTC),
+		Batches:      []globalsearch.Batch{},
 	}
 	p.EmptyNamespace, p.AvailableNamespaces = true, []string{"a", "b"}
 	for i := range n {
