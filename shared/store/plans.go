@@ -215,14 +215,24 @@ func (s *Runs) deleteKeys(ctx context.Context, queryID string, sks []string) {
 // its run's batches, one paginated Query.
 func (s *Runs) Plan(ctx context.Context, queryID string) (globalsearch.Plan, error) {
 	what := "plan of query " + queryID
-	it, err := s.get(ctx, what, queryID, skPlan)
+	header, err := s.planItem(ctx, what, queryID)
 	if err != nil {
 		return globalsearch.Plan{}, err
 	}
-	if it.Plan == nil {
-		return globalsearch.Plan{}, fmt.Errorf("%s has no plan attribute", what)
+	return s.readPlan(ctx, what, queryID, header)
+}
+
+// planItem reads the plan item of a query id; one without its plan
+// attribute is corrupt.
+func (s *Runs) planItem(ctx context.Context, what, queryID string) (*planHeader, error) {
+	it, err := s.get(ctx, what, queryID, skPlan)
+	if err != nil {
+		return nil, err
 	}
-	return s.readPlan(ctx, what, queryID, it.Plan)
+	if it.Plan == nil {
+		return nil, fmt.Errorf("%s has no plan attribute", what)
+	}
+	return it.Plan, nil
 }
 
 // batchMetaAttrs are the attributes PlanMeta reads of each batch: all but
@@ -239,14 +249,11 @@ var batchMetaAttrs = []string{
 // (minidyn) rounds large numbers such as the seed in projected maps.
 func (s *Runs) PlanMeta(ctx context.Context, queryID string) (globalsearch.Plan, error) {
 	what := "plan metadata of query " + queryID
-	it, err := s.get(ctx, what, queryID, skPlan)
+	header, err := s.planItem(ctx, what, queryID)
 	if err != nil {
 		return globalsearch.Plan{}, err
 	}
-	if it.Plan == nil {
-		return globalsearch.Plan{}, fmt.Errorf("%s has no plan attribute", what)
-	}
-	return s.readPlan(ctx, what, queryID, it.Plan, batchMetaAttrs...)
+	return s.readPlan(ctx, what, queryID, header, batchMetaAttrs...)
 }
 
 // readPlan reads the batches of the run of a plan item.
