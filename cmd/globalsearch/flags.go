@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/mapcache"
+	"github.com/graphrag-global/graphrag-global/shared/store/dircache"
 )
 
 // newFlagSet is a command's flag set: errors come back to the command,
@@ -72,7 +72,7 @@ func (o *cacheOptions) open(env *cliEnv) (globalsearch.MapCache, error) {
 	case o.noCache:
 		return nil, nil
 	case o.dir != "":
-		return mapcache.New(o.dir, 0, nil), nil
+		return dircache.New(o.dir, 0, nil), nil
 	case env.userCacheDir == nil:
 		return nil, nil
 	}
@@ -80,5 +80,5 @@ func (o *cacheOptions) open(env *cliEnv) (globalsearch.MapCache, error) {
 	if err != nil {
 		return nil, &usageError{fmt.Sprintf("no user cache directory (%v): give --cache DIR or --no-cache", err)}
 	}
-	return mapcache.New(filepath.Join(dir, "graphrag-global", "map-answers"), 0, nil), nil
+	return dircache.New(filepath.Join(dir, "graphrag-global", "map-answers"), 0, nil), nil
 }

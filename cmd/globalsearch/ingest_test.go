@@ -20,7 +20,7 @@ import (
 // minidyn, as a user would point it at DynamoDB Local, and returns a store
 // over table to check what the CLI wrote. It sets process environment, so
 // its tests do not run in parallel.
-func minidynEnv(t *testing.T, table string) *store.Store {
+func minidynEnv(t *testing.T, table string) *store.Index {
 	endpoint, _ := testenv.MinidynEndpoint(t)
 	dir := t.TempDir()
 	for k, v := range map[string]string{
@@ -36,7 +36,9 @@ func minidynEnv(t *testing.T, table string) *store.Store {
 	} {
 		t.Setenv(k, v)
 	}
-	return store.New(testenv.DynamoDBClient(t, endpoint), store.Tables{Index: table})
+	idx, err := store.NewIndex(store.NewClient(testenv.DynamoDBClient(t, endpoint)), table)
+	require.NoError(t, err)
+	return idx
 }
 
 func TestIngest(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
 // writePlanJSON streams the batches but prints exactly what writeJSON
@@ -27,7 +29,7 @@ func TestWritePlanJSONMatchesWriteJSON(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			out := planOutput{SummaryCount: 2, BatchCount: len(tc.batches), MapSkeleton: "Question: <q> & \"x\"\n",
-				ShuffleSeed: -7, AvailableLevels: []int{0, 1}, AvailableNamespaces: []string{"a"}, Batches: tc.batches}
+				ShuffleSeed: -7, IndexNotes: globalsearch.IndexNotes{AvailableLevels: []int{0, 1}, AvailableNamespaces: []string{"a"}}, Batches: tc.batches}
 			var want, got bytes.Buffer
 			require.NoError(t, writeJSON(&want, out))
 			require.NoError(t, writePlanJSON(&got, out))

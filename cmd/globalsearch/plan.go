@@ -25,13 +25,9 @@ type planOutput struct {
 	ModelCallCeiling int `json:"modelCallCeiling"`
 	// MapMode is how a deployment's state machine would run the plan
 	// (shared/workflow MapMode): inline or distributed.
-	MapMode             string         `json:"mapMode"`
-	OrphanClaims        int            `json:"orphanClaims"`
-	MissingChunks       int            `json:"missingChunks"`
-	AvailableLevels     []int          `json:"availableLevels,omitempty"`
-	EmptyNamespace      bool           `json:"emptyNamespace,omitempty"`
-	AvailableNamespaces []string       `json:"availableNamespaces,omitempty"`
-	Batches             []plannedBatch `json:"batches"`
+	MapMode string `json:"mapMode"`
+	globalsearch.IndexNotes
+	Batches []plannedBatch `json:"batches"`
 }
 
 // newPlanOutput describes a plan as `plan` prints it.
@@ -40,9 +36,8 @@ func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
 		SummaryCount: plan.SummaryCount, BatchCount: len(plan.Batches),
 		MapPromptBudget: p.MapPromptBudget(), ReducePromptBudget: p.ReducePromptBudget(),
 		MapSkeleton: globalsearch.DefaultPrompts().Map.Skeleton(p.Query), ShuffleSeed: p.ShuffleSeed,
-		OrphanClaims: plan.OrphanClaims, MissingChunks: plan.MissingChunks, AvailableLevels: plan.AvailableLevels,
-		EmptyNamespace: plan.EmptyNamespace, AvailableNamespaces: plan.AvailableNamespaces,
-		Batches: make([]plannedBatch, len(plan.Batches)),
+		IndexNotes: plan.IndexNotes,
+		Batches:    make([]plannedBatch, len(plan.Batches)),
 	}
 	for i, b := range plan.Batches {
 		out.Batches[i] = plannedBatch{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens, Content: b.Content}

@@ -19,7 +19,7 @@ const tableFlagHelp = "DynamoDB index table (endpoint from AWS_ENDPOINT_URL_DYNA
 // openIndexTable is the store over the DynamoDB index table a --table
 // flag names: the one place the CLI builds a DynamoDB store. With create,
 // the table is created first when it does not exist (local emulators).
-func openIndexTable(ctx context.Context, table string, create bool) (*store.Store, error) {
+func openIndexTable(ctx context.Context, table string, create bool) (*store.Index, error) {
 	client, err := dynamoDBClient(ctx)
 	if err != nil {
 		return nil, err
@@ -30,19 +30,19 @@ func openIndexTable(ctx context.Context, table string, create bool) (*store.Stor
 			return nil, err
 		}
 	}
-	return store.New(client, tables), nil
+	return store.NewIndex(store.NewClient(client), table)
 }
 
 // tableIndex is the index table of --table; it names a missing table.
 type tableIndex struct {
-	*store.Store
+	*store.Index
 	table string
 }
 
 // Open implements globalsearch.Index. The table is first read here (the
 // namespace's version), so a missing table is named here.
 func (t tableIndex) Open(ctx context.Context, namespace string) (globalsearch.Snapshot, error) {
-	snap, err := t.Store.Open(ctx, namespace)
+	snap, err := t.Index.Open(ctx, namespace)
 	return snap, missingTable(err, t.table)
 }
 

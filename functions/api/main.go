@@ -17,7 +17,7 @@ import (
 func main() {
 	f := wiring.Load(workflow.EnvStateMachineARN)
 	h := &api.Handler{
-		Runs:     f.Store,
+		Runs:     f.Runs,
 		Starter:  execution.New(sfn.NewFromConfig(f.AWS), f.Config.StateMachineARN),
 		Defaults: f.Config.Defaults,
 		Logger:   f.Logger,

@@ -14,7 +14,7 @@ import (
 
 func main() {
 	f := wiring.Load(workflow.EnvModelID, workflow.EnvMapCacheTable)
-	h := &workflow.Handlers{Engine: &globalsearch.Engine{Model: f.Model, Runs: f.Store, Logger: f.Logger,
-		Cache: f.Store, ModelID: f.Config.ModelID}}
+	h := &workflow.Handlers{Engine: &globalsearch.Engine{Model: f.Model, Runs: f.Runs, Logger: f.Logger,
+		Cache: f.Cache, ModelID: f.Config.ModelID}}
 	lambda.StartWithOptions(h.Map, workflow.Options()...)
 }

@@ -16,9 +16,9 @@ import (
 func main() {
 	f := wiring.Load(workflow.EnvModelID)
 	h := &workflow.Handlers{
-		Engine: &globalsearch.Engine{Model: f.Model, Runs: f.Store, Logger: f.Logger},
+		Engine: &globalsearch.Engine{Model: f.Model, Runs: f.Runs, Logger: f.Logger},
 		// After a Distributed Map the failed batches are in the runs table.
-		Failures: f.Store,
+		Failures: f.Runs,
 	}
 	lambda.StartWithOptions(h.Reduce, workflow.Options()...)
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"time"
 )
 
 // MapCache keeps validated map answers (docs/contract.md#map-cache), so a run over an
@@ -19,6 +20,11 @@ type MapCache interface {
 	// CacheMapAnswer stores a under key, replacing what was there.
 	CacheMapAnswer(ctx context.Context, key string, a CachedAnswer) error
 }
+
+// DefaultMapCacheTTL is how long a cached map answer lives unless its
+// cache is told otherwise (docs/contract.md#map-cache): the directory cache
+// and the cache table alike.
+const DefaultMapCacheTTL = 30 * 24 * time.Hour
 
 // CachedAnswer is what a cache hit reuses: the validated output of a map
 // call, without the usage of the call that produced it.

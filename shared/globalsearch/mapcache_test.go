@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	gs "github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/mapcache"
+	"github.com/graphrag-global/graphrag-global/shared/store/dircache"
 )
 
 // faultyCache wraps a cache; getErr and putErr, when set, replace its
@@ -83,7 +83,7 @@ func TestMapCache(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			model := &fakeModel{complete: answerEverything}
 			e, _ := newEngine(t, leafNamespace(batches), model)
-			cache := &faultyCache{MapCache: mapcache.New(filepath.Join(t.TempDir(), "cache"), 0, nil)}
+			cache := &faultyCache{MapCache: dircache.New(filepath.Join(t.TempDir(), "cache"), 0, nil)}
 			e.Cache, e.ModelID = cache, "model-a"
 
 			first, err := e.Search(t.Context(), params(t, nil))
@@ -122,7 +122,7 @@ func (c breakingCache) CachedMapAnswer(ctx context.Context, key string) (gs.Cach
 func TestMapCacheWriteFailureKeepsTheAnswer(t *testing.T) {
 	model := &fakeModel{complete: answerEverything}
 	e, _ := newEngine(t, leafNamespace(2), model)
-	e.Cache = &faultyCache{MapCache: mapcache.New(t.TempDir(), 0, nil), putErr: errors.New("disk full")}
+	e.Cache = &faultyCache{MapCache: dircache.New(t.TempDir(), 0, nil), putErr: errors.New("disk full")}
 	e.ModelID = "m"
 	res, err := e.Search(t.Context(), oneBatchPerSummary(t, "What grew?", nil))
 	require.NoError(t, err)

@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	gs "github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/mapcache"
+	"github.com/graphrag-global/graphrag-global/shared/store/dircache"
 )
 
 // lockedBuffer is a log sink for concurrent map calls.
@@ -48,7 +48,7 @@ func TestMapCacheEntriesThatAreNotFiles(t *testing.T) {
 	model := &fakeModel{complete: answerEverything}
 	e, _ := newEngine(t, leafNamespace(batches), model)
 	dir := filepath.Join(t.TempDir(), "cache")
-	e.Cache, e.ModelID = mapcache.New(dir, 0, nil), "m"
+	e.Cache, e.ModelID = dircache.New(dir, 0, nil), "m"
 	p := oneBatchPerSummary(t, "What grew?", nil)
 	_, err := e.Search(t.Context(), p)
 	require.NoError(t, err)

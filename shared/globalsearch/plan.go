@@ -27,15 +27,22 @@ type Plan struct {
 	RunID string `json:"runId,omitempty"`
 	// Owner is the execution that started the run (docs/contract.md#query-ids):
 	// saving the plan makes it the owner of the id's result.
-	Owner           string    `json:"owner,omitempty"`
-	Params          Params    `json:"request"`
-	SummaryCount    int       `json:"summaryCount"`
-	Batches         []Batch   `json:"batches"`
-	OrphanClaims    int       `json:"orphanClaims"`
-	MissingChunks   int       `json:"missingChunks"`
-	AvailableLevels []int     `json:"availableLevels,omitempty"`
-	CreatedAt       time.Time `json:"createdAt"`
+	Owner        string  `json:"owner,omitempty"`
+	Params       Params  `json:"request"`
+	SummaryCount int     `json:"summaryCount"`
+	Batches      []Batch `json:"batches"`
+	IndexNotes
+	CreatedAt time.Time `json:"createdAt"`
+}
 
+// IndexNotes is what prepare noticed about the index on the way
+// (docs/contract.md#diagnostics): the plan keeps it, and the plan output
+// and the plan item embed it, so each note is declared once. Its fields
+// flatten into the JSON of whatever embeds it.
+type IndexNotes struct {
+	OrphanClaims    int   `json:"orphanClaims"`
+	MissingChunks   int   `json:"missingChunks"`
+	AvailableLevels []int `json:"availableLevels,omitempty"`
 	// EmptyNamespace says the namespace holds no summary at all, which
 	// usually means a misspelt namespace or an index never ingested.
 	EmptyNamespace      bool     `json:"emptyNamespace,omitempty"`

@@ -1,6 +1,9 @@
 package globalsearch
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Index opens the namespaces of an index for reading.
 type Index interface {
@@ -164,6 +167,11 @@ type Runs interface {
 	Results
 	ReduceCalls
 }
+
+// DefaultRunsTTL is how long a deployment keeps a run's items when the
+// template's RunsTtlDays is not given (docs/contract.md#tables): the runs
+// table's expiry and prepare's ExpiresAt for a Distributed Map's records.
+const DefaultRunsTTL = 7 * 24 * time.Hour
 
 // IndexWriter replaces the records of a namespace: the ingest and import
 // paths, never the search, write through it.

@@ -11,7 +11,7 @@ import (
 
 // SaveMapAnswer implements globalsearch.Answers: a put on the item of
 // (query id, run id, batch index), so a retried map task overwrites.
-func (s *Store) SaveMapAnswer(ctx context.Context, queryID, runID string, a globalsearch.MapAnswer) error {
+func (s *Runs) SaveMapAnswer(ctx context.Context, queryID, runID string, a globalsearch.MapAnswer) error {
 	if err := requireQueryID(queryID); err != nil {
 		return err
 	}
@@ -24,7 +24,7 @@ func (s *Store) SaveMapAnswer(ctx context.Context, queryID, runID string, a glob
 
 // MapAnswers implements globalsearch.Answers; sort-key order is batch
 // order.
-func (s *Store) MapAnswers(ctx context.Context, queryID, runID string) ([]globalsearch.MapAnswer, error) {
+func (s *Runs) MapAnswers(ctx context.Context, queryID, runID string) ([]globalsearch.MapAnswer, error) {
 	items, err := s.query(ctx, "map answers of query "+queryID, queryID, expression.Key(attrSK).BeginsWith(answerPrefix(runID)))
 	if err != nil {
 		return nil, err

@@ -137,12 +137,12 @@ func TestIngestFailsAtEveryWrite(t *testing.T) {
 					var before, after int
 					for k := int64(1); ; k++ {
 						tables := newTables(t, client)
-						clean := store.New(client, tables)
+						clean := newStores(t, client, tables)
 						require.NoError(t, clean.ReplaceNamespace(ctx, ns, old.Records))
 						wantPlan := planJSON(t, clean, ns)
 
 						fault := &writeFault{DynamoDBAPI: client, failAt: k, lost: lost}
-						err := store.New(fault, tables, store.WithBackoff(fastBackoff)).ReplaceNamespace(ctx, ns, next)
+						err := newStores(t, fault, tables, store.WithBackoff(fastBackoff)).ReplaceNamespace(ctx, ns, next)
 						if fault.writes.Load() < k {
 							require.NoError(t, err, "no call %d to fail", k)
 							break
@@ -220,7 +220,7 @@ func TestLegacyNamespace(t *testing.T) {
 		_, err := client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{tables.Index: puts[i:min(i+25, len(puts))]}})
 		require.NoError(t, err)
 	}
-	s := store.New(client, tables)
+	s := newStores(t, client, tables)
 	storetest.AssertNamespace(t, s, "old", legacy)
 
 	next := generate(5)
@@ -292,7 +292,7 @@ func TestSearchAcrossSwitch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			client := testenv.Minidyn(t)
 			tables := newTables(t, client)
-			clean := store.New(client, tables)
+			clean := newStores(t, client, tables)
 			require.NoError(t, clean.ReplaceNamespace(ctx, ns, next))
 			wantNext := planJSON(t, clean, ns)
 			require.NoError(t, clean.ReplaceNamespace(ctx, ns, old.Records))
@@ -300,7 +300,7 @@ func TestSearchAcrossSwitch(t *testing.T) {
 			require.NotEqual(t, string(wantOld), string(wantNext))
 
 			gate := &searchGate{DynamoDBAPI: client, readHeld: make(chan struct{})}
-			searching := store.New(gate, tables)
+			searching := newStores(t, gate, tables)
 			seed := int64(7)
 			p, err := globalsearch.Request{QueryID: "q-fixed", Namespace: ns, Query: "What are the main themes?", ShuffleSeed: &seed}.Params(globalsearch.SpecDefaults)
 			require.NoError(t, err)
@@ -316,7 +316,7 @@ func TestSearchAcrossSwitch(t *testing.T) {
 
 			ingest := &deleteGate{DynamoDBAPI: client, halfDeleted: make(chan struct{}), resume: make(chan struct{})}
 			ingested := make(chan error, 1)
-			go func() { ingested <- store.New(ingest, tables).ReplaceNamespace(ctx, ns, next) }()
+			go func() { ingested <- newStores(t, ingest, tables).ReplaceNamespace(ctx, ns, next) }()
 			if tc.halfway {
 				<-ingest.halfDeleted
 			} else {
@@ -347,10 +347,10 @@ func TestConcurrentIngests(t *testing.T) {
 	client := testenv.Minidyn(t)
 	tables := newTables(t, client)
 	a, b := generate(20), generate(7)
-	s := store.New(client, tables)
+	s := newStores(t, client, tables)
 	first := &pauseAfterPending{DynamoDBAPI: client, pending: make(chan struct{}), resume: make(chan struct{})}
 	errA := make(chan error, 1)
-	go func() { errA <- store.New(first, tables).ReplaceNamespace(ctx, "ns", a) }()
+	go func() { errA <- newStores(t, first, tables).ReplaceNamespace(ctx, "ns", a) }()
 	<-first.pending
 	require.NoError(t, s.ReplaceNamespace(ctx, "ns", b), "the second ingest switches first")
 	close(first.resume)

@@ -46,12 +46,12 @@ func BenchmarkLoadNamespace(b *testing.B) {
 	tables := store.Tables{Index: "bench-index"}
 	require.NoError(b, store.CreateTables(ctx, client, tables))
 	r := benchRecords()
-	require.NoError(b, store.New(client, tables).ReplaceNamespace(ctx, "bench", r))
+	require.NoError(b, newIndex(b, client, tables.Index).ReplaceNamespace(ctx, "bench", r))
 	// Pages of 1,000 items stand in for DynamoDB's 1 MB pages, which
 	// minidyn does not make.
 	const pageLimit = 1000
 	fake := &fakeClient{next: client}
-	s := store.New(fake, tables, store.WithQueryLimit(pageLimit))
+	s := newIndex(b, fake, tables.Index, store.WithQueryLimit(pageLimit))
 	ids := citedChunkIDs(r)
 	minimum := len(r.Summaries)/pageLimit + 1 + len(r.Claims)/pageLimit + 1 + ceilDiv(len(ids), 100)
 
@@ -97,7 +97,7 @@ func BenchmarkIngest(b *testing.B) {
 			tables := store.Tables{Index: "bench-index"}
 			require.NoError(b, store.CreateTables(ctx, client, tables))
 			fake := &fakeClient{next: client}
-			s := store.New(fake, tables)
+			s := newIndex(b, fake, tables.Index)
 			require.NoError(b, s.ReplaceNamespace(ctx, f.Namespace, f.Records))
 			fake.Reset()
 			for b.Loop() {

@@ -2,10 +2,13 @@ package store
 
 import (
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
 // Struct tags cannot name a constant: the key types must still encode to
@@ -35,4 +38,34 @@ func TestKeyTypesUseTheKeyAttributes(t *testing.T) {
 			assert.ElementsMatch(t, tc.want, got)
 		})
 	}
+}
+
+// The plan item embeds globalsearch.Plan but holds neither its batches
+// (items of their own) nor its owner (the result item's): exactly the
+// attributes it held when the header listed its fields by hand.
+func TestPlanItemAttributes(t *testing.T) {
+	p := globalsearch.Plan{
+		RunID: "r", Owner: "exec", Params: globalsearch.Params{QueryID: "q"}, SummaryCount: 2,
+		Batches: []globalsearch.Batch{{Content: "c"}},
+		IndexNotes: globalsearch.IndexNotes{OrphanClaims: 1, MissingChunks: 2, AvailableLevels: []int{0},
+			EmptyNamespace: true, AvailableNamespaces: []string{"a"}},
+		CreatedAt: time.Unix(1, 0),
+	}
+	header := planHeader{Plan: p, BatchCount: 1}
+	m, err := attributevalue.MarshalMapWithOptions(header, jsonTags)
+	require.NoError(t, err)
+	var got []string
+	for k := range m {
+		got = append(got, k)
+	}
+	assert.ElementsMatch(t, []string{"runId", "request", "summaryCount", "batchCount", "orphanClaims", "missingChunks",
+		"availableLevels", "createdAt", "emptyNamespace", "availableNamespaces"}, got)
+
+	var back planHeader
+	require.NoError(t, attributevalue.UnmarshalMapWithOptions(m, &back, jsonTagsDec))
+	assert.Equal(t, p.IndexNotes, back.IndexNotes)
+	assert.Equal(t, p.RunID, back.RunID)
+	assert.Equal(t, 1, back.BatchCount)
+	assert.Empty(t, back.Plan.Batches)
+	assert.Empty(t, back.Plan.Owner)
 }

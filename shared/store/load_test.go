@@ -146,10 +146,10 @@ func newPrepareReads(t testing.TB, leaves int, latency time.Duration) prepareRea
 	tables := store.Tables{Index: "load-index"}
 	require.NoError(t, store.CreateTables(ctx, raw, tables))
 	r := generate(leaves)
-	require.NoError(t, store.New(raw, tables).ReplaceNamespace(ctx, "ns", r))
+	require.NoError(t, newIndex(t, raw, tables.Index).ReplaceNamespace(ctx, "ns", r))
 	client := &latencyClient{DynamoDBAPI: raw, latency: latency}
 	client.reset()
-	s := store.New(client, tables, store.WithQueryLimit(loadPageLimit))
+	s := newIndex(t, client, tables.Index, store.WithQueryLimit(loadPageLimit))
 	p, err := globalsearch.Request{Namespace: "ns", Query: "What are the themes?"}.Params(globalsearch.SpecDefaults)
 	require.NoError(t, err)
 	pages := func(n int) int { return n/loadPageLimit + 1 } // a full last page needs one more
@@ -244,7 +244,7 @@ func (c *latencyClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, 
 // BatchWriteItems its save takes at the least: its batches, 25 to a call
 // (the request and result items go with the plan item's switch).
 type planWrites struct {
-	store      *store.Store
+	store      *store.Runs
 	client     *latencyClient
 	plan       globalsearch.Plan
 	batchWrite int
@@ -262,7 +262,7 @@ func newPlanWrites(t testing.TB, batches, contentBytes int, latency time.Duratio
 	client := &latencyClient{DynamoDBAPI: raw, latency: latency}
 	client.reset()
 	return planWrites{
-		store: store.New(client, tables), client: client, plan: plan,
+		store: newRuns(t, client, tables.Runs), client: client, plan: plan,
 		batchWrite: ceilDiv(batches, 25),
 	}
 }

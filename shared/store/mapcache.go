@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -20,15 +18,6 @@ import (
 // function reads what a cached answer says, and no run's data outlives the
 // runs TTL inside it.
 
-// DefaultCacheTTL is how long a cached map answer lives without
-// WithCacheTTL.
-const DefaultCacheTTL = 30 * 24 * time.Hour
-
-// WithCacheTTL sets how long a cached map answer lives after it is written.
-func WithCacheTTL(d time.Duration) Option { return func(s *Store) { s.cacheTTL = d } }
-
-var _ globalsearch.MapCache = (*Store)(nil)
-
 type cacheKey struct {
 	Key string `json:"key"`
 }
@@ -40,15 +29,10 @@ type cacheItem struct {
 	ExpiresAt  int64   `json:"expiresAt"`
 }
 
-var errNoCacheTable = errors.New("the store has no map cache table")
-
 // CachedMapAnswer implements globalsearch.MapCache. An item past its
 // expiresAt reads as absent: DynamoDB deletes expired items lazily. An
 // eventually consistent read is enough: a miss only costs a model call.
-func (s *Store) CachedMapAnswer(ctx context.Context, key string) (globalsearch.CachedAnswer, bool, error) {
-	if s.tables.MapCache == "" {
-		return globalsearch.CachedAnswer{}, false, errNoCacheTable
-	}
+func (s *Cache) CachedMapAnswer(ctx context.Context, key string) (globalsearch.CachedAnswer, bool, error) {
 	if err := globalsearch.CheckMapCacheKey(key); err != nil {
 		return globalsearch.CachedAnswer{}, false, err
 	}
@@ -56,7 +40,7 @@ func (s *Store) CachedMapAnswer(ctx context.Context, key string) (globalsearch.C
 	if err != nil {
 		return globalsearch.CachedAnswer{}, false, fmt.Errorf("encode map cache key: %w", err)
 	}
-	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.tables.MapCache, Key: k})
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: k})
 	if err != nil {
 		return globalsearch.CachedAnswer{}, false, wrap(err, "read map cache")
 	}
@@ -74,10 +58,7 @@ func (s *Store) CachedMapAnswer(ctx context.Context, key string) (globalsearch.C
 }
 
 // CacheMapAnswer implements globalsearch.MapCache.
-func (s *Store) CacheMapAnswer(ctx context.Context, key string, a globalsearch.CachedAnswer) error {
-	if s.tables.MapCache == "" {
-		return errNoCacheTable
-	}
+func (s *Cache) CacheMapAnswer(ctx context.Context, key string, a globalsearch.CachedAnswer) error {
 	if err := globalsearch.CheckMapCacheKey(key); err != nil {
 		return err
 	}
@@ -90,7 +71,7 @@ func (s *Store) CacheMapAnswer(ctx context.Context, key string, a globalsearch.C
 	if err := checkSize("map cache item", m); err != nil {
 		return err
 	}
-	if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.tables.MapCache, Item: m}); err != nil {
+	if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: m}); err != nil {
 		return wrap(err, "write map cache")
 	}
 	return nil

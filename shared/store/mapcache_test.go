@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/mapcache/cachetest"
 	"github.com/graphrag-global/graphrag-global/shared/store"
+	"github.com/graphrag-global/graphrag-global/shared/store/cachetest"
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
 
@@ -23,7 +23,9 @@ func newCacheStore(t *testing.T, client store.TablesAPI, api store.DynamoDBAPI, 
 	t.Helper()
 	tables := store.Tables{MapCache: fmt.Sprintf("cache-%d", tableSeq.Add(1))}
 	require.NoError(t, store.CreateTables(context.Background(), client, tables))
-	return store.New(api, tables, store.WithCacheTTL(ttl), store.WithClock(clock.Now))
+	c, err := store.NewCache(store.NewClient(api, store.WithCacheTTL(ttl), store.WithClock(clock.Now)), tables.MapCache)
+	require.NoError(t, err)
+	return c
 }
 
 func TestMapCacheConformanceMinidyn(t *testing.T) {
@@ -40,13 +42,27 @@ func TestMapCacheConformanceMoto(t *testing.T) {
 	})
 }
 
-func TestMapCacheWithoutTable(t *testing.T) {
-	s := store.New(testenv.Minidyn(t), store.Tables{Runs: "runs"})
-	key := globalsearch.MapCacheKey("m", "p", 1)
-	_, ok, err := s.CachedMapAnswer(context.Background(), key)
-	assert.EqualError(t, err, "the store has no map cache table")
-	assert.False(t, ok)
-	assert.EqualError(t, s.CacheMapAnswer(context.Background(), key, globalsearch.CachedAnswer{}), "the store has no map cache table")
+// A table type cannot be built without its table's name: a deployment
+// missing one fails at start-up, before any request, not at its first read
+// or write of that table (once the map-cache reads failed at run time).
+func TestTableWithoutName(t *testing.T) {
+	c := store.NewClient(testenv.Minidyn(t))
+	tests := []struct {
+		name  string
+		build func() (any, error)
+		want  string
+	}{
+		{"index", func() (any, error) { return store.NewIndex(c, "") }, "the index table has no name"},
+		{"runs", func() (any, error) { return store.NewRuns(c, "") }, "the runs table has no name"},
+		{"map cache", func() (any, error) { return store.NewCache(c, "") }, "the map cache table has no name"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.build()
+			assert.EqualError(t, err, tc.want)
+			assert.Nil(t, got)
+		})
+	}
 }
 
 // TestMapCacheErrors pins what each failure of the cache table reads as:

@@ -14,7 +14,7 @@ import (
 // runId, batchIndex, error and expiresAt), by batch index. Reduce reads
 // them so that no state payload grows with the batch count. Items of other
 // runs are never read; expired ones are ignored like every other item.
-func (s *Store) MapFailures(ctx context.Context, queryID, runID string) (map[int]string, error) {
+func (s *Runs) MapFailures(ctx context.Context, queryID, runID string) (map[int]string, error) {
 	if err := requireQueryID(queryID); err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
 
@@ -36,7 +35,7 @@ func failureItem(queryID, runID string, index int, errName string, expiresAt int
 func TestMapFailures(t *testing.T) {
 	client := testenv.Minidyn(t)
 	tables := newTables(t, client)
-	s := store.New(client, tables)
+	s := newRuns(t, client, tables.Runs)
 	ctx := context.Background()
 	later, earlier := time.Now().Add(time.Hour).Unix(), time.Now().Add(-time.Hour).Unix()
 	put := func(it map[string]types.AttributeValue) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -16,19 +15,23 @@ import (
 )
 
 // planHeader is the plan item: the plan without its batches, which have
-// items of their own so that no item outgrows 400 KB.
+// items of their own so that no item outgrows 400 KB, and without its
+// owner, which the result item holds. It embeds the plan, so a field added
+// to globalsearch.Plan is stored without a copy here; the two fields below
+// shadow the plan's (a shallower field of the same name wins in the
+// encoding) and stay empty, so the item holds neither.
 type planHeader struct {
-	RunID           string              `json:"runId,omitempty"`
-	Params          globalsearch.Params `json:"request"`
-	SummaryCount    int                 `json:"summaryCount"`
-	BatchCount      int                 `json:"batchCount"`
-	OrphanClaims    int                 `json:"orphanClaims"`
-	MissingChunks   int                 `json:"missingChunks"`
-	AvailableLevels []int               `json:"availableLevels,omitempty"`
-	CreatedAt       time.Time           `json:"createdAt"`
+	globalsearch.Plan
+	BatchCount int                  `json:"batchCount"`
+	Batches    []globalsearch.Batch `json:"batches,omitempty"`
+	Owner      string               `json:"owner,omitempty"`
+}
 
-	EmptyNamespace      bool     `json:"emptyNamespace,omitempty"`
-	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`
+// planItems are the encoded items of one save: every batch, the plan
+// item, the request and the result that names the new run.
+type planItems struct {
+	batches                []types.WriteRequest
+	plan, request, running item
 }
 
 // SavePlan implements globalsearch.Plans. A new run is written beside the
@@ -50,59 +53,96 @@ type planHeader struct {
 // the other save's, whole. The leftovers of a failed save, or of a failed
 // step 3, are keyed by runs nothing reads and expire with them. All items
 // of one save share one expiry, so the plan never outlives its batches.
-func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
+func (s *Runs) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	id := p.Params.QueryID
-	if err := requireQueryID(id); err != nil {
+	items, err := s.encodePlan(p)
+	if err != nil {
 		return err
 	}
+	// Every item is encoded and checked; only now read or write anything.
+	old, err := s.currentPlan(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := s.batchWrite(ctx, s.table, items.batches); err != nil {
+		return fmt.Errorf("save plan of query %s: %w", id, err)
+	}
+	if err := s.switchPlan(ctx, p, old, items); err != nil {
+		return err
+	}
+	s.dropReplaced(ctx, id, old, p)
+	return nil
+}
+
+// encodePlan checks p and encodes every item a save writes, all with one
+// expiry.
+func (s *Runs) encodePlan(p globalsearch.Plan) (planItems, error) {
+	id := p.Params.QueryID
+	if err := requireQueryID(id); err != nil {
+		return planItems{}, err
+	}
 	if len(p.Batches) > maxBatchIndex+1 {
-		return globalsearch.Errorf(globalsearch.KindPlanTooLarge, "plan of query %s has %d batches; the runs table holds at most %d", id, len(p.Batches), maxBatchIndex+1)
+		return planItems{}, globalsearch.Errorf(globalsearch.KindPlanTooLarge, "plan of query %s has %d batches; the runs table holds at most %d", id, len(p.Batches), maxBatchIndex+1)
 	}
 	exp := s.expiresAt()
+	var items planItems
+	var err error
+	if items.batches, err = s.encodeBatches(p, exp); err != nil {
+		return planItems{}, err
+	}
 	params := p.Params
+	header := planHeader{Plan: p, BatchCount: len(p.Batches)}
+	header.Plan.Batches, header.Plan.Owner = nil, ""
+	if items.plan, err = s.marshalRun("plan of query "+id, runItem{QueryID: id, SK: skPlan, ExpiresAt: exp, Plan: &header}); err != nil {
+		return planItems{}, err
+	}
+	if items.request, err = s.marshalRun("request of query "+id, runItem{QueryID: id, SK: skRequest, ExpiresAt: exp, Request: &params}); err != nil {
+		return planItems{}, err
+	}
+	items.running, err = s.marshalRun("result of query "+id, runItem{QueryID: id, SK: skResult, ExpiresAt: exp, RunID: p.RunID, Owner: cmp.Or(p.Owner, id), Status: string(globalsearch.StatusRunning)})
+	if err != nil {
+		return planItems{}, err
+	}
+	return items, nil
+}
+
+// encodeBatches encodes the batches of p, keyed by its run; a batch out of
+// its place is a bug of the caller.
+func (s *Runs) encodeBatches(p globalsearch.Plan, exp int64) ([]types.WriteRequest, error) {
+	id := p.Params.QueryID
 	batches := make([]types.WriteRequest, 0, len(p.Batches))
 	for i := range p.Batches {
 		b := p.Batches[i]
 		if b.Index != i {
-			return globalsearch.Errorf(globalsearch.KindInternal, "plan of query %s: batch at position %d has index %d", id, i, b.Index)
+			return nil, globalsearch.Errorf(globalsearch.KindInternal, "plan of query %s: batch at position %d has index %d", id, i, b.Index)
 		}
 		b.RunID = p.RunID
 		m, err := s.marshalRun(fmt.Sprintf("batch %d of query %s", i, id), runItem{QueryID: id, SK: batchSK(p.RunID, i), ExpiresAt: exp, Batch: &b})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		batches = append(batches, types.WriteRequest{PutRequest: &types.PutRequest{Item: m}})
 	}
-	header := planHeader{
-		RunID: p.RunID, Params: params, SummaryCount: p.SummaryCount, BatchCount: len(p.Batches),
-		OrphanClaims: p.OrphanClaims, MissingChunks: p.MissingChunks,
-		AvailableLevels: p.AvailableLevels, CreatedAt: p.CreatedAt,
-		EmptyNamespace: p.EmptyNamespace, AvailableNamespaces: p.AvailableNamespaces,
-	}
-	planItem, err := s.marshalRun("plan of query "+id, runItem{QueryID: id, SK: skPlan, ExpiresAt: exp, Plan: &header})
-	if err != nil {
-		return err
-	}
-	reqItem, err := s.marshalRun("request of query "+id, runItem{QueryID: id, SK: skRequest, ExpiresAt: exp, Request: &params})
-	if err != nil {
-		return err
-	}
-	resItem, err := s.marshalRun("result of query "+id, runItem{QueryID: id, SK: skResult, ExpiresAt: exp, RunID: p.RunID, Owner: cmp.Or(p.Owner, id), Status: string(globalsearch.StatusRunning)})
-	if err != nil {
-		return err
-	}
+	return batches, nil
+}
 
-	// Every item is encoded and checked; only now read or write anything.
-	var old *planHeader
-	switch it, err := s.get(ctx, "plan of query "+id, id, skPlan); {
-	case err == nil && it.Plan != nil:
-		old = it.Plan
-	case err != nil && !errors.Is(err, globalsearch.ErrNotFound):
-		return err
+// currentPlan reads the plan item a save replaces: nil when there is none.
+func (s *Runs) currentPlan(ctx context.Context, queryID string) (*planHeader, error) {
+	it, err := s.get(ctx, "plan of query "+queryID, queryID, skPlan)
+	switch {
+	case err == nil:
+		return it.Plan, nil
+	case errors.Is(err, globalsearch.ErrNotFound):
+		return nil, nil
 	}
-	if err := s.batchWrite(ctx, s.tables.Runs, batches); err != nil {
-		return fmt.Errorf("save plan of query %s: %w", id, err)
-	}
+	return nil, err
+}
+
+// switchPlan makes p's run the current one with one transaction, only if
+// the plan is still old (or absent, when old is nil). A save that lost the
+// switch deletes the batches it wrote and is refused.
+func (s *Runs) switchPlan(ctx context.Context, p globalsearch.Plan, old *planHeader, items planItems) error {
+	id := p.Params.QueryID
 	cond := absentOrExpired(s.now().Unix())
 	if old != nil {
 		cond = expression.Name("plan.runId").Equal(expression.Value(old.RunID))
@@ -113,11 +153,11 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	}
 	_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{Put: &types.Put{
-			TableName: &s.tables.Runs, Item: planItem,
+			TableName: &s.table, Item: items.plan,
 			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}},
-		{Put: &types.Put{TableName: &s.tables.Runs, Item: reqItem}},
-		{Put: &types.Put{TableName: &s.tables.Runs, Item: resItem}},
+		{Put: &types.Put{TableName: &s.table, Item: items.request}},
+		{Put: &types.Put{TableName: &s.table, Item: items.running}},
 	}})
 	if _, lost := conditionFailed(err, 0); lost {
 		s.deleteKeys(ctx, id, runBatchKeys(p.RunID, 0, len(p.Batches)))
@@ -126,19 +166,24 @@ func (s *Store) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	if err != nil {
 		return wrap(err, "save plan of query %s", id)
 	}
-	if old == nil {
-		return nil
-	}
-	if old.RunID == p.RunID {
-		s.deleteKeys(ctx, id, runBatchKeys(old.RunID, len(p.Batches), old.BatchCount))
-		return nil
-	}
-	stale := runBatchKeys(old.RunID, 0, old.BatchCount)
-	for i := range old.BatchCount {
-		stale = append(stale, answerSK(old.RunID, i))
-	}
-	s.deleteKeys(ctx, id, append(stale, reduceSK(old.RunID)))
 	return nil
+}
+
+// dropReplaced deletes what the switch to p left unreachable of the old
+// plan: a resave of the same run drops only the batches past p's, a new
+// run drops the old run's batches, answers and reduce count.
+func (s *Runs) dropReplaced(ctx context.Context, queryID string, old *planHeader, p globalsearch.Plan) {
+	switch {
+	case old == nil:
+	case old.RunID == p.RunID:
+		s.deleteKeys(ctx, queryID, runBatchKeys(old.RunID, len(p.Batches), old.BatchCount))
+	default:
+		stale := runBatchKeys(old.RunID, 0, old.BatchCount)
+		for i := range old.BatchCount {
+			stale = append(stale, answerSK(old.RunID, i))
+		}
+		s.deleteKeys(ctx, queryID, append(stale, reduceSK(old.RunID)))
+	}
 }
 
 // runBatchKeys are the sort keys of batches from to to (excluded) of a run.
@@ -154,7 +199,7 @@ func runBatchKeys(runID string, from, to int) []string {
 // replaced run's, a refused save's). It is best effort: what it leaves is
 // keyed by a run that is not the current one, so it is never read, and it
 // expires with that run.
-func (s *Store) deleteKeys(ctx context.Context, queryID string, sks []string) {
+func (s *Runs) deleteKeys(ctx context.Context, queryID string, sks []string) {
 	deletes := make([]types.WriteRequest, 0, len(sks))
 	for _, sk := range sks {
 		key, err := attributevalue.MarshalMapWithOptions(runKey{queryID, sk}, jsonTags)
@@ -163,21 +208,31 @@ func (s *Store) deleteKeys(ctx context.Context, queryID string, sks []string) {
 		}
 		deletes = append(deletes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key}})
 	}
-	_ = s.batchWrite(ctx, s.tables.Runs, deletes) // best effort, as above
+	_ = s.batchWrite(ctx, s.table, deletes) // best effort, as above
 }
 
 // Plan implements globalsearch.Plans: the plan item (one GetItem), then
 // its run's batches, one paginated Query.
-func (s *Store) Plan(ctx context.Context, queryID string) (globalsearch.Plan, error) {
+func (s *Runs) Plan(ctx context.Context, queryID string) (globalsearch.Plan, error) {
 	what := "plan of query " + queryID
-	it, err := s.get(ctx, what, queryID, skPlan)
+	header, err := s.planItem(ctx, what, queryID)
 	if err != nil {
 		return globalsearch.Plan{}, err
 	}
-	if it.Plan == nil {
-		return globalsearch.Plan{}, fmt.Errorf("%s has no plan attribute", what)
+	return s.readPlan(ctx, what, queryID, header)
+}
+
+// planItem reads the plan item of a query id; one without its plan
+// attribute is corrupt.
+func (s *Runs) planItem(ctx context.Context, what, queryID string) (*planHeader, error) {
+	it, err := s.get(ctx, what, queryID, skPlan)
+	if err != nil {
+		return nil, err
 	}
-	return s.readPlan(ctx, what, queryID, it.Plan)
+	if it.Plan == nil {
+		return nil, fmt.Errorf("%s has no plan attribute", what)
+	}
+	return it.Plan, nil
 }
 
 // batchMetaAttrs are the attributes PlanMeta reads of each batch: all but
@@ -192,20 +247,17 @@ var batchMetaAttrs = []string{
 // charged for) the same items but sends and decodes a small fraction of
 // their bytes. The plan item is read whole on its own because an emulator
 // (minidyn) rounds large numbers such as the seed in projected maps.
-func (s *Store) PlanMeta(ctx context.Context, queryID string) (globalsearch.Plan, error) {
+func (s *Runs) PlanMeta(ctx context.Context, queryID string) (globalsearch.Plan, error) {
 	what := "plan metadata of query " + queryID
-	it, err := s.get(ctx, what, queryID, skPlan)
+	header, err := s.planItem(ctx, what, queryID)
 	if err != nil {
 		return globalsearch.Plan{}, err
 	}
-	if it.Plan == nil {
-		return globalsearch.Plan{}, fmt.Errorf("%s has no plan attribute", what)
-	}
-	return s.readPlan(ctx, what, queryID, it.Plan, batchMetaAttrs...)
+	return s.readPlan(ctx, what, queryID, header, batchMetaAttrs...)
 }
 
 // readPlan reads the batches of the run of a plan item.
-func (s *Store) readPlan(ctx context.Context, what, queryID string, header *planHeader, project ...string) (globalsearch.Plan, error) {
+func (s *Runs) readPlan(ctx context.Context, what, queryID string, header *planHeader, project ...string) (globalsearch.Plan, error) {
 	items, err := s.query(ctx, what, queryID, expression.Key(attrSK).BeginsWith(batchPrefix(header.RunID)), project...)
 	if err != nil {
 		return globalsearch.Plan{}, err
@@ -224,17 +276,14 @@ func (s *Store) readPlan(ctx context.Context, what, queryID string, header *plan
 			return globalsearch.Plan{}, fmt.Errorf("%s: batch %d of %d is missing", what, i, header.BatchCount)
 		}
 	}
-	return globalsearch.Plan{
-		RunID: header.RunID, Params: header.Params, SummaryCount: header.SummaryCount, Batches: batches,
-		OrphanClaims: header.OrphanClaims, MissingChunks: header.MissingChunks,
-		AvailableLevels: header.AvailableLevels, CreatedAt: header.CreatedAt,
-		EmptyNamespace: header.EmptyNamespace, AvailableNamespaces: header.AvailableNamespaces,
-	}, nil
+	plan := header.Plan
+	plan.Batches = batches
+	return plan, nil
 }
 
 // Batch implements globalsearch.Plans: the plan item names the current
 // run, whose batch is one more GetItem.
-func (s *Store) Batch(ctx context.Context, queryID string, index int) (globalsearch.Batch, error) {
+func (s *Runs) Batch(ctx context.Context, queryID string, index int) (globalsearch.Batch, error) {
 	what := fmt.Sprintf("batch %d of query %s", index, queryID)
 	if index < 0 || index > maxBatchIndex {
 		return globalsearch.Batch{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)

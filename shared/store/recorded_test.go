@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
 
@@ -23,7 +22,7 @@ import (
 func TestRecordedFailure(t *testing.T) {
 	client := testenv.Minidyn(t)
 	tables := newTables(t, client)
-	s := store.New(client, tables)
+	s := newRuns(t, client, tables.Runs)
 	ctx := context.Background()
 	cases := []struct {
 		name      string

@@ -15,7 +15,7 @@ import (
 
 // AddReduceCall implements globalsearch.ReduceCalls with an atomic ADD, so
 // concurrent or retried invocations never lose a count.
-func (s *Store) AddReduceCall(ctx context.Context, queryID, runID string) (int, error) {
+func (s *Runs) AddReduceCall(ctx context.Context, queryID, runID string) (int, error) {
 	if err := requireQueryID(queryID); err != nil {
 		return 0, err
 	}
@@ -31,7 +31,7 @@ func (s *Store) AddReduceCall(ctx context.Context, queryID, runID string) (int, 
 		return 0, fmt.Errorf("build update of %s: %w", what, err)
 	}
 	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.tables.Runs,
+		TableName:                 &s.table,
 		Key:                       key,
 		UpdateExpression:          expr.Update(),
 		ExpressionAttributeNames:  expr.Names(),
@@ -49,7 +49,7 @@ func (s *Store) AddReduceCall(ctx context.Context, queryID, runID string) (int, 
 }
 
 // ReduceCalls implements globalsearch.ReduceCalls.
-func (s *Store) ReduceCalls(ctx context.Context, queryID, runID string) (int, error) {
+func (s *Runs) ReduceCalls(ctx context.Context, queryID, runID string) (int, error) {
 	it, err := s.get(ctx, "reduce calls of query "+queryID, queryID, reduceSK(runID))
 	switch {
 	case errors.Is(err, globalsearch.ErrNotFound):

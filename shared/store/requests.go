@@ -21,7 +21,7 @@ import (
 // so a new request is never served an earlier request's answer
 // (docs/contract.md#query-ids). Both carry one expiry. Two concurrent
 // starts of one query id store one request.
-func (s *Store) CreateRequest(ctx context.Context, p globalsearch.Params, owner string) (globalsearch.Params, bool, error) {
+func (s *Runs) CreateRequest(ctx context.Context, p globalsearch.Params, owner string) (globalsearch.Params, bool, error) {
 	if err := requireQueryID(p.QueryID); err != nil {
 		return globalsearch.Params{}, false, err
 	}
@@ -44,11 +44,11 @@ func (s *Store) CreateRequest(ctx context.Context, p globalsearch.Params, owner 
 	}
 	_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{Put: &types.Put{
-			TableName: &s.tables.Runs, Item: req,
+			TableName: &s.table, Item: req,
 			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
-		{Put: &types.Put{TableName: &s.tables.Runs, Item: res}},
+		{Put: &types.Put{TableName: &s.table, Item: res}},
 	}})
 	if err == nil {
 		return p, true, nil
@@ -94,7 +94,7 @@ func conditionFailed(err error, i int) (item, bool) {
 }
 
 // Request implements globalsearch.Requests.
-func (s *Store) Request(ctx context.Context, queryID string) (globalsearch.Params, error) {
+func (s *Runs) Request(ctx context.Context, queryID string) (globalsearch.Params, error) {
 	it, err := s.get(ctx, "request of query "+queryID, queryID, skRequest)
 	if err != nil {
 		return globalsearch.Params{}, err

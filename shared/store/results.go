@@ -22,7 +22,7 @@ import (
 // item naming that run, as SavePlan wrote it: a newer plan, or a failure
 // recorded since, makes it fail. Without one it also clears the run, so
 // the runs before it can no longer save theirs.
-func (s *Store) SaveResult(ctx context.Context, r globalsearch.Result, runID string) error {
+func (s *Runs) SaveResult(ctx context.Context, r globalsearch.Result, runID string) error {
 	if err := requireQueryID(r.QueryID); err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (s *Store) SaveResult(ctx context.Context, r globalsearch.Result, runID str
 }
 
 // Result implements globalsearch.Results.
-func (s *Store) Result(ctx context.Context, queryID string) (globalsearch.Result, error) {
+func (s *Runs) Result(ctx context.Context, queryID string) (globalsearch.Result, error) {
 	what := "result of query " + queryID
 	it, err := s.get(ctx, what, queryID, skResult)
 	if err != nil {

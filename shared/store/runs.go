@@ -66,15 +66,15 @@ type runKey struct {
 func jsonTags(o *attributevalue.EncoderOptions)    { o.TagKey = "json" }
 func jsonTagsDec(o *attributevalue.DecoderOptions) { o.TagKey = "json" }
 
-func (s *Store) expiresAt() int64 { return s.now().Add(s.ttl).Unix() }
+func (s *Runs) expiresAt() int64 { return s.now().Add(s.ttl).Unix() }
 
 // alive reports whether an item has not expired; DynamoDB may still return
 // an expired item until its TTL sweep gets to it.
-func (s *Store) alive(it runItem) bool {
+func (s *Runs) alive(it runItem) bool {
 	return it.ExpiresAt == 0 || it.ExpiresAt > s.now().Unix()
 }
 
-func (s *Store) marshalRun(what string, it runItem) (item, error) {
+func (s *Runs) marshalRun(what string, it runItem) (item, error) {
 	m, err := attributevalue.MarshalMapWithOptions(it, jsonTags)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", what, err)
@@ -85,12 +85,12 @@ func (s *Store) marshalRun(what string, it runItem) (item, error) {
 	return m, nil
 }
 
-func (s *Store) put(ctx context.Context, what string, it runItem) error {
+func (s *Runs) put(ctx context.Context, what string, it runItem) error {
 	m, err := s.marshalRun(what, it)
 	if err != nil {
 		return err
 	}
-	if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.tables.Runs, Item: m}); err != nil {
+	if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: m}); err != nil {
 		return wrap(err, "save %s", what)
 	}
 	return nil
@@ -98,7 +98,7 @@ func (s *Store) put(ctx context.Context, what string, it runItem) error {
 
 // updateIf applies the update (and condition) b holds to one item. A
 // failed condition is not an error: it comes back as true.
-func (s *Store) updateIf(ctx context.Context, verb, what, queryID, sk string, b expression.Builder) (bool, error) {
+func (s *Runs) updateIf(ctx context.Context, verb, what, queryID, sk string, b expression.Builder) (bool, error) {
 	key, err := attributevalue.MarshalMapWithOptions(runKey{queryID, sk}, jsonTags)
 	if err != nil {
 		return false, fmt.Errorf("encode key of %s: %w", what, err)
@@ -108,7 +108,7 @@ func (s *Store) updateIf(ctx context.Context, verb, what, queryID, sk string, b 
 		return false, fmt.Errorf("build update of %s: %w", what, err)
 	}
 	_, err = s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.tables.Runs, Key: key,
+		TableName: &s.table, Key: key,
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	})
@@ -123,7 +123,7 @@ func (s *Store) updateIf(ctx context.Context, verb, what, queryID, sk string, b 
 }
 
 // get reads one item; a missing or expired item is ErrNotFound.
-func (s *Store) get(ctx context.Context, what, queryID, sk string) (runItem, error) {
+func (s *Runs) get(ctx context.Context, what, queryID, sk string) (runItem, error) {
 	if queryID == "" {
 		return runItem{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
 	}
@@ -132,7 +132,7 @@ func (s *Store) get(ctx context.Context, what, queryID, sk string) (runItem, err
 		return runItem{}, fmt.Errorf("encode key of %s: %w", what, err)
 	}
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &s.tables.Runs, Key: key, ConsistentRead: aws.Bool(true),
+		TableName: &s.table, Key: key, ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return runItem{}, wrap(err, "read %s", what)
@@ -151,7 +151,7 @@ func (s *Store) get(ctx context.Context, what, queryID, sk string) (runItem, err
 
 // query reads every live item of a run whose sort key the condition
 // selects, in sort-key order; with project, only those attribute paths.
-func (s *Store) query(ctx context.Context, what, queryID string, sk expression.KeyConditionBuilder, project ...string) ([]runItem, error) {
+func (s *Runs) query(ctx context.Context, what, queryID string, sk expression.KeyConditionBuilder, project ...string) ([]runItem, error) {
 	if queryID == "" {
 		return nil, nil
 	}
@@ -164,7 +164,7 @@ func (s *Store) query(ctx context.Context, what, queryID string, sk expression.K
 		}
 		b = b.WithProjection(expression.NamesList(names[0], names[1:]...))
 	}
-	items, err := s.queryAll(ctx, s.tables.Runs, b, true)
+	items, err := s.queryAll(ctx, s.table, b, true)
 	if err != nil {
 		return nil, wrap(err, "read %s", what)
 	}

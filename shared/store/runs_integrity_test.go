@@ -45,9 +45,9 @@ func TestNewRequestNeverReadsOldResult(t *testing.T) {
 		// any new claim.
 		expiresWithRun bool
 		// old leaves a result under the id, the clock at its start.
-		old func(t *testing.T, ctx context.Context, s *store.Store, c *clock, client *dynamodb.Client, tables store.Tables)
+		old func(t *testing.T, ctx context.Context, s stores, c *clock, client *dynamodb.Client, tables store.Tables)
 	}{
-		{"a result saved late in its run", true, func(t *testing.T, ctx context.Context, s *store.Store, c *clock, _ *dynamodb.Client, _ store.Tables) {
+		{"a result saved late in its run", true, func(t *testing.T, ctx context.Context, s stores, c *clock, _ *dynamodb.Client, _ store.Tables) {
 			_, created, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q", Query: "old question"}, "")
 			require.NoError(t, err)
 			require.True(t, created)
@@ -56,7 +56,7 @@ func TestNewRequestNeverReadsOldResult(t *testing.T) {
 			c.now = c.now.Add(ttl / 2)
 			require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "q", Status: globalsearch.StatusCompleted, Answer: "old answer"}, "run-old"))
 		}},
-		{"a result item without expiry", false, func(t *testing.T, ctx context.Context, s *store.Store, _ *clock, client *dynamodb.Client, tables store.Tables) {
+		{"a result item without expiry", false, func(t *testing.T, ctx context.Context, s stores, _ *clock, client *dynamodb.Client, tables store.Tables) {
 			_, created, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q", Query: "old question"}, "")
 			require.NoError(t, err)
 			require.True(t, created)
@@ -74,7 +74,7 @@ func TestNewRequestNeverReadsOldResult(t *testing.T) {
 				client := open(t)
 				tables := newTables(t, client)
 				c := &clock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-				s := store.New(client, tables, store.WithClock(c.Now), store.WithTTL(ttl))
+				s := newStores(t, client, tables, store.WithClock(c.Now), store.WithTTL(ttl))
 				start := c.now
 				tc.old(t, ctx, s, c, client, tables)
 				_, err := s.Result(ctx, "q")
@@ -165,11 +165,11 @@ func TestRacingPrepares(t *testing.T) {
 			ctx := context.Background()
 			client := open(t)
 			tables := newTables(t, client)
-			s := store.New(client, tables)
+			s := newStores(t, client, tables)
 			_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q", Query: "q?"}, "")
 			require.NoError(t, err)
 			gate := &planGate{DynamoDBAPI: client, reached: make(chan struct{}), release: make(chan struct{})}
-			a := store.New(gate, tables)
+			a := newStores(t, gate, tables)
 
 			planA, planB := runPlan("q", "run-a", 3), runPlan("q", "run-b", 2)
 			errA := make(chan error, 1)
@@ -217,7 +217,7 @@ func TestSavePlanFailsMidway(t *testing.T) {
 			client := open(t)
 			// How many write calls a save makes, counted on a clean one.
 			count := &writeFault{DynamoDBAPI: client}
-			counted := store.New(count, newTables(t, client))
+			counted := newStores(t, count, newTables(t, client))
 			require.NoError(t, counted.SavePlan(ctx, runPlan("q", "run-old", oldBatches)))
 			count.writes.Store(0)
 			require.NoError(t, counted.SavePlan(ctx, runPlan("q", "run-new", newBatches)))
@@ -227,7 +227,7 @@ func TestSavePlanFailsMidway(t *testing.T) {
 			for n := 1; n <= calls; n++ {
 				t.Run(fmt.Sprintf("write %d of %d", n, calls), func(t *testing.T) {
 					tables := newTables(t, client)
-					s := store.New(client, tables, store.WithBackoff(fastBackoff))
+					s := newStores(t, client, tables, store.WithBackoff(fastBackoff))
 					old := runPlan("q", "run-old", oldBatches)
 					require.NoError(t, s.SavePlan(ctx, old))
 					oldResult := globalsearch.Result{QueryID: "q", Status: globalsearch.StatusCompleted, Answer: "old answer"}
@@ -236,7 +236,7 @@ func TestSavePlanFailsMidway(t *testing.T) {
 					require.NoError(t, err)
 
 					f := &writeFault{DynamoDBAPI: client, failAt: int64(n)}
-					saveErr := store.New(f, tables, store.WithBackoff(fastBackoff)).SavePlan(ctx, runPlan("q", "run-new", newBatches))
+					saveErr := newStores(t, f, tables, store.WithBackoff(fastBackoff)).SavePlan(ctx, runPlan("q", "run-new", newBatches))
 					got, err := s.Plan(ctx, "q")
 					require.NoError(t, err, "a plan reads whole after a failure at write %d (save: %v)", n, saveErr)
 					if saveErr != nil {

@@ -1,7 +1,10 @@
-// Package store is the DynamoDB adapter of the search: it reads and replaces
-// the namespaces of the index table (globalsearch.Index, IndexWriter) and
-// keeps the runs table (globalsearch.Runs). Its in-process twin is
-// store/memstore; both pass the conformance suite in store/storetest.
+// Package store is the DynamoDB adapter of the search, one type per table
+// over one shared Client: Index reads and replaces the namespaces of the
+// index table (globalsearch.Index, IndexWriter), Runs keeps the runs table
+// (globalsearch.Runs) and Cache the map-answer cache table
+// (globalsearch.MapCache). Its in-process twins are store/memstore and
+// store/dircache; they pass the conformance suites in store/storetest and
+// store/cachetest.
 //
 // Index table: partition key `namespace` (S), sort key `sk` (S) with a typed
 // prefix, `summary#<id>`, `claim#<id>` or `chunk#<id>`; the record's fields
@@ -71,19 +74,12 @@ type DynamoDBAPI interface {
 	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 }
 
-// Tables names the tables. A store used only as an index may leave Runs
-// empty, and the other way round; MapCache is set only for the map
-// function, the one user of the map-answer cache.
-type Tables struct {
-	Index    string
-	Runs     string
-	MapCache string
-}
-
-// Store is the DynamoDB adapter. It is safe for concurrent use.
-type Store struct {
+// Client is what every table type shares: the DynamoDB client, the clock,
+// the retry bounds and the TTLs. It reaches no table by itself; Index, Runs
+// and Cache each add one table's name, so a function's wiring shows in its
+// types which tables it may touch (docs/contract.md#tables).
+type Client struct {
 	client     DynamoDBAPI
-	tables     Tables
 	ttl        time.Duration
 	cacheTTL   time.Duration
 	now        func() time.Time
@@ -91,13 +87,34 @@ type Store struct {
 	queryLimit int32
 }
 
-var (
-	_ globalsearch.Index       = (*Store)(nil)
-	_ globalsearch.IndexWriter = (*Store)(nil)
-	_ globalsearch.Runs        = (*Store)(nil)
-)
+// Index is the index table (globalsearch.Index, IndexWriter,
+// NamespaceLister). It is safe for concurrent use.
+type Index struct {
+	*Client
+	table string
+}
 
-var _ globalsearch.NamespaceLister = (*Store)(nil)
+// Runs is the runs table (globalsearch.Runs and the failures a Distributed
+// Map recorded). It is safe for concurrent use.
+type Runs struct {
+	*Client
+	table string
+}
+
+// Cache is the map-answer cache table (globalsearch.MapCache). It is safe
+// for concurrent use.
+type Cache struct {
+	*Client
+	table string
+}
+
+var (
+	_ globalsearch.Index           = (*Index)(nil)
+	_ globalsearch.IndexWriter     = (*Index)(nil)
+	_ globalsearch.NamespaceLister = (*Index)(nil)
+	_ globalsearch.Runs            = (*Runs)(nil)
+	_ globalsearch.MapCache        = (*Cache)(nil)
+)
 
 // Backoff bounds the retries of unprocessed batch items and keys. Attempts
 // counts calls that made no progress in a row: a call that gets some items
@@ -109,40 +126,75 @@ type Backoff struct {
 	Attempts int
 }
 
-// DefaultBackoff is the backoff of a store built without WithBackoff: about
+// DefaultBackoff is the backoff of a client built without WithBackoff: about
 // six seconds of waiting at most before giving up.
 var DefaultBackoff = Backoff{Base: 50 * time.Millisecond, Max: 2 * time.Second, Attempts: 8}
 
-// DefaultTTL is how long runs-table items live without WithTTL.
-const DefaultTTL = 7 * 24 * time.Hour
+// Option configures a Client.
+type Option func(*Client)
 
-// Option configures a Store.
-type Option func(*Store)
+// WithTTL sets how long runs-table items live after their last write
+// (default globalsearch.DefaultRunsTTL).
+func WithTTL(d time.Duration) Option { return func(c *Client) { c.ttl = d } }
 
-// WithTTL sets how long runs-table items live after their last write.
-func WithTTL(d time.Duration) Option { return func(s *Store) { s.ttl = d } }
+// WithCacheTTL sets how long a cached map answer lives after it is written
+// (default globalsearch.DefaultMapCacheTTL).
+func WithCacheTTL(d time.Duration) Option { return func(c *Client) { c.cacheTTL = d } }
 
 // WithClock sets the clock that stamps and checks expiresAt.
-func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+func WithClock(now func() time.Time) Option { return func(c *Client) { c.now = now } }
 
 // WithBackoff sets the retry bounds for unprocessed batch items and keys.
-func WithBackoff(b Backoff) Option { return func(s *Store) { s.backoff = b } }
+func WithBackoff(b Backoff) Option { return func(c *Client) { c.backoff = b } }
 
 // WithQueryLimit caps the items of one Query page (0: DynamoDB's 1 MB
 // pages). Tests use it to force pagination on emulators that ignore the
 // 1 MB page size.
-func WithQueryLimit(n int32) Option { return func(s *Store) { s.queryLimit = n } }
+func WithQueryLimit(n int32) Option { return func(c *Client) { c.queryLimit = n } }
 
-// New returns a store over the given tables.
-func New(client DynamoDBAPI, tables Tables, opts ...Option) *Store {
-	s := &Store{client: client, tables: tables, ttl: DefaultTTL, cacheTTL: DefaultCacheTTL, now: time.Now, backoff: DefaultBackoff}
+// NewClient returns the shared part of the table types over api.
+func NewClient(api DynamoDBAPI, opts ...Option) *Client {
+	c := &Client{client: api, ttl: globalsearch.DefaultRunsTTL, cacheTTL: globalsearch.DefaultMapCacheTTL, now: time.Now, backoff: DefaultBackoff}
 	for _, o := range opts {
-		o(s)
+		o(c)
 	}
-	if s.backoff.Attempts < 1 {
-		s.backoff.Attempts = 1
+	if c.backoff.Attempts < 1 {
+		c.backoff.Attempts = 1
 	}
-	return s
+	return c
+}
+
+// named refuses a table without a name when it is built, so a deployment
+// that lacks one fails at start-up, not at its first read.
+func named(what, table string) error {
+	if table == "" {
+		return fmt.Errorf("the %s table has no name", what)
+	}
+	return nil
+}
+
+// NewIndex returns the index table called table.
+func NewIndex(c *Client, table string) (*Index, error) {
+	if err := named("index", table); err != nil {
+		return nil, err
+	}
+	return &Index{Client: c, table: table}, nil
+}
+
+// NewRuns returns the runs table called table.
+func NewRuns(c *Client, table string) (*Runs, error) {
+	if err := named("runs", table); err != nil {
+		return nil, err
+	}
+	return &Runs{Client: c, table: table}, nil
+}
+
+// NewCache returns the map-answer cache table called table.
+func NewCache(c *Client, table string) (*Cache, error) {
+	if err := named("map cache", table); err != nil {
+		return nil, err
+	}
+	return &Cache{Client: c, table: table}, nil
 }
 
 // throttleCodes are the error codes DynamoDB answers when it refuses for
@@ -186,7 +238,7 @@ func transactionBusy(err error) bool {
 // sleep waits before retry number n (0-based) of calls that made no
 // progress: full jitter over an exponential bound, as AWS recommends for
 // unprocessed items.
-func (s *Store) sleep(ctx context.Context, n int) error {
+func (s *Client) sleep(ctx context.Context, n int) error {
 	limit := s.backoff.Base << min(n, 20)
 	if limit > s.backoff.Max || limit <= 0 {
 		limit = s.backoff.Max

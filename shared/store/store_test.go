@@ -37,6 +37,37 @@ func newTables(t *testing.T, client store.TablesAPI) store.Tables {
 	return tables
 }
 
+// stores is the index and the runs table of one test over one client: the
+// conformance suite takes both in one value.
+type stores struct {
+	*store.Index
+	*store.Runs
+}
+
+func newStores(t testing.TB, api store.DynamoDBAPI, tables store.Tables, opts ...store.Option) stores {
+	t.Helper()
+	c := store.NewClient(api, opts...)
+	idx, err := store.NewIndex(c, tables.Index)
+	require.NoError(t, err)
+	runs, err := store.NewRuns(c, tables.Runs)
+	require.NoError(t, err)
+	return stores{idx, runs}
+}
+
+func newIndex(t testing.TB, api store.DynamoDBAPI, table string, opts ...store.Option) *store.Index {
+	t.Helper()
+	idx, err := store.NewIndex(store.NewClient(api, opts...), table)
+	require.NoError(t, err)
+	return idx
+}
+
+func newRuns(t testing.TB, api store.DynamoDBAPI, table string, opts ...store.Option) *store.Runs {
+	t.Helper()
+	runs, err := store.NewRuns(store.NewClient(api, opts...), table)
+	require.NoError(t, err)
+	return runs
+}
+
 // fastBackoff keeps retry tests in milliseconds.
 var fastBackoff = store.Backoff{Base: time.Millisecond, Max: 4 * time.Millisecond, Attempts: 3}
 
@@ -45,14 +76,14 @@ func TestConformanceMinidyn(t *testing.T) {
 		client := testenv.Minidyn(t)
 		// minidyn ignores the 1 MB page size; a small page limit makes the
 		// suite cross page boundaries all the same.
-		return store.New(client, newTables(t, client), store.WithQueryLimit(25))
+		return newStores(t, client, newTables(t, client), store.WithQueryLimit(25))
 	})
 }
 
 func TestConformanceMoto(t *testing.T) {
 	client := testenv.DynamoDBClient(t, testenv.Moto(t, testenv.MotoOptions{}))
 	storetest.Run(t, func(t *testing.T) storetest.Store {
-		return store.New(client, newTables(t, client))
+		return newStores(t, client, newTables(t, client))
 	})
 }
 
@@ -192,7 +223,7 @@ func TestLoadRequests(t *testing.T) {
 	tables := newTables(t, client)
 	fake := &fakeClient{next: client}
 	const pageLimit = 100
-	s := store.New(fake, tables, store.WithQueryLimit(pageLimit))
+	s := newStores(t, fake, tables, store.WithQueryLimit(pageLimit))
 	r := generate(450)
 	require.NoError(t, s.ReplaceNamespace(ctx, "ns", r))
 	assert.Equal(t, ceilDiv(len(r.Summaries)+len(r.Claims)+len(r.Chunks), 25), fake.Calls()["BatchWriteItem"], "writes go 25 to a request")
@@ -251,7 +282,7 @@ func TestUnprocessed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			client := testenv.Minidyn(t)
 			tables := newTables(t, client)
-			require.NoError(t, store.New(client, tables).ReplaceNamespace(ctx, "ns", old))
+			require.NoError(t, newStores(t, client, tables).ReplaceNamespace(ctx, "ns", old))
 			var writes, gets, puts atomic.Int64
 			var faulty atomic.Bool
 			faulty.Store(true)
@@ -293,7 +324,7 @@ func TestUnprocessed(t *testing.T) {
 				}
 				return out, nil
 			}
-			s := store.New(fake, tables, store.WithBackoff(fastBackoff))
+			s := newStores(t, fake, tables, store.WithBackoff(fastBackoff))
 
 			err := s.ReplaceNamespace(ctx, "ns", r)
 			if tc.wantErr {
@@ -396,7 +427,7 @@ func TestMinidynUnprocessed(t *testing.T) {
 	ctx := context.Background()
 	client, srv := testenv.MinidynServer(t)
 	tables := newTables(t, client)
-	s := store.New(client, tables, store.WithBackoff(fastBackoff))
+	s := newStores(t, client, tables, store.WithBackoff(fastBackoff))
 	r := generate(10)
 
 	srv.EmulateUnprocessedItems(tables.Index, func(n int, _ map[string]*server.AttributeValue) bool { return n == 0 })
@@ -468,7 +499,7 @@ func TestBatchWriteFailureStops(t *testing.T) {
 					return out, err
 				},
 			}
-			s := store.New(fake, tables, store.WithBackoff(fastBackoff))
+			s := newStores(t, fake, tables, store.WithBackoff(fastBackoff))
 
 			err := s.ReplaceNamespace(ctx, "ns", r)
 			require.Error(t, err)
@@ -478,8 +509,8 @@ func TestBatchWriteFailureStops(t *testing.T) {
 			assert.LessOrEqual(t, calls.Load(), int64(8), "no group sent after the first failure, beyond those already under way")
 			assert.Contains(t, err.Error(), fmt.Sprintf("batch write to %s: %d of %d items not written", tables.Index, total-int(puts.Load()), total))
 			assert.Contains(t, err.Error(), "nothing replaced")
-			storetest.AssertNamespace(t, store.New(client, tables), "ns", globalsearch.Records{})
-			names, err := store.New(client, tables).Namespaces(context.Background())
+			storetest.AssertNamespace(t, newStores(t, client, tables), "ns", globalsearch.Records{})
+			names, err := newStores(t, client, tables).Namespaces(context.Background())
 			require.NoError(t, err)
 			assert.Empty(t, names, "a namespace never written whole is not listed")
 		})
@@ -513,7 +544,7 @@ func TestTransactionBusy(t *testing.T) {
 			fake := &fakeClient{transactWrite: func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
 				return nil, tc.err
 			}}
-			s := store.New(fake, store.Tables{Runs: "r"})
+			s := newRuns(t, fake, "r")
 			_, _, err := s.CreateRequest(ctx, globalsearch.Params{QueryID: "q"}, "")
 			require.Error(t, err)
 			assert.Equal(t, tc.wantKind, globalsearch.KindOf(err), "%v", err)
@@ -545,7 +576,7 @@ func TestThrottled(t *testing.T) {
 					return nil, apiErr
 				},
 			}
-			s := store.New(fake, store.Tables{Index: "i", Runs: "r"})
+			s := newStores(t, fake, store.Tables{Index: "i", Runs: "r"})
 			calls := map[string]func() error{
 				"Summaries":     func() error { _, err := s.Summaries(ctx, "ns"); return err },
 				"Chunks":        func() error { _, err := s.Chunks(ctx, "ns", []string{"a"}); return err },
@@ -591,7 +622,7 @@ func TestItemTooLarge(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := &fakeClient{next: testenv.Minidyn(t)}
-			s := store.New(fake, store.Tables{Index: "never-created"})
+			s := newIndex(t, fake, "never-created")
 			err := s.ReplaceNamespace(ctx, "ns", tc.r)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
@@ -603,7 +634,7 @@ func TestItemTooLarge(t *testing.T) {
 
 	t.Run("run items", func(t *testing.T) {
 		fake := &fakeClient{next: testenv.Minidyn(t)}
-		s := store.New(fake, store.Tables{Runs: "never-created"})
+		s := newRuns(t, fake, "never-created")
 		err := s.SaveMapAnswer(ctx, "q", "r", globalsearch.MapAnswer{BatchIndex: 7, Answer: huge})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "map answer 7 of query q")
@@ -624,7 +655,7 @@ func TestExpired(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	s := store.New(client, tables, store.WithClock(clock), store.WithTTL(time.Hour))
+	s := newStores(t, client, tables, store.WithClock(clock), store.WithTTL(time.Hour))
 
 	params := globalsearch.Params{QueryID: "q", Query: "old"}
 	_, created, err := s.CreateRequest(ctx, params, "")
@@ -664,7 +695,7 @@ func TestExpiresAtWritten(t *testing.T) {
 	client := testenv.Minidyn(t)
 	tables := newTables(t, client)
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := store.New(client, tables, store.WithClock(func() time.Time { return now }))
+	s := newStores(t, client, tables, store.WithClock(func() time.Time { return now }))
 	require.NoError(t, s.SaveResult(ctx, globalsearch.Result{QueryID: "q", Status: globalsearch.StatusCompleted}, ""))
 
 	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{
@@ -675,7 +706,7 @@ func TestExpiresAtWritten(t *testing.T) {
 		},
 	})
 	require.NoError(t, err)
-	assert.Equal(t, &types.AttributeValueMemberN{Value: fmt.Sprint(now.Add(store.DefaultTTL).Unix())}, out.Item[store.TTLAttribute])
+	assert.Equal(t, &types.AttributeValueMemberN{Value: fmt.Sprint(now.Add(globalsearch.DefaultRunsTTL).Unix())}, out.Item[store.TTLAttribute])
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "completed"}, out.Item["status"])
 }
 
@@ -686,7 +717,7 @@ func TestPaginationMoto(t *testing.T) {
 	client := testenv.DynamoDBClient(t, testenv.Moto(t, testenv.MotoOptions{}))
 	tables := newTables(t, client)
 	fake := &fakeClient{next: client}
-	s := store.New(fake, tables)
+	s := newStores(t, fake, tables)
 	var r globalsearch.Records
 	for i := range 300 {
 		r.Summaries = append(r.Summaries, globalsearch.Summary{ID: fmt.Sprintf("s%04d", i), Summary: strings.Repeat("z", 8000)})
@@ -703,7 +734,7 @@ func TestCreateTablesTwice(t *testing.T) {
 	ctx := context.Background()
 	client := testenv.Minidyn(t)
 	tables := newTables(t, client)
-	s := store.New(client, tables)
+	s := newStores(t, client, tables)
 	r := generate(3)
 	require.NoError(t, s.ReplaceNamespace(ctx, "ns", r))
 	p := globalsearch.Params{QueryID: "q1", Namespace: "ns", Query: "what changed?"}
@@ -727,7 +758,7 @@ func TestPlanRefusesBatchOfAnotherRun(t *testing.T) {
 	ctx := context.Background()
 	client := testenv.Minidyn(t)
 	tables := newTables(t, client)
-	s := store.New(client, tables)
+	s := newStores(t, client, tables)
 	plan := globalsearch.Plan{RunID: "r1", Params: globalsearch.Params{QueryID: "q"}, Batches: []globalsearch.Batch{
 		{RunID: "r1", Index: 0, Content: "a"}, {RunID: "r1", Index: 1, Content: "b"},
 	}}
@@ -760,7 +791,7 @@ func TestNamespaceListFailure(t *testing.T) {
 		}
 		return client.UpdateItem(ctx, in)
 	}}
-	s := store.New(fake, tables)
+	s := newStores(t, fake, tables)
 	r := generate(3)
 	err := s.ReplaceNamespace(ctx, "ns", r)
 	require.Error(t, err)

@@ -19,6 +19,13 @@ type TablesAPI interface {
 	UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
 }
 
+// Tables names the tables CreateTables creates; an empty name is skipped.
+type Tables struct {
+	Index    string
+	Runs     string
+	MapCache string
+}
+
 // CreateTables creates the tables that are named (an empty name is
 // skipped) with on-demand billing, waits until they are active and enables
 // TTL on the runs table. A table that already exists is left as it is, so

@@ -107,15 +107,11 @@ type Handlers struct {
 	// Map; 0 means InlineMaxBatches (tests lower it).
 	InlineMaxBatches int
 	// RunsTTL is how long the runs table keeps a run's items (prepare's
-	// ExpiresAt); 0 means defaultRunsTTL.
+	// ExpiresAt); 0 means globalsearch.DefaultRunsTTL.
 	RunsTTL time.Duration
 	// Failures reads what a Distributed Map recorded (reduce only).
 	Failures RecordedFailures
 }
-
-// defaultRunsTTL is the store's own default (store.DefaultTTL), for a
-// Handlers built without a configured TTL.
-const defaultRunsTTL = 7 * 24 * time.Hour
 
 // mapConcurrency is the concurrency the Map runs a request with: a request
 // may ask for less than the deployment allows, never more (docs/contract.md#state-machine).
@@ -154,7 +150,7 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 	if res.Mode == ModeDistributed {
 		ttl := h.RunsTTL
 		if ttl <= 0 {
-			ttl = defaultRunsTTL
+			ttl = globalsearch.DefaultRunsTTL
 		}
 		res.ExpiresAt = time.Now().Add(ttl).Unix()
 	}

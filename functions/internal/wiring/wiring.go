@@ -1,7 +1,8 @@
 // Package wiring builds what every function main needs from its
-// environment: the logger, the workflow.Config, the AWS clients, the store
-// and, for the functions that call one, the model. A main names what it
-// needs and hands the parts to its handler.
+// environment: the logger, the workflow.Config, the AWS clients, the tables
+// it may touch and, for the functions that call one, the model. A main
+// names what it needs and hands the parts to its handler; a table it did
+// not name is nil, as its IAM role has no access to it either.
 package wiring
 
 import (
@@ -26,10 +27,12 @@ type Function struct {
 	Logger *slog.Logger
 	Config workflow.Config
 	AWS    aws.Config
-	// Store reaches the runs table, and the index table only when the
-	// function needs workflow.EnvIndexTable (the others have no access to
-	// it).
-	Store *store.Store
+	// Runs is the runs table, which every function reaches.
+	Runs *store.Runs
+	// Index is set when the function needs workflow.EnvIndexTable.
+	Index *store.Index
+	// Cache is set when the function needs workflow.EnvMapCacheTable.
+	Cache *store.Cache
 	// Model is set when the function needs workflow.EnvModelID.
 	Model globalsearch.Model
 }
@@ -47,12 +50,27 @@ func Load(need ...string) Function {
 		// handler shortens by a margin (workflow.withMargin).
 		f.Model, modelErr = bedrock.New(f.AWS, f.Config.ModelID)
 	}
-	if err := errors.Join(confErr, cfgErr, modelErr); err != nil {
+	var tablesErr error
+	if confErr == nil { // else the missing names are in confErr already
+		tablesErr = f.tables(need)
+	}
+	if err := errors.Join(confErr, cfgErr, modelErr, tablesErr); err != nil {
 		f.Logger.Error("configuration", "error", err.Error())
 		os.Exit(1)
 	}
-	f.Store = store.New(dynamodb.NewFromConfig(f.AWS),
-		store.Tables{Index: f.Config.IndexTable, Runs: f.Config.RunsTable, MapCache: f.Config.MapCacheTable},
-		store.WithTTL(f.Config.RunsTTL), store.WithCacheTTL(f.Config.MapCacheTTL))
 	return f
+}
+
+// tables builds the runs table and the tables need names, over one client.
+func (f *Function) tables(need []string) error {
+	c := store.NewClient(dynamodb.NewFromConfig(f.AWS), store.WithTTL(f.Config.RunsTTL), store.WithCacheTTL(f.Config.MapCacheTTL))
+	var runsErr, indexErr, cacheErr error
+	f.Runs, runsErr = store.NewRuns(c, f.Config.RunsTable)
+	if slices.Contains(need, workflow.EnvIndexTable) {
+		f.Index, indexErr = store.NewIndex(c, f.Config.IndexTable)
+	}
+	if slices.Contains(need, workflow.EnvMapCacheTable) {
+		f.Cache, cacheErr = store.NewCache(c, f.Config.MapCacheTable)
+	}
+	return errors.Join(runsErr, indexErr, cacheErr)
 }

@@ -112,7 +112,7 @@ func TestDistributedMap(t *testing.T) {
 			// The batches' events are in their child executions: the parent's
 			// history is what the states outside the Map write.
 			assert.LessOrEqual(t, len(e.events(t, m, arn)), statemachine.EventsOutsideMap(), "the parent's history")
-			res, err := e.store.Result(context.Background(), queryID)
+			res, err := e.runs.Result(context.Background(), queryID)
 			require.NoError(t, err, "the runs table has a result")
 			assert.Equal(t, tc.wantStatus, res.Status, "result error: %s", res.Error)
 			assert.Equal(t, batches, res.Diagnostics.BatchCount)
@@ -132,9 +132,9 @@ func TestDistributedMap(t *testing.T) {
 
 			// The failures are the state machine's own records, one per
 			// failed batch of this run, expiring with the run.
-			plan, err := e.store.Plan(context.Background(), queryID)
+			plan, err := e.runs.Plan(context.Background(), queryID)
 			require.NoError(t, err)
-			recorded, err := e.store.MapFailures(context.Background(), queryID, plan.RunID)
+			recorded, err := e.runs.MapFailures(context.Background(), queryID, plan.RunID)
 			require.NoError(t, err)
 			assert.Equal(t, tc.wantFailed, recorded)
 			records := 0

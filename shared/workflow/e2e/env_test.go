@@ -55,7 +55,8 @@ type env struct {
 	moto   string
 	sfn    *sfn.Client
 	ddb    *dynamodb.Client
-	store  *store.Store
+	index  *store.Index
+	runs   *store.Runs
 	tables store.Tables
 	lambda *fakeLambda
 	// handlers serve the fake Lambda API; a test may lower
@@ -93,7 +94,11 @@ func newEnv(t *testing.T) *env {
 	e.tables = store.Tables{Index: "graphrag-index", Runs: runsTable}
 	ctx := context.Background()
 	require.NoError(t, store.CreateTables(ctx, e.ddb, e.tables))
-	e.store = store.New(e.ddb, e.tables)
+	c := store.NewClient(e.ddb)
+	e.index, err = store.NewIndex(c, e.tables.Index)
+	require.NoError(t, err)
+	e.runs, err = store.NewRuns(c, e.tables.Runs)
+	require.NoError(t, err)
 	e.sfn = sfn.New(sfn.Options{
 		Region:       region,
 		BaseEndpoint: aws.String(e.moto),
@@ -113,12 +118,12 @@ func newEnv(t *testing.T) *env {
 	require.NoError(t, err)
 
 	e.engine = &globalsearch.Engine{
-		Index: e.store, Model: model, Runs: e.store, MaxBatches: workflow.InlineMaxBatches,
+		Index: e.index, Model: model, Runs: e.runs, MaxBatches: workflow.InlineMaxBatches,
 	}
 	h := &workflow.Handlers{
 		Engine:   e.engine,
 		Defaults: globalsearch.SpecDefaults,
-		Failures: e.store,
+		Failures: e.runs,
 	}
 	e.handlers = h
 	fl.setHandlers(map[string]lambda.Handler{

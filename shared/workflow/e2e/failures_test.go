@@ -111,7 +111,7 @@ func (s *capturingStarter) Execution(context.Context, string) (string, string, e
 func postQuery(t *testing.T, e *env, namespace string, body any) (name string, input json.RawMessage) {
 	t.Helper()
 	starter := &capturingStarter{}
-	h := &api.Handler{Runs: e.store, Starter: starter, Defaults: globalsearch.SpecDefaults}
+	h := &api.Handler{Runs: e.runs, Starter: starter, Defaults: globalsearch.SpecDefaults}
 	raw, err := json.Marshal(body)
 	require.NoError(t, err)
 	var req events.APIGatewayV2HTTPRequest
@@ -129,7 +129,7 @@ func postQuery(t *testing.T, e *env, namespace string, body any) (name string, i
 // handler over the runs table.
 func getQuery(t *testing.T, e *env, namespace, id string) (int, map[string]any) {
 	t.Helper()
-	h := &api.Handler{Runs: e.store, Starter: noStarter{t}, Defaults: globalsearch.SpecDefaults}
+	h := &api.Handler{Runs: e.runs, Starter: noStarter{t}, Defaults: globalsearch.SpecDefaults}
 	var req events.APIGatewayV2HTTPRequest
 	req.RawPath = "/namespaces/" + namespace + "/queries/" + id
 	req.PathParameters = map[string]string{"namespace": namespace, "id": id}
@@ -297,7 +297,7 @@ func TestUncaughtFailures(t *testing.T) {
 			}
 			arn := e.start(t, m, execName, input)
 			out := e.wait(t, m, arn)
-			res, resErr := e.store.Result(context.Background(), queryID)
+			res, resErr := e.runs.Result(context.Background(), queryID)
 			rep.add(t, tc.name, out.Status, res.Status, rn, time.Since(start))
 
 			require.Equal(t, sfntypes.ExecutionStatusFailed, out.Status, "execution %s\n%s", arn, e.history(m, arn))
@@ -384,7 +384,7 @@ func TestFailureOfAnotherRequest(t *testing.T) {
 			arn := e.start(t, m, queryID, request(queryID, namespace))
 			out := e.wait(t, m, arn)
 			require.Equal(t, sfntypes.ExecutionStatusSucceeded, out.Status, e.history(m, arn))
-			before, err := e.store.Result(context.Background(), queryID)
+			before, err := e.runs.Result(context.Background(), queryID)
 			require.NoError(t, err)
 			require.Equal(t, globalsearch.StatusCompleted, before.Status)
 
@@ -398,7 +398,7 @@ func TestFailureOfAnotherRequest(t *testing.T) {
 			require.Equal(t, sfntypes.ExecutionStatusFailed, out2.Status, e.history(m2, arn2))
 			assert.Equal(t, tc.wantError, aws.ToString(out2.Error), "the execution fails with its own error")
 
-			after, err := e.store.Result(context.Background(), queryID)
+			after, err := e.runs.Result(context.Background(), queryID)
 			require.NoError(t, err)
 			assert.Equal(t, before, after, "q's completed result is untouched")
 		})

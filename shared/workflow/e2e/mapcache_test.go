@@ -22,7 +22,9 @@ func TestMapCacheSecondExecution(t *testing.T) {
 	e := newEnv(t)
 	tables := store.Tables{MapCache: "graphrag-map-cache"}
 	require.NoError(t, store.CreateTables(context.Background(), e.ddb, tables))
-	e.engine.Cache, e.engine.ModelID = store.New(e.ddb, tables), modelID
+	cache, err := store.NewCache(store.NewClient(e.ddb), tables.MapCache)
+	require.NoError(t, err)
+	e.engine.Cache, e.engine.ModelID = cache, modelID
 
 	const batches = 3
 	namespace := strings.ToLower(uniqueName("ns-cache"))
@@ -39,7 +41,7 @@ func TestMapCacheSecondExecution(t *testing.T) {
 		arn := e.start(t, m, queryID, request(queryID, namespace))
 		out := e.wait(t, m, arn)
 		require.Equal(t, sfntypes.ExecutionStatusSucceeded, out.Status, e.history(m, arn))
-		res, err := e.store.Result(context.Background(), queryID)
+		res, err := e.runs.Result(context.Background(), queryID)
 		require.NoError(t, err)
 		require.Equal(t, globalsearch.StatusCompleted, res.Status, res.Error)
 		return res, rn, time.Since(start)

@@ -32,7 +32,7 @@ func TestReprepareAfterIndexChange(t *testing.T) {
 	arn := e.start(t, m, queryID, input)
 	out := e.wait(t, m, arn)
 	require.Equal(t, sfntypes.ExecutionStatusSucceeded, out.Status, e.history(m, arn))
-	res, err := e.store.Result(ctx, queryID)
+	res, err := e.runs.Result(ctx, queryID)
 	require.NoError(t, err)
 	require.Equal(t, globalsearch.StatusCompleted, res.Status)
 
@@ -48,7 +48,7 @@ func TestReprepareAfterIndexChange(t *testing.T) {
 
 	require.Equal(t, sfntypes.ExecutionStatusFailed, out2.Status, e.history(m2, arn2))
 	assert.Equal(t, "AllBatchesFailedError", aws.ToString(out2.Error))
-	res, err = e.store.Result(ctx, queryID)
+	res, err = e.runs.Result(ctx, queryID)
 	require.NoError(t, err)
 	assert.Equal(t, globalsearch.StatusFailed, res.Status, "result: %s", res.Error)
 	assert.Equal(t, batches+1, res.FailedMapBatches)

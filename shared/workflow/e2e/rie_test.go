@@ -58,8 +58,12 @@ func TestBootstrapUnderRIE(t *testing.T) {
 	client, _ := testenv.MinidynServer(t)
 	tables := store.Tables{Index: "rie-index", Runs: "rie-runs"}
 	require.NoError(t, store.CreateTables(ctx, client, tables))
-	st := store.New(client, tables)
-	require.NoError(t, st.ReplaceNamespace(ctx, "sample", globalsearch.Records{Summaries: []globalsearch.Summary{
+	c := store.NewClient(client)
+	idx, err := store.NewIndex(c, tables.Index)
+	require.NoError(t, err)
+	runs, err := store.NewRuns(c, tables.Runs)
+	require.NoError(t, err)
+	require.NoError(t, idx.ReplaceNamespace(ctx, "sample", globalsearch.Records{Summaries: []globalsearch.Summary{
 		{ID: "c1", Level: 0, Title: "Harbour", Summary: "The harbour doubled its trade."},
 		{ID: "c2", Level: 0, Title: "Schools", Summary: "Three schools opened in the valley."},
 	}}))
@@ -101,7 +105,7 @@ func TestBootstrapUnderRIE(t *testing.T) {
 	assert.Equal(t, "q-example-1", got.QueryID)
 	assert.Equal(t, 1, got.BatchCount, "two short summaries fit one batch")
 	assert.Equal(t, []int{0}, got.BatchIndexes)
-	plan, err := st.Plan(ctx, "q-example-1")
+	plan, err := runs.Plan(ctx, "q-example-1")
 	require.NoError(t, err, "the bootstrap saved the plan in the runs table")
 	assert.Equal(t, int64(42), plan.Params.ShuffleSeed)
 

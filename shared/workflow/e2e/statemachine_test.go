@@ -50,7 +50,7 @@ func (e *env) loadIndex(t *testing.T, namespace string, n int) {
 		id := fmt.Sprintf("c%d", i)
 		r.Summaries = append(r.Summaries, globalsearch.Summary{ID: id, Level: 0, Title: "Community " + id, Summary: summaryText(id)})
 	}
-	require.NoError(t, e.store.ReplaceNamespace(context.Background(), namespace, r))
+	require.NoError(t, e.index.ReplaceNamespace(context.Background(), namespace, r))
 }
 
 // request is the execution input of a case: a search request (docs/contract.md#request)
@@ -235,9 +235,9 @@ func TestStateMachine(t *testing.T) {
 			wantModel:      map[int]int{-1: 1, 0: 1, 1: 2, 2: 1},
 			wantTaskErrors: map[string]int{"ModelError": 1},
 			check: func(t *testing.T, e *env, queryID string, _ globalsearch.Result) {
-				plan, err := e.store.Plan(context.Background(), queryID)
+				plan, err := e.runs.Plan(context.Background(), queryID)
 				require.NoError(t, err)
-				answers, err := e.store.MapAnswers(context.Background(), queryID, plan.RunID)
+				answers, err := e.runs.MapAnswers(context.Background(), queryID, plan.RunID)
 				require.NoError(t, err)
 				require.Len(t, answers, 3)
 				// attempt = $$.State.RetryCount + 1 reached the handler.
@@ -394,7 +394,7 @@ func TestStateMachine(t *testing.T) {
 					return
 				}
 				status := "none"
-				if r, err := e.store.Result(context.Background(), inv.QueryID); err == nil {
+				if r, err := e.runs.Result(context.Background(), inv.QueryID); err == nil {
 					status = string(r.Status)
 				}
 				interim.Lock()
@@ -516,7 +516,7 @@ func TestStateMachine(t *testing.T) {
 			out := e.wait(t, m, arn)
 			wall := time.Since(start)
 
-			res, resErr := e.store.Result(context.Background(), queryID)
+			res, resErr := e.runs.Result(context.Background(), queryID)
 			rep.add(t, tc.name, out.Status, res.Status, rn, wall)
 
 			require.Equal(t, tc.wantExecution, out.Status, "execution %s\n%s", arn, e.history(m, arn))
@@ -601,7 +601,7 @@ func testRepeatedStart(t *testing.T, e *env, rep *report) {
 	assert.Equal(t, arn, again, "StartExecution with a running execution's name and input is that execution")
 	out := e.wait(t, m, arn)
 	require.Equal(t, sfntypes.ExecutionStatusSucceeded, out.Status, e.history(m, arn))
-	first, err := e.store.Result(context.Background(), queryID)
+	first, err := e.runs.Result(context.Background(), queryID)
 	require.NoError(t, err)
 	items := e.runItems(t, queryID)
 
@@ -615,7 +615,7 @@ func testRepeatedStart(t *testing.T, e *env, rep *report) {
 	arn2 := e.start(t, m2, queryID, input)
 	out2 := e.wait(t, m2, arn2)
 	require.Equal(t, sfntypes.ExecutionStatusSucceeded, out2.Status, e.history(m2, arn2))
-	second, err := e.store.Result(context.Background(), queryID)
+	second, err := e.runs.Result(context.Background(), queryID)
 	require.NoError(t, err)
 	rep.add(t, "repeated start", out2.Status, second.Status, rn, time.Since(start))
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package mapcache
+package dircache
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package mapcache
+package dircache
 
 // SetRead replaces how d reads an entry file, for what no file system in a
 // test can do on demand: a read that blocks.

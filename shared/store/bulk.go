@@ -25,7 +25,7 @@ type item = map[string]types.AttributeValue
 
 // queryAll builds b (a key condition, and a projection when set) and reads
 // every page of the Query it makes on table: the one way the store queries.
-func (s *Store) queryAll(ctx context.Context, table string, b expression.Builder, consistent bool) ([]item, error) {
+func (s *Client) queryAll(ctx context.Context, table string, b expression.Builder, consistent bool) ([]item, error) {
 	expr, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("build query: %w", err)
@@ -68,7 +68,7 @@ const batchWriteConcurrency = 8
 // let finish (only the caller's ctx cancels them), so that the error can
 // say how many items were not written: reqs less those DynamoDB answered
 // as processed.
-func (s *Store) batchWrite(ctx context.Context, table string, reqs []types.WriteRequest) error {
+func (s *Client) batchWrite(ctx context.Context, table string, reqs []types.WriteRequest) error {
 	var written atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(batchWriteConcurrency)
@@ -109,7 +109,7 @@ const batchGetConcurrency = 8
 // batchGet reads keys with BatchGetItem, 100 at a time, up to
 // batchGetConcurrency groups at once. Keys that do not exist are simply
 // absent from the answer. The first error stops the groups not yet sent.
-func (s *Store) batchGet(ctx context.Context, table string, keys []item) ([]item, error) {
+func (s *Client) batchGet(ctx context.Context, table string, keys []item) ([]item, error) {
 	groups := make([][]item, (len(keys)+maxBatchGet-1)/maxBatchGet)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(batchGetConcurrency)
@@ -146,7 +146,7 @@ func (s *Store) batchGet(ctx context.Context, table string, keys []item) ([]item
 // sending again what it returns unprocessed, with backoff. Only attempts
 // that make no progress count against the limit, so a large batch under
 // light throttling is not cut short; when they run out, gaveUp says why.
-func untilProcessed[T any](s *Store, ctx context.Context, pending []T, send func([]T) ([]T, error), gaveUp func(left, stalled int) error) error {
+func untilProcessed[T any](s *Client, ctx context.Context, pending []T, send func([]T) ([]T, error), gaveUp func(left, stalled int) error) error {
 	stalled := 0
 	for len(pending) > 0 {
 		left, err := send(pending)

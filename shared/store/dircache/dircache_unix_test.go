@@ -1,6 +1,6 @@
 //go:build unix
 
-package mapcache_test
+package dircache_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/mapcache"
+	"github.com/graphrag-global/graphrag-global/shared/store/dircache"
 )
 
 // entryPath is where the directory cache keeps key's entry.
@@ -63,9 +63,9 @@ func TestDirReadsOnlyRegularEntries(t *testing.T) {
 		}, false, "is a directory, not a regular file"},
 		{"a valid entry one byte over the cap", func(t *testing.T, path string) {
 			data := validEntry(t, "")
-			pad := mapcache.MaxEntryBytes + 1 - len(data)
+			pad := dircache.MaxEntryBytes + 1 - len(data)
 			data = validEntry(t, strings.Repeat("a", pad))
-			require.Len(t, data, mapcache.MaxEntryBytes+1)
+			require.Len(t, data, dircache.MaxEntryBytes+1)
 			require.NoError(t, os.WriteFile(path, data, 0o600))
 		}, false, "is 1048577 bytes, over the 1048576-byte cap"},
 		{"a huge sparse file", func(t *testing.T, path string) {
@@ -84,7 +84,7 @@ func TestDirReadsOnlyRegularEntries(t *testing.T) {
 				t.Skip("running as root: file permissions do not apply; run the tests as a user to cover this case")
 			}
 			dir := t.TempDir()
-			c := mapcache.New(dir, 0, nil)
+			c := dircache.New(dir, 0, nil)
 			path := entryPath(dir, key)
 			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
 			tc.put(t, path)
@@ -128,7 +128,7 @@ func TestDirWritesReplaceEntries(t *testing.T) {
 
 	t.Run("a reader of the old entry reads it whole", func(t *testing.T) {
 		dir := t.TempDir()
-		c := mapcache.New(dir, 0, nil)
+		c := dircache.New(dir, 0, nil)
 		require.NoError(t, c.CacheMapAnswer(t.Context(), key, old))
 		before, err := os.ReadFile(entryPath(dir, key))
 		require.NoError(t, err)
@@ -155,7 +155,7 @@ func TestDirWritesReplaceEntries(t *testing.T) {
 	})
 	t.Run("a link at the entry's name is replaced, its target untouched", func(t *testing.T) {
 		dir := t.TempDir()
-		c := mapcache.New(dir, 0, nil)
+		c := dircache.New(dir, 0, nil)
 		target := filepath.Join(t.TempDir(), "elsewhere")
 		require.NoError(t, os.WriteFile(target, []byte("not the cache's"), 0o600))
 		require.NoError(t, os.MkdirAll(filepath.Dir(entryPath(dir, key)), 0o700))

@@ -1,4 +1,4 @@
-package mapcache_test
+package dircache_test
 
 import (
 	"context"
@@ -12,19 +12,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/mapcache"
-	"github.com/graphrag-global/graphrag-global/shared/mapcache/cachetest"
+	"github.com/graphrag-global/graphrag-global/shared/store/cachetest"
+	"github.com/graphrag-global/graphrag-global/shared/store/dircache"
 )
 
 func TestDirConformance(t *testing.T) {
 	cachetest.Run(t, func(t *testing.T, ttl time.Duration, clock *cachetest.Clock) globalsearch.MapCache {
-		return mapcache.New(filepath.Join(t.TempDir(), "cache"), ttl, clock.Now)
+		return dircache.New(filepath.Join(t.TempDir(), "cache"), ttl, clock.Now)
 	})
 }
 
 func TestDirRefuses(t *testing.T) {
 	dir := t.TempDir()
-	c := mapcache.New(dir, 0, nil)
+	c := dircache.New(dir, 0, nil)
 	key := globalsearch.MapCacheKey("m", "p", 1)
 	name := filepath.Join(dir, key[:2], key+".json")
 	require.NoError(t, os.MkdirAll(filepath.Dir(name), 0o700))
@@ -58,9 +58,9 @@ func TestDirRefuses(t *testing.T) {
 // stops answering would: the read returns when the context ends, not when
 // the file system does.
 func TestDirReadEndsWithTheContext(t *testing.T) {
-	c := mapcache.New(t.TempDir(), 0, nil)
+	c := dircache.New(t.TempDir(), 0, nil)
 	entered, release := make(chan struct{}), make(chan struct{})
-	mapcache.SetRead(c, func(string) ([]byte, error) {
+	dircache.SetRead(c, func(string) ([]byte, error) {
 		close(entered)
 		<-release
 		return nil, errors.New("the read ended")

@@ -1,7 +1,7 @@
-// Package mapcache is the in-process map-answer cache (docs/contract.md#map-cache): one
+// Package dircache is the in-process map-answer cache (docs/contract.md#map-cache): one
 // small JSON file per key under a directory, the twin of the DynamoDB cache
-// table in shared/store. Both pass the suite in mapcache/cachetest.
-package mapcache
+// table in shared/store. Both pass the suite in store/cachetest.
+package dircache
 
 import (
 	"context"
@@ -16,9 +16,6 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
-
-// DefaultTTL is how long an entry lives: as on AWS, 30 days.
-const DefaultTTL = 30 * 24 * time.Hour
 
 // MaxEntryBytes caps an entry file (docs/contract.md#map-cache). An entry is one map
 // answer, a few KB at the default output reserve; the cap bounds what a
@@ -40,10 +37,10 @@ type Dir struct {
 var _ globalsearch.MapCache = (*Dir)(nil)
 
 // New returns the cache in path, created (0700: answers quote the index)
-// when first written. ttl <= 0 means DefaultTTL; now nil means time.Now.
+// when first written. ttl <= 0 means globalsearch.DefaultMapCacheTTL, as on AWS; now nil means time.Now.
 func New(path string, ttl time.Duration, now func() time.Time) *Dir {
 	if ttl <= 0 {
-		ttl = DefaultTTL
+		ttl = globalsearch.DefaultMapCacheTTL
 	}
 	if now == nil {
 		now = time.Now

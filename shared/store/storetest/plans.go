@@ -1,0 +1,168 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// The plans of the runs half of the suite.
+
+func samplePlan(queryID string, n int) globalsearch.Plan {
+	p := globalsearch.Plan{
+		RunID:        "run-" + queryID,
+		Params:       sampleParams(queryID),
+		SummaryCount: n * 2,
+		IndexNotes:   globalsearch.IndexNotes{OrphanClaims: 1, MissingChunks: 2, AvailableLevels: []int{0, 1, 2}},
+		CreatedAt:    time.Date(2025, 3, 4, 5, 6, 7, 8000, time.UTC),
+		Batches:      []globalsearch.Batch{},
+	}
+	p.EmptyNamespace, p.AvailableNamespaces = true, []string{"a", "b"}
+	for i := range n {
+		p.Batches = append(p.Batches, globalsearch.Batch{
+			RunID:           p.RunID,
+			Index:           i,
+			CommunityIDs:    []string{fmt.Sprintf("c%d", 2*i), fmt.Sprintf("c%d", 2*i+1)},
+			EstimatedTokens: 100 + i,
+			Content:         fmt.Sprintf("[Community ID: c%d | summary part 1]\nbatch %d text", 2*i, i),
+		})
+	}
+	return p
+}
+
+func testPlanRoundTrip(t *testing.T, s Store) {
+	ctx := context.Background()
+	want := samplePlan("q-plan", 12)
+	require.NoError(t, s.SavePlan(ctx, want))
+	got, err := s.Plan(ctx, "q-plan")
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	for i, b := range want.Batches {
+		one, err := s.Batch(ctx, "q-plan", i)
+		require.NoError(t, err)
+		assert.Equal(t, b, one, "batch %d", i)
+	}
+	req, err := s.Request(ctx, "q-plan")
+	require.NoError(t, err)
+	assert.Equal(t, want.Params, req, "a saved plan stores its request")
+
+	// Saving the same plan again (a retried prepare) changes nothing.
+	require.NoError(t, s.SavePlan(ctx, want))
+	got, err = s.Plan(ctx, "q-plan")
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+}
+
+func testPlanMeta(t *testing.T, s Store) {
+	ctx := context.Background()
+	_, err := s.PlanMeta(ctx, "q-meta")
+	assertNotFound(t, err, "metadata of a plan never saved")
+
+	saved := samplePlan("q-meta", 12)
+	require.NoError(t, s.SavePlan(ctx, saved))
+	want := samplePlan("q-meta", 12)
+	for i := range want.Batches {
+		want.Batches[i].Content = ""
+	}
+	got, err := s.PlanMeta(ctx, "q-meta")
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+
+	// After a smaller plan replaces it, only the new batches are read.
+	require.NoError(t, s.SavePlan(ctx, samplePlan("q-meta", 3)))
+	got, err = s.PlanMeta(ctx, "q-meta")
+	require.NoError(t, err)
+	assert.Len(t, got.Batches, 3)
+}
+
+// testMutationIsolation changes every slice a caller handed in or got back
+// and checks that the store still returns what was saved: a store that
+// shares memory with its callers would let one search corrupt another.
+func testMutationIsolation(t *testing.T, s Store) {
+	ctx := context.Background()
+	records := sampleRecords()
+	require.NoError(t, s.ReplaceNamespace(ctx, "ns-mut", records))
+	plan := samplePlan("q-mut", 3)
+	require.NoError(t, s.SavePlan(ctx, plan))
+
+	records.Summaries[0].Summary = "changed after save"
+	records.Claims[1].SourceChunkIDs[0] = "changed"
+	records.Chunks[0].Text = "changed after save"
+	plan.Batches[0].CommunityIDs[0] = "changed"
+	plan.Batches[1].Content = "changed after save"
+	plan.AvailableLevels[0] = 9
+	plan.AvailableNamespaces[0] = "changed"
+
+	sums, err := s.Summaries(ctx, "ns-mut")
+	require.NoError(t, err)
+	sums[0].Summary = "changed after read"
+	claims, err := s.Claims(ctx, "ns-mut")
+	require.NoError(t, err)
+	for i := range claims {
+		if len(claims[i].SourceChunkIDs) > 0 {
+			claims[i].SourceChunkIDs[0] = "changed after read"
+		}
+	}
+	chunks, err := s.Chunks(ctx, "ns-mut", []string{"ch1"})
+	require.NoError(t, err)
+	chunks[0].Text = "changed after read"
+	for _, read := range []func(context.Context, string) (globalsearch.Plan, error){s.Plan, s.PlanMeta} {
+		got, err := read(ctx, "q-mut")
+		require.NoError(t, err)
+		got.Batches[0].CommunityIDs[0] = "changed after read"
+		got.AvailableLevels[0] = 8
+		got.AvailableNamespaces[0] = "changed after read"
+	}
+	b, err := s.Batch(ctx, "q-mut", 0)
+	require.NoError(t, err)
+	b.CommunityIDs[0] = "changed after read"
+
+	AssertNamespace(t, s, "ns-mut", sampleRecords())
+	got, err := s.Plan(ctx, "q-mut")
+	require.NoError(t, err)
+	assert.Equal(t, samplePlan("q-mut", 3), got)
+	one, err := s.Batch(ctx, "q-mut", 0)
+	require.NoError(t, err)
+	assert.Equal(t, samplePlan("q-mut", 3).Batches[0], one)
+}
+
+func testPlanReplaced(t *testing.T, s Store) {
+	ctx := context.Background()
+	require.NoError(t, s.SavePlan(ctx, samplePlan("q-re", 12)))
+	shorter := samplePlan("q-re", 3)
+	shorter.RunID = "run-2"
+	for i := range shorter.Batches {
+		shorter.Batches[i].RunID = shorter.RunID
+	}
+	shorter.Params.Query = "replaced"
+	shorter.Batches[1].Content = "replaced content"
+	require.NoError(t, s.SavePlan(ctx, shorter))
+	got, err := s.Plan(ctx, "q-re")
+	require.NoError(t, err)
+	assert.Equal(t, shorter, got)
+	_, err = s.Batch(ctx, "q-re", 5)
+	assertNotFound(t, err, "batch of the previous, longer plan")
+	b, err := s.Batch(ctx, "q-re", 1)
+	require.NoError(t, err)
+	assert.Equal(t, "replaced content", b.Content)
+}
+
+func testPlanEmpty(t *testing.T, s Store) {
+	ctx := context.Background()
+	want := samplePlan("q-empty", 0)
+	want.AvailableLevels = nil
+	require.NoError(t, s.SavePlan(ctx, want))
+	got, err := s.Plan(ctx, "q-empty")
+	require.NoError(t, err)
+	assert.Empty(t, got.Batches)
+	got.Batches = want.Batches
+	assert.Equal(t, want, got)
+	_, err = s.Batch(ctx, "q-empty", 0)
+	assertNotFound(t, err, "batch of a plan without batches")
+}
