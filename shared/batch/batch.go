@@ -37,6 +37,23 @@ type Batch struct {
 // ErrPromptTooLarge means the skeleton alone fails the fit test.
 var ErrPromptTooLarge = errors.New("map token budget cannot fit the map prompt")
 
+// SmallestBudget is the least budget at which skeleton alone passes the fit
+// test, beside empty content: the estimate of skeleton + "\n".
+func SmallestBudget(skeleton string) int {
+	return tokens.NewPrompt(skeleton).Tokens(tokens.Count{})
+}
+
+// CheckSkeleton is the fit test with no content: ErrPromptTooLarge when no
+// prompt of skeleton fits budget, however little it holds. It is the one
+// place that rule is decided: packing applies it before drawing an item,
+// and a caller applies it to a request before reading anything to pack.
+func CheckSkeleton(skeleton string, budget int) error {
+	if budget < SmallestBudget(skeleton) {
+		return ErrPromptTooLarge
+	}
+	return nil
+}
+
 // TooSmallError means not even one code point of an item fits beside the
 // skeleton and a part header.
 type TooSmallError struct{ ID string }
@@ -82,11 +99,10 @@ func Pack(skeleton string, budget int, items []Item) ([]Batch, error) {
 // as it is drawn never holds every text at once. A skeleton that fails the
 // fit test draws no item.
 func PackSeq(skeleton string, budget int, items iter.Seq[Item]) ([]Batch, error) {
-	prompt := tokens.NewPrompt(skeleton)
-	if !prompt.Fits(tokens.Count{}, budget) {
-		return nil, ErrPromptTooLarge
+	if err := CheckSkeleton(skeleton, budget); err != nil {
+		return nil, err
 	}
-	p := packer{prompt: prompt, budget: budget}
+	p := packer{prompt: tokens.NewPrompt(skeleton), budget: budget}
 	for it := range items {
 		if err := p.addItem(it); err != nil {
 			return nil, err
