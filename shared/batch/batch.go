@@ -139,7 +139,7 @@ func (p *packer) addItem(it Item) error {
 	// length in bytes overflows even at that rate cannot fit whole: it is
 	// split without being counted first, one pass fewer over a huge text.
 	if !p.fits(widest.Add(tokens.Count{NonASCII: len(it.Text) / utf8.UTFMax})) {
-		return p.split(it)
+		return p.split(it, widest)
 	}
 	whole := tokens.Of(it.Text)
 	first := Header(it.ID, 1)
@@ -148,7 +148,7 @@ func (p *packer) addItem(it Item) error {
 		p.addPart(part{id: it.ID, header: first, text: it.Text, count: firstCount.Add(whole)})
 		return nil
 	}
-	return p.split(it)
+	return p.split(it, widest)
 }
 
 // split cuts an oversized text into the largest fitting prefixes, in one
@@ -156,13 +156,13 @@ func (p *packer) addItem(it Item) error {
 // point each) it works out, from the counts alone, how many more ASCII
 // code points could fit, and reads no further; any other code point is
 // tried one at a time. Code points are those of `range`: an invalid byte
-// is one of its own.
-func (p *packer) split(it Item) error {
+// is one of its own. widest counts the widest header of it and its
+// newline, which sizes every part.
+func (p *packer) split(it Item, widest tokens.Count) error {
 	text := it.Text
 	if text == "" {
 		return &TooSmallError{ID: it.ID} // an empty text whose header does not fit must not vanish
 	}
-	widest := tokens.Of(Header(it.ID, widestPartNumber)).Add(newline)
 	for number := 1; text != ""; number++ {
 		c, end := widest, 0
 		for end < len(text) {
