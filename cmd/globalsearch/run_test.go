@@ -45,11 +45,13 @@ func TestRunPrintsAnswerAndStatusLine(t *testing.T) {
 
 func TestPrintMapErrors(t *testing.T) {
 	var w strings.Builder
+	// As the state machine reports them; a Search's own batch errors
+	// (globalsearch.BatchError) group by their cause the same way.
 	printMapErrors(&w, []globalsearch.BatchFailure{
-		{BatchIndex: 1, Message: "map batch 1: throttled"},
-		{BatchIndex: 2, Message: "map batch 2: throttled"},
-		{BatchIndex: 4, Message: "map batch 4: throttled"},
-		{BatchIndex: 6, Message: "map batch 6: model output is not valid JSON"},
+		{BatchIndex: 1, Message: "throttled"},
+		{BatchIndex: 2, Message: "throttled"},
+		{BatchIndex: 4, Message: "throttled"},
+		{BatchIndex: 6, Message: "model output is not valid JSON"},
 	})
 	assert.Equal(t, "map batches 1-2, 4 (3): throttled\nmap batch 6: model output is not valid JSON\n", w.String())
 }

@@ -103,7 +103,7 @@ func TestRunTextOutputDisarmsTerminalEscapes(t *testing.T) {
 // A partial run's batch errors go to stderr through terminalText too.
 func TestPrintMapErrorsDisarmsTerminalEscapes(t *testing.T) {
 	var w strings.Builder
-	printMapErrors(&w, []globalsearch.BatchFailure{{BatchIndex: 0, Message: "map batch 0: model output is not valid JSON: \x1b[2J"}})
+	printMapErrors(&w, []globalsearch.BatchFailure{{BatchIndex: 0, Message: "model output is not valid JSON: \x1b[2J"}})
 	assert.Equal(t, "map batch 0: model output is not valid JSON: \\x1b[2J\n", w.String())
 }
 

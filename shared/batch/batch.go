@@ -37,6 +37,23 @@ type Batch struct {
 // ErrPromptTooLarge means the skeleton alone fails the fit test.
 var ErrPromptTooLarge = errors.New("map token budget cannot fit the map prompt")
 
+// SmallestBudget is the least budget at which skeleton alone passes the fit
+// test, beside empty content: the estimate of skeleton + "\n".
+func SmallestBudget(skeleton string) int {
+	return tokens.NewPrompt(skeleton).Tokens(tokens.Count{})
+}
+
+// CheckSkeleton is the fit test with no content: ErrPromptTooLarge when no
+// prompt of skeleton fits budget, however little it holds. It is the one
+// place that rule is decided: packing applies it before drawing an item,
+// and a caller applies it to a request before reading anything to pack.
+func CheckSkeleton(skeleton string, budget int) error {
+	if budget < SmallestBudget(skeleton) {
+		return ErrPromptTooLarge
+	}
+	return nil
+}
+
 // TooSmallError means not even one code point of an item fits beside the
 // skeleton and a part header.
 type TooSmallError struct{ ID string }
@@ -82,11 +99,10 @@ func Pack(skeleton string, budget int, items []Item) ([]Batch, error) {
 // as it is drawn never holds every text at once. A skeleton that fails the
 // fit test draws no item.
 func PackSeq(skeleton string, budget int, items iter.Seq[Item]) ([]Batch, error) {
-	prompt := tokens.NewPrompt(skeleton)
-	if !prompt.Fits(tokens.Count{}, budget) {
-		return nil, ErrPromptTooLarge
+	if err := CheckSkeleton(skeleton, budget); err != nil {
+		return nil, err
 	}
-	p := packer{prompt: prompt, budget: budget}
+	p := packer{prompt: tokens.NewPrompt(skeleton), budget: budget}
 	for it := range items {
 		if err := p.addItem(it); err != nil {
 			return nil, err
@@ -123,7 +139,7 @@ func (p *packer) addItem(it Item) error {
 	// length in bytes overflows even at that rate cannot fit whole: it is
 	// split without being counted first, one pass fewer over a huge text.
 	if !p.fits(widest.Add(tokens.Count{NonASCII: len(it.Text) / utf8.UTFMax})) {
-		return p.split(it)
+		return p.split(it, widest)
 	}
 	whole := tokens.Of(it.Text)
 	first := Header(it.ID, 1)
@@ -132,7 +148,7 @@ func (p *packer) addItem(it Item) error {
 		p.addPart(part{id: it.ID, header: first, text: it.Text, count: firstCount.Add(whole)})
 		return nil
 	}
-	return p.split(it)
+	return p.split(it, widest)
 }
 
 // split cuts an oversized text into the largest fitting prefixes, in one
@@ -140,13 +156,13 @@ func (p *packer) addItem(it Item) error {
 // point each) it works out, from the counts alone, how many more ASCII
 // code points could fit, and reads no further; any other code point is
 // tried one at a time. Code points are those of `range`: an invalid byte
-// is one of its own.
-func (p *packer) split(it Item) error {
+// is one of its own. widest counts the widest header of it and its
+// newline, which sizes every part.
+func (p *packer) split(it Item, widest tokens.Count) error {
 	text := it.Text
 	if text == "" {
 		return &TooSmallError{ID: it.ID} // an empty text whose header does not fit must not vanish
 	}
-	widest := tokens.Of(Header(it.ID, widestPartNumber)).Add(newline)
 	for number := 1; text != ""; number++ {
 		c, end := widest, 0
 		for end < len(text) {

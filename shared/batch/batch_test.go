@@ -207,6 +207,26 @@ func TestPack(t *testing.T) {
 	}
 }
 
+// TestCheckSkeleton: the least budget that fits the skeleton is the
+// estimate of the skeleton and its newline, and packing at any lower one
+// draws no item.
+func TestCheckSkeleton(t *testing.T) {
+	for _, skeleton := range []string{"", "q", "Question: explain the global trend.", strings.Repeat("全球趋势 ", 40)} {
+		least := batch.SmallestBudget(skeleton)
+		require.Equal(t, tokens.Estimate(skeleton+"\n"), least, "%q", skeleton)
+		assert.NoError(t, batch.CheckSkeleton(skeleton, least), "%q", skeleton)
+		assert.ErrorIs(t, batch.CheckSkeleton(skeleton, least-1), batch.ErrPromptTooLarge, "%q", skeleton)
+		drawn := 0
+		items := func(yield func(batch.Item) bool) {
+			drawn++
+			yield(batch.Item{ID: "c1", Text: "x"})
+		}
+		_, err := batch.PackSeq(skeleton, least-1, items)
+		assert.ErrorIs(t, err, batch.ErrPromptTooLarge, "%q", skeleton)
+		assert.Zero(t, drawn, "%q: no item is drawn beside a skeleton that does not fit", skeleton)
+	}
+}
+
 func TestHeader(t *testing.T) {
 	assert.Equal(t, "[Community ID: c-7 | summary part 12]", batch.Header("c-7", 12))
 }

@@ -88,6 +88,17 @@ func KindOf(err error) Kind {
 	return KindInternal
 }
 
+// BatchError is the failure of an attempt at one map batch, as MapBatch
+// returns it: the batch index is kept as data beside the cause, and the
+// message's "map batch <n>: " prefix is written here only.
+type BatchError struct {
+	Index int
+	Err   error
+}
+
+func (e *BatchError) Error() string { return fmt.Sprintf("map batch %d: %v", e.Index, e.Err) }
+func (e *BatchError) Unwrap() error { return e.Err }
+
 // BatchFailure is a map batch that failed every attempt.
 type BatchFailure struct {
 	BatchIndex   int      `json:"batchIndex"`
@@ -96,6 +107,30 @@ type BatchFailure struct {
 	// Attempts is the model calls the batch took (0 when it never reached
 	// the model, e.g. a cancelled run).
 	Attempts int `json:"attempts"`
+	// err is the BatchError of this batch that Message is the message of,
+	// when it is one (a batch of an in-process Search): grouping takes the
+	// cause from it rather than cutting the prefix off Message.
+	err *BatchError
+}
+
+// failureOf is the failure of batch index whose last attempt ended in err.
+func failureOf(index int, err error, attempts int) BatchFailure {
+	f := BatchFailure{BatchIndex: index, Message: err.Error(), Attempts: attempts}
+	// MapBatch's own error, not one that wraps it: only then is Message
+	// the prefix and the cause alone.
+	if be, ok := err.(*BatchError); ok && be.Index == index {
+		f.err = be
+	}
+	return f
+}
+
+// cause is the failure's message without a prefix naming its own batch,
+// which differs by batch but says nothing more.
+func (f BatchFailure) cause() string {
+	if f.err != nil {
+		return f.err.Err.Error()
+	}
+	return f.Message
 }
 
 // allFailedError lists every batch's error so that a failed search says why
@@ -193,13 +228,13 @@ func (g FailureGroup) String() string {
 
 // GroupFailures groups failures by message, in order of each group's first
 // batch, so that forty batches failing the same way read as one line. A
-// message's own "map batch <n>: " prefix is left out, since it differs by
-// batch but says nothing more.
+// batch's error names its own batch (BatchError); that prefix is left out,
+// since it differs by batch but says nothing more.
 func GroupFailures(failures []BatchFailure) []FailureGroup {
 	var groups []FailureGroup
 	byMessage := map[string]int{}
 	for _, f := range failures {
-		msg := strings.TrimPrefix(f.Message, fmt.Sprintf("map batch %d: ", f.BatchIndex))
+		msg := f.cause()
 		i, ok := byMessage[msg]
 		if !ok {
 			i = len(groups)

@@ -11,7 +11,8 @@ import (
 // reads the batch, calls the model once, validates the output and saves the
 // answer. attempt is the 1-based number of this attempt, recorded with the
 // answer. It never retries: the caller (Search, or the state machine's Retry)
-// owns the second attempt, so a batch never gets more than two.
+// owns the second attempt, so a batch never gets more than two. A failed
+// model call, model output or save is a *BatchError naming the batch.
 //
 // runID is the run the caller works for ("" for whichever run is current).
 // A batch of another run means the query id was planned again since: the
@@ -46,7 +47,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 			err = fmt.Errorf("save answer of batch %d: %w", index, err)
 			e.logger().LogAttrs(ctx, slogError, "map batch attempt failed", stepAttrs(queryID, "map", start,
 				"batch", index, "attempts", attempt, "status", "failed", "error", err.Error())...)
-			return MapAnswer{}, fmt.Errorf("map batch %d: %w", index, err)
+			return MapAnswer{}, &BatchError{Index: index, Err: err}
 		}
 	}
 	resp, err := e.Model.Complete(ctx, req)
@@ -70,7 +71,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 	}
 	e.logger().LogAttrs(ctx, slogError, "map batch attempt failed", stepAttrs(queryID, "map", start,
 		"batch", index, "attempts", attempt, "status", "failed", "error", err.Error())...)
-	return MapAnswer{}, fmt.Errorf("map batch %d: %w", index, err)
+	return MapAnswer{}, &BatchError{Index: index, Err: err}
 }
 
 // supersededError is the error of a task whose run a newer plan of the same

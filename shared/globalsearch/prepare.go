@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -87,24 +86,24 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 // Plan builds the batches of a search without saving or calling anything:
 // prepare's work, and the CLI's dry run.
 func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
-	prompts := e.prompts()
-	skeleton := prompts.Map.Skeleton(p.Query)
+	skeleton := e.prompts().Map.Skeleton(p.Query)
 	// The budget check needs no data, so bad input costs no read (docs/contract.md#budgets).
-	if _, err := batch.Pack(skeleton, p.MapPromptBudget(), nil); err != nil {
+	if err := batch.CheckSkeleton(skeleton, p.MapPromptBudget()); err != nil {
 		return Plan{}, &Error{Kind: KindInvalidInput, Err: err}
 	}
-	texts, sources, plan, err := e.mapTexts(ctx, p)
+	in, plan, err := e.mapTexts(ctx, p)
 	if err != nil {
 		return Plan{}, err
 	}
-	order := make([]int, texts.len())
+	sources := in.allSources()
+	order := make([]int, in.len())
 	for i := range order {
 		order[i] = i
 	}
 	if p.Shuffle {
 		shuffle(order, p.ShuffleSeed)
 	}
-	packed, err := batch.PackSeq(skeleton, p.MapPromptBudget(), texts.items(order))
+	packed, err := batch.PackSeq(skeleton, p.MapPromptBudget(), in.items(order))
 	if err != nil {
 		var tooSmall *batch.TooSmallError
 		if errors.As(err, &tooSmall) || errors.Is(err, batch.ErrPromptTooLarge) {
@@ -112,34 +111,50 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 		}
 		return Plan{}, err
 	}
-	if e.MaxBatches > 0 && len(packed) > e.MaxBatches {
-		return Plan{}, Errorf(KindPlanTooLarge,
+	if err := e.checkBatchCount(p, len(packed)); err != nil {
+		return Plan{}, err
+	}
+	plan.Batches = planBatches(packed, sources)
+	return plan, nil
+}
+
+// checkBatchCount refuses a plan of more batches than the state machine
+// runs, or than the run's model calls allow (docs/contract.md#plan-limits).
+func (e *Engine) checkBatchCount(p Params, batches int) error {
+	if e.MaxBatches > 0 && batches > e.MaxBatches {
+		return Errorf(KindPlanTooLarge,
 			"the plan needs %d map batches but the state machine runs at most %d: raise mapTokenBudget or choose a coarser communityLevel",
-			len(packed), e.MaxBatches)
+			batches, e.MaxBatches)
 	}
-	if most := MostModelCalls(len(packed)); p.MaxModelCalls > 0 && most > p.MaxModelCalls {
-		return Plan{}, Errorf(KindPlanTooLarge,
+	if most := MostModelCalls(batches); p.MaxModelCalls > 0 && most > p.MaxModelCalls {
+		return Errorf(KindPlanTooLarge,
 			"the plan needs %d map batches, so up to %d model calls (%d attempts per batch, %d for the reduce), but this run may make at most %d: raise maxModelCalls (up to the deployment's MaxModelCalls, which bounds it) or mapTokenBudget, or choose a coarser communityLevel",
-			len(packed), most, MapAttempts, ReduceAttempts, p.MaxModelCalls)
+			batches, most, MapAttempts, ReduceAttempts, p.MaxModelCalls)
 	}
-	plan.Batches = make([]Batch, len(packed))
+	return nil
+}
+
+// planBatches numbers the packed batches and records with each the sources
+// of the communities it holds (docs/contract.md#citations). A community
+// split over many batches is recorded once, with its first part, and a
+// batch records at most maxSourceBytes of ids: a coarse community can cite
+// more ids than one DynamoDB item holds.
+func planBatches(packed []batch.Batch, sources map[string]Sources) []Batch {
+	out := make([]Batch, len(packed))
 	recorded := make(map[string]bool, len(sources))
 	for i, b := range packed {
-		plan.Batches[i] = Batch{Index: i, CommunityIDs: b.IDs, EstimatedTokens: b.Tokens, Content: b.Content}
-		// A community split over many batches is recorded once, with its
-		// first part, and a batch records at most maxSourceBytes of ids: a
-		// coarse community can cite more ids than one DynamoDB item holds.
+		out[i] = Batch{Index: i, CommunityIDs: b.IDs, EstimatedTokens: b.Tokens, Content: b.Content}
 		room := maxSourceBytes
 		for _, id := range b.IDs {
 			if !recorded[id] {
 				recorded[id] = true
 				var src Sources
 				src, room = sources[id].within(room)
-				plan.Batches[i].Sources = append(plan.Batches[i].Sources, src)
+				out[i].Sources = append(out[i].Sources, src)
 			}
 		}
 	}
-	return plan, nil
+	return out
 }
 
 // MostModelCalls is the most model calls a plan of batches map batches can
@@ -162,165 +177,181 @@ func shuffle[T any](items []T, seed int64) {
 	}
 }
 
-// mapInputs is what the map texts of the selected summaries are built
-// from, in id order. A text is built only when the packer draws it: all of
-// them at once would be as large as all the batches (docs/contract.md#plan-limits).
-type mapInputs struct {
-	selected     []*Summary
-	leavesOf     [][]string
-	sizes        []int
-	claimsByLeaf map[string][]*Claim
-	chunkText    map[string]string
-}
-
-func (m mapInputs) len() int { return len(m.selected) }
-
-// items builds the map texts of the summaries at the given indexes, in
-// that order, one per item drawn.
-func (m mapInputs) items(order []int) iter.Seq[batch.Item] {
-	return func(yield func(batch.Item) bool) {
-		for _, i := range order {
-			s := m.selected[i]
-			if !yield(batch.Item{ID: s.ID, Text: mapText(s.Summary, m.leavesOf[i], m.claimsByLeaf, m.chunkText, m.sizes[i])}) {
-				return
-			}
-		}
-	}
-}
-
 // mapTexts reads one version of the namespace from start to end
 // (docs/contract.md#namespace-versions): when the namespace was replaced
 // while it read, what it read may be half deleted, so it reads the new
 // version once more, and refuses as throttled (the state machine retries)
 // a namespace replaced during both reads.
-func (e *Engine) mapTexts(ctx context.Context, p Params) (mapInputs, map[string]Sources, Plan, error) {
+func (e *Engine) mapTexts(ctx context.Context, p Params) (mapInputs, Plan, error) {
 	for attempt := 1; ; attempt++ {
 		snap, err := e.Index.Open(ctx, p.Namespace)
 		if err != nil {
-			return mapInputs{}, nil, Plan{Params: p}, fmt.Errorf("open namespace %s: %w", p.Namespace, err)
+			return mapInputs{}, Plan{Params: p}, fmt.Errorf("open namespace %s: %w", p.Namespace, err)
 		}
-		in, sources, plan, err := e.mapTextsOf(ctx, snap, p)
+		in, plan, err := e.mapTextsOf(ctx, snap, p)
 		intact, checkErr := snap.Intact(ctx)
 		switch {
 		case checkErr != nil && err == nil:
-			return mapInputs{}, nil, plan, fmt.Errorf("check the version of namespace %s: %w", p.Namespace, checkErr)
+			return mapInputs{}, plan, fmt.Errorf("check the version of namespace %s: %w", p.Namespace, checkErr)
 		case checkErr != nil || intact:
-			return in, sources, plan, err
+			return in, plan, err
 		case attempt == 2:
-			return mapInputs{}, nil, plan, Errorf(KindThrottled, "namespace %s was replaced twice while this search read it: try again", p.Namespace)
+			return mapInputs{}, plan, Errorf(KindThrottled, "namespace %s was replaced twice while this search read it: try again", p.Namespace)
 		}
 	}
 }
 
-// mapTextsOf loads the namespace and gathers what the map text of every
-// selected summary is built from (docs/contract.md#selection,
-// docs/contract.md#map-text), in id order, after checking their total size.
-func (e *Engine) mapTextsOf(ctx context.Context, snap Snapshot, p Params) (mapInputs, map[string]Sources, Plan, error) {
+// mapTextsOf gathers what the map text of every selected summary is built
+// from (docs/contract.md#selection, docs/contract.md#map-text), in id
+// order: it loads and selects the summaries, groups the claims by leaf,
+// reads the chunks they cite and sizes the texts. The plan it returns
+// holds what the index said on the way (orphan claims, missing chunks, an
+// empty namespace or level).
+func (e *Engine) mapTextsOf(ctx context.Context, snap Snapshot, p Params) (mapInputs, Plan, error) {
 	plan := Plan{Params: p}
 	// Claims do not depend on the summaries, so their reads (on DynamoDB a
 	// chain of Query pages each) overlap; only the chunks must wait for the
-	// claims that cite them. A namespace or level found empty stops the
-	// claims read and waits for it, so no call outlives this one.
-	claimsCtx, stopClaims := context.WithCancel(ctx)
-	claimsDone := make(chan struct{})
-	var claims []Claim
-	var claimsErr error
+	// claims that cite them.
+	claims, stopClaims := readClaims(ctx, snap)
+	defer stopClaims()
+	h, selected, err := e.loadSelection(ctx, snap, &plan)
+	if err != nil || len(selected) == 0 {
+		return mapInputs{}, plan, err
+	}
+	all, err := claims()
+	if err != nil {
+		return mapInputs{}, plan, fmt.Errorf("load claims of %s: %w", p.Namespace, err)
+	}
+	in := mapInputs{selected: selected, leavesOf: make([][]string, len(selected))}
+	for i, s := range selected {
+		in.leavesOf[i] = h.descendantLeaves(s.ID, nil)
+	}
+	in.claimsByLeaf, plan.OrphanClaims = groupClaims(h, all)
+	if plan.MissingChunks, err = in.readCited(ctx, snap); err != nil {
+		return mapInputs{}, plan, fmt.Errorf("load cited chunks of %s: %w", p.Namespace, err)
+	}
+	if err := e.sizeMapTexts(p, &in); err != nil {
+		return mapInputs{}, plan, err
+	}
+	return in, plan, nil
+}
+
+// readClaims reads snap's claims in the background. claims waits for the
+// read; stop cancels it and waits for it, so no call outlives the caller's
+// (a namespace or level found empty stops the read unused).
+func readClaims(ctx context.Context, snap Snapshot) (claims func() ([]Claim, error), stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	var all []Claim
+	var err error
 	go func() {
-		defer close(claimsDone)
-		claims, claimsErr = snap.Claims(claimsCtx)
+		defer close(done)
+		all, err = snap.Claims(ctx)
 	}()
-	defer func() { stopClaims(); <-claimsDone }()
+	claims = func() ([]Claim, error) { <-done; return all, err }
+	stop = func() { cancel(); <-done }
+	return claims, stop
+}
+
+// loadSelection loads the namespace's summaries and selects those of the
+// requested level (docs/contract.md#selection). Selecting none is no
+// error: plan then says why (an empty namespace and the namespaces that
+// exist, or the levels that do).
+func (e *Engine) loadSelection(ctx context.Context, snap Snapshot, plan *Plan) (*hierarchy, []*Summary, error) {
+	p := plan.Params
 	summaries, err := snap.Summaries(ctx)
 	if err != nil {
-		return mapInputs{}, nil, plan, fmt.Errorf("load summaries of %s: %w", p.Namespace, err)
+		return nil, nil, fmt.Errorf("load summaries of %s: %w", p.Namespace, err)
 	}
 	if len(summaries) == 0 {
 		plan.EmptyNamespace = true
 		plan.AvailableNamespaces = e.namespaces(ctx, p.Namespace)
-		return mapInputs{}, nil, plan, nil
+		return nil, nil, nil
 	}
 	h, err := newHierarchy(summaries)
 	if err != nil {
-		return mapInputs{}, nil, plan, err
+		return nil, nil, err
 	}
 	selected := h.selectSummaries(p.CommunityLevel)
 	plan.SummaryCount = len(selected)
-	if len(selected) == 0 {
-		if p.CommunityLevel != LeafLevel {
-			plan.AvailableLevels = h.levels()
-		}
-		return mapInputs{}, nil, plan, nil
+	if len(selected) == 0 && p.CommunityLevel != LeafLevel {
+		plan.AvailableLevels = h.levels()
 	}
-	<-claimsDone
-	if claimsErr != nil {
-		return mapInputs{}, nil, plan, fmt.Errorf("load claims of %s: %w", p.Namespace, claimsErr)
-	}
-	claimsByLeaf := map[string][]*Claim{}
+	return h, selected, nil
+}
+
+// groupClaims files the claims under their leaves, each leaf's by id
+// (docs/contract.md#map-text), and counts the orphans: claims on a
+// community that is not a leaf, which no map text holds.
+func groupClaims(h *hierarchy, claims []Claim) (byLeaf map[string][]*Claim, orphans int) {
+	byLeaf = map[string][]*Claim{}
 	for i := range claims {
 		c := &claims[i]
 		if !h.isLeaf(c.CommunityID) {
-			plan.OrphanClaims++
+			orphans++
 			continue
 		}
-		claimsByLeaf[c.CommunityID] = append(claimsByLeaf[c.CommunityID], c)
+		byLeaf[c.CommunityID] = append(byLeaf[c.CommunityID], c)
 	}
-	for _, cs := range claimsByLeaf {
+	for _, cs := range byLeaf {
 		sortClaims(cs)
 	}
+	return byLeaf, orphans
+}
 
-	leavesOf := make([][]string, len(selected))
+// readCited reads the chunks the map texts' claims cite, each once, in
+// first-cited order, and counts the cited ids that name no chunk.
+func (m *mapInputs) readCited(ctx context.Context, snap Snapshot) (missing int, err error) {
 	var cited []string
 	seen := map[string]bool{}
-	for i, s := range selected {
-		leavesOf[i] = h.descendantLeaves(s.ID, nil)
-		for _, leaf := range leavesOf[i] {
-			for _, c := range claimsByLeaf[leaf] {
-				for _, id := range c.SourceChunkIDs {
-					if !seen[id] {
-						seen[id] = true
-						cited = append(cited, id)
-					}
+	for i := range m.selected {
+		for c := range m.claims(i) {
+			for _, id := range c.SourceChunkIDs {
+				if !seen[id] {
+					seen[id] = true
+					cited = append(cited, id)
 				}
 			}
 		}
 	}
-	chunkText := map[string]string{}
+	m.chunkText = map[string]string{}
 	if len(cited) > 0 {
 		chunks, err := snap.Chunks(ctx, cited)
 		if err != nil {
-			return mapInputs{}, nil, plan, fmt.Errorf("load cited chunks of %s: %w", p.Namespace, err)
+			return 0, err
 		}
 		for _, c := range chunks {
-			chunkText[c.ID] = c.Text
+			m.chunkText[c.ID] = c.Text
 		}
 	}
 	for _, id := range cited {
-		if _, ok := chunkText[id]; !ok {
-			plan.MissingChunks++
+		if _, ok := m.chunkText[id]; !ok {
+			missing++
 		}
 	}
+	return missing, nil
+}
 
-	// docs/contract.md#plan-limits: the map texts are most of what prepare holds, and a chunk
-	// cited from many leaves is repeated in each of their map texts, so a
-	// small index can ask for gigabytes. Their exact size is known before
-	// any is built, and a plan beyond the bound is refused first.
-	sizes := make([]int, len(selected))
-	seenScratch := map[string]bool{}
+// sizeMapTexts records the exact size of every map text and refuses a plan
+// whose texts exceed mapTextLimit (docs/contract.md#plan-limits): the map
+// texts are most of what prepare holds, and a chunk cited from many leaves
+// is repeated in each of their map texts, so a small index can ask for
+// gigabytes. Their size is known before any is built, so such a plan is
+// refused first.
+func (e *Engine) sizeMapTexts(p Params, m *mapInputs) error {
+	m.sizes = make([]int, len(m.selected))
+	w := newWalkScratch()
 	var total int64
-	for i, s := range selected {
-		sizes[i] = mapTextSize(s.Summary, leavesOf[i], claimsByLeaf, chunkText, seenScratch)
-		total += int64(sizes[i])
+	for i := range m.selected {
+		m.sizes[i] = m.mapTextSize(i, w)
+		total += int64(m.sizes[i])
 	}
 	if limit, why := e.mapTextLimit(p); total > limit {
-		return mapInputs{}, nil, plan, Errorf(KindPlanTooLarge,
+		return Errorf(KindPlanTooLarge,
 			"the map texts of %d summaries hold %d bytes but this deployment plans at most %d (%s): choose a coarser communityLevel, which repeats cited excerpts less, or a namespace whose claims cite fewer shared chunks",
-			len(selected), total, limit, why)
+			len(m.selected), total, limit, why)
 	}
-	sources := make(map[string]Sources, len(selected))
-	for i, s := range selected {
-		sources[s.ID] = mapSources(s.ID, leavesOf[i], claimsByLeaf, chunkText)
-	}
-	return mapInputs{selected: selected, leavesOf: leavesOf, sizes: sizes, claimsByLeaf: claimsByLeaf, chunkText: chunkText}, sources, plan, nil
+	return nil
 }
 
 // mapTextLimit is the largest total of map-text bytes prepare builds
@@ -372,106 +403,4 @@ func (e *Engine) namespaces(ctx context.Context, empty string) []string {
 
 func sortClaims(cs []*Claim) {
 	slices.SortFunc(cs, func(a, b *Claim) int { return strings.Compare(a.ID, b.ID) })
-}
-
-// Section markers of a map text (docs/contract.md#map-text).
-const (
-	summaryHeader  = "[Community summary]\n"
-	claimsHeader   = "\n\n[Supporting claims]"
-	excerptsHeader = "\n\n[Source excerpts]"
-)
-
-// mapText renders one summary with its claims and excerpts (docs/contract.md#map-text);
-// size is mapTextSize's answer, so the text is built in one allocation.
-func mapText(summary string, leaves []string, claimsByLeaf map[string][]*Claim, chunkText map[string]string, size int) string {
-	var b strings.Builder
-	b.Grow(size)
-	b.WriteString(summaryHeader)
-	b.WriteString(summary)
-	var chunkIDs []string
-	seen := map[string]bool{}
-	first := true
-	for _, leaf := range leaves {
-		for _, c := range claimsByLeaf[leaf] {
-			if first {
-				b.WriteString(claimsHeader)
-				first = false
-			}
-			b.WriteString("\n- ")
-			b.WriteString(c.Subject)
-			if c.Object != "" {
-				b.WriteString(" -> ")
-				b.WriteString(c.Object)
-			}
-			b.WriteString(": ")
-			b.WriteString(c.Description)
-			for _, id := range c.SourceChunkIDs {
-				if _, ok := chunkText[id]; ok && !seen[id] {
-					seen[id] = true
-					chunkIDs = append(chunkIDs, id)
-				}
-			}
-		}
-	}
-	if len(chunkIDs) > 0 {
-		b.WriteString(excerptsHeader)
-		for _, id := range chunkIDs {
-			b.WriteString("\n- (")
-			b.WriteString(id)
-			b.WriteString(") ")
-			b.WriteString(chunkText[id])
-		}
-	}
-	return b.String()
-}
-
-// mapSources lists the claims and existing chunks of one map text, in the
-// order mapText writes them (docs/contract.md#citations citations).
-func mapSources(id string, leaves []string, claimsByLeaf map[string][]*Claim, chunkText map[string]string) Sources {
-	src := Sources{CommunityID: id, ClaimIDs: []string{}, ChunkIDs: []string{}}
-	seen := map[string]bool{}
-	for _, leaf := range leaves {
-		for _, c := range claimsByLeaf[leaf] {
-			src.ClaimIDs = append(src.ClaimIDs, c.ID)
-			for _, chunk := range c.SourceChunkIDs {
-				if _, ok := chunkText[chunk]; ok && !seen[chunk] {
-					seen[chunk] = true
-					src.ChunkIDs = append(src.ChunkIDs, chunk)
-				}
-			}
-		}
-	}
-	return src
-}
-
-// mapTextSize is the exact length of mapText's result, computed without
-// building it: each cited chunk counts once per map text, however many of
-// its claims cite it. seen is scratch space the caller reuses.
-func mapTextSize(summary string, leaves []string, claimsByLeaf map[string][]*Claim, chunkText map[string]string, seen map[string]bool) int {
-	clear(seen)
-	size := len(summaryHeader) + len(summary)
-	claims, chunks := 0, 0
-	for _, leaf := range leaves {
-		for _, c := range claimsByLeaf[leaf] {
-			claims++
-			size += len("\n- ") + len(c.Subject) + len(": ") + len(c.Description)
-			if c.Object != "" {
-				size += len(" -> ") + len(c.Object)
-			}
-			for _, id := range c.SourceChunkIDs {
-				if text, ok := chunkText[id]; ok && !seen[id] {
-					seen[id] = true
-					chunks++
-					size += len("\n- (") + len(id) + len(") ") + len(text)
-				}
-			}
-		}
-	}
-	if claims > 0 {
-		size += len(claimsHeader)
-	}
-	if chunks > 0 {
-		size += len(excerptsHeader)
-	}
-	return size
 }

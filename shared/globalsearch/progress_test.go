@@ -3,7 +3,6 @@ package globalsearch_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -96,23 +95,4 @@ func TestEveryBatchFailedGroupsMessages(t *testing.T) {
 			assert.Len(t, res.MapErrors, tc.batches, "the result still has one error per batch")
 		})
 	}
-}
-
-func TestGroupFailures(t *testing.T) {
-	failures := []gs.BatchFailure{
-		{BatchIndex: 0, Message: "map batch 0: throttled"},
-		{BatchIndex: 1, Message: "map batch 1: throttled"},
-		{BatchIndex: 2, Message: "ModelOutputError"},
-		{BatchIndex: 7, Message: "map batch 7: throttled"},
-		{BatchIndex: 8, Message: "map batch 3: throttled"},
-	}
-	var got []string
-	for _, g := range gs.GroupFailures(failures) {
-		got = append(got, fmt.Sprint(g))
-	}
-	assert.Equal(t, []string{
-		"batches 0-1, 7 (3): throttled",
-		"batch 2: ModelOutputError",
-		"batch 8: map batch 3: throttled", // only a batch's own number is redundant
-	}, got)
 }

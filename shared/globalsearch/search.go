@@ -50,7 +50,7 @@ func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
 			if ctx.Err() != nil {
 				attempts = 0 // cancelled before or during its calls: not known to have cost anything
 			}
-			failures = append(failures, BatchFailure{BatchIndex: i, Message: err.Error(), Attempts: attempts})
+			failures = append(failures, failureOf(i, err, attempts))
 		}
 	}
 	for attempt := 1; ; attempt++ {

@@ -4,32 +4,25 @@ import (
 	"context"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
-	"github.com/graphrag-global/graphrag-global/shared/batch"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/llm/offline"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
-// BenchmarkMap measures the map stage on one full batch of the sample index
-// under the default budget (about 7,500 estimated tokens of content).
+// BenchmarkMap measures the map stage on the largest batch a leaf-level
+// search of the sample index plans under the default budget (about 7,500
+// estimated tokens of content).
 func BenchmarkMap(b *testing.B) {
-	f := loadSample(b)
-	var items []batch.Item
-	for _, s := range f.Summaries {
-		items = append(items, batch.Item{ID: s.ID, Text: mapText(f, s)})
-	}
-	batches, err := batch.Pack("Question: "+globalQuestion, defaultMapPromptBudget, items)
-	require.NoError(b, err)
-	content := batches[0].Content
-	for _, bt := range batches {
+	p := sampleParams(b, globalsearch.LeafLevel)
+	plan := samplePlan(b, loadSample(b), p)
+	content := plan.Batches[0].Content
+	for _, bt := range plan.Batches {
 		if len(bt.Content) > len(content) {
 			content = bt.Content
 		}
 	}
 	b.SetBytes(int64(len(content)))
-	req := globalsearch.ModelRequest{Stage: globalsearch.StageMap, Query: globalQuestion, Content: content, Parts: globalsearch.MapParts(content), MaxTokens: 512}
+	req := globalsearch.ModelRequest{Stage: globalsearch.StageMap, Query: p.Query, Content: content, Parts: globalsearch.MapParts(content), MaxTokens: p.MapOutputReserve}
 	m := offline.New()
 	ctx := context.Background()
 	for b.Loop() {

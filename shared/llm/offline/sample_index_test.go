@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/graphrag-global/graphrag-global/shared/batch"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/llm/offline"
+	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
@@ -28,12 +28,7 @@ var (
 	wantMissingChunks = []string{"ch-41", "ch-90"}
 )
 
-const (
-	longSummaryID = "c2-port-chronicle"
-	// defaultMapPromptBudget is mapTokenBudget - mapOutputReserve with the
-	// docs/contract.md#request defaults.
-	defaultMapPromptBudget = 8000 - 512
-)
+const longSummaryID = "c2-port-chronicle"
 
 // samplePath locates testdata/sample-index.json from this file, so the test
 // does not depend on the working directory.
@@ -165,8 +160,9 @@ func TestSampleIndex(t *testing.T) {
 		s, ok := byID[longSummaryID]
 		require.True(t, ok)
 		assert.False(t, hasChild[s.ID], "the long summary is a leaf")
-		assert.Greater(t, tokens.Estimate(s.Summary), 8000)
-		assert.Greater(t, tokens.Estimate(s.Summary), defaultMapPromptBudget)
+		p := sampleParams(t, globalsearch.LeafLevel)
+		assert.Greater(t, tokens.Estimate(s.Summary), p.MapTokenBudget)
+		assert.Greater(t, tokens.Estimate(s.Summary), p.MapPromptBudget())
 	})
 }
 
@@ -190,104 +186,52 @@ func hasKana(s string) bool {
 
 const globalQuestion = "What are the main themes across Veloria's development over the decade?"
 
-// mapText renders one summary's map text as docs/contract.md#map-text describes: the
-// summary, the claims of its descendant leaves, and the chunks they cite.
-func mapText(f indexfile.File, s globalsearch.Summary) string {
-	children := map[string][]string{}
-	for _, c := range f.Summaries {
-		if c.ParentCommunityID != "" {
-			children[c.ParentCommunityID] = append(children[c.ParentCommunityID], c.ID)
-		}
-	}
-	var leaves []string
-	var walk func(id string)
-	walk = func(id string) {
-		kids := children[id]
-		if len(kids) == 0 {
-			leaves = append(leaves, id)
-			return
-		}
-		slices.Sort(kids)
-		for _, k := range kids {
-			walk(k)
-		}
-	}
-	walk(s.ID)
-	chunkText := map[string]string{}
-	for _, c := range f.Chunks {
-		chunkText[c.ID] = c.Text
-	}
-	claims := slices.Clone(f.Claims)
-	slices.SortFunc(claims, func(a, b globalsearch.Claim) int { return strings.Compare(a.ID, b.ID) })
-	var claimLines, chunkLines []string
-	seen := map[string]bool{}
-	for _, leaf := range leaves {
-		for _, c := range claims {
-			if c.CommunityID != leaf {
-				continue
-			}
-			line := "- " + c.Subject
-			if c.Object != "" {
-				line += " -> " + c.Object
-			}
-			claimLines = append(claimLines, line+": "+c.Description)
-			for _, id := range c.SourceChunkIDs {
-				if text, ok := chunkText[id]; ok && !seen[id] {
-					seen[id] = true
-					chunkLines = append(chunkLines, "- ("+id+") "+text)
-				}
-			}
-		}
-	}
-	var sections []string
-	if s.Summary != "" {
-		sections = append(sections, "[Community summary]\n"+s.Summary)
-	}
-	if len(claimLines) > 0 {
-		sections = append(sections, "[Supporting claims]\n"+strings.Join(claimLines, "\n"))
-	}
-	if len(chunkLines) > 0 {
-		sections = append(sections, "[Source excerpts]\n"+strings.Join(chunkLines, "\n"))
-	}
-	return strings.Join(sections, "\n\n")
+// sampleParams is the global question at level with the request defaults
+// (docs/contract.md#request) and a recorded seed.
+func sampleParams(t testing.TB, level globalsearch.Level) globalsearch.Params {
+	t.Helper()
+	seed := int64(7)
+	p, err := globalsearch.Request{Query: globalQuestion, Namespace: "sample", CommunityLevel: &level, ShuffleSeed: &seed}.Params(globalsearch.SpecDefaults)
+	require.NoError(t, err)
+	return p
 }
 
-// TestSampleGlobalQuestion runs the offline model over the sample index the
-// way a search does (leaf or level summaries packed under the default map
+// samplePlan plans p over the sample index as a search's prepare step does.
+func samplePlan(t testing.TB, f indexfile.File, p globalsearch.Params) globalsearch.Plan {
+	t.Helper()
+	store := memstore.New()
+	require.NoError(t, store.ReplaceNamespace(context.Background(), p.Namespace, f.Records))
+	plan, err := (&globalsearch.Engine{Index: store}).Plan(context.Background(), p)
+	require.NoError(t, err)
+	return plan
+}
+
+// TestSampleGlobalQuestion runs the offline model over the batches a search
+// of the sample index plans (leaf or level summaries under the default map
 // budget), as a sanity check that `make run` reaches a completed answer.
 func TestSampleGlobalQuestion(t *testing.T) {
 	f := loadSample(t)
-	hasChild := map[string]bool{}
-	for _, s := range f.Summaries {
-		hasChild[s.ParentCommunityID] = true
-	}
-	skeleton := "Question: " + globalQuestion
 	m := offline.New()
 	ctx := context.Background()
 
 	tests := []struct {
-		name string
-		pick func(globalsearch.Summary) bool
+		name  string
+		level globalsearch.Level
 	}{
-		{"level 0", func(s globalsearch.Summary) bool { return s.Level == 0 }},
-		{"level 1", func(s globalsearch.Summary) bool { return s.Level == 1 }},
-		{"leaf", func(s globalsearch.Summary) bool { return !hasChild[s.ID] }},
+		{"level 0", 0},
+		{"level 1", 1},
+		{"leaf", globalsearch.LeafLevel},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var items []batch.Item
-			for _, s := range f.Summaries {
-				if tc.pick(s) {
-					items = append(items, batch.Item{ID: s.ID, Text: mapText(f, s)})
-				}
-			}
-			batches, err := batch.Pack(skeleton, defaultMapPromptBudget, items)
-			require.NoError(t, err)
+			p := sampleParams(t, tc.level)
+			plan := samplePlan(t, f, p)
+			require.NotEmpty(t, plan.Batches)
 
 			var candidates []globalsearch.Candidate
-			for i, b := range batches {
+			for i, b := range plan.Batches {
 				resp, err := m.Complete(ctx, globalsearch.ModelRequest{
-					Stage: globalsearch.StageMap, Query: globalQuestion, Content: b.Content, Parts: globalsearch.MapParts(b.Content), MaxTokens: 512,
+					Stage: globalsearch.StageMap, Query: p.Query, Content: b.Content, Parts: globalsearch.MapParts(b.Content), MaxTokens: p.MapOutputReserve,
 				})
 				require.NoError(t, err)
 				var out struct {
@@ -295,30 +239,30 @@ func TestSampleGlobalQuestion(t *testing.T) {
 					Usefulness float64 `json:"usefulness"`
 				}
 				require.NoError(t, json.Unmarshal([]byte(resp.Text), &out))
-				assert.Positivef(t, out.Usefulness, "batch %d (%v)", i, b.IDs)
+				assert.Positivef(t, out.Usefulness, "batch %d (%v)", i, b.CommunityIDs)
 				assert.NotEmptyf(t, out.Answer, "batch %d", i)
 				candidates = append(candidates, globalsearch.NewCandidate(globalsearch.MapAnswer{
-					Usefulness: out.Usefulness, CommunityIDs: b.IDs, Answer: out.Answer}))
+					Usefulness: out.Usefulness, CommunityIDs: b.CommunityIDs, Answer: out.Answer}))
 			}
 			resp, err := m.Complete(ctx, globalsearch.ModelRequest{
-				Stage: globalsearch.StageReduce, Query: globalQuestion, Candidates: candidates, MaxTokens: 1024,
+				Stage: globalsearch.StageReduce, Query: p.Query, Candidates: candidates, MaxTokens: p.ReduceOutputReserve,
 			})
 			require.NoError(t, err)
 			var out struct{ Answer string }
 			require.NoError(t, json.Unmarshal([]byte(resp.Text), &out))
 			assert.NotEmpty(t, strings.TrimSpace(out.Answer))
-			t.Logf("%d batches; answer: %s", len(batches), out.Answer)
+			t.Logf("%d batches; answer: %s", len(plan.Batches), out.Answer)
 		})
 	}
 
 	t.Run("the long summary is split", func(t *testing.T) {
-		for _, s := range f.Summaries {
-			if s.ID != longSummaryID {
-				continue
+		plan := samplePlan(t, f, sampleParams(t, globalsearch.LeafLevel))
+		parts := 0
+		for _, b := range plan.Batches {
+			if slices.Contains(b.CommunityIDs, longSummaryID) {
+				parts++
 			}
-			batches, err := batch.Pack(skeleton, defaultMapPromptBudget, []batch.Item{{ID: s.ID, Text: mapText(f, s)}})
-			require.NoError(t, err)
-			assert.GreaterOrEqual(t, len(batches), 2)
 		}
+		assert.GreaterOrEqual(t, parts, 2)
 	})
 }

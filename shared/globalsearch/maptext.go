@@ -1,0 +1,178 @@
+package globalsearch
+
+import (
+	"iter"
+	"strings"
+
+	"github.com/graphrag-global/graphrag-global/shared/batch"
+)
+
+// Section markers of a map text (docs/contract.md#map-text).
+const (
+	summaryHeader  = "[Community summary]\n"
+	claimsHeader   = "\n\n[Supporting claims]"
+	excerptsHeader = "\n\n[Source excerpts]"
+)
+
+// mapInputs is what the map texts of the selected summaries are built
+// from, in id order. A text is built only when the packer draws it: all of
+// them at once would be as large as all the batches (docs/contract.md#plan-limits).
+type mapInputs struct {
+	selected     []*Summary
+	leavesOf     [][]string // the descendant leaves of each selected summary
+	claimsByLeaf map[string][]*Claim
+	chunkText    map[string]string
+	sizes        []int // the exact length of each map text, once sized
+}
+
+func (m mapInputs) len() int { return len(m.selected) }
+
+// excerpt is a cited chunk as a map text writes it.
+type excerpt struct{ id, text string }
+
+// walkScratch is the space a walk of one map text reuses. One walk runs at
+// a time over it, so every map text of a plan shares one.
+type walkScratch struct {
+	seen  map[string]bool
+	fresh []excerpt // the chunks the current claim cites first
+	cited []excerpt // a text's chunks, kept by mapText until its claims are written
+}
+
+func newWalkScratch() *walkScratch { return &walkScratch{seen: map[string]bool{}} }
+
+// claims yields the claims of summary i's map text in their order
+// (docs/contract.md#map-text): the claims of its descendant leaves, leaf by
+// leaf, each leaf's by id.
+func (m mapInputs) claims(i int) iter.Seq[*Claim] {
+	return func(yield func(*Claim) bool) {
+		for _, leaf := range m.leavesOf[i] {
+			for _, c := range m.claimsByLeaf[leaf] {
+				if !yield(c) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// walk yields the claims of summary i's map text in order, each with the
+// chunks it is the first of them to cite that exist. It is the one
+// reading of docs/contract.md#map-text: mapText writes, mapTextSize counts
+// and sources records what it yields, so they cannot disagree on order or
+// on a chunk cited twice (once per map text, however many of its claims
+// cite it). The yielded slice is w's and valid until the next step.
+func (m mapInputs) walk(i int, w *walkScratch) iter.Seq2[*Claim, []excerpt] {
+	return func(yield func(*Claim, []excerpt) bool) {
+		clear(w.seen)
+		for c := range m.claims(i) {
+			w.fresh = w.fresh[:0]
+			for _, id := range c.SourceChunkIDs {
+				if text, ok := m.chunkText[id]; ok && !w.seen[id] {
+					w.seen[id] = true
+					w.fresh = append(w.fresh, excerpt{id, text})
+				}
+			}
+			if !yield(c, w.fresh) {
+				return
+			}
+		}
+	}
+}
+
+// items builds the map texts of the summaries at the given indexes, in
+// that order, one per item drawn.
+func (m mapInputs) items(order []int) iter.Seq[batch.Item] {
+	return func(yield func(batch.Item) bool) {
+		w := newWalkScratch()
+		for _, i := range order {
+			if !yield(batch.Item{ID: m.selected[i].ID, Text: m.mapText(i, w)}) {
+				return
+			}
+		}
+	}
+}
+
+// mapText renders summary i with its claims and excerpts
+// (docs/contract.md#map-text) in one allocation of its size.
+func (m mapInputs) mapText(i int, w *walkScratch) string {
+	var b strings.Builder
+	b.Grow(m.sizes[i])
+	b.WriteString(summaryHeader)
+	b.WriteString(m.selected[i].Summary)
+	w.cited = w.cited[:0]
+	first := true
+	for c, fresh := range m.walk(i, w) {
+		if first {
+			b.WriteString(claimsHeader)
+			first = false
+		}
+		b.WriteString("\n- ")
+		b.WriteString(c.Subject)
+		if c.Object != "" {
+			b.WriteString(" -> ")
+			b.WriteString(c.Object)
+		}
+		b.WriteString(": ")
+		b.WriteString(c.Description)
+		w.cited = append(w.cited, fresh...)
+	}
+	if len(w.cited) > 0 {
+		b.WriteString(excerptsHeader)
+		for _, x := range w.cited {
+			b.WriteString("\n- (")
+			b.WriteString(x.id)
+			b.WriteString(") ")
+			b.WriteString(x.text)
+		}
+	}
+	clear(w.cited) // the texts are written: hold none of them past this text
+	return b.String()
+}
+
+// mapTextSize is the exact length of mapText's result, computed without
+// building it.
+func (m mapInputs) mapTextSize(i int, w *walkScratch) int {
+	size := len(summaryHeader) + len(m.selected[i].Summary)
+	claims, chunks := 0, 0
+	for c, fresh := range m.walk(i, w) {
+		claims++
+		size += len("\n- ") + len(c.Subject) + len(": ") + len(c.Description)
+		if c.Object != "" {
+			size += len(" -> ") + len(c.Object)
+		}
+		for _, x := range fresh {
+			chunks++
+			size += len("\n- (") + len(x.id) + len(") ") + len(x.text)
+		}
+	}
+	if claims > 0 {
+		size += len(claimsHeader)
+	}
+	if chunks > 0 {
+		size += len(excerptsHeader)
+	}
+	return size
+}
+
+// sources lists the claims and existing chunks of summary i's map text, in
+// the order mapText writes them (docs/contract.md#citations).
+func (m mapInputs) sources(i int, w *walkScratch) Sources {
+	src := Sources{CommunityID: m.selected[i].ID, ClaimIDs: []string{}, ChunkIDs: []string{}}
+	for c, fresh := range m.walk(i, w) {
+		src.ClaimIDs = append(src.ClaimIDs, c.ID)
+		for _, x := range fresh {
+			src.ChunkIDs = append(src.ChunkIDs, x.id)
+		}
+	}
+	return src
+}
+
+// allSources is sources of every selected summary, by community id.
+func (m mapInputs) allSources() map[string]Sources {
+	w := newWalkScratch()
+	out := make(map[string]Sources, len(m.selected))
+	for i, s := range m.selected {
+		out[s.ID] = m.sources(i, w)
+	}
+	return out
+}
