@@ -111,10 +111,16 @@ type panicError struct {
 func (e *panicError) Error() string { return fmt.Sprintf("internal error: %v", e.value) }
 
 // runGuarded runs cmd, recovering a panic of the command's own goroutine
-// into a panicError with its stack.
+// into a panicError with its stack. A map worker's panic reaches this
+// goroutine too (globalsearch.WorkerPanic), carrying the worker's stack,
+// which is the one a bug report needs.
 func runGuarded(ctx context.Context, env *cliEnv, cmd command, args []string) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
+			if wp, ok := v.(*globalsearch.WorkerPanic); ok {
+				err = &panicError{value: wp.Value, stack: wp.Stack}
+				return
+			}
 			err = &panicError{value: v, stack: debug.Stack()}
 		}
 	}()

@@ -142,3 +142,15 @@ func TestInvalidIndexFileExitsTwoInEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerPanicExitsOneWithTheWorkersStack: a map worker's panic, raised
+// again on the command's goroutine (globalsearch.WorkerPanic), exits 1 as an
+// internal error and prints the worker's stack, not the re-raise's.
+func TestWorkerPanicExitsOneWithTheWorkersStack(t *testing.T) {
+	cmds := map[string]command{"boom": {run: func(context.Context, *cliEnv, []string) error {
+		panic(&globalsearch.WorkerPanic{Value: "model adapter bug", Stack: []byte("goroutine 7 [running]:\nadapter.Complete()\n")})
+	}}}
+	env, _, errOut := testEnv("")
+	assert.Equal(t, 1, dispatch(context.Background(), env, cmds, []string{"boom"}))
+	assert.Equal(t, "globalsearch boom: internal error: model adapter bug\ngoroutine 7 [running]:\nadapter.Complete()\n", errOut.String())
+}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
+	"runtime/debug"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -80,13 +82,37 @@ func newMCPServer(ctx context.Context, env *cliEnv, f *searchFlags) (*mcp.Server
 			"(map-reduce over every summary of a level). Returns the answer, its status and the communities it cites " +
 			"with their claim and source-chunk ids. Best for broad questions (themes, trends, comparisons); each call " +
 			"makes one model call per batch (see plan_search).",
-	}, t.globalSearch)
+	}, guardTool(env, t.globalSearch))
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: "plan_search",
 		Description: "Dry run of global_search with no model call: how many map batches the question needs, " +
 			"their estimated input tokens, the most model calls and, when prices are set, the most it can cost.",
-	}, t.planSearch)
+	}, guardTool(env, t.planSearch))
 	return srv, nil
+}
+
+// guardTool turns a panic of a tool call (a bug, a map worker's included:
+// globalsearch.WorkerPanic) into that call's tool error, "internal error:
+// ...", with the stack on stderr: the call runs on the MCP server's own
+// goroutine, past the command edge's recover, and the server must outlive
+// one bad call.
+func guardTool[In, Out any](env *cliEnv, h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			stack := debug.Stack()
+			if wp, ok := v.(*globalsearch.WorkerPanic); ok {
+				v, stack = wp.Value, wp.Stack
+			}
+			fmt.Fprintf(env.stderr, "globalsearch mcp: internal error: %v\n%s", v, stack)
+			var zero Out
+			res, out, err = nil, zero, fmt.Errorf("internal error: %v", v)
+		}()
+		return h(ctx, req, in)
+	}
 }
 
 // searchInput is what both tools take. level is "leaf" or a level number,

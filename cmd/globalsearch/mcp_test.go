@@ -224,3 +224,32 @@ func TestMCPToolRequest(t *testing.T) {
 		assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
 	})
 }
+
+// TestMCPToolPanicIsAToolError: a tool call that panics (a map worker's
+// panic comes back to the call's goroutine as a globalsearch.WorkerPanic)
+// answers that call with an internal error and leaves the server serving,
+// its stack on stderr.
+func TestMCPToolPanicIsAToolError(t *testing.T) {
+	tests := []struct {
+		name      string
+		value     any
+		wantStack string
+	}{
+		{"in the call", "nil map", "mcp_test.go"},
+		{"in a map worker", &globalsearch.WorkerPanic{Value: "nil map", Stack: []byte("worker frame\n")}, "worker frame"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, errOut := testEnv("")
+			h := guardTool(env, func(context.Context, *mcp.CallToolRequest, searchInput) (*mcp.CallToolResult, searchOutput, error) {
+				panic(tc.value)
+			})
+			res, out, err := h(context.Background(), nil, searchInput{Query: "q"})
+			assert.Nil(t, res)
+			assert.Equal(t, searchOutput{}, out)
+			require.EqualError(t, err, "internal error: nil map")
+			assert.Contains(t, errOut.String(), "globalsearch mcp: internal error: nil map\n")
+			assert.Contains(t, errOut.String(), tc.wantStack)
+		})
+	}
+}

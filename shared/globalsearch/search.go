@@ -3,6 +3,8 @@ package globalsearch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"runtime/debug"
 	"sync"
 )
 
@@ -85,11 +87,33 @@ func (p Params) validate(prompts Prompts) error {
 // forEachBatch runs try for every batch index with at most workers in
 // flight and up to attempts tries each. It returns the failures in index
 // order; a cancelled ctx fails what has not started.
+//
+// A panic in try is a bug, not a failed batch: the pool stops starting
+// calls, and once every worker has returned the panic is raised again as a
+// *WorkerPanic on the caller's goroutine, where the edge that recovers
+// panics (the CLI's command edge, the Lambda runtime) can see it. Left in
+// the worker it would end the process past every recover.
 func forEachBatch(ctx context.Context, count, workers, attempts int, try func(ctx context.Context, index, attempt int) error) []error {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	errs := make([]error, count)
 	workers = min(workers, count)
 	next := make(chan int)
-	var wg sync.WaitGroup
+	var (
+		wg        sync.WaitGroup
+		panicOnce sync.Once
+		panicked  *WorkerPanic
+	)
+	guarded := func(index, attempt int) (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				panicOnce.Do(func() { panicked = &WorkerPanic{Value: v, Stack: debug.Stack()} })
+				stop()
+				err = context.Canceled
+			}
+		}()
+		return try(ctx, index, attempt)
+	}
 	for range workers {
 		wg.Go(func() {
 			for i := range next {
@@ -97,7 +121,7 @@ func forEachBatch(ctx context.Context, count, workers, attempts int, try func(ct
 					if errs[i] = ctx.Err(); errs[i] != nil {
 						break
 					}
-					if errs[i] = try(ctx, i, attempt); errs[i] == nil {
+					if errs[i] = guarded(i, attempt); errs[i] == nil {
 						break
 					}
 				}
@@ -109,5 +133,17 @@ func forEachBatch(ctx context.Context, count, workers, attempts int, try func(ct
 	}
 	close(next)
 	wg.Wait()
+	if panicked != nil {
+		panic(panicked)
+	}
 	return errs
 }
+
+// WorkerPanic is a panic of a map worker raised again on the goroutine
+// that ran the worker pool (forEachBatch), with the worker's own stack.
+type WorkerPanic struct {
+	Value any
+	Stack []byte
+}
+
+func (p *WorkerPanic) Error() string { return fmt.Sprintf("map worker panicked: %v", p.Value) }
