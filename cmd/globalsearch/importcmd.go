@@ -64,6 +64,12 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("import %s: %w", *dir, err)
 	}
 	printImportReport(env.stdout, report)
+	if len(records.Summaries) == 0 {
+		// As an index file without summaries is refused (docs/contract.md#ingest):
+		// written out, run would refuse the file; into a table, it would
+		// empty the namespace.
+		return globalsearch.Errorf(globalsearch.KindInvalidInput, "import %s: no community reports to import: %s", *dir, globalsearch.NoSummariesMessage)
+	}
 	if *table != "" {
 		return replaceInTable(ctx, env.stdout, *table, *namespace, records, *create)
 	}

@@ -51,6 +51,9 @@ func TestImportCommand(t *testing.T) {
 		{Community: 2, Level: 2, Parent: 1, Title: "Two", Summary: "two"},
 	}))
 	cycleOut := filepath.Join(t.TempDir(), "cycle.json")
+	empty := t.TempDir()
+	require.NoError(t, parquet.WriteFile(filepath.Join(empty, "community_reports.parquet"), []importTestReport{}))
+	emptyOut := filepath.Join(t.TempDir(), "empty.json")
 
 	tests := []struct {
 		name       string
@@ -72,6 +75,7 @@ func TestImportCommand(t *testing.T) {
 		{name: "missing folder", args: []string{"graphrag", "--dir", filepath.Join(dir, "nope"), "--out", out}, wantCode: 2, wantStderr: "nope: no such folder"},
 		{name: "not parquet", args: []string{"graphrag", "--dir", notParquet, "--out", out}, wantCode: 2, wantStderr: "community_reports.parquet: not a readable parquet file"},
 		{name: "parent cycle", args: []string{"graphrag", "--dir", cycle, "--out", cycleOut}, wantCode: 2, wantStderr: "parentCommunityId links form a cycle: 1 -> 2 -> 1"},
+		{name: "no reports", args: []string{"graphrag", "--dir", empty, "--out", emptyOut}, wantCode: 2, wantStderr: "no community reports to import: the records hold no summaries"},
 		{
 			name:       "excerpts none",
 			args:       []string{"graphrag", "--dir", dir, "--out", filepath.Join(t.TempDir(), "none.json"), "--excerpts", "none"},
@@ -97,6 +101,7 @@ func TestImportCommand(t *testing.T) {
 	}
 
 	assert.NoFileExists(t, cycleOut, "an import that fails writes nothing")
+	assert.NoFileExists(t, emptyOut, "an import without summaries writes no file that run would refuse")
 	f, err := indexfile.Load(out)
 	require.NoError(t, err)
 	assert.Equal(t, "carol", f.Namespace)
