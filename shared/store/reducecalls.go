@@ -14,7 +14,8 @@ import (
 )
 
 // AddReduceCall implements globalsearch.ReduceCalls with an atomic ADD, so
-// concurrent or retried invocations never lose a count.
+// concurrent or retried invocations never lose a count; the count expires
+// with its run (runExpiry).
 func (s *Runs) AddReduceCall(ctx context.Context, queryID, runID string) (int, error) {
 	if err := requireQueryID(queryID); err != nil {
 		return 0, err
@@ -24,9 +25,13 @@ func (s *Runs) AddReduceCall(ctx context.Context, queryID, runID string) (int, e
 	if err != nil {
 		return 0, fmt.Errorf("encode key of %s: %w", what, err)
 	}
+	exp, err := s.runExpiry(ctx, queryID, runID)
+	if err != nil {
+		return 0, err
+	}
 	expr, err := expression.NewBuilder().WithUpdate(
 		expression.Add(expression.Name("reduceCalls"), expression.Value(1)).
-			Set(expression.Name(TTLAttribute), expression.Value(s.expiresAt()))).Build()
+			Set(expression.Name(TTLAttribute), expression.Value(exp))).Build()
 	if err != nil {
 		return 0, fmt.Errorf("build update of %s: %w", what, err)
 	}

@@ -68,6 +68,33 @@ func jsonTagsDec(o *attributevalue.DecoderOptions) { o.TagKey = "json" }
 
 func (s *Runs) expiresAt() int64 { return s.now().Add(s.ttl).Unix() }
 
+// runExpiry is the expiry of run runID of a query: its plan item's, which
+// SavePlan gave every item of the plan, so that what a run writes later
+// (answers, the reduce count) expires with it (docs/contract.md#tables).
+// A run that is not the query's current one (replaced, or never planned)
+// has no plan to follow: its late items get a lifetime of their own, as
+// they are keyed by a run nothing reads any more.
+func (s *Runs) runExpiry(ctx context.Context, queryID, runID string) (int64, error) {
+	it, err := s.get(ctx, "plan of query "+queryID, queryID, skPlan, attrQueryID, attrSK, TTLAttribute, "plan.runId")
+	switch {
+	case errors.Is(err, globalsearch.ErrNotFound):
+		return s.expiresAt(), nil
+	case err != nil:
+		return 0, err
+	case it.Plan == nil || it.Plan.RunID != runID || it.ExpiresAt == 0:
+		return s.expiresAt(), nil
+	}
+	return it.ExpiresAt, nil
+}
+
+func projection(paths []string) expression.ProjectionBuilder {
+	names := make([]expression.NameBuilder, len(paths))
+	for i, n := range paths {
+		names[i] = expression.Name(n)
+	}
+	return expression.NamesList(names[0], names[1:]...)
+}
+
 // alive reports whether an item has not expired; DynamoDB may still return
 // an expired item until its TTL sweep gets to it.
 func (s *Runs) alive(it runItem) bool {
@@ -122,8 +149,10 @@ func (s *Runs) updateIf(ctx context.Context, verb, what, queryID, sk string, b e
 	return false, nil
 }
 
-// get reads one item; a missing or expired item is ErrNotFound.
-func (s *Runs) get(ctx context.Context, what, queryID, sk string) (runItem, error) {
+// get reads one item; a missing or expired item is ErrNotFound. With
+// project, only those attribute paths are read (expiresAt among them, or
+// the item reads as never expiring).
+func (s *Runs) get(ctx context.Context, what, queryID, sk string, project ...string) (runItem, error) {
 	if queryID == "" {
 		return runItem{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
 	}
@@ -131,9 +160,15 @@ func (s *Runs) get(ctx context.Context, what, queryID, sk string) (runItem, erro
 	if err != nil {
 		return runItem{}, fmt.Errorf("encode key of %s: %w", what, err)
 	}
-	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &s.table, Key: key, ConsistentRead: aws.Bool(true),
-	})
+	in := &dynamodb.GetItemInput{TableName: &s.table, Key: key, ConsistentRead: aws.Bool(true)}
+	if len(project) > 0 {
+		expr, err := expression.NewBuilder().WithProjection(projection(project)).Build()
+		if err != nil {
+			return runItem{}, fmt.Errorf("build projection of %s: %w", what, err)
+		}
+		in.ProjectionExpression, in.ExpressionAttributeNames = expr.Projection(), expr.Names()
+	}
+	out, err := s.client.GetItem(ctx, in)
 	if err != nil {
 		return runItem{}, wrap(err, "read %s", what)
 	}
@@ -158,11 +193,7 @@ func (s *Runs) query(ctx context.Context, what, queryID string, sk expression.Ke
 	b := expression.NewBuilder().WithKeyCondition(
 		expression.Key(attrQueryID).Equal(expression.Value(queryID)).And(sk))
 	if len(project) > 0 {
-		names := make([]expression.NameBuilder, len(project))
-		for i, n := range project {
-			names[i] = expression.Name(n)
-		}
-		b = b.WithProjection(expression.NamesList(names[0], names[1:]...))
+		b = b.WithProjection(projection(project))
 	}
 	items, err := s.queryAll(ctx, s.table, b, true)
 	if err != nil {

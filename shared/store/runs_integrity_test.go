@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -252,6 +253,49 @@ func TestSavePlanFailsMidway(t *testing.T) {
 					assert.ErrorIs(t, err, globalsearch.ErrNotFound, "the new run has no result yet")
 				})
 			}
+		})
+	}
+}
+
+// TestRunItemsShareOneExpiry: what a run writes after its plan (map answers,
+// the reduce count) expires with the plan, however late it is written, so
+// no item of a run outlives the others (docs/contract.md#tables). A late
+// write of a replaced run cannot follow a plan that is no longer its own.
+func TestRunItemsShareOneExpiry(t *testing.T) {
+	const ttl = time.Hour
+	for emu, open := range emulators(t) {
+		t.Run(emu, func(t *testing.T) {
+			ctx := context.Background()
+			client := open(t)
+			tables := newTables(t, client)
+			c := &clock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+			s := newStores(t, client, tables, store.WithClock(c.Now), store.WithTTL(ttl))
+			require.NoError(t, s.SavePlan(ctx, runPlan("q", "run-a", 2)))
+			planExpiry := c.now.Add(ttl).Unix()
+			expiry := func(sk string) int64 {
+				t.Helper()
+				out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(tables.Runs), ConsistentRead: aws.Bool(true), Key: map[string]types.AttributeValue{
+					"queryId": &types.AttributeValueMemberS{Value: "q"}, "sk": &types.AttributeValueMemberS{Value: sk},
+				}})
+				require.NoError(t, err)
+				n, ok := out.Item["expiresAt"].(*types.AttributeValueMemberN)
+				require.True(t, ok, "item %s has an expiresAt", sk)
+				v, err := strconv.ParseInt(n.Value, 10, 64)
+				require.NoError(t, err)
+				return v
+			}
+			require.Equal(t, planExpiry, expiry("plan"))
+
+			c.now = c.now.Add(ttl / 2)
+			require.NoError(t, s.SaveMapAnswer(ctx, "q", "run-a", globalsearch.MapAnswer{BatchIndex: 1, Answer: "a", Usefulness: 50}))
+			_, err := s.AddReduceCall(ctx, "q", "run-a")
+			require.NoError(t, err)
+			assert.Equal(t, planExpiry, expiry("answer#run-a#000001"), "the answer expires with its run")
+			assert.Equal(t, planExpiry, expiry("reduce-calls#run-a"), "so does the reduce count")
+
+			require.NoError(t, s.SavePlan(ctx, runPlan("q", "run-b", 1)))
+			require.NoError(t, s.SaveMapAnswer(ctx, "q", "run-a", globalsearch.MapAnswer{BatchIndex: 0, Answer: "late", Usefulness: 50}))
+			assert.Equal(t, c.now.Add(ttl).Unix(), expiry("answer#run-a#000000"), "a replaced run's late answer has a lifetime of its own")
 		})
 	}
 }
