@@ -97,7 +97,7 @@ func printImportReport(w io.Writer, r graphrag.Report) {
 		list := byReason[reason]
 		fmt.Fprintf(w, "  %d: %s\n", len(list), reason)
 		for _, u := range list[:min(len(list), unmatchedExamples)] {
-			fmt.Fprintf(w, "    claim %s, subject %q\n", globalsearch.Echo(u.ID), truncate(u.Subject, 60))
+			fmt.Fprintf(w, "    claim %s, subject %s\n", globalsearch.Echo(u.ID), globalsearch.EchoQuoted(u.Subject))
 		}
 	}
 	printChunkReport(w, r)
@@ -119,14 +119,4 @@ func printChunkReport(w io.Writer, r graphrag.Report) {
 	default:
 		fmt.Fprintf(w, "chunks:    %d (whole text units)\n", r.Chunks)
 	}
-}
-
-// truncate shortens s to n code points: GraphRAG sometimes puts a whole
-// sentence where an entity name belongs.
-func truncate(s string, n int) string {
-	runes := []rune(s)
-	if len(runes) <= n {
-		return s
-	}
-	return string(runes[:n]) + "…"
 }
