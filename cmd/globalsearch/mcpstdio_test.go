@@ -1,0 +1,79 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// sampleIndex is the sample index `make run` searches.
+var sampleIndex = filepath.Join("..", "..", "testdata", "sample-index.json")
+
+// TestMCPOverStdioWithABareEnvironment runs the real binary as an MCP
+// client starts it: a subprocess speaking JSON-RPC on stdio, given only
+// HOME and PATH. The server must start whatever the environment lacks,
+// and say what is missing in a tool error the client shows.
+func TestMCPOverStdioWithABareEnvironment(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "globalsearch")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+	// A HOME of its own: no AWS config or cache of the machine's.
+	bareEnv := []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	serve := func(t *testing.T, args ...string) *mcp.ClientSession {
+		cmd := exec.Command(bin, append([]string{"mcp"}, args...)...)
+		cmd.Env = bareEnv
+		return clientSession(t, &mcp.CommandTransport{Command: cmd})
+	}
+	listed := func(t *testing.T, cs *mcp.ClientSession) []string {
+		tools, err := cs.ListTools(t.Context(), nil)
+		require.NoError(t, err)
+		var names []string
+		for _, tool := range tools.Tools {
+			names = append(names, tool.Name)
+		}
+		return names
+	}
+
+	t.Run("offline model", func(t *testing.T) {
+		cs := serve(t, "--index", sampleIndex, "--seed", "1")
+		assert.ElementsMatch(t, []string{"global_search", "plan_search"}, listed(t, cs))
+		var first, second searchOutput
+		query := map[string]any{"query": "How did the fisheries and the energy transition interact?"}
+		res := callTool(t, cs, "global_search", query, &first)
+		require.False(t, res.IsError, toolText(res))
+		assert.Equal(t, globalsearch.StatusCompleted, first.Status)
+		require.NotEmpty(t, first.Communities)
+		for _, c := range first.Communities {
+			assert.NotEmpty(t, c.Title, "the sample index titles every community: %s", c.ID)
+		}
+		// The cache lives under HOME's cache directory.
+		res = callTool(t, cs, "global_search", query, &second)
+		require.False(t, res.IsError, toolText(res))
+		assert.Equal(t, 1, second.ModelCalls, "the map answers come from the cache")
+		assert.Positive(t, second.CacheHits)
+	})
+
+	t.Run("bedrock without a region", func(t *testing.T) {
+		cs := serve(t, "--index", sampleIndex, "--model", "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0")
+		assert.ElementsMatch(t, []string{"global_search", "plan_search"}, listed(t, cs), "the server starts")
+		var plan planToolOutput
+		res := callTool(t, cs, "plan_search", map[string]any{"query": "What changed?"}, &plan)
+		require.False(t, res.IsError, "a plan calls no model: %s", toolText(res))
+		assert.Positive(t, plan.Batches)
+		for range 2 { // the error stays the call's, and the server serves on
+			res = callTool(t, cs, "global_search", map[string]any{"query": "What changed?"}, nil)
+			require.True(t, res.IsError)
+			assert.Equal(t, "--model bedrock:... needs an AWS region: set AWS_REGION, or region in the AWS_PROFILE's config "+
+				"(an MCP client starts this server with few environment variables: give AWS_REGION and AWS_PROFILE "+
+				`in the "env" block of the server's entry in the client config)`, toolText(res))
+		}
+	})
+}
