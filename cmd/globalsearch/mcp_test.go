@@ -96,11 +96,19 @@ func TestMCPTools(t *testing.T) {
 
 	tools, err := cs.ListTools(t.Context(), nil)
 	require.NoError(t, err)
-	var names []string
+	inputs := map[string][]string{}
 	for _, tool := range tools.Tools {
-		names = append(names, tool.Name)
+		schema, ok := tool.InputSchema.(map[string]any)
+		require.True(t, ok, "%s: %T", tool.Name, tool.InputSchema)
+		properties, ok := schema["properties"].(map[string]any)
+		require.True(t, ok, tool.Name)
+		for name := range properties {
+			inputs[tool.Name] = append(inputs[tool.Name], name)
+		}
 	}
-	assert.ElementsMatch(t, []string{"global_search", "plan_search"}, names)
+	assert.ElementsMatch(t, []string{"query", "namespace", "level", "responseType", "detail"}, inputs["global_search"])
+	assert.ElementsMatch(t, []string{"query", "namespace", "level", "responseType"}, inputs["plan_search"])
+	assert.Len(t, inputs, 2, "two tools")
 
 	var out searchOutput
 	res := callTool(t, cs, "global_search", map[string]any{"query": "How did solar power change?", "level": 1, "responseType": "one sentence"}, &out)

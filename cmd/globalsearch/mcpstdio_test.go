@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,11 +28,12 @@ func TestMCPOverStdioWithABareEnvironment(t *testing.T) {
 	require.NoError(t, err, string(out))
 	// A HOME of its own: no AWS config or cache of the machine's.
 	bareEnv := []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
-	serve := func(t *testing.T, args ...string) *mcp.ClientSession {
+	serve := func(t *testing.T, extraEnv []string, args ...string) *mcp.ClientSession {
 		cmd := exec.Command(bin, append([]string{"mcp"}, args...)...)
-		cmd.Env = bareEnv
+		cmd.Env = append(bareEnv, extraEnv...)
 		return clientSession(t, &mcp.CommandTransport{Command: cmd})
 	}
+	const bedrockModel = "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0"
 	listed := func(t *testing.T, cs *mcp.ClientSession) []string {
 		tools, err := cs.ListTools(t.Context(), nil)
 		require.NoError(t, err)
@@ -43,7 +45,7 @@ func TestMCPOverStdioWithABareEnvironment(t *testing.T) {
 	}
 
 	t.Run("offline model", func(t *testing.T) {
-		cs := serve(t, "--index", sampleIndex, "--seed", "1")
+		cs := serve(t, nil, "--index", sampleIndex, "--seed", "1")
 		assert.ElementsMatch(t, []string{"global_search", "plan_search"}, listed(t, cs))
 		var first, second searchOutput
 		query := map[string]any{"query": "How did the fisheries and the energy transition interact?"}
@@ -62,7 +64,7 @@ func TestMCPOverStdioWithABareEnvironment(t *testing.T) {
 	})
 
 	t.Run("bedrock without a region", func(t *testing.T) {
-		cs := serve(t, "--index", sampleIndex, "--model", "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0")
+		cs := serve(t, nil, "--index", sampleIndex, "--model", bedrockModel)
 		assert.ElementsMatch(t, []string{"global_search", "plan_search"}, listed(t, cs), "the server starts")
 		var plan planToolOutput
 		res := callTool(t, cs, "plan_search", map[string]any{"query": "What changed?"}, &plan)
@@ -75,5 +77,15 @@ func TestMCPOverStdioWithABareEnvironment(t *testing.T) {
 				"(an MCP client starts this server with few environment variables: give AWS_REGION and AWS_PROFILE "+
 				`in the "env" block of the server's entry in the client config)`, toolText(res))
 		}
+	})
+
+	t.Run("bedrock without credentials", func(t *testing.T) {
+		// A region but no credentials anywhere, and no instance metadata
+		// to ask: the call fails saying so, and the server serves on.
+		cs := serve(t, []string{"AWS_REGION=us-east-1", "AWS_EC2_METADATA_DISABLED=true"}, "--index", sampleIndex, "--model", bedrockModel)
+		res := callTool(t, cs, "global_search", map[string]any{"query": "What changed?"}, nil)
+		require.True(t, res.IsError)
+		assert.Contains(t, strings.ToLower(toolText(res)), "credentials")
+		assert.ElementsMatch(t, []string{"global_search", "plan_search"}, listed(t, cs))
 	})
 }
