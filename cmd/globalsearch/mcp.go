@@ -129,7 +129,7 @@ func (t *mcpTools) opened(ctx context.Context) (globalsearch.Engine, string, err
 	if t.index == nil {
 		idx, fileNamespace, err := t.flags.index.open(ctx, t.env)
 		if err != nil {
-			return globalsearch.Engine{}, "", t.openError(err, t.flags.index.table != "")
+			return globalsearch.Engine{}, "", openError(err, t.flags.index.table != "")
 		}
 		t.index, t.fileNamespace = idx, fileNamespace
 	}
@@ -149,7 +149,7 @@ func (t *mcpTools) openedSearch(ctx context.Context) (globalsearch.Engine, error
 		e, err := t.flags.newEngine(ctx, t.env, t.index, true)
 		if err != nil {
 			spec, _ := parseModelSpec(t.flags.model.spec)
-			return globalsearch.Engine{}, t.openError(err, spec.provider == providerBedrock)
+			return globalsearch.Engine{}, openError(err, spec.provider == providerBedrock)
 		}
 		t.search = e
 	}
@@ -160,7 +160,7 @@ func (t *mcpTools) openedSearch(ctx context.Context) (globalsearch.Engine, error
 // starts its servers with few environment variables (HOME, PATH and not
 // much more), so where AWS is needed the likely cause is an env block the
 // client config lacks.
-func (t *mcpTools) openError(err error, needsAWS bool) error {
+func openError(err error, needsAWS bool) error {
 	if !needsAWS {
 		return err
 	}

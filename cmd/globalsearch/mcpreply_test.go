@@ -146,6 +146,7 @@ func TestMCPOpenFailureIsTheCallsErrorAndRetried(t *testing.T) {
 		res := callTool(t, cs, tool, map[string]any{"query": "How did solar power change?"}, nil)
 		assert.True(t, res.IsError, tool)
 		assert.Contains(t, toolText(res), path, tool)
+		assert.NotContains(t, toolText(res), "AWS_REGION", "an index file needs no AWS")
 	}
 	require.NoError(t, os.WriteFile(path, data, 0o600))
 	for _, tool := range []string{"plan_search", "global_search"} {

@@ -79,6 +79,16 @@ func TestMCPOverStdioWithABareEnvironment(t *testing.T) {
 		}
 	})
 
+	t.Run("a table without a region", func(t *testing.T) {
+		cs := serve(t, nil, "--table", "graphrag-index")
+		for _, tool := range []string{"plan_search", "global_search"} {
+			res := callTool(t, cs, tool, map[string]any{"query": "What changed?"}, nil)
+			require.True(t, res.IsError, tool)
+			assert.Contains(t, toolText(res), "needs an AWS region", tool)
+			assert.Contains(t, toolText(res), `give AWS_REGION and AWS_PROFILE in the "env" block`, tool)
+		}
+	})
+
 	t.Run("bedrock without credentials", func(t *testing.T) {
 		// A region but no credentials anywhere, and no instance metadata
 		// to ask: the call fails saying so, and the server serves on.
