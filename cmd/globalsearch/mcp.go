@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,18 +31,44 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err := f.cache.check(f.set); err != nil {
 		return err
 	}
-	if f.index.file == "" && f.index.table == "" {
-		return &usageError{"mcp needs --index FILE or --table TABLE"}
+	if names := indexFlagNames(); !anySet(f.set, names) {
+		return &usageError{"mcp needs an index: " + strings.Join(names, " or ")}
 	}
-	srv, err := newMCPServer(ctx, env, f)
-	if err != nil {
+	// What the arguments alone decide is checked here, so a mistyped
+	// config stops the server at once; what the environment decides (AWS
+	// region and credentials, the files) is opened by the first tool call
+	// (docs/contract.md#local).
+	if _, err := parseModelSpec(f.model.spec); err != nil {
 		return err
 	}
+	if err := f.model.resolve(env); err != nil {
+		return err
+	}
+	srv := newMCPServer(env, f)
 	// Standard output carries the protocol; logs go to standard error. A
 	// message over the cap is answered here, and the SDK never sees it.
 	out := &lockedWriter{w: env.stdout}
 	in := &messageCap{r: bufio.NewReader(env.stdin), out: out, max: maxMCPMessageBytes}
 	return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+}
+
+// indexFlagNames are the flags that name an index, as "--name", in the
+// order the index options register them.
+func indexFlagNames() []string {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	(&indexOptions{}).register(fs)
+	var names []string
+	fs.VisitAll(func(fl *flag.Flag) { names = append(names, "--"+fl.Name) })
+	return names
+}
+
+func anySet(set map[string]bool, names []string) bool {
+	for _, n := range names {
+		if set[strings.TrimPrefix(n, "--")] {
+			return true
+		}
+	}
+	return false
 }
 
 // newMCPFlagSet registers mcp's flags into f: the index, the model and
@@ -56,39 +84,88 @@ func newMCPFlagSet(f *searchFlags, env *cliEnv) *flag.FlagSet {
 }
 
 // mcpTools holds what every tool call shares: the index, the model and the
-// map cache.
+// map cache, each opened by the first call that needs it.
 type mcpTools struct {
-	env           *cliEnv
-	flags         *searchFlags
-	index         globalsearch.Index
+	env   *cliEnv
+	flags *searchFlags
+
+	mu            sync.Mutex
+	index         globalsearch.Index // nil until opened
 	fileNamespace string
-	engine        globalsearch.Engine
+	search        *globalsearch.Engine // with the model and cache; nil until opened
 }
 
-func newMCPServer(ctx context.Context, env *cliEnv, f *searchFlags) (*mcp.Server, error) {
-	idx, fileNamespace, err := f.index.open(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	e, err := f.newEngine(ctx, env, idx, true)
-	if err != nil {
-		return nil, err
-	}
-	t := &mcpTools{env: env, flags: f, index: idx, fileNamespace: fileNamespace, engine: *e}
+func newMCPServer(env *cliEnv, f *searchFlags) *mcp.Server {
+	return (&mcpTools{env: env, flags: f}).server()
+}
+
+// server serves t's tools.
+func (t *mcpTools) server() *mcp.Server {
+	env := t.env
 	srv := mcp.NewServer(&mcp.Implementation{Name: "graphrag-global", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: "global_search",
 		Description: "Answer a question about a whole document collection from its GraphRAG community summaries " +
 			"(map-reduce over every summary of a level). Returns the answer, its status and the communities it cites " +
-			"with their claim and source-chunk ids. Best for broad questions (themes, trends, comparisons); each call " +
-			"makes one model call per batch (see plan_search).",
+			"with their titles; detail \"full\" adds each cited community's claim and source-chunk ids. Best for broad " +
+			"questions (themes, trends, comparisons); each call makes one model call per batch (see plan_search) and " +
+			"reports progress per map batch when the call carries a progress token.",
 	}, guardTool(env, t.globalSearch))
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: "plan_search",
 		Description: "Dry run of global_search with no model call: how many map batches the question needs, " +
 			"their estimated input tokens, the most model calls and, when prices are set, the most it can cost.",
 	}, guardTool(env, t.planSearch))
-	return srv, nil
+	return srv
+}
+
+// opened returns the index and the engine of a plan (no model), opening
+// the index on the first call. A failure is this call's error, and the
+// next call tries again: the user may fix the environment (aws sso login,
+// a config file) without restarting the client.
+func (t *mcpTools) opened(ctx context.Context) (globalsearch.Engine, string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.index == nil {
+		idx, fileNamespace, err := t.flags.index.open(ctx, t.env)
+		if err != nil {
+			return globalsearch.Engine{}, "", openError(err, t.flags.index.table != "")
+		}
+		t.index, t.fileNamespace = idx, fileNamespace
+	}
+	e, err := t.flags.newEngine(ctx, t.env, t.index, false)
+	if err != nil {
+		return globalsearch.Engine{}, "", err
+	}
+	return *e, t.fileNamespace, nil
+}
+
+// openedSearch is the engine of a search: with the model and the map
+// cache, opened on the first search (after opened) and kept once open.
+func (t *mcpTools) openedSearch(ctx context.Context) (globalsearch.Engine, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.search == nil {
+		e, err := t.flags.newEngine(ctx, t.env, t.index, true)
+		if err != nil {
+			spec, _ := parseModelSpec(t.flags.model.spec)
+			return globalsearch.Engine{}, openError(err, spec.provider == providerBedrock)
+		}
+		t.search = e
+	}
+	return *t.search, nil
+}
+
+// openError is a failure to open the index or the model. An MCP client
+// starts its servers with few environment variables (HOME, PATH and not
+// much more), so where AWS is needed the likely cause is an env block the
+// client config lacks.
+func openError(err error, needsAWS bool) error {
+	if !needsAWS {
+		return err
+	}
+	return fmt.Errorf("%w (an MCP client starts this server with few environment variables: "+
+		"give AWS_REGION and AWS_PROFILE in the \"env\" block of the server's entry in the client config)", err)
 }
 
 // guardTool turns a panic of a tool call (a bug, a map worker's included:
@@ -124,21 +201,11 @@ type searchInput struct {
 	ResponseType string `json:"responseType,omitempty" jsonschema:"the form of the answer, e.g. \"a bulleted list\" (default \"multiple paragraphs\")"`
 }
 
-type searchOutput struct {
-	QueryID    string                  `json:"queryId"`
-	Status     globalsearch.Status     `json:"status"`
-	Answer     string                  `json:"answer"`
-	Citations  []globalsearch.Citation `json:"citations"`
-	ModelCalls int                     `json:"modelCalls"`
-	CacheHits  int                     `json:"cacheHits"`
-}
-
-type planToolOutput struct {
-	Summaries       int      `json:"summaries"`
-	Batches         int      `json:"batches"`
-	EstimatedTokens int      `json:"estimatedTokens" jsonschema:"estimated input tokens of every map call"`
-	MaxModelCalls   int      `json:"maxModelCalls" jsonschema:"two attempts per map batch and two for reduce"`
-	CostUSD         *float64 `json:"costUsd,omitempty" jsonschema:"the most the search can cost in USD, one attempt per call; only when prices are set"`
+// globalSearchInput is global_search's input: a search and how much of
+// its sources the reply holds.
+type globalSearchInput struct {
+	searchInput
+	Detail string `json:"detail,omitempty" jsonschema:"\"compact\" (default): the answer, status and cited communities with titles; \"full\": also each cited community's claim and source-chunk ids"`
 }
 
 // toolRequest is a tool's input as a request. The level stays the JSON the
@@ -182,7 +249,7 @@ func (t *mcpTools) request(in searchInput) (toolRequest, error) {
 
 // params reads a tool's input as a request through the same path as JSON
 // and the CLI, so bad input gets the message the CLI prints.
-func (t *mcpTools) params(in searchInput) (globalsearch.Params, error) {
+func (t *mcpTools) params(in searchInput, fileNamespace string) (globalsearch.Params, error) {
 	req, err := t.request(in)
 	if err != nil {
 		return globalsearch.Params{}, err
@@ -191,40 +258,78 @@ func (t *mcpTools) params(in searchInput) (globalsearch.Params, error) {
 	if err != nil {
 		return globalsearch.Params{}, globalsearch.Errorf(globalsearch.KindInvalidInput, "encode request: %w", err)
 	}
-	defaults, err := requestDefaults(t.env, t.fileNamespace)
+	defaults, err := requestDefaults(t.env, fileNamespace)
 	if err != nil {
 		return globalsearch.Params{}, err
 	}
 	return globalsearch.ParseRequest(data, defaults)
 }
 
-// globalSearch runs one search. An error (bad input, a failed run) comes
-// back as a tool error whose text is the CLI's message.
-func (t *mcpTools) globalSearch(ctx context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, searchOutput, error) {
-	p, err := t.params(in)
+// globalSearch runs one search. An error (bad input, a failed run, an
+// index or model that would not open) comes back as a tool error whose
+// text is the CLI's message.
+func (t *mcpTools) globalSearch(ctx context.Context, req *mcp.CallToolRequest, in globalSearchInput) (*mcp.CallToolResult, searchOutput, error) {
+	full, err := parseDetail(in.Detail)
+	if err != nil {
+		return nil, searchOutput{}, err
+	}
+	// The input is judged before the model opens: bad input never waits
+	// on, or fails for, the model's environment.
+	_, fileNamespace, err := t.opened(ctx)
+	if err != nil {
+		return nil, searchOutput{}, err
+	}
+	p, err := t.params(in.searchInput, fileNamespace)
+	if err != nil {
+		return nil, searchOutput{}, err
+	}
+	e, err := t.openedSearch(ctx)
 	if err != nil {
 		return nil, searchOutput{}, err
 	}
 	// A store per call: the server may live for days, and nothing of one
 	// call is read by another (the map cache is separate).
-	e := t.engine
 	e.Runs = memstore.New()
+	e.Progress = progressNotifier(ctx, req)
 	res, err := e.Search(ctx, p)
 	if err != nil {
 		return nil, searchOutput{}, err
 	}
-	return nil, searchOutput{
-		QueryID: res.QueryID, Status: res.Status, Answer: res.Answer, Citations: res.Citations,
-		ModelCalls: res.Diagnostics.ModelCalls, CacheHits: res.Diagnostics.Map.CacheHits,
-	}, nil
+	return nil, t.reply(ctx, e.Index, res, full), nil
+}
+
+// progressNotifier sends the client a notifications/progress per map
+// batch done (progress the batches done, total the batches) when the call
+// carries a progress token; nil, no hook, when it does not. The engine
+// never overlaps its calls, so the notifications go out in order.
+func progressNotifier(ctx context.Context, req *mcp.CallToolRequest) func(done, total int) {
+	if req == nil || req.Session == nil || req.Params == nil {
+		return nil
+	}
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return nil
+	}
+	return func(done, total int) {
+		// A notification that cannot be sent is the client's loss only:
+		// the search goes on, and its reply fails the same way if the
+		// client has gone.
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+			ProgressToken: token, Progress: float64(done), Total: float64(total),
+			Message: fmt.Sprintf("map batches %d/%d", done, total),
+		})
+	}
 }
 
 func (t *mcpTools) planSearch(ctx context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, planToolOutput, error) {
-	p, err := t.params(in)
+	e, fileNamespace, err := t.opened(ctx)
 	if err != nil {
 		return nil, planToolOutput{}, err
 	}
-	e := t.engine
+	p, err := t.params(in, fileNamespace)
+	if err != nil {
+		return nil, planToolOutput{}, err
+	}
 	plan, err := e.Plan(ctx, p)
 	if err != nil {
 		return nil, planToolOutput{}, err

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/strictjson"
 )
 
@@ -22,17 +21,42 @@ import (
 func connectMCP(t *testing.T, args ...string) *mcp.ClientSession {
 	t.Helper()
 	env, _, _ := testEnv("")
+	return connectTools(t, &mcpTools{env: env, flags: mcpFlags(t, env, args...)}, nil)
+}
+
+// mcpFlags parses args as mcp's flags.
+func mcpFlags(t *testing.T, env *cliEnv, args ...string) *searchFlags {
+	t.Helper()
 	f := &searchFlags{set: map[string]bool{}}
 	fs := newMCPFlagSet(f, env)
 	require.NoError(t, fs.Parse(args))
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-	srv, err := newMCPServer(t.Context(), env, f)
-	require.NoError(t, err)
+	return f
+}
+
+// connectTools serves tools in process and returns a client session (with
+// the client options opts) over an in-memory transport.
+func connectTools(t *testing.T, tools *mcpTools, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	serverSide, clientSide := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(t.Context(), serverSide, nil)
+	ss, err := tools.server().Connect(t.Context(), serverSide, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ss.Close() })
-	return clientSession(t, clientSide)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
+	cs, err := client.Connect(t.Context(), clientSide, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// titledIndex is smallIndex with community titles.
+func titledIndex() indexfile.File {
+	f := smallIndex()
+	titles := map[string]string{"root": "Harbour economy", "fish": "Fisheries", "solar": "Island solar"}
+	for i := range f.Records.Summaries {
+		f.Records.Summaries[i].Title = titles[f.Records.Summaries[i].ID]
+	}
+	return f
 }
 
 func clientSession(t *testing.T, transport mcp.Transport) *mcp.ClientSession {
@@ -67,24 +91,34 @@ func toolText(res *mcp.CallToolResult) string {
 }
 
 func TestMCPTools(t *testing.T) {
-	path := writeIndex(t, smallIndex())
+	path := writeIndex(t, titledIndex())
 	cs := connectMCP(t, "--index", path, "--no-cache", "--price-in", "0.001", "--price-out", "0.005")
 
 	tools, err := cs.ListTools(t.Context(), nil)
 	require.NoError(t, err)
-	var names []string
+	inputs := map[string][]string{}
 	for _, tool := range tools.Tools {
-		names = append(names, tool.Name)
+		schema, ok := tool.InputSchema.(map[string]any)
+		require.True(t, ok, "%s: %T", tool.Name, tool.InputSchema)
+		properties, ok := schema["properties"].(map[string]any)
+		require.True(t, ok, tool.Name)
+		for name := range properties {
+			inputs[tool.Name] = append(inputs[tool.Name], name)
+		}
 	}
-	assert.ElementsMatch(t, []string{"global_search", "plan_search"}, names)
+	assert.ElementsMatch(t, []string{"query", "namespace", "level", "responseType", "detail"}, inputs["global_search"])
+	assert.ElementsMatch(t, []string{"query", "namespace", "level", "responseType"}, inputs["plan_search"])
+	assert.Len(t, inputs, 2, "two tools")
 
 	var out searchOutput
 	res := callTool(t, cs, "global_search", map[string]any{"query": "How did solar power change?", "level": 1, "responseType": "one sentence"}, &out)
 	require.False(t, res.IsError, toolText(res))
 	assert.Equal(t, globalsearch.StatusCompleted, out.Status)
 	assert.Contains(t, strings.ToLower(out.Answer), "solar")
-	require.NotEmpty(t, out.Citations)
-	assert.Contains(t, []string{"fish", "solar"}, out.Citations[0].CommunityID)
+	require.NotEmpty(t, out.Communities)
+	assert.Contains(t, out.Communities, citedCommunity{ID: "solar", Title: "Island solar"})
+	assert.Empty(t, out.Citations, "claims and chunks only on request")
+	assert.Empty(t, out.Note)
 	assert.Positive(t, out.ModelCalls)
 
 	var plan planToolOutput
@@ -143,7 +177,9 @@ func TestMCPCommandUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no index", nil, "mcp needs --index FILE or --table TABLE"},
+		{"no index", nil, "mcp needs an index: " + strings.Join(indexFlagNames(), " or ")},
+		{"unknown model", []string{"--index", "x.json", "--model", "gpt"}, `unknown --model "gpt"`},
+		{"one price alone", []string{"--index", "x.json", "--price-in", "1"}, "--price-in and --price-out"},
 		{"stray argument", []string{"--index", "x.json", "extra"}, `unexpected argument "extra"`},
 		{"cache and no cache", []string{"--index", "x.json", "--cache", "d", "--no-cache"}, "--cache needs a directory and excludes --no-cache"},
 	}
@@ -154,28 +190,6 @@ func TestMCPCommandUsage(t *testing.T) {
 			assert.Contains(t, errOut.String(), tc.want)
 		})
 	}
-}
-
-// TestMCPOverStdio runs the real binary as an MCP server subprocess, as an
-// agent's client config starts it.
-func TestMCPOverStdio(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "globalsearch")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, string(out))
-	path := writeIndex(t, smallIndex())
-	cmd := exec.Command(bin, "mcp", "--index", path, "--seed", "1", "--cache", filepath.Join(t.TempDir(), "cache"))
-	cs := clientSession(t, &mcp.CommandTransport{Command: cmd})
-
-	var first, second searchOutput
-	res := callTool(t, cs, "global_search", map[string]any{"query": "How did solar power change?"}, &first)
-	require.False(t, res.IsError, toolText(res))
-	assert.Equal(t, globalsearch.StatusCompleted, first.Status)
-	assert.NotEmpty(t, first.Citations)
-	res = callTool(t, cs, "global_search", map[string]any{"query": "How did solar power change?"}, &second)
-	require.False(t, res.IsError, toolText(res))
-	assert.Equal(t, 1, second.ModelCalls, "the map answers come from the cache")
-	assert.Positive(t, second.CacheHits)
 }
 
 // TestMCPDeepLevelIsAToolError: a level nested past the strict reader's
@@ -241,10 +255,10 @@ func TestMCPToolPanicIsAToolError(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _, errOut := testEnv("")
-			h := guardTool(env, func(context.Context, *mcp.CallToolRequest, searchInput) (*mcp.CallToolResult, searchOutput, error) {
+			h := guardTool(env, func(context.Context, *mcp.CallToolRequest, globalSearchInput) (*mcp.CallToolResult, searchOutput, error) {
 				panic(tc.value)
 			})
-			res, out, err := h(context.Background(), nil, searchInput{Query: "q"})
+			res, out, err := h(context.Background(), nil, globalSearchInput{searchInput: searchInput{Query: "q"}})
 			assert.Nil(t, res)
 			assert.Equal(t, searchOutput{}, out)
 			require.EqualError(t, err, "internal error: nil map")

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// The values of global_search's detail argument.
+const (
+	detailCompact = "compact"
+	detailFull    = "full"
+)
+
+// searchOutput is global_search's reply. It is compact unless the call
+// asks for detail "full": an agent reads the whole reply into its context,
+// and the claim and chunk ids of every cited community outweigh the answer
+// many times over (docs/contract.md#local).
+type searchOutput struct {
+	QueryID     string              `json:"queryId"`
+	Status      globalsearch.Status `json:"status"`
+	Answer      string              `json:"answer"`
+	Note        string              `json:"note,omitempty" jsonschema:"why a search found nothing to search: the levels or namespaces that exist"`
+	Coverage    any                 `json:"coverage,omitempty" jsonschema:"how much of the index the answer rests on (the result's diagnostics.coverage)"`
+	Communities []citedCommunity    `json:"communities" jsonschema:"the communities the answer cites, in first-cited order"`
+	// Citations are the cited communities' claim and chunk ids, with
+	// detail "full" only.
+	Citations        []globalsearch.Citation `json:"citations,omitempty" jsonschema:"detail \"full\" only: the claim and source-chunk ids of each cited community"`
+	FailedMapBatches int                     `json:"failedMapBatches,omitempty"`
+	ModelCalls       int                     `json:"modelCalls"`
+	CacheHits        int                     `json:"cacheHits"`
+}
+
+// citedCommunity is a community the answer cites, named as the index
+// names it.
+type citedCommunity struct {
+	ID    string `json:"id"`
+	Title string `json:"title,omitempty"`
+}
+
+type planToolOutput struct {
+	Summaries       int      `json:"summaries"`
+	Batches         int      `json:"batches"`
+	EstimatedTokens int      `json:"estimatedTokens" jsonschema:"estimated input tokens of every map call"`
+	MaxModelCalls   int      `json:"maxModelCalls" jsonschema:"two attempts per map batch and two for reduce"`
+	CostUSD         *float64 `json:"costUsd,omitempty" jsonschema:"the most the search can cost in USD, one attempt per call; only when prices are set"`
+}
+
+// parseDetail reads global_search's detail argument; full says the reply
+// carries the citations' claim and chunk ids.
+func parseDetail(s string) (full bool, err error) {
+	switch s {
+	case "", detailCompact:
+		return false, nil
+	case detailFull:
+		return true, nil
+	}
+	return false, globalsearch.Errorf(globalsearch.KindInvalidInput, "detail must be %q or %q, got %q", detailCompact, detailFull, s)
+}
+
+// reply is a result as global_search returns it.
+func (t *mcpTools) reply(ctx context.Context, idx globalsearch.Index, res globalsearch.Result, full bool) searchOutput {
+	out := searchOutput{
+		QueryID: res.QueryID, Status: res.Status, Answer: res.Answer,
+		Note: noResultsNote(res), Coverage: coverageOf(res.Diagnostics),
+		Communities:      make([]citedCommunity, len(res.Citations)),
+		FailedMapBatches: res.FailedMapBatches,
+		ModelCalls:       res.Diagnostics.ModelCalls, CacheHits: res.Diagnostics.Map.CacheHits,
+	}
+	titles := t.titles(ctx, idx, res)
+	for i, c := range res.Citations {
+		out.Communities[i] = citedCommunity{ID: c.CommunityID, Title: titles[c.CommunityID]}
+	}
+	if full {
+		out.Citations = res.Citations
+	}
+	return out
+}
+
+// titles are the titles of the communities res cites, read from the
+// namespace after the search (the result names the communities, not their
+// titles). A failed read leaves the titles out, logged on stderr: the
+// answer is already paid for.
+func (t *mcpTools) titles(ctx context.Context, idx globalsearch.Index, res globalsearch.Result) map[string]string {
+	if len(res.Citations) == 0 {
+		return nil
+	}
+	summaries, err := readSummaries(ctx, idx, res.Namespace)
+	if err != nil {
+		fmt.Fprintf(t.env.stderr, "globalsearch mcp: %s: community titles left out: %v\n", res.QueryID, err)
+		return nil
+	}
+	titles := make(map[string]string, len(summaries))
+	for _, s := range summaries {
+		titles[s.ID] = s.Title
+	}
+	return titles
+}
+
+func readSummaries(ctx context.Context, idx globalsearch.Index, namespace string) ([]globalsearch.Summary, error) {
+	snap, err := idx.Open(ctx, namespace)
+	if err != nil {
+		return nil, err
+	}
+	return snap.Summaries(ctx)
+}
+
+// noResultsNote says what exists when a search had nothing to search, as
+// run's status line does: the levels of the namespace when the level has
+// none, the namespaces of the index when the namespace is empty.
+func noResultsNote(res globalsearch.Result) string {
+	d := res.Diagnostics
+	var notes []string
+	if len(d.AvailableLevels) > 0 {
+		notes = append(notes, fmt.Sprintf("level %s holds no summaries; levels that exist: %s", res.CommunityLevel, levelList(d.AvailableLevels)))
+	}
+	if d.EmptyNamespace {
+		notes = append(notes, emptyNamespaceNote(res.Namespace, d.AvailableNamespaces))
+	}
+	return strings.Join(notes, "; ")
+}
+
+// coverageOf is the result's diagnostics.coverage as the JSON result holds
+// it (docs/contract.md#result), or nil for a result without one.
+func coverageOf(d globalsearch.Diagnostics) any {
+	data, err := json.Marshal(d)
+	if err != nil {
+		return nil
+	}
+	var v struct {
+		Coverage any `json:"coverage"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil
+	}
+	return v.Coverage
+}
