@@ -51,7 +51,7 @@ func TestPlanReportsAWSMode(t *testing.T) {
 		wantLine string
 	}{
 		{"one batch", smallIndex(), nil, workflow.ModeInline, "on AWS: inline Map"},
-		{"past the inline budget", long, []string{"--map-budget", "400", "--map-reserve", "0", "--no-shuffle", "--max-model-calls", "2000"}, workflow.ModeDistributed, "on AWS: distributed Map"},
+		{"past the inline budget", long, []string{"--map-budget", "500", "--map-reserve", "0", "--no-shuffle", "--max-model-calls", "2000"}, workflow.ModeDistributed, "on AWS: distributed Map"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
