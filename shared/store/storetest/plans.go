@@ -23,8 +23,8 @@ func samplePlan(queryID string, n int) globalsearch.Plan {
 		Coverage: globalsearch.Coverage{
 			CommunitiesSelected: n * 2, CommunitiesInNamespace: n*2 + 5, Claims: 3 * n, Excerpts: 2 * n, Documents: 1,
 		},
-		CreatedAt:    time.Date(2025, 3, 4, 5, 6, 7, 8000, time.UTC),
-		Batches:      []globalsearch.Batch{},
+		CreatedAt: time.Date(2025, 3, 4, 5, 6, 7, 8000, time.UTC),
+		Batches:   []globalsearch.Batch{},
 	}
 	p.EmptyNamespace, p.AvailableNamespaces = true, []string{"a", "b"}
 	for i := range n {
