@@ -75,7 +75,7 @@ type mark struct {
 	more       bool     // the list ends with "+more": more ids apply than it names
 }
 
-// findMarks is the one reading of citation marks (docs/contract.md#model-output): map
+// findMarks is the one reading of citation marks (docs/contract.md#citation-marks): map
 // validation, the reduce candidate's header and the result's citations all
 // see the same ids. Ids are split at commas and trimmed, so an id that
 // itself holds a comma cannot be cited.
@@ -126,7 +126,7 @@ func CitationMark(ids []string) string {
 	return "[Data: Communities (" + strings.Join(ids, ", ") + ")]"
 }
 
-// CiteWithin holds a map answer's marks to its batch (docs/contract.md#model-output): an
+// CiteWithin holds a map answer's marks to its batch (docs/contract.md#citation-marks): an
 // id that is not one of batchIDs (invented, mistyped, or taken from the
 // data's own text) is dropped from its mark, and a mark left with no id is
 // removed with the blanks before it. A mark that loses nothing is kept as

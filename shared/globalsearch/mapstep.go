@@ -81,7 +81,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 }
 
 // citeWithin holds a's citation marks to its batch (CiteWithin,
-// docs/contract.md#model-output). An answer that cited nothing but
+// docs/contract.md#citation-marks). An answer that cited nothing but
 // communities outside its batch and is left empty breaks the output rules.
 func citeWithin(a *MapAnswer, b Batch) error {
 	answer, cited, dropped := CiteWithin(a.Answer, b.CommunityIDs)

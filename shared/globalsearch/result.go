@@ -69,7 +69,7 @@ type StageUsage struct {
 	InputTokens  int `json:"inputTokens"`
 	OutputTokens int `json:"outputTokens"`
 	// DroppedCitations (map only) counts the ids map answers cited that
-	// were not in their batch (docs/contract.md#model-output); reduce's
+	// were not in their batch (docs/contract.md#citation-marks); reduce's
 	// counterpart is Diagnostics.InvalidCitations.
 	DroppedCitations int `json:"droppedCitations,omitempty"`
 }
