@@ -27,7 +27,14 @@ type planOutput struct {
 	// (shared/workflow MapMode): inline or distributed.
 	MapMode string `json:"mapMode"`
 	globalsearch.IndexNotes
-	Batches []plannedBatch `json:"batches"`
+	// Diagnostics holds the plan's coverage where a result holds its own
+	// (docs/contract.md#coverage), so one reader serves both.
+	Diagnostics planDiagnostics `json:"diagnostics"`
+	Batches     []plannedBatch  `json:"batches"`
+}
+
+type planDiagnostics struct {
+	Coverage globalsearch.Coverage `json:"coverage"`
 }
 
 // newPlanOutput describes a plan as `plan` prints it.
@@ -36,8 +43,9 @@ func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
 		SummaryCount: plan.SummaryCount, BatchCount: len(plan.Batches),
 		MapPromptBudget: p.MapPromptBudget(), ReducePromptBudget: p.ReducePromptBudget(),
 		MapSkeleton: globalsearch.DefaultPrompts().Map.Skeleton(p.Query), ShuffleSeed: p.ShuffleSeed,
-		IndexNotes: plan.IndexNotes,
-		Batches:    make([]plannedBatch, len(plan.Batches)),
+		IndexNotes:  plan.IndexNotes,
+		Diagnostics: planDiagnostics{Coverage: plan.Coverage},
+		Batches:     make([]plannedBatch, len(plan.Batches)),
 	}
 	for i, b := range plan.Batches {
 		out.Batches[i] = plannedBatch{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens, Content: b.Content}
@@ -99,6 +107,7 @@ func printPlan(w io.Writer, out planOutput, p globalsearch.Params, model *modelO
 		fmt.Fprintf(w, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, terminalText(strings.Join(b.CommunityIDs, ", ")))
 	}
 	fmt.Fprintf(w, "estimated map input %d tokens; at most %d model calls (ceiling %d)\n", out.EstimatedMapInputTokens, out.MaxModelCalls, out.ModelCallCeiling)
+	fmt.Fprintln(w, out.Diagnostics.Coverage.Line())
 	fmt.Fprintf(w, "on AWS: %s\n", awsMode(out.MapMode, out.BatchCount))
 	if usd, ok := out.cost(model, p); ok {
 		fmt.Fprintf(w, "estimated cost at most ~$%.4f (one attempt per call)\n", usd)

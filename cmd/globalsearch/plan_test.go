@@ -34,6 +34,20 @@ func TestPlanJSON(t *testing.T) {
 	assert.Equal(t, tokens.Estimate(plan.MapSkeleton+"\n"+plan.Batches[0].Content), plan.Batches[0].EstimatedTokens)
 	assert.Equal(t, plan.Batches[0].EstimatedTokens, plan.EstimatedMapInputTokens)
 	assert.Contains(t, plan.Batches[0].Content, "- (c1) By 2030 solar met half of demand.")
+	assert.Equal(t, globalsearch.Coverage{CommunitiesSelected: 2, CommunitiesInNamespace: 3, Claims: 1, Excerpts: 1}, plan.Diagnostics.Coverage)
+	var raw struct {
+		Diagnostics struct {
+			Coverage map[string]any `json:"coverage"`
+		} `json:"diagnostics"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &raw))
+	assert.NotContains(t, raw.Diagnostics.Coverage, "mapAnswers", "a plan has no map answers yet")
+	assert.NotContains(t, raw.Diagnostics.Coverage, "citedCommunities")
+
+	env, out, errOut = testEnv("")
+	code = runMain(context.Background(), env, []string{"plan", "--index", path, "--query", "What changed?", "--seed", "3"})
+	require.Equal(t, 0, code, errOut.String())
+	assert.Contains(t, out.String(), "\ncoverage: 2 of 3 communities, 1 claim, 1 excerpt (the index names no documents)\n")
 }
 
 // TestPlanReportsAWSMode: plan says how a deployment's state machine would
@@ -51,7 +65,7 @@ func TestPlanReportsAWSMode(t *testing.T) {
 		wantLine string
 	}{
 		{"one batch", smallIndex(), nil, workflow.ModeInline, "on AWS: inline Map"},
-		{"past the inline budget", long, []string{"--map-budget", "400", "--map-reserve", "0", "--no-shuffle", "--max-model-calls", "2000"}, workflow.ModeDistributed, "on AWS: distributed Map"},
+		{"past the inline budget", long, []string{"--map-budget", "500", "--map-reserve", "0", "--no-shuffle", "--max-model-calls", "2000"}, workflow.ModeDistributed, "on AWS: distributed Map"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

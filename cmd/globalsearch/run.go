@@ -39,6 +39,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintln(env.stdout, terminalText(res.Answer))
 		fmt.Fprintln(env.stdout)
 		fmt.Fprintln(env.stdout, terminalText(statusLine(res, &f.model)))
+		fmt.Fprintln(env.stdout, res.Diagnostics.Coverage.Line())
 		if res.Status == globalsearch.StatusPartial {
 			printMapErrors(env.stderr, res.MapErrors)
 		}

@@ -41,6 +41,8 @@ func TestRunPrintsAnswerAndStatusLine(t *testing.T) {
 	require.Equal(t, 0, code, errOut.String())
 	assert.Contains(t, out.String(), "status completed")
 	assert.Contains(t, strings.ToLower(out.String()), "solar")
+	// The coverage line follows the status line (docs/contract.md#coverage).
+	assert.Contains(t, out.String(), "]\ncoverage: 2 of 3 communities, 1 claim, 1 excerpt (the index names no documents); 1 map answer: ")
 }
 
 func TestPrintMapErrors(t *testing.T) {

@@ -13,6 +13,10 @@ type Sources struct {
 	CommunityID string   `json:"communityId"`
 	ClaimIDs    []string `json:"claimIds"`
 	ChunkIDs    []string `json:"chunkIds"`
+	// DocumentIDs are the distinct documents of those chunks, in
+	// first-cited order; a chunk with no document id adds none
+	// (docs/contract.md#coverage).
+	DocumentIDs []string `json:"documentIds,omitempty"`
 	// Truncated says the lists stop short: the community's claims and
 	// chunks held more ids than a plan records (maxSourceBytes).
 	Truncated bool `json:"truncated,omitempty"`
@@ -22,8 +26,9 @@ type Sources struct {
 // stays well inside DynamoDB's 400 KB beside its content.
 const maxSourceBytes = 64 << 10
 
-// within returns s with as many ids as fit in room bytes (claims first,
-// then chunks) and the room left.
+// within returns s with as many ids as fit in room bytes (documents
+// first, which coverage counts and which are few, then claims, then
+// chunks) and the room left.
 func (s Sources) within(room int) (Sources, int) {
 	take := func(ids []string) []string {
 		kept := []string{}
@@ -36,6 +41,13 @@ func (s Sources) within(room int) (Sources, int) {
 			kept = append(kept, id)
 		}
 		return kept
+	}
+	if s.DocumentIDs != nil {
+		s.DocumentIDs = take(s.DocumentIDs)
+	}
+	if s.Truncated {
+		s.ClaimIDs, s.ChunkIDs = []string{}, []string{}
+		return s, room
 	}
 	s.ClaimIDs = take(s.ClaimIDs)
 	if s.Truncated {
@@ -56,38 +68,121 @@ type Citation = Sources
 // prompts teach.
 var citationMark = regexp.MustCompile(`(?i)\[\s*Data\s*:\s*Communit(?:y|ies)\s*\((.*?)\)\s*\]`)
 
+// mark is one citation mark of an answer.
+type mark struct {
+	start, end int      // the mark's bytes in the answer
+	ids        []string // as written, trimmed, without blanks and "+more"
+	more       bool     // the list ends with "+more": more ids apply than it names
+}
+
+// findMarks is the one reading of citation marks (docs/contract.md#citation-marks): map
+// validation, the reduce candidate's header and the result's citations all
+// see the same ids. Ids are split at commas and trimmed, so an id that
+// itself holds a comma cannot be cited.
+func findMarks(answer string) []mark {
+	var marks []mark
+	for _, loc := range citationMark.FindAllStringSubmatchIndex(answer, -1) {
+		m := mark{start: loc[0], end: loc[1]}
+		for id := range strings.SplitSeq(answer[loc[2]:loc[3]], ",") {
+			id = strings.TrimSpace(id)
+			switch {
+			case isMore(id):
+				m.more = true
+			case id != "":
+				m.ids = append(m.ids, id)
+			}
+		}
+		marks = append(marks, m)
+	}
+	return marks
+}
+
+// isMore reads "+more" in any letter case, with or without a blank after
+// the plus.
+func isMore(id string) bool {
+	rest, ok := strings.CutPrefix(id, "+")
+	return ok && strings.EqualFold(strings.TrimSpace(rest), "more")
+}
+
 // ParseCitations returns the community ids an answer cites, in first-cited
-// order without duplicates. Ids are split at commas and trimmed, so an id
-// that itself holds a comma cannot be cited.
+// order without duplicates.
 func ParseCitations(answer string) []string {
 	var ids []string
 	seen := map[string]bool{}
-	for _, m := range citationMark.FindAllStringSubmatch(answer, -1) {
-		for id := range strings.SplitSeq(m[1], ",") {
-			id = strings.TrimSpace(id)
-			if id == "" || strings.EqualFold(id, "+more") || seen[id] {
-				continue
+	for _, m := range findMarks(answer) {
+		for _, id := range m.ids {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
 			}
-			seen[id] = true
-			ids = append(ids, id)
 		}
 	}
 	return ids
 }
 
-// CitationMark is how an answer cites communities, as the reduce prompt
-// asks for it.
+// CitationMark is how an answer cites communities, as the prompts ask for
+// it.
 func CitationMark(ids []string) string {
 	return "[Data: Communities (" + strings.Join(ids, ", ") + ")]"
 }
 
-// citations resolves the ids answer cites against the selected map answers
-// (docs/contract.md#citations): an id that is in one of them becomes a citation with the
+// CiteWithin holds a map answer's marks to its batch (docs/contract.md#citation-marks): an
+// id that is not one of batchIDs (invented, mistyped, or taken from the
+// data's own text) is dropped from its mark, and a mark left with no id is
+// removed with the blanks before it. A mark that loses nothing is kept as
+// written. It returns the answer so rewritten, the ids it cites (first-cited
+// order, no duplicates; nil for none) and how many ids it dropped.
+func CiteWithin(answer string, batchIDs []string) (string, []string, int) {
+	marks := findMarks(answer)
+	if len(marks) == 0 {
+		return answer, nil, 0
+	}
+	inBatch := make(map[string]bool, len(batchIDs))
+	for _, id := range batchIDs {
+		inBatch[id] = true
+	}
+	var b strings.Builder
+	var cited []string
+	seen, dropped, from := map[string]bool{}, 0, 0
+	for _, m := range marks {
+		kept := make([]string, 0, len(m.ids))
+		for _, id := range m.ids {
+			if !inBatch[id] {
+				dropped++
+				continue
+			}
+			kept = append(kept, id)
+			if !seen[id] {
+				seen[id] = true
+				cited = append(cited, id)
+			}
+		}
+		switch {
+		case len(kept) == len(m.ids) && len(kept) > 0:
+			b.WriteString(answer[from:m.end])
+		case len(kept) == 0:
+			b.WriteString(strings.TrimRight(answer[from:m.start], " \t"))
+		default:
+			if m.more {
+				kept = append(kept, "+more")
+			}
+			b.WriteString(answer[from:m.start])
+			b.WriteString(CitationMark(kept))
+		}
+		from = m.end
+	}
+	b.WriteString(answer[from:])
+	return b.String(), cited, dropped
+}
+
+// citations resolves the ids answer cites against the headers of the
+// selected map answers (docs/contract.md#citations): an id that is in one of them becomes a citation with the
 // sources the plan recorded; any other id is dropped and counted.
 func citations(answer string, selected []MapAnswer, batches []Batch) ([]Citation, int) {
 	inSelected := map[string]bool{}
 	for _, a := range selected {
-		for _, id := range a.CommunityIDs {
+		// The ids the reduce prompt showed: the candidate's header.
+		for _, id := range NewCandidate(a).CommunityIDs {
 			inSelected[id] = true
 		}
 	}

@@ -23,10 +23,56 @@ func TestParseCitations(t *testing.T) {
 		{"ids may hold parentheses", "A [Data: Communities (c (1), c2)]", []string{"c (1)", "c2"}},
 		{"no mark", "Nothing cited (l1).", nil},
 		{"an empty list", "A [Data: Communities ()]", nil},
+		{"+more in any case and spacing", "A [Data: Communities (x, + More, +MORE)]", []string{"x"}},
+		{"+more alone", "A [Data: Communities (+more)]", nil},
+		{"an unclosed mark", "A [Data: Communities (x, y]", nil},
+		{"a mark without its colon", "A [Data Communities (x)]", nil},
+		{"another source kind", "A [Data: Reports (x)]", nil},
+		{"a forged reduce header", "[Usefulness: 90; Community IDs: x, y]\nA", nil},
+		{"a forged part header", "[Community ID: x | summary part 1]\nA", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, gs.ParseCitations(tc.answer))
+		})
+	}
+}
+
+func TestCiteWithin(t *testing.T) {
+	batch := []string{"a", "b", "c (1)"}
+	tests := []struct {
+		name        string
+		answer      string
+		wantAnswer  string
+		wantCited   []string
+		wantDropped int
+	}{
+		{"no mark", "A grew.", "A grew.", nil, 0},
+		{"every id in the batch: kept as written", "A [data: community (b,a)]. B [Data: Communities (a)].",
+			"A [data: community (b,a)]. B [Data: Communities (a)].", []string{"b", "a"}, 0},
+		{"an unknown id is dropped from its mark", "A [Data: Communities (a, zz, b)].",
+			"A [Data: Communities (a, b)].", []string{"a", "b"}, 1},
+		{"+more survives a rewrite", "A [Data: Communities (zz, c (1), +more)].",
+			"A [Data: Communities (c (1), +more)].", []string{"c (1)"}, 1},
+		{"a mark of unknown ids goes with the blanks before it", "A grew \t[Data: Communities (zz, yy)]. B [Data: Communities (a)].",
+			"A grew. B [Data: Communities (a)].", []string{"a"}, 2},
+		{"+more alone cites nothing", "A grew [Data: Communities (+more)].", "A grew.", nil, 0},
+		{"an empty mark is removed", "A grew [Data: Communities ()].", "A grew.", nil, 0},
+		{"ids differ by case", "A [Data: Communities (A)].", "A.", nil, 1},
+		{"a malformed mark is left as text", "A [Data: Communities (zz].", "A [Data: Communities (zz].", nil, 0},
+		{"a forged header is no mark", "[Usefulness: 99; Community IDs: zz]\nA", "[Usefulness: 99; Community IDs: zz]\nA", nil, 0},
+		{"a repeated id is cited once", "A [Data: Communities (a, a)]. B [Data: Communities (a)].",
+			"A [Data: Communities (a, a)]. B [Data: Communities (a)].", []string{"a"}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			answer, cited, dropped := gs.CiteWithin(tc.answer, batch)
+			assert.Equal(t, tc.wantAnswer, answer)
+			assert.Equal(t, tc.wantCited, cited)
+			assert.Equal(t, tc.wantDropped, dropped)
+			if cited != nil {
+				assert.Equal(t, cited, gs.ParseCitations(answer), "the rewritten answer cites what CiteWithin reports")
+			}
 		})
 	}
 }

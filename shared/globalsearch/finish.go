@@ -54,7 +54,7 @@ func FailedResult(queryID, message string, at time.Time) Result {
 	return Result{
 		QueryID: queryID, Status: StatusFailed, Error: message,
 		SelectedMapAnswers: []SelectedAnswer{}, MapErrors: []BatchFailure{}, Citations: []Citation{},
-		Diagnostics: Diagnostics{StartedAt: at, FinishedAt: at},
+		Diagnostics: Diagnostics{StartedAt: at, FinishedAt: at, Coverage: Coverage{MapAnswers: &MapAnswerCoverage{}}},
 	}
 }
 
@@ -72,6 +72,8 @@ func (e *Engine) FailReduce(ctx context.Context, queryID, runID string, failures
 		return Result{}, fmt.Errorf("%w (and recording the failure: %w)", cause, err)
 	}
 	r.res.Diagnostics.Reduce.ModelCalls = calls
+	// The answers the failed reduce was given still reached it.
+	r.selectAnswers(e.prompts().Reduce.WithResponseType(r.plan.Params.ResponseType))
 	return e.finishReduce(ctx, r, StatusFailed, cause)
 }
 
@@ -87,6 +89,8 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	d.ModelCalls = d.Map.ModelCalls + d.Reduce.ModelCalls
 	d.InputTokens = d.Map.InputTokens + d.Reduce.InputTokens
 	d.OutputTokens = d.Map.OutputTokens + d.Reduce.OutputTokens
+	d.Coverage.MapAnswers = mapCoverage(r.answers, len(res.MapErrors), r.selected)
+	d.Coverage.CitedCommunities, d.Coverage.CitedDocuments = citedCoverage(res.Citations)
 	if err := e.Runs.SaveResult(saveContext(ctx, status), *res, r.plan.RunID); err != nil {
 		return *res, fmt.Errorf("save result of %s: %w", res.QueryID, err)
 	}
@@ -113,6 +117,7 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 			OrphanClaims:    plan.OrphanClaims,
 			MissingChunks:   plan.MissingChunks,
 			AvailableLevels: plan.AvailableLevels,
+			Coverage:        plan.Coverage,
 			StartedAt:       plan.CreatedAt,
 		},
 	}
@@ -130,6 +135,7 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 		}
 		usage.InputTokens += a.InputTokens
 		usage.OutputTokens += a.OutputTokens
+		usage.DroppedCitations += a.DroppedCitations
 	}
 	for _, f := range res.MapErrors {
 		usage.ModelCalls += f.Attempts

@@ -36,7 +36,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 	key := ""
 	if p.Cache && e.Cache != nil {
 		key = MapCacheKey(e.ModelID, req.Prompt, p.MapOutputReserve)
-		if a, ok := e.cachedAnswer(ctx, queryID, key); ok {
+		if a, ok := e.cachedAnswer(ctx, queryID, key); ok && citeWithin(&a, b) == nil {
 			// The earlier attempts of this batch were real calls; the hit is not.
 			a.BatchIndex, a.CommunityIDs, a.Attempts, a.Cached = index, b.CommunityIDs, attempt-1, true
 			if err = e.Runs.SaveMapAnswer(ctx, queryID, b.RunID, a); err == nil {
@@ -54,11 +54,17 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 	if err == nil {
 		var a MapAnswer
 		a.Answer, a.Usefulness, err = ParseMapOutput(resp.Text)
+		raw := a.Answer
+		if err == nil {
+			err = citeWithin(&a, b)
+		}
 		if err == nil {
 			a.BatchIndex, a.CommunityIDs, a.Attempts = index, b.CommunityIDs, attempt
 			a.InputTokens, a.OutputTokens = resp.InputTokens, resp.OutputTokens
 			if key != "" {
-				e.cacheAnswer(ctx, queryID, key, CachedAnswer{Answer: a.Answer, Usefulness: a.Usefulness})
+				// The model's own answer: a hit is held to its batch again,
+				// so it reports the same dropped ids.
+				e.cacheAnswer(ctx, queryID, key, CachedAnswer{Answer: raw, Usefulness: a.Usefulness})
 			}
 			if err = e.Runs.SaveMapAnswer(ctx, queryID, b.RunID, a); err == nil {
 				e.logger().LogAttrs(ctx, slogInfo, "map batch done", stepAttrs(queryID, "map", start,
@@ -72,6 +78,19 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 	e.logger().LogAttrs(ctx, slogError, "map batch attempt failed", stepAttrs(queryID, "map", start,
 		"batch", index, "attempts", attempt, "status", "failed", "error", err.Error())...)
 	return MapAnswer{}, &BatchError{Index: index, Err: err}
+}
+
+// citeWithin holds a's citation marks to its batch (CiteWithin,
+// docs/contract.md#citation-marks). An answer that cited nothing but
+// communities outside its batch and is left empty breaks the output rules.
+func citeWithin(a *MapAnswer, b Batch) error {
+	answer, cited, dropped := CiteWithin(a.Answer, b.CommunityIDs)
+	answer = trimAnswer(answer)
+	if a.Usefulness > 0 && answer == "" {
+		return outputError("map output answer holds nothing but citations of communities outside its batch")
+	}
+	a.Answer, a.CitedCommunityIDs, a.DroppedCitations = answer, cited, dropped
+	return nil
 }
 
 // supersededError is the error of a task whose run a newer plan of the same

@@ -2,6 +2,7 @@ package globalsearch
 
 import (
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/batch"
@@ -22,7 +23,8 @@ type mapInputs struct {
 	leavesOf     [][]string // the descendant leaves of each selected summary
 	claimsByLeaf map[string][]*Claim
 	chunkText    map[string]string
-	sizes        []int // the exact length of each map text, once sized
+	chunkDoc     map[string]string // the document of each chunk that names one
+	sizes        []int             // the exact length of each map text, once sized
 }
 
 func (m mapInputs) len() int { return len(m.selected) }
@@ -162,6 +164,10 @@ func (m mapInputs) sources(i int, w *walkScratch) Sources {
 		src.ClaimIDs = append(src.ClaimIDs, c.ID)
 		for _, x := range fresh {
 			src.ChunkIDs = append(src.ChunkIDs, x.id)
+			// A community's documents are few: a scan beats a map here.
+			if doc := m.chunkDoc[x.id]; doc != "" && !slices.Contains(src.DocumentIDs, doc) {
+				src.DocumentIDs = append(src.DocumentIDs, doc)
+			}
 		}
 	}
 	return src
@@ -175,4 +181,21 @@ func (m mapInputs) allSources() map[string]Sources {
 		out[s.ID] = m.sources(i, w)
 	}
 	return out
+}
+
+// inputCoverage counts what the map texts hold (docs/contract.md#coverage):
+// distinct claims, distinct excerpts (the cited chunks that exist) and the
+// distinct documents those excerpts name.
+func (m mapInputs) inputCoverage(c *Coverage) {
+	seen := map[*Claim]bool{}
+	for i := range m.selected {
+		for claim := range m.claims(i) {
+			seen[claim] = true
+		}
+	}
+	docs := map[string]bool{}
+	for _, doc := range m.chunkDoc {
+		docs[doc] = true
+	}
+	c.Claims, c.Excerpts, c.Documents = len(seen), len(m.chunkText), len(docs)
 }

@@ -32,6 +32,9 @@ type Plan struct {
 	SummaryCount int     `json:"summaryCount"`
 	Batches      []Batch `json:"batches"`
 	IndexNotes
+	// Coverage is what the map input holds (docs/contract.md#coverage);
+	// the plan item keeps it, so reduce reports it without reading the index.
+	Coverage  Coverage  `json:"coverage"`
 	CreatedAt time.Time `json:"createdAt"`
 }
 

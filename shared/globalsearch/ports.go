@@ -68,8 +68,8 @@ type MapPart struct {
 }
 
 // Candidate is one map answer as the reduce prompt shows it (docs/contract.md#reduce-selection):
-// its score, its communities and its answer with forged headers
-// neutralised (NeutraliseHeaders).
+// its score, the communities its answer cites (its batch's when it cites
+// none) and its answer with forged headers neutralised (NeutraliseHeaders).
 type Candidate struct {
 	Usefulness   float64
 	CommunityIDs []string

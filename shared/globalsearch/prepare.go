@@ -233,6 +233,7 @@ func (e *Engine) mapTextsOf(ctx context.Context, snap Snapshot, p Params) (mapIn
 	if err := e.sizeMapTexts(p, &in); err != nil {
 		return mapInputs{}, plan, err
 	}
+	in.inputCoverage(&plan.Coverage)
 	return in, plan, nil
 }
 
@@ -274,6 +275,7 @@ func (e *Engine) loadSelection(ctx context.Context, snap Snapshot, plan *Plan) (
 	}
 	selected := h.selectSummaries(p.CommunityLevel)
 	plan.SummaryCount = len(selected)
+	plan.Coverage.CommunitiesSelected, plan.Coverage.CommunitiesInNamespace = len(selected), len(summaries)
 	if len(selected) == 0 && p.CommunityLevel != LeafLevel {
 		plan.AvailableLevels = h.levels()
 	}
@@ -314,7 +316,7 @@ func (m *mapInputs) readCited(ctx context.Context, snap Snapshot) (missing int, 
 			}
 		}
 	}
-	m.chunkText = map[string]string{}
+	m.chunkText, m.chunkDoc = map[string]string{}, map[string]string{}
 	if len(cited) > 0 {
 		chunks, err := snap.Chunks(ctx, cited)
 		if err != nil {
@@ -322,6 +324,9 @@ func (m *mapInputs) readCited(ctx context.Context, snap Snapshot) (missing int, 
 		}
 		for _, c := range chunks {
 			m.chunkText[c.ID] = c.Text
+			if c.DocumentID != "" {
+				m.chunkDoc[c.ID] = c.DocumentID
+			}
 		}
 	}
 	for _, id := range cited {

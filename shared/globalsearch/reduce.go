@@ -19,9 +19,16 @@ import (
 // only the real header of each candidate starts with "[".
 func RenderCandidate(a MapAnswer) string { return NewCandidate(a).Render() }
 
-// NewCandidate is a as the reduce prompt shows it.
+// NewCandidate is a as the reduce prompt shows it. Its header names the
+// communities the answer cites, so the reduce model cites, per statement,
+// what that statement rests on; an answer that cites none names its
+// batch's (docs/contract.md#reduce-selection).
 func NewCandidate(a MapAnswer) Candidate {
-	return Candidate{Usefulness: a.Usefulness, CommunityIDs: a.CommunityIDs, Answer: NeutraliseHeaders(a.Answer)}
+	ids := a.CitedCommunityIDs
+	if len(ids) == 0 {
+		ids = a.CommunityIDs
+	}
+	return Candidate{Usefulness: a.Usefulness, CommunityIDs: ids, Answer: NeutraliseHeaders(a.Answer)}
 }
 
 // Render is the candidate's text in the reduce prompt (docs/contract.md#reduce-selection).
@@ -107,12 +114,13 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 		return e.finishReduce(ctx, r, StatusFailed, allFailedError(res.MapErrors))
 	}
 	reducePrompt := e.prompts().Reduce.WithResponseType(p.ResponseType)
-	selected, content, promptTokens := SelectAnswers(reducePrompt.Skeleton(p.Query), p.ReducePromptBudget(), r.answers)
+	selected, content, promptTokens := r.selectAnswers(reducePrompt)
 	res.Diagnostics.SelectedAnswerCount = len(selected)
 	res.Diagnostics.ReducePromptTokens = promptTokens
 	candidates := make([]Candidate, len(selected))
 	for i, a := range selected {
-		res.SelectedMapAnswers = append(res.SelectedMapAnswers, SelectedAnswer{Answer: a.Answer, Usefulness: a.Usefulness, CommunityIDs: a.CommunityIDs})
+		res.SelectedMapAnswers = append(res.SelectedMapAnswers, SelectedAnswer{
+			Answer: a.Answer, Usefulness: a.Usefulness, CommunityIDs: a.CommunityIDs, CitedCommunityIDs: a.CitedCommunityIDs})
 		candidates[i] = NewCandidate(a)
 	}
 	if len(selected) == 0 {
@@ -153,12 +161,23 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 	return e.finishReduce(ctx, r, StatusCompleted, nil)
 }
 
-// reduceRun is what one reduce step works on.
+// reduceRun is what one reduce step works on. selected is how many
+// answers the reduce prompt holds, once selectAnswers has run.
 type reduceRun struct {
-	plan    Plan
-	answers []MapAnswer
-	res     Result
-	start   time.Time
+	plan     Plan
+	answers  []MapAnswer
+	res      Result
+	start    time.Time
+	selected int
+}
+
+// selectAnswers is SelectAnswers over the run's answers with its request's
+// prompt and budget, remembered for the result's coverage.
+func (r *reduceRun) selectAnswers(reducePrompt Template) ([]MapAnswer, string, int) {
+	p := r.plan.Params
+	selected, content, promptTokens := SelectAnswers(reducePrompt.Skeleton(p.Query), p.ReducePromptBudget(), r.answers)
+	r.selected = len(selected)
+	return selected, content, promptTokens
 }
 
 func (e *Engine) loadReduce(ctx context.Context, queryID, runID string, failures []BatchFailure) (*reduceRun, error) {

@@ -10,11 +10,17 @@ type MapAnswer struct {
 	BatchIndex   int      `json:"batchIndex"`
 	CommunityIDs []string `json:"communityIds"`
 	Answer       string   `json:"answer"`
-	Usefulness   float64  `json:"usefulness"`
-	Attempts     int      `json:"attempts"`
-	Cached       bool     `json:"cached,omitempty"`
-	InputTokens  int      `json:"inputTokens"`
-	OutputTokens int      `json:"outputTokens"`
+	// CitedCommunityIDs are the ids the answer's marks name, all of them in
+	// the batch (CiteWithin); DroppedCitations counts the ids its marks
+	// named that were not. An answer stored before either was recorded has
+	// neither, and reduce shows it with the batch's ids.
+	CitedCommunityIDs []string `json:"citedCommunityIds,omitempty"`
+	DroppedCitations  int      `json:"droppedCitations,omitempty"`
+	Usefulness        float64  `json:"usefulness"`
+	Attempts          int      `json:"attempts"`
+	Cached            bool     `json:"cached,omitempty"`
+	InputTokens       int      `json:"inputTokens"`
+	OutputTokens      int      `json:"outputTokens"`
 }
 
 // Status is the outcome of a run (docs/contract.md#result).
@@ -37,6 +43,9 @@ type SelectedAnswer struct {
 	Answer       string   `json:"answer"`
 	Usefulness   float64  `json:"usefulness"`
 	CommunityIDs []string `json:"communityIds"`
+	// CitedCommunityIDs are the ids the answer cites, which its reduce
+	// header named (docs/contract.md#reduce-selection).
+	CitedCommunityIDs []string `json:"citedCommunityIds,omitempty"`
 }
 
 // BatchSummary describes one batch in the diagnostics.
@@ -59,6 +68,10 @@ type StageUsage struct {
 	CacheHits    int `json:"cacheHits"`
 	InputTokens  int `json:"inputTokens"`
 	OutputTokens int `json:"outputTokens"`
+	// DroppedCitations (map only) counts the ids map answers cited that
+	// were not in their batch (docs/contract.md#citation-marks); reduce's
+	// counterpart is Diagnostics.InvalidCitations.
+	DroppedCitations int `json:"droppedCitations,omitempty"`
 }
 
 // Diagnostics are the signals of a run (docs/contract.md#result).
@@ -79,6 +92,7 @@ type Diagnostics struct {
 	MissingChunks       int            `json:"missingChunks"`
 	AvailableLevels     []int          `json:"availableLevels,omitempty"`
 	InvalidCitations    int            `json:"invalidCitations"`
+	Coverage            Coverage       `json:"coverage"`
 	StartedAt           time.Time      `json:"startedAt"`
 	FinishedAt          time.Time      `json:"finishedAt"`
 

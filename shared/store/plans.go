@@ -236,10 +236,12 @@ func (s *Runs) planItem(ctx context.Context, what, queryID string) (*planHeader,
 }
 
 // batchMetaAttrs are the attributes PlanMeta reads of each batch: all but
-// its content, which is nearly all of a plan's bytes.
+// its content, which is nearly all of a plan's bytes. The sources stay:
+// reduce resolves citations and counts cited documents from them
+// (docs/contract.md#citations).
 var batchMetaAttrs = []string{
 	"queryId", "sk", "expiresAt",
-	"batch.runId", "batch.index", "batch.communityIds", "batch.estimatedTokens",
+	"batch.runId", "batch.index", "batch.communityIds", "batch.estimatedTokens", "batch.sources",
 }
 
 // PlanMeta implements globalsearch.Plans: the plan item (one GetItem), then

@@ -20,8 +20,11 @@ func samplePlan(queryID string, n int) globalsearch.Plan {
 		Params:       sampleParams(queryID),
 		SummaryCount: n * 2,
 		IndexNotes:   globalsearch.IndexNotes{OrphanClaims: 1, MissingChunks: 2, AvailableLevels: []int{0, 1, 2}},
-		CreatedAt:    time.Date(2025, 3, 4, 5, 6, 7, 8000, time.UTC),
-		Batches:      []globalsearch.Batch{},
+		Coverage: globalsearch.Coverage{
+			CommunitiesSelected: n * 2, CommunitiesInNamespace: n*2 + 5, Claims: 3 * n, Excerpts: 2 * n, Documents: 1,
+		},
+		CreatedAt: time.Date(2025, 3, 4, 5, 6, 7, 8000, time.UTC),
+		Batches:   []globalsearch.Batch{},
 	}
 	p.EmptyNamespace, p.AvailableNamespaces = true, []string{"a", "b"}
 	for i := range n {
@@ -31,6 +34,12 @@ func samplePlan(queryID string, n int) globalsearch.Plan {
 			CommunityIDs:    []string{fmt.Sprintf("c%d", 2*i), fmt.Sprintf("c%d", 2*i+1)},
 			EstimatedTokens: 100 + i,
 			Content:         fmt.Sprintf("[Community ID: c%d | summary part 1]\nbatch %d text", 2*i, i),
+			// Reduce resolves citations and counts cited documents from
+			// these, so the metadata read keeps them.
+			Sources: []globalsearch.Sources{
+				{CommunityID: fmt.Sprintf("c%d", 2*i), ClaimIDs: []string{fmt.Sprintf("cl%d", i)}, ChunkIDs: []string{"ch1", "ch2"}, DocumentIDs: []string{"doc-1"}},
+				{CommunityID: fmt.Sprintf("c%d", 2*i+1), Truncated: true},
+			},
 		})
 	}
 	return p

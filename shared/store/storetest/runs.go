@@ -73,6 +73,7 @@ func testNotFound(t *testing.T, s Store) {
 func sampleAnswer(i int, text string) globalsearch.MapAnswer {
 	return globalsearch.MapAnswer{
 		BatchIndex: i, CommunityIDs: []string{fmt.Sprintf("c%d", i)}, Answer: text,
+		CitedCommunityIDs: []string{fmt.Sprintf("c%d", i)}, DroppedCitations: i % 3,
 		Usefulness: float64(i) + 0.5, Attempts: 1 + i%2, InputTokens: 1000 + i, OutputTokens: 50,
 	}
 }
@@ -112,7 +113,7 @@ func sampleResult(queryID string, batches int) globalsearch.Result {
 		QueryID: queryID, Namespace: "default", Query: "What are the main themes?",
 		CommunityLevel: globalsearch.LeafLevel, Status: globalsearch.StatusPartial,
 		Answer:             "Themes: growth, risk.",
-		SelectedMapAnswers: []globalsearch.SelectedAnswer{{Answer: "growth", Usefulness: 72.5, CommunityIDs: []string{"c1", "c2"}}},
+		SelectedMapAnswers: []globalsearch.SelectedAnswer{{Answer: "growth", Usefulness: 72.5, CommunityIDs: []string{"c1", "c2"}, CitedCommunityIDs: []string{"c2"}}},
 		FailedMapBatches:   1,
 		MapErrors:          []globalsearch.BatchFailure{{BatchIndex: 1, CommunityIDs: []string{"c3"}, Message: "model output is not valid JSON: oops"}},
 		Diagnostics: globalsearch.Diagnostics{
@@ -120,6 +121,13 @@ func sampleResult(queryID string, batches int) globalsearch.Result {
 			ModelCalls: batches + 2, InputTokens: 12345, OutputTokens: 678,
 			Map: globalsearch.StageUsage{ModelCalls: batches + 1}, Reduce: globalsearch.StageUsage{ModelCalls: 1},
 			AvailableLevels: []int{0, 1}, StartedAt: started, FinishedAt: started.Add(1500 * time.Millisecond),
+			Coverage: globalsearch.Coverage{
+				CommunitiesSelected: 3 * batches, CommunitiesInNamespace: 4 * batches, Claims: 9, Excerpts: 8, Documents: 2,
+				MapAnswers: &globalsearch.MapAnswerCoverage{
+					Useful: batches - 1, ReachedReduce: 1, SkippedForBudget: batches - 2, Failed: 1,
+				},
+				CitedCommunities: 1, CitedDocuments: 1,
+			},
 		},
 	}
 	for i := range batches {

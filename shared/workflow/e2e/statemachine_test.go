@@ -193,6 +193,9 @@ func TestStateMachine(t *testing.T) {
 				assert.Equal(t, 4, rn.maxFlight, "the default mapConcurrency 4: exactly four map invocations in flight")
 				assert.Len(t, res.SelectedMapAnswers, 6)
 				assert.Equal(t, "Synthesis of the selected answers.", res.Answer)
+				// The reduce Lambda reports coverage from the runs table alone.
+				assert.Equal(t, 6, res.Diagnostics.Coverage.CommunitiesSelected)
+				assert.Equal(t, &globalsearch.MapAnswerCoverage{Useful: 6, ReachedReduce: 6}, res.Diagnostics.Coverage.MapAnswers)
 			},
 		},
 		{
