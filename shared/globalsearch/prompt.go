@@ -44,6 +44,7 @@ const (
 type Template struct {
 	head  string // text before the content line, without its final newline
 	tail  string // text after the content line, from the closing tag on; may be empty
+	tag   string // the name of the delimiter lines around the content; "" when none
 	close *regexp.Regexp
 	// responseType fills {{response_type}} wherever the template has it
 	// (docs/contract.md#request); "" stands for DefaultResponseType.
@@ -90,6 +91,7 @@ func ParseTemplate(text string) (Template, error) {
 	if open == nil || closing != "</"+open[1]+">" {
 		return Template{}, fmt.Errorf("prompt template must frame %s between a line <name> and a line </name>", contentPlaceholder)
 	}
+	t.tag = open[1]
 	t.close = regexp.MustCompile(`(?i)<\s*/\s*` + open[1] + `\s*>`)
 	return t, nil
 }
@@ -117,24 +119,44 @@ func (t Template) Render(query, content string) string {
 	return head + "\n" + content + "\n" + t.tail
 }
 
-// Prompts are the Map and Reduce prompts (docs/contract.md#prompts).
+// Prompts are the Map and Reduce prompts and the system prompt sent with
+// both (docs/contract.md#prompts). A zero part stands for the project's own
+// (DefaultPrompts); LoadPrompts returns every part filled.
 type Prompts struct {
 	Map    Template
 	Reduce Template
+	System string
 }
 
-// DefaultPrompts are the project's own prompts, embedded from prompts/,
-// parsed once.
+// DefaultPrompts are the prompts embedded from prompts/, parsed once by the
+// rules a prompts directory meets (docs/contract.md#custom-prompts). A build
+// may embed other files there (make build PROMPTS=DIR); the functions call
+// CheckDefaultPrompts at start-up, so a bad embedded prompt stops a
+// function before its first invocation instead of panicking here.
 var DefaultPrompts = sync.OnceValue(func() Prompts {
-	return Prompts{Map: mustParse(mapPromptText), Reduce: mustParse(reducePromptText)}
+	p, err := embeddedPrompts()
+	if err != nil {
+		panic(err) // CheckDefaultPrompts and a test cover the embedded files
+	}
+	return p
 })
 
-func mustParse(text string) Template {
-	t, err := ParseTemplate(text)
-	if err != nil {
-		panic(err) // the embedded files are part of the build; a test covers them
+// orDefault fills the zero parts of p with the project's own prompts.
+func (p Prompts) orDefault() Prompts {
+	if p == (Prompts{}) {
+		return DefaultPrompts()
 	}
-	return t
+	d := DefaultPrompts()
+	if p.Map == (Template{}) {
+		p.Map = d.Map
+	}
+	if p.Reduce == (Template{}) {
+		p.Reduce = d.Reduce
+	}
+	if p.System == "" {
+		p.System = d.System
+	}
+	return p
 }
 
 // MapParts splits a batch's content into its parts at the headers the

@@ -106,7 +106,8 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 	if len(r.plan.Batches) > 0 && len(r.answers) == 0 {
 		return e.finishReduce(ctx, r, StatusFailed, allFailedError(res.MapErrors))
 	}
-	reducePrompt := e.prompts().Reduce.WithResponseType(p.ResponseType)
+	prompts := e.prompts()
+	reducePrompt := prompts.Reduce.WithResponseType(p.ResponseType)
 	selected, content, promptTokens := SelectAnswers(reducePrompt.Skeleton(p.Query), p.ReducePromptBudget(), r.answers)
 	res.Diagnostics.SelectedAnswerCount = len(selected)
 	res.Diagnostics.ReducePromptTokens = promptTokens
@@ -131,6 +132,7 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 		Query:      p.Query,
 		Content:    content,
 		Prompt:     reducePrompt.Render(p.Query, content),
+		System:     prompts.System,
 		Candidates: candidates,
 		MaxTokens:  p.ReduceOutputReserve,
 	})
