@@ -9,9 +9,9 @@ import (
 // Engine runs the steps of a search. The in-process search (Search) and the
 // Lambda handlers call the same steps, so each rule has one implementation.
 type Engine struct {
-	Index   Index
-	Model   Model
-	Runs    Runs
+	Index Index
+	Model Model
+	Runs  Runs
 	// Prompts are the prompts of every step (docs/contract.md#custom-prompts);
 	// a zero part is the project's own.
 	Prompts Prompts
