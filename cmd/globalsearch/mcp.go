@@ -29,6 +29,12 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err := f.cache.check(f.set); err != nil {
 		return err
 	}
+	if err := f.prompts.check(f.set); err != nil {
+		return err
+	}
+	if _, err := f.prompts.load(); err != nil {
+		return err
+	}
 	if f.index.file == "" && f.index.table == "" {
 		return &usageError{"mcp needs --index FILE or --table TABLE"}
 	}
@@ -44,12 +50,13 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 // newMCPFlagSet registers mcp's flags into f: the index, the model and
-// its prices, the cache, -v.
+// its prices, the cache, the prompts, -v.
 func newMCPFlagSet(f *searchFlags, env *cliEnv) *flag.FlagSet {
 	fs := newFlagSet("mcp", env)
 	f.index.register(fs)
 	f.model.register(fs)
 	f.cache.register(fs)
+	f.prompts.register(fs)
 	registerVerbose(fs, &f.verbose)
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed of every search (default: random per call); a fixed seed lets a repeated question reuse the map cache")
 	return fs
@@ -195,6 +202,7 @@ func (t *mcpTools) params(in searchInput) (globalsearch.Params, error) {
 	if err != nil {
 		return globalsearch.Params{}, err
 	}
+	defaults.Prompts = t.engine.Prompts
 	return globalsearch.ParseRequest(data, defaults)
 }
 
