@@ -44,7 +44,6 @@ const (
 type Template struct {
 	head  string // text before the content line, without its final newline
 	tail  string // text after the content line, from the closing tag on; may be empty
-	tag   string // the name of the delimiter lines around the content; "" when none
 	close *regexp.Regexp
 	// responseType fills {{response_type}} wherever the template has it
 	// (docs/contract.md#request); "" stands for DefaultResponseType.
@@ -91,7 +90,6 @@ func ParseTemplate(text string) (Template, error) {
 	if open == nil || closing != "</"+open[1]+">" {
 		return Template{}, fmt.Errorf("prompt template must frame %s between a line <name> and a line </name>", contentPlaceholder)
 	}
-	t.tag = open[1]
 	t.close = regexp.MustCompile(`(?i)<\s*/\s*` + open[1] + `\s*>`)
 	return t, nil
 }

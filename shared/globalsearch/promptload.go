@@ -1,6 +1,8 @@
 package globalsearch
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -121,6 +123,19 @@ func CheckDefaultPrompts() error {
 	return err
 }
 
+// EmbeddedPromptDigests are the SHA-256 (hex) of each embedded prompt
+// file, by name: a function logs them at start-up, so that which prompts a
+// deployment runs can be read off its log and compared with sha256sum of
+// the files it was built with.
+func EmbeddedPromptDigests() map[string]string {
+	digests := map[string]string{}
+	for name, text := range map[string]string{MapPromptFile: mapPromptText, ReducePromptFile: reducePromptText, SystemPromptFile: systemPromptText} {
+		sum := sha256.Sum256([]byte(text))
+		digests[name] = hex.EncodeToString(sum[:])
+	}
+	return digests
+}
+
 func embeddedPrompts() (Prompts, error) {
 	return parsePrompts(map[string]string{MapPromptFile: mapPromptText, ReducePromptFile: reducePromptText, SystemPromptFile: systemPromptText},
 		func(name string) string { return "embedded prompts/" + name })
@@ -227,12 +242,12 @@ func (r templateRule) parse(text string) (Template, error) {
 			return Template{}, fmt.Errorf("lacks the placeholder %s", ph)
 		}
 	}
+	if !strings.Contains(text, "\n<"+r.tag+">\n"+contentPlaceholder+"\n</"+r.tag+">") {
+		return Template{}, fmt.Errorf("must frame %s between a line <%s> and a line </%s> (docs/contract.md#data-safe-prompts)", contentPlaceholder, r.tag, r.tag)
+	}
 	t, err := ParseTemplate(text)
 	if err != nil {
 		return Template{}, err
-	}
-	if t.tag != r.tag {
-		return Template{}, fmt.Errorf("must frame %s between a line <%s> and a line </%s> (docs/contract.md#data-safe-prompts)", contentPlaceholder, r.tag, r.tag)
 	}
 	if strings.Contains(t.tail, responseTypePlaceholder) {
 		return Template{}, fmt.Errorf("must hold %s before the content, where it is filled", responseTypePlaceholder)
