@@ -105,12 +105,12 @@ func LoadPrompts(dir string) (Prompts, error) {
 	if len(errs) == 0 && len(texts) == 0 {
 		errs = append(errs, fmt.Errorf("prompts directory %s holds none of %s", dir, strings.Join(PromptFiles, ", ")))
 	}
-	if len(errs) > 0 {
-		return Prompts{}, &Error{Kind: KindInvalidInput, Err: errors.Join(errs...)}
-	}
 	p, err := parsePrompts(texts, func(name string) string { return filepath.Join(dir, name) })
 	if err != nil {
-		return Prompts{}, err
+		errs = append(errs, errors.Unwrap(err))
+	}
+	if len(errs) > 0 {
+		return Prompts{}, &Error{Kind: KindInvalidInput, Err: errors.Join(errs...)}
 	}
 	return p.orDefault(), nil
 }

@@ -109,6 +109,8 @@ func TestLoadPrompts(t *testing.T) {
 			wantErr: []string{"DIR/system.txt: takes 1100 tokens, more than the 1000 a system prompt may"}},
 		{name: "every bad file at once", files: map[string]string{"map.txt": "", "system.txt": "{{x}}"},
 			wantErr: []string{"DIR/map.txt: is empty", "DIR/system.txt: holds the placeholder"}},
+		{name: "an unknown file beside a bad one", files: map[string]string{"map.txt": "", "notes.md": "x"},
+			wantErr: []string{"DIR/notes.md: not a prompt file", "DIR/map.txt: is empty"}},
 		{name: "an unknown file", files: map[string]string{"map.txt": customMap, "global_search_map_system_prompt.txt": "x"},
 			wantErr: []string{"DIR/global_search_map_system_prompt.txt: not a prompt file: a prompts directory holds only map.txt, reduce.txt, system.txt"}},
 		{name: "an empty directory", wantErr: []string{"prompts directory DIR ", "holds none of map.txt, reduce.txt, system.txt"}},
