@@ -194,7 +194,6 @@ func TestEmbeddedPromptsMeetTheRules(t *testing.T) {
 
 // recordingModel answers every call and keeps each request it got.
 type recordingModel struct {
-	fakeModel
 	mu   sync.Mutex
 	reqs []gs.ModelRequest
 }
