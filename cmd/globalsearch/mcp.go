@@ -26,13 +26,15 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	f.set = set
-	if err := f.cache.check(f.set); err != nil {
-		return err
-	}
+	// The prompts are the user's own configuration, like the flags: a bad
+	// one stops the server at once, before the index is read.
 	if err := f.prompts.check(f.set); err != nil {
 		return err
 	}
 	if _, err := f.prompts.load(); err != nil {
+		return err
+	}
+	if err := f.cache.check(f.set); err != nil {
 		return err
 	}
 	if f.index.file == "" && f.index.table == "" {
@@ -202,7 +204,9 @@ func (t *mcpTools) params(in searchInput) (globalsearch.Params, error) {
 	if err != nil {
 		return globalsearch.Params{}, err
 	}
-	defaults.Prompts = t.engine.Prompts
+	if defaults.Prompts, err = t.flags.prompts.load(); err != nil {
+		return globalsearch.Params{}, err
+	}
 	return globalsearch.ParseRequest(data, defaults)
 }
 

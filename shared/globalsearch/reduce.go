@@ -106,8 +106,7 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 	if len(r.plan.Batches) > 0 && len(r.answers) == 0 {
 		return e.finishReduce(ctx, r, StatusFailed, allFailedError(res.MapErrors))
 	}
-	prompts := e.prompts()
-	reducePrompt := prompts.Reduce.WithResponseType(p.ResponseType)
+	reducePrompt := e.prompts().Reduce.WithResponseType(p.ResponseType)
 	selected, content, promptTokens := SelectAnswers(reducePrompt.Skeleton(p.Query), p.ReducePromptBudget(), r.answers)
 	res.Diagnostics.SelectedAnswerCount = len(selected)
 	res.Diagnostics.ReducePromptTokens = promptTokens
@@ -132,7 +131,7 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 		Query:      p.Query,
 		Content:    content,
 		Prompt:     reducePrompt.Render(p.Query, content),
-		System:     prompts.System,
+		System:     e.prompts().System,
 		Candidates: candidates,
 		MaxTokens:  p.ReduceOutputReserve,
 	})
