@@ -71,24 +71,36 @@ fuzz:
 # Each function is one static `bootstrap` for provided.al2023 on arm64:
 # no cgo, no RPC shim (lambda.norpc), reproducible paths (-trimpath).
 FUNCTIONS    = api prepare map reduce
-LAMBDA_BUILD = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w"
+# PROMPTS=DIR builds the functions with your own prompts (any of map.txt,
+# reduce.txt, system.txt; docs/contract.md#custom-prompts): promptoverlay
+# checks DIR as `globalsearch run --prompts DIR` does and writes a go build
+# overlay that puts the checked copies where the functions embed theirs.
+PROMPTS         ?=
+PROMPTS_OVERLAY  = build/prompts/overlay.json
+LAMBDA_BUILD = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(if $(PROMPTS),-overlay $(abspath $(PROMPTS_OVERLAY))) -tags lambda.norpc -trimpath -ldflags "-s -w"
+
+.PHONY: prompts-overlay
+prompts-overlay:
+	@if [ -n "$(PROMPTS)" ]; then $(GO) run ./functions/internal/promptoverlay -prompts "$(PROMPTS)" -out $(dir $(PROMPTS_OVERLAY)) || exit 1; fi
 
 # build: every function into build/<fn>/bootstrap, without SAM.
-build:
+build: prompts-overlay
 	@for fn in $(FUNCTIONS); do \
 		$(LAMBDA_BUILD) -o build/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
 	@ls -l build/*/bootstrap
 
 # The targets `sam build` calls (Metadata BuildMethod: makefile); SAM sets
-# ARTIFACTS_DIR.
-build-ApiFunction:
+# ARTIFACTS_DIR. PROMPTS reaches them from the environment:
+# PROMPTS=/abs/dir sam build (SAM may build in a copy of the repository, so
+# give an absolute path).
+build-ApiFunction: prompts-overlay
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/api
-build-PrepareFunction:
+build-PrepareFunction: prompts-overlay
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/prepare
-build-MapFunction:
+build-MapFunction: prompts-overlay
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/map
-build-ReduceFunction:
+build-ReduceFunction: prompts-overlay
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/reduce
 
 # invoke: make invoke FN=<api|prepare|map|reduce> EVENT=events/<file>.json

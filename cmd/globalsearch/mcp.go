@@ -28,6 +28,14 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	f.set = set
+	// The prompts are the user's own configuration, like the flags: a bad
+	// one stops the server at once, before the index is read.
+	if err := f.prompts.check(f.set); err != nil {
+		return err
+	}
+	if _, err := f.prompts.load(); err != nil {
+		return err
+	}
 	if err := f.cache.check(f.set); err != nil {
 		return err
 	}
@@ -72,12 +80,13 @@ func anySet(set map[string]bool, names []string) bool {
 }
 
 // newMCPFlagSet registers mcp's flags into f: the index, the model and
-// its prices, the cache, -v.
+// its prices, the cache, the prompts, -v.
 func newMCPFlagSet(f *searchFlags, env *cliEnv) *flag.FlagSet {
 	fs := newFlagSet("mcp", env)
 	f.index.register(fs)
 	f.model.register(fs)
 	f.cache.register(fs)
+	f.prompts.register(fs)
 	registerVerbose(fs, &f.verbose)
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed of every search (default: random per call); a fixed seed lets a repeated question reuse the map cache")
 	return fs
@@ -260,6 +269,9 @@ func (t *mcpTools) params(in searchInput, fileNamespace string) (globalsearch.Pa
 	}
 	defaults, err := requestDefaults(t.env, fileNamespace)
 	if err != nil {
+		return globalsearch.Params{}, err
+	}
+	if defaults.Prompts, err = t.flags.prompts.load(); err != nil {
 		return globalsearch.Params{}, err
 	}
 	return globalsearch.ParseRequest(data, defaults)

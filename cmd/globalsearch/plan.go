@@ -42,7 +42,7 @@ func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
 	out := planOutput{
 		SummaryCount: plan.SummaryCount, BatchCount: len(plan.Batches),
 		MapPromptBudget: p.MapPromptBudget(), ReducePromptBudget: p.ReducePromptBudget(),
-		MapSkeleton: globalsearch.DefaultPrompts().Map.Skeleton(p.Query), ShuffleSeed: p.ShuffleSeed,
+		MapSkeleton: plan.MapSkeleton, ShuffleSeed: p.ShuffleSeed,
 		IndexNotes:  plan.IndexNotes,
 		Diagnostics: planDiagnostics{Coverage: plan.Coverage},
 		Batches:     make([]plannedBatch, len(plan.Batches)),

@@ -13,6 +13,7 @@ type searchFlags struct {
 	index                                                           indexOptions
 	model                                                           modelOptions
 	cache                                                           cacheOptions
+	prompts                                                         promptOptions
 	query                                                           string
 	namespace                                                       string
 	level                                                           string
@@ -81,6 +82,12 @@ func parseSearchFlags(name string, env *cliEnv, args []string) (*searchFlags, er
 	if err := f.cache.check(f.set); err != nil {
 		return nil, err
 	}
+	if err := f.prompts.check(f.set); err != nil {
+		return nil, err
+	}
+	if _, err := f.prompts.load(); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -99,6 +106,7 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	f.index.register(fs)
 	f.model.register(fs)
 	f.cache.register(fs)
+	f.prompts.register(fs)
 	fs.StringVar(&f.query, "query", "", "the question to answer (required)")
 	// Not d.Namespace: an index file's namespace wins over
 	// GRAPHRAG_NAMESPACE, and a table's default is the contract's.
@@ -140,6 +148,9 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 	// (docs/contract.md#state-machine) rather than lowering one.
 	if f.set["max-model-calls"] {
 		defaults.MaxModelCalls = f.maxModelCalls
+	}
+	if defaults.Prompts, err = f.prompts.load(); err != nil {
+		return globalsearch.Params{}, err
 	}
 	req := globalsearch.Request{Query: f.query, Namespace: f.namespace}
 	if f.set["response-type"] {

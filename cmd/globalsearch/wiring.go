@@ -27,15 +27,19 @@ func (f *searchFlags) engine(ctx context.Context, env *cliEnv, withModel bool) (
 }
 
 // newEngine is the in-process engine every command runs (run, plan, mcp):
-// idx, an in-memory runs store, the map-text ceiling, -v logging and, with
-// a model, the model, its id and the map-answer cache.
+// idx, an in-memory runs store, the prompts of --prompts, the map-text
+// ceiling, -v logging and, with a model, the model, its id and the
+// map-answer cache.
 func (f *searchFlags) newEngine(ctx context.Context, env *cliEnv, idx globalsearch.Index, withModel bool) (*globalsearch.Engine, error) {
-	e := &globalsearch.Engine{Index: idx, Runs: memstore.New(), MaxMapTextBytes: min(f.maxMapTextMB, 1<<40) << 20}
+	prompts, err := f.prompts.load()
+	if err != nil {
+		return nil, err
+	}
+	e := &globalsearch.Engine{Index: idx, Runs: memstore.New(), Prompts: prompts, MaxMapTextBytes: min(f.maxMapTextMB, 1<<40) << 20}
 	if f.verbose {
 		e.Logger = slog.New(slog.NewJSONHandler(env.stderr, nil))
 	}
 	if withModel {
-		var err error
 		if e.Model, err = f.model.open(ctx, env); err != nil {
 			return nil, err
 		}

@@ -9,9 +9,11 @@ import (
 // Engine runs the steps of a search. The in-process search (Search) and the
 // Lambda handlers call the same steps, so each rule has one implementation.
 type Engine struct {
-	Index   Index
-	Model   Model
-	Runs    Runs
+	Index Index
+	Model Model
+	Runs  Runs
+	// Prompts are the prompts of every step (docs/contract.md#custom-prompts);
+	// a zero part is the project's own.
 	Prompts Prompts
 	// Cache, when set, keeps map answers across runs (docs/contract.md#map-cache); a
 	// request with cache false bypasses it. ModelID names the model in the
@@ -61,9 +63,4 @@ func (e *Engine) logger() *slog.Logger {
 	return slog.New(slog.NewJSONHandler(io.Discard, nil))
 }
 
-func (e *Engine) prompts() Prompts {
-	if e.Prompts == (Prompts{}) {
-		return DefaultPrompts()
-	}
-	return e.Prompts
-}
+func (e *Engine) prompts() Prompts { return e.Prompts.orDefault() }

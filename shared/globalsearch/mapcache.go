@@ -37,11 +37,17 @@ type CachedAnswer struct {
 // model id, the system prompt, the rendered map prompt and the output
 // reserve, each length-prefixed so no two different calls share a key. The
 // system prompt is sent with every call, so a change to it is a change of
-// prompt and must not hit answers written under the old one.
+// prompt and must not hit answers written under the old one. This is the
+// key under the project's own system prompt; a map call keys by the one it
+// sends (docs/contract.md#custom-prompts).
 func MapCacheKey(modelID, prompt string, maxTokens int) string {
+	return mapCacheKey(modelID, SystemPrompt, prompt, maxTokens)
+}
+
+func mapCacheKey(modelID, system, prompt string, maxTokens int) string {
 	h := sha256.New()
 	var n [8]byte
-	for _, s := range []string{modelID, SystemPrompt, prompt} {
+	for _, s := range []string{modelID, system, prompt} {
 		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
 		h.Write(n[:])
 		h.Write([]byte(s))

@@ -3,6 +3,7 @@ package globalsearch_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -70,6 +71,22 @@ func TestMapCache(t *testing.T) {
 		{"another query misses", func(t *testing.T, _ *gs.Engine, _ *faultyCache) gs.Params {
 			return oneBatchPerSummary(t, "What fell?", func(r *gs.Request) { r.Shuffle, r.ShuffleSeed = nil, &seed })
 		}, batches, 0},
+		{"another map prompt misses", func(t *testing.T, e *gs.Engine, _ *faultyCache) gs.Params {
+			// Three tokens more, so the batches stay as they were.
+			text, err := os.ReadFile(filepath.Join("prompts", "map.txt"))
+			require.NoError(t, err)
+			e.Prompts.Map, err = gs.ParseTemplate("Be brief.\n" + string(text))
+			require.NoError(t, err)
+			return params(t, nil)
+		}, batches, 0},
+		{"another system prompt misses", func(t *testing.T, e *gs.Engine, _ *faultyCache) gs.Params {
+			e.Prompts.System = customSystem
+			return params(t, nil)
+		}, batches, 0},
+		{"the project's own prompts spelt out hit", func(t *testing.T, e *gs.Engine, _ *faultyCache) gs.Params {
+			e.Prompts = gs.DefaultPrompts()
+			return params(t, nil)
+		}, 0, batches},
 		{"a cache that fails to read costs calls, not the run", func(t *testing.T, _ *gs.Engine, c *faultyCache) gs.Params {
 			c.getErr = errors.New("disk gone")
 			return params(t, nil)

@@ -32,10 +32,12 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 	if runID != "" && b.RunID != runID {
 		return MapAnswer{}, supersededError(queryID, runID)
 	}
-	req := e.prompts().Map.mapRequest(p.Query, b.Content, p.MapOutputReserve)
+	prompts := e.prompts()
+	req := prompts.Map.mapRequest(p.Query, b.Content, p.MapOutputReserve)
+	req.System = prompts.System
 	key := ""
 	if p.Cache && e.Cache != nil {
-		key = MapCacheKey(e.ModelID, req.Prompt, p.MapOutputReserve)
+		key = mapCacheKey(e.ModelID, req.SystemPrompt(), req.Prompt, p.MapOutputReserve)
 		if a, ok := e.cachedAnswer(ctx, queryID, key); ok && citeWithin(&a, b) == nil {
 			// The earlier attempts of this batch were real calls; the hit is not.
 			a.BatchIndex, a.CommunityIDs, a.Attempts, a.Cached = index, b.CommunityIDs, attempt-1, true

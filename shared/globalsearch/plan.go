@@ -36,6 +36,10 @@ type Plan struct {
 	// the plan item keeps it, so reduce reports it without reading the index.
 	Coverage  Coverage  `json:"coverage"`
 	CreatedAt time.Time `json:"createdAt"`
+	// MapSkeleton is the map prompt without content that the batches were
+	// packed against (docs/contract.md#batching), as the engine's prompts
+	// render it. It is not stored: map calls render their own.
+	MapSkeleton string `json:"-"`
 }
 
 // IndexNotes is what prepare noticed about the index on the way

@@ -48,13 +48,26 @@ const (
 // call's content in parts, so a model that builds its own answer (the
 // offline model) never reads back the text the prompt format wrote.
 type ModelRequest struct {
-	Stage      Stage
-	Query      string
-	Content    string
-	Prompt     string
+	Stage   Stage
+	Query   string
+	Content string
+	Prompt  string
+	// System is the system instruction sent before Prompt (the engine's
+	// prompts'); "" is the project's own. Models read it through
+	// SystemPrompt.
+	System     string
 	Parts      []MapPart   // map only: the batch's parts, in prompt order
 	Candidates []Candidate // reduce only: the selected map answers, in prompt order
 	MaxTokens  int
+}
+
+// SystemPrompt is the system instruction to send with r: r.System, else the
+// project's own (docs/contract.md#custom-prompts).
+func (r ModelRequest) SystemPrompt() string {
+	if r.System == "" {
+		return SystemPrompt
+	}
+	return r.System
 }
 
 // MapPart is one part of a map batch (docs/contract.md#batching): a community summary, or a

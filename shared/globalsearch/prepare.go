@@ -115,6 +115,7 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 		return Plan{}, err
 	}
 	plan.Batches = planBatches(packed, sources)
+	plan.MapSkeleton = skeleton
 	return plan, nil
 }
 

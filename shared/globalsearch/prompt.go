@@ -117,24 +117,44 @@ func (t Template) Render(query, content string) string {
 	return head + "\n" + content + "\n" + t.tail
 }
 
-// Prompts are the Map and Reduce prompts (docs/contract.md#prompts).
+// Prompts are the Map and Reduce prompts and the system prompt sent with
+// both (docs/contract.md#prompts). A zero part stands for the project's own
+// (DefaultPrompts); LoadPrompts returns every part filled.
 type Prompts struct {
 	Map    Template
 	Reduce Template
+	System string
 }
 
-// DefaultPrompts are the project's own prompts, embedded from prompts/,
-// parsed once.
+// DefaultPrompts are the prompts embedded from prompts/, parsed once by the
+// rules a prompts directory meets (docs/contract.md#custom-prompts). A build
+// may embed other files there (make build PROMPTS=DIR); the functions call
+// CheckDefaultPrompts at start-up, so a bad embedded prompt stops a
+// function before its first invocation instead of panicking here.
 var DefaultPrompts = sync.OnceValue(func() Prompts {
-	return Prompts{Map: mustParse(mapPromptText), Reduce: mustParse(reducePromptText)}
+	p, err := embeddedPrompts()
+	if err != nil {
+		panic(err) // CheckDefaultPrompts and a test cover the embedded files
+	}
+	return p
 })
 
-func mustParse(text string) Template {
-	t, err := ParseTemplate(text)
-	if err != nil {
-		panic(err) // the embedded files are part of the build; a test covers them
+// orDefault fills the zero parts of p with the project's own prompts.
+func (p Prompts) orDefault() Prompts {
+	if p == (Prompts{}) {
+		return DefaultPrompts()
 	}
-	return t
+	d := DefaultPrompts()
+	if p.Map == (Template{}) {
+		p.Map = d.Map
+	}
+	if p.Reduce == (Template{}) {
+		p.Reduce = d.Reduce
+	}
+	if p.System == "" {
+		p.System = d.System
+	}
+	return p
 }
 
 // MapParts splits a batch's content into its parts at the headers the

@@ -139,6 +139,7 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 		Query:      p.Query,
 		Content:    content,
 		Prompt:     reducePrompt.Render(p.Query, content),
+		System:     e.prompts().System,
 		Candidates: candidates,
 		MaxTokens:  p.ReduceOutputReserve,
 	})

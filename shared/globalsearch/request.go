@@ -108,6 +108,11 @@ type Defaults struct {
 	// MaxModelCalls is the deployment's ceiling: a request may lower it,
 	// never raise it. 0 is no ceiling.
 	MaxModelCalls int
+	// Prompts are the prompts the budgets are checked against
+	// (docs/contract.md#budgets): the engine's, which a prompts directory
+	// may set (docs/contract.md#custom-prompts); a zero part is the
+	// project's own.
+	Prompts Prompts
 }
 
 // DefaultMaxModelCalls is the ceiling on one run's model calls when the
@@ -259,10 +264,9 @@ func DefaultVariable(field string) string {
 // the budgets against their reserves. A missing queryId or shuffleSeed is
 // generated here, so the returned Params replay the run exactly.
 //
-// The budgets are checked against the project's prompts (DefaultPrompts),
-// which every deployment runs with.
+// The budgets are checked against d.Prompts, the prompts the run will use.
 func ParseRequest(data []byte, d Defaults) (Params, error) {
-	return parseRequest(data, d, "", DefaultPrompts())
+	return parseRequest(data, d, "", d.Prompts.orDefault())
 }
 
 // ParseRequestWithID is ParseRequest for an edge that names the run itself
@@ -270,7 +274,7 @@ func ParseRequest(data []byte, d Defaults) (Params, error) {
 // data has none, checked by the same rule in the same place. The edge never
 // rewrites the JSON, which could lose what ParseRequest must see.
 func ParseRequestWithID(data []byte, d Defaults, id string) (Params, error) {
-	return parseRequest(data, d, id, DefaultPrompts())
+	return parseRequest(data, d, id, d.Prompts.orDefault())
 }
 
 func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, error) {

@@ -37,8 +37,8 @@ type Function struct {
 	Model globalsearch.Model
 }
 
-// Load reads the configuration that need names (workflow.ConfigFromEnv) and
-// builds the parts. A broken deployment logs every problem at once and
+// Load reads the configuration that need names (workflow.ConfigFromEnv),
+// checks the embedded prompts and builds the parts. A broken deployment logs every problem at once and
 // exits, so it fails its first invocation with the whole list.
 func Load(need ...string) Function {
 	f := Function{Logger: slog.New(slog.NewJSONHandler(os.Stdout, nil))}
@@ -54,7 +54,11 @@ func Load(need ...string) Function {
 	if confErr == nil { // else the missing names are in confErr already
 		tablesErr = f.tables(need)
 	}
-	if err := errors.Join(confErr, cfgErr, modelErr, tablesErr); err != nil {
+	// A build may embed its own prompts (docs/contract.md#custom-prompts):
+	// the log says which, and a bad one stops the function here.
+	f.Logger.Info("prompts", "sha256", globalsearch.EmbeddedPromptDigests())
+	promptsErr := globalsearch.CheckDefaultPrompts()
+	if err := errors.Join(confErr, cfgErr, modelErr, tablesErr, promptsErr); err != nil {
 		f.Logger.Error("configuration", "error", err.Error())
 		os.Exit(1)
 	}

@@ -157,7 +157,7 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 	}
 	out, err := m.client.Converse(ctx, &bedrockruntime.ConverseInput{
 		ModelId: aws.String(m.modelID),
-		System:  []types.SystemContentBlock{&types.SystemContentBlockMemberText{Value: globalsearch.SystemPrompt}},
+		System:  []types.SystemContentBlock{&types.SystemContentBlockMemberText{Value: req.SystemPrompt()}},
 		Messages: []types.Message{{
 			Role:    types.ConversationRoleUser,
 			Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: req.Prompt}},

@@ -223,7 +223,7 @@ func (m *Model) send(ctx context.Context, req globalsearch.ModelRequest, jsonMod
 	cr := chatRequest{
 		Model: m.model,
 		Messages: []message{
-			{Role: "system", Content: globalsearch.SystemPrompt},
+			{Role: "system", Content: req.SystemPrompt()},
 			{Role: "user", Content: req.Prompt},
 		},
 		MaxTokens: req.MaxTokens,
