@@ -17,13 +17,19 @@ import (
 // reason: enough to recognise the pattern, not a wall of text.
 const unmatchedExamples = 3
 
+const importUsage = "usage: globalsearch import graphrag --dir DIR [--content summary|full_content] [--excerpts source-text|text-unit|none] (--out FILE [--namespace NS] | --table T --namespace NS [--create-table])"
+
 // importCommand implements
 //
 //	globalsearch import graphrag --dir DIR [--content summary|full_content]
 //	    [--excerpts source-text|text-unit|none] (--out FILE [--namespace NS] | --table T --namespace NS [--create-table])
 func importCommand(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprintln(env.stdout, importUsage+"\n\nRun 'globalsearch import graphrag -h' for the flags.")
+		return errHelp
+	}
 	if len(args) == 0 || args[0] != "graphrag" {
-		return &usageError{"usage: globalsearch import graphrag --dir DIR [--content summary|full_content] [--excerpts source-text|text-unit|none] (--out FILE [--namespace NS] | --table T --namespace NS [--create-table])"}
+		return &usageError{importUsage}
 	}
 	fs := newFlagSet("import graphrag", env)
 	var (

@@ -68,9 +68,13 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 
 // dispatch runs the command args name among cmds.
 func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		printUsage(env.stderr, cmds)
 		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(env.stdout, cmds)
+		return 0
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
@@ -79,7 +83,7 @@ func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []
 		return 2
 	}
 	err := runGuarded(ctx, env, cmd, args[1:])
-	if err == nil {
+	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}
 	// The message may quote the index or the model (docs/contract.md#local).
