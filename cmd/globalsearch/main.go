@@ -60,8 +60,9 @@ func main() {
 	os.Exit(runMain(ctx, env, os.Args[1:]))
 }
 
-// runMain returns the exit status: 0 on success (no_results included), 2 for
-// invalid input, a conflict or usage, 1 for any other failure.
+// runMain returns the exit status: 0 on success (no_results included) and
+// help asked for, 2 for invalid input, a conflict or usage, 3 for a search
+// with nothing to search (nothingToSearch), 1 for any other failure.
 func runMain(ctx context.Context, env *cliEnv, args []string) int {
 	return dispatch(ctx, env, commands(), args)
 }
@@ -96,6 +97,10 @@ func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []
 	var usage *usageError
 	if errors.As(err, &usage) {
 		return 2
+	}
+	var nothing *nothingToSearch
+	if errors.As(err, &nothing) {
+		return exitNothingToSearch
 	}
 	switch globalsearch.KindOf(err) {
 	case globalsearch.KindInvalidInput, globalsearch.KindConflict:

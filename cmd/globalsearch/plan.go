@@ -85,10 +85,13 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	out.ModelCallCeiling = p.MaxModelCalls
 	out.MapMode = workflow.MapMode(len(plan.Batches), 0)
 	if f.jsonOut {
-		return writePlanJSON(env.stdout, out)
+		if err := writePlanJSON(env.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		printPlan(env.stdout, out, p, &f.model)
 	}
-	printPlan(env.stdout, out, p, &f.model)
-	return nil
+	return checkSomethingToSearch(p.Namespace, p.CommunityLevel, out.EmptyNamespace, out.AvailableNamespaces, out.AvailableLevels)
 }
 
 // printPlan is plan's text output.

@@ -43,6 +43,10 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 			printMapErrors(env.stderr, res.MapErrors)
 		}
 	}
+	if err == nil {
+		d := res.Diagnostics
+		err = checkSomethingToSearch(res.Namespace, res.CommunityLevel, d.EmptyNamespace, d.AvailableNamespaces, d.AvailableLevels)
+	}
 	return err
 }
 
