@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -46,13 +47,12 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	// Validate every flag before reading a byte.
+	opts, err := importOptions(*content, *excerpts)
 	switch {
 	case *dir == "":
 		return &usageError{"--dir is required"}
-	case *content != string(graphrag.ContentSummary) && *content != string(graphrag.ContentFullContent):
-		return &usageError{fmt.Sprintf("--content must be %q or %q", graphrag.ContentSummary, graphrag.ContentFullContent)}
-	case *excerpts != string(graphrag.ExcerptsSourceText) && *excerpts != string(graphrag.ExcerptsTextUnit) && *excerpts != string(graphrag.ExcerptsNone):
-		return &usageError{fmt.Sprintf("--excerpts must be %q, %q or %q", graphrag.ExcerptsSourceText, graphrag.ExcerptsTextUnit, graphrag.ExcerptsNone)}
+	case err != nil:
+		return err
 	case !globalsearch.ValidNamespace(*namespace):
 		return errNamespaceFlag
 	case (*out == "") == (*table == ""):
@@ -65,7 +65,12 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return &usageError{"--create-table needs --table"}
 	}
 
-	records, report, err := graphrag.Import(ctx, *dir, graphrag.Options{Content: graphrag.Content(*content), Excerpts: graphrag.Excerpts(*excerpts), Progress: env.stderr})
+	if graphrag.Detect(*dir) == graphrag.ProjectRoot {
+		out := filepath.Join(*dir, graphrag.ProjectOutput)
+		return globalsearch.Errorf(globalsearch.KindInvalidInput, "import %s: a GraphRAG project root, whose output is in %s: give --dir %s", *dir, out, out)
+	}
+	opts.Progress = env.stderr
+	records, report, err := graphrag.Import(ctx, *dir, opts)
 	if err != nil {
 		return fmt.Errorf("import %s: %w", *dir, err)
 	}

@@ -70,7 +70,7 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	idx, fileNamespace, err := openIndexFile(*indexFile)
+	idx, fileNamespace, err := openIndexFile(*indexFile, "")
 	if err != nil {
 		return err
 	}

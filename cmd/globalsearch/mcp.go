@@ -29,8 +29,8 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err := f.cache.check(f.set); err != nil {
 		return err
 	}
-	if f.index.file == "" && f.index.table == "" {
-		return &usageError{"mcp needs --index FILE or --table TABLE"}
+	if !f.index.given() {
+		return &usageError{"mcp needs --index FILE, --graphrag DIR or --table TABLE"}
 	}
 	srv, err := newMCPServer(ctx, env, f)
 	if err != nil {

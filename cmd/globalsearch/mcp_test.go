@@ -143,7 +143,7 @@ func TestMCPCommandUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no index", nil, "mcp needs --index FILE or --table TABLE"},
+		{"no index", nil, "mcp needs --index FILE, --graphrag DIR or --table TABLE"},
 		{"stray argument", []string{"--index", "x.json", "extra"}, `unexpected argument "extra"`},
 		{"cache and no cache", []string{"--index", "x.json", "--cache", "d", "--no-cache"}, "--cache needs a directory and excludes --no-cache"},
 	}
