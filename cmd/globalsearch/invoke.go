@@ -70,6 +70,9 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkEventShape(name, *eventFile, payload); err != nil {
+		return err
+	}
 	idx, fileNamespace, err := openIndexFile(*indexFile, "")
 	if err != nil {
 		return err
