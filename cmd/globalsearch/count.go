@@ -1,14 +1,13 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
 
-// count is n with its noun, singular for one: "1 batch", "2 batches".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// count is globalsearch.Plural: "1 batch", "2 batches".
+var count = globalsearch.Plural
 
 // seedText is how the text output names the shuffle: the seed, or that
 // there was none (shuffle false records seed 0, docs/contract.md#request).
