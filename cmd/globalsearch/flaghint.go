@@ -39,34 +39,43 @@ func flagHint(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
 	see := "see globalsearch " + fs.Name() + " -h"
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		if near := nearestFlag(fs, strings.TrimLeft(name, "-")); near != "" {
-			return fmt.Sprintf("%s (did you mean --%s? %s)", msg, near, see)
-		}
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		return fmt.Sprintf("%s (%s%s)", msg, didYouMean(strings.TrimLeft(name, "-"), names, "--"), see)
 	}
 	return msg + " (" + see + ")"
 }
 
-// nearestFlag is the defined flag name closest to name: the only one name
-// begins, else the nearest within two edits, provided the edits change
-// less than half of name (so "-c" suggests nothing). Ties pick none.
-func nearestFlag(fs *flag.FlagSet, name string) string {
+// didYouMean is "did you mean <prefix><name>? " for the name of names
+// closest to given, or "" when none is close.
+func didYouMean(given string, names []string, prefix string) string {
+	if near := nearest(given, names); near != "" {
+		return "did you mean " + prefix + near + "? "
+	}
+	return ""
+}
+
+// nearest is the name closest to given: the only one given begins, else
+// the nearest within two edits, provided the edits change less than half
+// of given (so "-c" suggests nothing). Ties pick none.
+func nearest(given string, names []string) string {
 	var prefixed []string
 	best, bestDist, tie := "", 3, false
-	fs.VisitAll(func(f *flag.Flag) {
-		if strings.HasPrefix(f.Name, name) {
-			prefixed = append(prefixed, f.Name)
+	for _, name := range names {
+		if strings.HasPrefix(name, given) {
+			prefixed = append(prefixed, name)
 		}
-		switch d := editDistance(name, f.Name); {
+		switch d := editDistance(given, name); {
 		case d < bestDist:
-			best, bestDist, tie = f.Name, d, false
+			best, bestDist, tie = name, d, false
 		case d == bestDist:
 			tie = true
 		}
-	})
-	if len(prefixed) == 1 && name != "" {
+	}
+	if len(prefixed) == 1 && given != "" {
 		return prefixed[0]
 	}
-	if tie || best == "" || 2*bestDist >= len(name) {
+	if tie || best == "" || 2*bestDist >= len(given) {
 		return ""
 	}
 	return best

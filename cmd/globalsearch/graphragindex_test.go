@@ -212,6 +212,7 @@ func TestIndexGivenAGraphragPath(t *testing.T) {
 	}{
 		{"run", func(p string) []string { return []string{"run", "--index", p, "--query", "q"} }, func(w string) string { return w }},
 		{"plan", func(p string) []string { return []string{"plan", "--index", p, "--query", "q"} }, func(w string) string { return w }},
+		{"mcp", func(p string) []string { return []string{"mcp", "--index", p} }, func(w string) string { return w }},
 		{"ingest", func(p string) []string { return []string{"ingest", "--index", p, "--table", "t"} }, func(w string) string {
 			w, _, _ = strings.Cut(w, ": search it with")
 			return w

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"sort"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -79,8 +81,7 @@ func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
-		fmt.Fprintf(env.stderr, "globalsearch: unknown command %q\n", args[0])
-		printUsage(env.stderr, cmds)
+		fmt.Fprintf(env.stderr, "globalsearch: unknown command %q (%ssee globalsearch -h)\n", args[0], didYouMean(args[0], slices.Collect(maps.Keys(cmds)), ""))
 		return 2
 	}
 	err := runGuarded(ctx, env, cmd, args[1:])

@@ -150,8 +150,9 @@ func TestParseFlags(t *testing.T) {
 	})
 }
 
-// TestMistypedFlagIsOneLine: a mistyped flag of a real command exits 2
-// with one line naming the flag meant, not the whole usage.
+// TestMistypedFlagIsOneLine: a mistyped flag of a real command, or a
+// mistyped command, exits 2 with one line naming the one meant, not the
+// whole usage.
 func TestMistypedFlagIsOneLine(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -161,6 +162,8 @@ func TestMistypedFlagIsOneLine(t *testing.T) {
 		{[]string{"plan", "--map-budgte", "9"}, "globalsearch plan: flag provided but not defined: -map-budgte (did you mean --map-budget? see globalsearch plan -h)\n"},
 		{[]string{"invoke", "map", "--evnt", "e.json"}, "globalsearch invoke: flag provided but not defined: -evnt (did you mean --event? see globalsearch invoke -h)\n"},
 		{[]string{"run", "--map-budget", "lots"}, "globalsearch run: invalid value \"lots\" for flag -map-budget: parse error (see globalsearch run -h)\n"},
+		{[]string{"rnu", "--query"}, "globalsearch: unknown command \"rnu\" (did you mean run? see globalsearch -h)\n"},
+		{[]string{"frobnicate", "x"}, "globalsearch: unknown command \"frobnicate\" (see globalsearch -h)\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.args[0]+" "+tc.args[1], func(t *testing.T) {
