@@ -255,6 +255,12 @@ func TestMCPServesAGraphragFolder(t *testing.T) {
 	assert.Contains(t, strings.ToLower(toolText(res)), "solar")
 	assert.Contains(t, toolText(res), "completed")
 
+	for _, args := range [][]string{{"--index", "x.json", "--excerpts", "none"}, {"--graphrag", dir, "--table", "t"}} {
+		env, _, errOut := testEnv("")
+		assert.Equal(t, 2, runMain(context.Background(), env, append([]string{"mcp"}, args...)), "%v", args)
+		assert.NotEmpty(t, errOut.String())
+	}
+
 	res = callTool(t, cs, "global_search", map[string]any{"query": "q", "namespace": "other"}, nil)
 	assert.True(t, res.IsError)
 	assert.Contains(t, toolText(res), `the GraphRAG output folder `+dir+` (read in memory) holds namespace "default", not "other"`)

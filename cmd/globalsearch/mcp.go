@@ -32,6 +32,11 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if !f.index.given() {
 		return &usageError{"mcp needs --index FILE, --graphrag DIR or --table TABLE"}
 	}
+	// The index flags' mistakes are the command line's: refused at start,
+	// not by the first tool call.
+	if err := f.index.check(); err != nil {
+		return err
+	}
 	srv, err := newMCPServer(ctx, env, f)
 	if err != nil {
 		return err
