@@ -255,10 +255,16 @@ func TestMCPServesAGraphragFolder(t *testing.T) {
 	assert.Contains(t, strings.ToLower(toolText(res)), "solar")
 	assert.Contains(t, toolText(res), "completed")
 
-	for _, args := range [][]string{{"--index", "x.json", "--excerpts", "none"}, {"--graphrag", dir, "--table", "t"}} {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--index", "x.json", "--excerpts", "none"}, "globalsearch mcp: --content and --excerpts go with --graphrag DIR\n"},
+		{[]string{"--graphrag", dir, "--table", "t"}, "globalsearch mcp: --index, --graphrag and --table exclude each other: give one\n"},
+	} {
 		env, _, errOut := testEnv("")
-		assert.Equal(t, 2, runMain(context.Background(), env, append([]string{"mcp"}, args...)), "%v", args)
-		assert.NotEmpty(t, errOut.String())
+		assert.Equal(t, 2, runMain(context.Background(), env, append([]string{"mcp"}, tc.args...)), "%v", tc.args)
+		assert.Equal(t, tc.want, errOut.String())
 	}
 
 	res = callTool(t, cs, "global_search", map[string]any{"query": "q", "namespace": "other"}, nil)
