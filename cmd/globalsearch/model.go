@@ -233,7 +233,7 @@ func (o *modelOptions) build(ctx context.Context, env *cliEnv, spec modelSpec) (
 	case providerBedrock:
 		// Region, credentials, profile and endpoint (AWS_ENDPOINT_URL_BEDROCK_RUNTIME)
 		// come from the standard AWS environment and config files.
-		what := "--model " + providerBedrock + ":" + spec.model
+		const what = "--model bedrock:..."
 		cfg, err := awsConfig(ctx, what)
 		if err != nil {
 			return nil, err

@@ -228,9 +228,9 @@ func TestModelTimeout(t *testing.T) {
 }
 
 // TestBedrockWithoutCredentials: with a region but no credentials (no
-// profile, no keys, no instance metadata service), run and mcp stop
-// before the first model call with what to do (exit 2), instead of failing
-// every batch with the SDK's error; plan calls no model and needs none.
+// profile, no keys, no instance metadata service), run stops before the
+// first model call with what to do (exit 2), instead of failing every
+// batch with the SDK's error; plan calls no model and needs none.
 func TestBedrockWithoutCredentials(t *testing.T) {
 	dir := t.TempDir()
 	for k, v := range map[string]string{
@@ -250,10 +250,9 @@ func TestBedrockWithoutCredentials(t *testing.T) {
 		want     []string
 	}{
 		{"run", []string{"run", "--index", path, "--query", "q", "--model", model}, 2, []string{
-			"globalsearch run: --model " + model + " needs AWS credentials and found none that work: set AWS_PROFILE",
+			"globalsearch run: --model bedrock:... needs AWS credentials and found none that work: set AWS_PROFILE",
 			"aws sso login --profile <name>", "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", "(the SDK said: ",
 		}},
-		{"mcp", []string{"mcp", "--index", path, "--model", model}, 2, []string{"needs AWS credentials and found none that work"}},
 		{"plan needs none", []string{"plan", "--index", path, "--query", "q", "--model", model}, 0, nil},
 	}
 	for _, tc := range tests {
