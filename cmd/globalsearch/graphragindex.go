@@ -52,8 +52,9 @@ func importOptions(content, excerpts string) (graphrag.Options, error) {
 }
 
 // open imports the folder in memory under namespace, by import's rules, as
-// an index that holds that namespace alone (like an index file).
-func (o *graphragOptions) open(ctx context.Context, namespace string) (*fileIndex, string, error) {
+// an index that holds that namespace alone (like an index file), and says
+// on stderr what it read (readNote).
+func (o *graphragOptions) open(ctx context.Context, env *cliEnv, namespace string) (*fileIndex, string, error) {
 	if !globalsearch.ValidNamespace(namespace) {
 		return nil, "", errNamespaceFlag
 	}
@@ -65,9 +66,15 @@ func (o *graphragOptions) open(ctx context.Context, namespace string) (*fileInde
 	if err != nil {
 		return nil, "", err
 	}
-	records, _, err := graphrag.Import(ctx, dir, opts)
+	records, report, err := graphrag.Import(ctx, dir, opts)
 	if err != nil {
 		return nil, "", fmt.Errorf("--graphrag %s: %w", dir, err)
+	}
+	if env != nil {
+		fmt.Fprintln(env.stderr, terminalText(readNote(dir, report)))
+		for _, w := range report.Warnings {
+			fmt.Fprintf(env.stderr, "--graphrag %s: warning: %s\n", terminalText(dir), terminalText(w))
+		}
 	}
 	if len(records.Summaries) == 0 {
 		return nil, "", globalsearch.Errorf(globalsearch.KindInvalidInput, "--graphrag %s: no community reports to search: %s", dir, globalsearch.NoSummariesMessage)
@@ -77,6 +84,17 @@ func (o *graphragOptions) open(ctx context.Context, namespace string) (*fileInde
 		return nil, "", err
 	}
 	return &fileIndex{Store: s, what: "the GraphRAG output folder " + dir + " (read in memory)", namespace: namespace}, namespace, nil
+}
+
+// readNote is the one line a search in place prints of what it read: the
+// counts import prints, and where to see what was left out.
+func readNote(dir string, r graphrag.Report) string {
+	note := fmt.Sprintf("--graphrag %s: %s (%d leaves), %d of %s, %s",
+		dir, count(r.Summaries, "summary", "summaries"), r.Leaves, r.ClaimsAttached, count(r.Covariates, "claim", "claims"), count(r.Chunks, "chunk", "chunks"))
+	if len(r.Unmatched) > 0 {
+		note += fmt.Sprintf("; %s not stored (`globalsearch import graphrag --dir %s --out FILE` lists why)", count(len(r.Unmatched), "claim", "claims"), dir)
+	}
+	return note
 }
 
 // loadIndexFile reads an index file, first telling a GraphRAG folder or

@@ -154,6 +154,29 @@ func TestGraphragFlag(t *testing.T) {
 		assert.Equal(t, "harbour", res.Namespace)
 		assert.Equal(t, globalsearch.StatusCompleted, res.Status)
 		assert.Contains(t, strings.ToLower(res.Answer), "solar")
+		assert.Equal(t, "--graphrag "+out+": 3 summaries (2 leaves), 2 of 2 claims, 2 chunks\n", errOut.String(), "what was read, on stderr")
+	})
+
+	t.Run("claims left out are counted", func(t *testing.T) {
+		dir := writeGraphragFolder(t, filepath.Join(t.TempDir(), "output"))
+		writeRows(t, dir, "covariates.parquet", []graphragTestCovariate{
+			{ID: "k1", SubjectID: "FLEET", Description: "the fleet shrank by half", TextUnitID: "t1", SourceText: "Half the boats were laid up."},
+			{ID: "k9", SubjectID: "NOBODY", Description: "no such entity", TextUnitID: "t1", SourceText: "Quotas fell again."},
+		})
+		env, _, errOut := testEnv("")
+		require.Equal(t, 0, runMain(context.Background(), env, []string{"plan", "--graphrag", dir, "--query", "q"}), errOut.String())
+		assert.Equal(t, "--graphrag "+dir+": 3 summaries (2 leaves), 1 of 2 claims, 1 chunk; 1 claim not stored (`globalsearch import graphrag --dir "+dir+" --out FILE` lists why)\n", errOut.String())
+	})
+
+	t.Run("import warnings are printed", func(t *testing.T) {
+		dir := t.TempDir()
+		writeRows(t, dir, "community_reports.parquet", []importTestReport{
+			{Community: 0, Level: 0, Parent: -1, Title: "Root", Summary: "root summary"},
+			{Community: 1, Level: 1, Parent: 7, Title: "Orphan", Summary: "a parent without a report"},
+		})
+		env, _, errOut := testEnv("")
+		require.Equal(t, 0, runMain(context.Background(), env, []string{"plan", "--graphrag", dir, "--query", "q"}), errOut.String())
+		assert.Contains(t, errOut.String(), "--graphrag "+dir+": warning: ")
 	})
 
 	tests := []struct {

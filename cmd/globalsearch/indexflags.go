@@ -61,13 +61,13 @@ func (o *indexOptions) readNamespace() string {
 // open returns the index and the namespace a search defaults to: the one an
 // index file holds, the one a GraphRAG folder was read into, or
 // docs/contract.md#request's default for a table, which holds many.
-func (o *indexOptions) open(ctx context.Context, _ *cliEnv) (globalsearch.Index, string, error) {
+func (o *indexOptions) open(ctx context.Context, env *cliEnv) (globalsearch.Index, string, error) {
 	if err := o.check(); err != nil {
 		return nil, "", err
 	}
 	switch {
 	case o.graphrag.dir != "":
-		return o.graphrag.open(ctx, o.readNamespace())
+		return o.graphrag.open(ctx, env, o.readNamespace())
 	case o.table != "":
 		s, err := openIndexTable(ctx, o.table, false)
 		if err != nil {
