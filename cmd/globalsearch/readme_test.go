@@ -75,6 +75,9 @@ func TestREADMEFigures(t *testing.T) {
 			reasons[graphrag.ReasonUnknownEntity], reasons[graphrag.ReasonNoCommunity]}, got)
 		assert.Equal(t, []int{r.ExcerptChunks}, readmeNumbers(t, prose, `every attached claim cites an excerpt: (\d+) excerpt chunks`))
 		assert.Zero(t, r.NoSourceText, "the covariates without source text are all among the unmatched")
+		assert.Equal(t, []int{r.Summaries, r.Leaves, r.ClaimsAttached, r.Covariates, r.Chunks, len(r.Unmatched)},
+			readmeNumbers(t, prose, "`--graphrag DIR: (\\d+) summaries \\((\\d+) leaves\\), (\\d+) of (\\d+) claims, (\\d+) chunks; (\\d+) claims not stored"),
+			"the line --graphrag prints")
 	})
 	t.Run("excerpts table", func(t *testing.T) {
 		for _, mode := range []string{"source-text", "text-unit", "none"} {
