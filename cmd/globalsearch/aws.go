@@ -25,6 +25,28 @@ func awsConfig(ctx context.Context, what string) (aws.Config, error) {
 	return cfg, nil
 }
 
+// checkAWSCredentials resolves cfg's credentials once, before the first
+// call that needs them, for what (a flag, in messages). Left to the first
+// model call, a missing or expired login would fail every map batch twice
+// with the SDK's last provider's error (often the EC2 instance metadata
+// service's) and say nothing of what to do. The credentials cache keeps
+// what this resolves for the calls.
+func checkAWSCredentials(ctx context.Context, cfg aws.Config, what string) error {
+	if cfg.Credentials == nil {
+		return &usageError{what + " found no AWS credentials provider"}
+	}
+	_, err := cfg.Credentials.Retrieve(ctx)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return &usageError{fmt.Sprintf("%s needs AWS credentials and found none that work: set AWS_PROFILE to a profile of ~/.aws/config "+
+		"(for an SSO profile, run `aws sso login --profile <name>` first; again when the login expires), "+
+		"or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; `aws sts get-caller-identity` shows what the AWS CLI finds (the SDK said: %v)", what, err)}
+}
+
 // dynamoDBClient is the DynamoDB client of the table flags.
 func dynamoDBClient(ctx context.Context) (*dynamodb.Client, error) {
 	cfg, err := awsConfig(ctx, "DynamoDB")

@@ -32,7 +32,7 @@ func TestPlanModelCallCeiling(t *testing.T) {
 		{name: "the flag over the environment", args: []string{"--max-model-calls", fmt.Sprint(most)},
 			env: map[string]string{"GRAPHRAG_MAX_MODEL_CALLS": "2"}, wantCeiling: most},
 		{name: "flag one below the plan", args: []string{"--max-model-calls", fmt.Sprint(most - 1)}, wantCode: 1,
-			wantErr: fmt.Sprintf("the plan needs 1 map batches, so up to %d model calls (2 attempts per batch, 2 for the reduce), but this run may make at most %d", most, most-1)},
+			wantErr: fmt.Sprintf("the plan needs 1 map batch, so up to %d model calls (2 attempts per batch, 2 for the reduce), but this run may make at most %d", most, most-1)},
 		{name: "environment below the plan", env: map[string]string{"GRAPHRAG_MAX_MODEL_CALLS": fmt.Sprint(most - 1)}, wantCode: 1,
 			wantErr: fmt.Sprintf("but this run may make at most %d", most-1)},
 		{name: "flag not positive", args: []string{"--max-model-calls", "0"}, wantCode: 2,

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"path/filepath"
@@ -11,22 +10,25 @@ import (
 )
 
 // newFlagSet is a command's flag set: errors come back to the command,
-// which exits 2 through usageError, and -h prints to standard error.
+// which exits 2 through usageError, and -h prints the usage to standard
+// output (parseQuiet).
 func newFlagSet(name string, env *cliEnv) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
+	fs.SetOutput(env.stdout)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: globalsearch %s [flags]\n\nflags:\n", name)
+		fs.PrintDefaults()
+	}
 	return fs
 }
 
-// parseFlags is how every command but invoke reads its flags: -h and a bad
-// flag are usage errors, so is a stray argument, and set names the flags
-// given, so that a flag left out leaves its request field to the default.
+// parseFlags is how every command but invoke reads its flags: -h prints
+// the usage and ends the command (errHelp), a bad flag and a stray
+// argument are usage errors, and set names the flags given, so that a flag
+// left out leaves its request field to the default.
 func parseFlags(fs *flag.FlagSet, args []string) (set map[string]bool, err error) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, &usageError{"help requested"}
-		}
-		return nil, &usageError{err.Error()}
+	if err := parseQuiet(fs, args); err != nil {
+		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -17,13 +18,19 @@ import (
 // reason: enough to recognise the pattern, not a wall of text.
 const unmatchedExamples = 3
 
+const importUsage = "usage: globalsearch import graphrag --dir DIR [--content summary|full_content] [--excerpts source-text|text-unit|none] (--out FILE [--namespace NS] | --table T --namespace NS [--create-table])"
+
 // importCommand implements
 //
 //	globalsearch import graphrag --dir DIR [--content summary|full_content]
 //	    [--excerpts source-text|text-unit|none] (--out FILE [--namespace NS] | --table T --namespace NS [--create-table])
 func importCommand(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprintln(env.stdout, importUsage+"\n\nRun 'globalsearch import graphrag -h' for the flags.")
+		return errHelp
+	}
 	if len(args) == 0 || args[0] != "graphrag" {
-		return &usageError{"usage: globalsearch import graphrag --dir DIR [--content summary|full_content] [--excerpts source-text|text-unit|none] (--out FILE [--namespace NS] | --table T --namespace NS [--create-table])"}
+		return &usageError{importUsage}
 	}
 	fs := newFlagSet("import graphrag", env)
 	var (
@@ -40,13 +47,12 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	// Validate every flag before reading a byte.
+	opts, err := importOptions(*content, *excerpts)
 	switch {
 	case *dir == "":
 		return &usageError{"--dir is required"}
-	case *content != string(graphrag.ContentSummary) && *content != string(graphrag.ContentFullContent):
-		return &usageError{fmt.Sprintf("--content must be %q or %q", graphrag.ContentSummary, graphrag.ContentFullContent)}
-	case *excerpts != string(graphrag.ExcerptsSourceText) && *excerpts != string(graphrag.ExcerptsTextUnit) && *excerpts != string(graphrag.ExcerptsNone):
-		return &usageError{fmt.Sprintf("--excerpts must be %q, %q or %q", graphrag.ExcerptsSourceText, graphrag.ExcerptsTextUnit, graphrag.ExcerptsNone)}
+	case err != nil:
+		return err
 	case !globalsearch.ValidNamespace(*namespace):
 		return errNamespaceFlag
 	case (*out == "") == (*table == ""):
@@ -59,7 +65,12 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return &usageError{"--create-table needs --table"}
 	}
 
-	records, report, err := graphrag.Import(ctx, *dir, graphrag.Options{Content: graphrag.Content(*content), Excerpts: graphrag.Excerpts(*excerpts), Progress: env.stderr})
+	if graphrag.Detect(*dir) == graphrag.ProjectRoot {
+		out := filepath.Join(*dir, graphrag.ProjectOutput)
+		return globalsearch.Errorf(globalsearch.KindInvalidInput, "import %s: a GraphRAG project root, whose output is in %s: give --dir %s", *dir, out, out)
+	}
+	opts.Progress = env.stderr
+	records, report, err := graphrag.Import(ctx, *dir, opts)
 	if err != nil {
 		return fmt.Errorf("import %s: %w", *dir, err)
 	}

@@ -1,31 +1,73 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
 
-// indexOptions are the flags that choose where the index is read from.
+// indexOptions are the flags that choose where the index is read from:
+// an index file, a GraphRAG output folder read in memory, or a table.
 type indexOptions struct {
-	file  string
-	table string
+	file     string
+	table    string
+	graphrag graphragOptions
+	// namespace is the --namespace of the command, when it has one: the
+	// namespace a GraphRAG folder is read into ("default" when empty).
+	namespace string
 }
 
 func (o *indexOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.file, "index", "", "index file (JSON) to search")
+	o.graphrag.register(fs)
 	fs.StringVar(&o.table, "table", "", "DynamoDB index table to search instead of --index (endpoint from AWS_ENDPOINT_URL_DYNAMODB when set)")
 }
 
-// open returns the index and the namespace a search defaults to: the one an
-// index file holds, or docs/contract.md#request's default for a table, which holds many.
-func (o *indexOptions) open(ctx context.Context, _ *cliEnv) (globalsearch.Index, string, error) {
+// given says whether a flag names an index.
+func (o *indexOptions) given() bool {
+	return o.file != "" || o.table != "" || o.graphrag.dir != ""
+}
+
+// check is the rule of the index flags: one source, and import's options
+// only with --graphrag. Commands call it before anything is read.
+func (o *indexOptions) check() error {
+	n := 0
+	for _, v := range []string{o.file, o.table, o.graphrag.dir} {
+		if v != "" {
+			n++
+		}
+	}
 	switch {
-	case o.file != "" && o.table != "":
-		return nil, "", &usageError{"--index and --table exclude each other"}
+	case n > 1:
+		return &usageError{"--index, --graphrag and --table exclude each other: give one"}
+	case n == 0:
+		return &usageError{"--index, --graphrag or --table is required"}
+	}
+	return o.graphrag.check()
+}
+
+// readNamespace is the namespace a GraphRAG folder is read into, known
+// before it is read; "" for the other sources.
+func (o *indexOptions) readNamespace() string {
+	if o.graphrag.dir == "" {
+		return ""
+	}
+	return cmp.Or(o.namespace, globalsearch.SpecDefaults.Namespace)
+}
+
+// open returns the index and the namespace a search defaults to: the one an
+// index file holds, the one a GraphRAG folder was read into, or
+// docs/contract.md#request's default for a table, which holds many.
+func (o *indexOptions) open(ctx context.Context, env *cliEnv) (globalsearch.Index, string, error) {
+	if err := o.check(); err != nil {
+		return nil, "", err
+	}
+	switch {
+	case o.graphrag.dir != "":
+		return o.graphrag.open(ctx, env, o.readNamespace())
 	case o.table != "":
 		s, err := openIndexTable(ctx, o.table, false)
 		if err != nil {
@@ -34,15 +76,15 @@ func (o *indexOptions) open(ctx context.Context, _ *cliEnv) (globalsearch.Index,
 		// A table holds many namespaces: no file namespace, so the
 		// request's defaults (GRAPHRAG_NAMESPACE, else "default") decide.
 		return tableIndex{s, o.table}, "", nil
-	case o.file == "":
-		return nil, "", &usageError{"--index or --table is required"}
 	}
-	return openIndexFile(o.file)
+	return openIndexFile(o.file, "--graphrag")
 }
 
-// openIndexFile loads an index file into the embedded store.
-func openIndexFile(path string) (*fileIndex, string, error) {
-	f, err := indexfile.Load(path)
+// openIndexFile loads an index file into the embedded store; search is
+// the flag that would read a GraphRAG folder given in its place
+// (loadIndexFile).
+func openIndexFile(path, search string) (*fileIndex, string, error) {
+	f, err := loadIndexFile(path, search, "--out index.json")
 	if err != nil {
 		return nil, "", err
 	}
@@ -50,7 +92,7 @@ func openIndexFile(path string) (*fileIndex, string, error) {
 	if err := s.ReplaceNamespace(context.Background(), f.Namespace, f.Records); err != nil {
 		return nil, "", err
 	}
-	return &fileIndex{Store: s, path: path, namespace: f.Namespace}, f.Namespace, nil
+	return &fileIndex{Store: s, what: "the index file " + path, namespace: f.Namespace}, f.Namespace, nil
 }
 
 // fileIndex is an index file: it holds exactly one namespace, so asking it
@@ -59,7 +101,8 @@ func openIndexFile(path string) (*fileIndex, string, error) {
 // and the search would end no_results without saying why.
 type fileIndex struct {
 	*memstore.Store
-	path, namespace string
+	// what names the source in messages: "the index file F".
+	what, namespace string
 }
 
 func (f *fileIndex) check(namespace string) error {
@@ -67,7 +110,7 @@ func (f *fileIndex) check(namespace string) error {
 		return nil
 	}
 	return globalsearch.Errorf(globalsearch.KindInvalidInput,
-		"the index file %s holds namespace %q, not %q: search %q or leave the namespace out", f.path, f.namespace, namespace, f.namespace)
+		"%s holds namespace %q, not %q: search %q or leave the namespace out", f.what, f.namespace, namespace, f.namespace)
 }
 
 // Open implements globalsearch.Index.

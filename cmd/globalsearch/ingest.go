@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 )
 
 // ingestCommand uploads an index file into the DynamoDB index table,
@@ -29,7 +28,7 @@ func ingestCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return errNamespaceFlag
 	}
 	// Validate before spending: a bad file is refused before any AWS call.
-	f, err := indexfile.Load(*file)
+	f, err := loadIndexFile(*file, "", "--table "+*table+" --namespace NS")
 	if err != nil {
 		return err
 	}

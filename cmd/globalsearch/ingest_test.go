@@ -124,7 +124,8 @@ func TestIngestUsage(t *testing.T) {
 }
 
 // TestEmptyNamespaceOfTable: searching a table for a namespace it does not
-// hold ends no_results and says so, naming the namespaces that exist.
+// hold ends no_results and says so, naming the namespaces that exist, and
+// exits 3 (nothing to search), which a real no-match does not.
 func TestEmptyNamespaceOfTable(t *testing.T) {
 	ctx := context.Background()
 	minidynEnv(t, "idx")
@@ -143,13 +144,15 @@ func TestEmptyNamespaceOfTable(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			env, out, errOut := testEnv("")
-			require.Equal(t, 0, runMain(ctx, env, tc.args), errOut.String())
+			require.Equal(t, exitNothingToSearch, runMain(ctx, env, tc.args), errOut.String())
 			assert.Contains(t, out.String(), "holds no summaries; namespaces that exist: tiny")
+			assert.Contains(t, errOut.String(), "nothing to search: namespace ")
 		})
 	}
 
 	env, out, errOut := testEnv("")
-	require.Equal(t, 0, runMain(ctx, env, []string{"run", "--table", "idx", "--namespace", "tinny", "--query", "q", "--json"}), errOut.String())
+	require.Equal(t, exitNothingToSearch, runMain(ctx, env, []string{"run", "--table", "idx", "--namespace", "tinny", "--query", "q", "--json"}), errOut.String())
+	assert.Equal(t, "globalsearch run: nothing to search: namespace \"tinny\" holds no summaries; namespaces that exist: tiny\n", errOut.String())
 	var res globalsearch.Result
 	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
 	assert.Equal(t, globalsearch.StatusNoResults, res.Status)

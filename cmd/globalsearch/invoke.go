@@ -42,7 +42,7 @@ flags:
 // invokeCommand is `globalsearch invoke`.
 func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet("invoke", env)
-	fs.Usage = func() { fmt.Fprint(env.stderr, invokeHelp); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), invokeHelp); fs.PrintDefaults() }
 	eventFile := fs.String("event", "", "event file (JSON) to invoke the handler with (required)")
 	indexFile := fs.String("index", "testdata/sample-index.json", "index file (JSON) to load into the in-memory store")
 	seedQuery := fs.String("query", "What are the main themes across Veloria's development over the decade?", "query of the run seeded for map, reduce and api GET events")
@@ -50,13 +50,18 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 	registerVerbose(fs, &verbose)
 	var model modelOptions
 	model.register(fs)
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+	switch {
+	case len(args) == 0:
+		fs.SetOutput(env.stderr)
 		fs.Usage()
 		return &usageError{"invoke needs a function name"}
+	case args[0] == "-h" || args[0] == "--help":
+		fs.Usage()
+		return errHelp
 	}
 	name := args[0]
-	if err := fs.Parse(args[1:]); err != nil {
-		return &usageError{err.Error()}
+	if err := parseQuiet(fs, args[1:]); err != nil {
+		return err
 	}
 	if *eventFile == "" {
 		return &usageError{"--event is required"}
@@ -65,7 +70,10 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	idx, fileNamespace, err := openIndexFile(*indexFile)
+	if err := checkEventShape(name, *eventFile, payload); err != nil {
+		return err
+	}
+	idx, fileNamespace, err := openIndexFile(*indexFile, "")
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,12 @@ func TestInvoke(t *testing.T) {
 		{"api get", []string{"api", "--event", "../../events/api-get.json"}, 0, `"statusCode":200`, ""},
 		{"unknown function", []string{"nope", "--event", "../../events/map.json"}, 2, "", `unknown function "nope": prepare, map, reduce or api`},
 		{"no event", []string{"map"}, 2, "", "--event is required"},
+		{"map given a prepare event", []string{"map", "--event", "../../events/prepare.json"}, 2, "",
+			"globalsearch invoke: ../../events/prepare.json is a prepare event (it has \"request\"), not a map event: run `globalsearch invoke prepare --event ../../events/prepare.json`, or give map a map event such as events/map.json\n"},
+		{"prepare given a map event", []string{"prepare", "--event", "../../events/map.json"}, 2, "", `map.json is a map event (it has "batchIndex"), not a prepare event`},
+		{"map given a reduce event", []string{"map", "--event", "../../events/reduce.json"}, 2, "", `reduce.json is a reduce event (it has "mapResults"), not a map event`},
+		{"reduce given an api event", []string{"reduce", "--event", "../../events/api-get.json"}, 2, "", `api-get.json is an api event (it has "routeKey"), not a reduce event`},
+		{"api given a map event", []string{"api", "--event", "../../events/map.json"}, 2, "", `map.json is a map event (it has "batchIndex"), not an api event`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

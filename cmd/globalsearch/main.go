@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"sort"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -60,26 +62,30 @@ func main() {
 	os.Exit(runMain(ctx, env, os.Args[1:]))
 }
 
-// runMain returns the exit status: 0 on success (no_results included), 2 for
-// invalid input, a conflict or usage, 1 for any other failure.
+// runMain returns the exit status: 0 on success (no_results included) and
+// help asked for, 2 for invalid input, a conflict or usage, 3 for a search
+// with nothing to search (nothingToSearch), 1 for any other failure.
 func runMain(ctx context.Context, env *cliEnv, args []string) int {
 	return dispatch(ctx, env, commands(), args)
 }
 
 // dispatch runs the command args name among cmds.
 func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		printUsage(env.stderr, cmds)
 		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(env.stdout, cmds)
+		return 0
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
-		fmt.Fprintf(env.stderr, "globalsearch: unknown command %q\n", args[0])
-		printUsage(env.stderr, cmds)
+		fmt.Fprintf(env.stderr, "globalsearch: unknown command %q (%ssee globalsearch -h)\n", args[0], didYouMean(args[0], slices.Collect(maps.Keys(cmds)), ""))
 		return 2
 	}
 	err := runGuarded(ctx, env, cmd, args[1:])
-	if err == nil {
+	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}
 	// The message may quote the index or the model (docs/contract.md#local).
@@ -92,6 +98,10 @@ func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []
 	var usage *usageError
 	if errors.As(err, &usage) {
 		return 2
+	}
+	var nothing *nothingToSearch
+	if errors.As(err, &nothing) {
+		return exitNothingToSearch
 	}
 	switch globalsearch.KindOf(err) {
 	case globalsearch.KindInvalidInput, globalsearch.KindConflict:

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
-	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -39,8 +38,13 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err := f.cache.check(f.set); err != nil {
 		return err
 	}
-	if names := indexFlagNames(); !anySet(f.set, names) {
-		return &usageError{"mcp needs an index: " + strings.Join(names, " or ")}
+	if !f.index.given() {
+		return &usageError{"mcp needs --index FILE, --graphrag DIR or --table TABLE"}
+	}
+	// The index flags' mistakes are the command line's: refused at start,
+	// not by the first tool call.
+	if err := f.index.check(); err != nil {
+		return err
 	}
 	// What the arguments alone decide is checked here, so a mistyped
 	// config stops the server at once; what the environment decides (AWS
@@ -58,25 +62,6 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 	out := &lockedWriter{w: env.stdout}
 	in := &messageCap{r: bufio.NewReader(env.stdin), out: out, max: maxMCPMessageBytes}
 	return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
-}
-
-// indexFlagNames are the flags that name an index, as "--name", in the
-// order the index options register them.
-func indexFlagNames() []string {
-	fs := flag.NewFlagSet("", flag.ContinueOnError)
-	(&indexOptions{}).register(fs)
-	var names []string
-	fs.VisitAll(func(fl *flag.Flag) { names = append(names, "--"+fl.Name) })
-	return names
-}
-
-func anySet(set map[string]bool, names []string) bool {
-	for _, n := range names {
-		if set[strings.TrimPrefix(n, "--")] {
-			return true
-		}
-	}
-	return false
 }
 
 // newMCPFlagSet registers mcp's flags into f: the index, the model and

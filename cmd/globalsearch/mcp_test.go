@@ -177,7 +177,7 @@ func TestMCPCommandUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no index", nil, "mcp needs an index: " + strings.Join(indexFlagNames(), " or ")},
+		{"no index", nil, "mcp needs --index FILE, --graphrag DIR or --table TABLE"},
 		{"unknown model", []string{"--index", "x.json", "--model", "gpt"}, `unknown --model "gpt"`},
 		{"one price alone", []string{"--index", "x.json", "--price-in", "1"}, "--price-in and --price-out"},
 		{"stray argument", []string{"--index", "x.json", "extra"}, `unexpected argument "extra"`},

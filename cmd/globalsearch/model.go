@@ -233,8 +233,12 @@ func (o *modelOptions) build(ctx context.Context, env *cliEnv, spec modelSpec) (
 	case providerBedrock:
 		// Region, credentials, profile and endpoint (AWS_ENDPOINT_URL_BEDROCK_RUNTIME)
 		// come from the standard AWS environment and config files.
-		cfg, err := awsConfig(ctx, "--model bedrock:...")
+		const what = "--model bedrock:..."
+		cfg, err := awsConfig(ctx, what)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkAWSCredentials(ctx, cfg, what); err != nil {
 			return nil, err
 		}
 		return bedrock.New(cfg, spec.model)

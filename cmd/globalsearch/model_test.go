@@ -139,6 +139,8 @@ func TestOpen(t *testing.T) {
 	})
 	t.Run("bedrock", func(t *testing.T) {
 		t.Setenv("AWS_REGION", "us-west-2")
+		t.Setenv("AWS_ACCESS_KEY_ID", "test")
+		t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
 		o := modelOptions{spec: "bedrock:us.anthropic.claude-3-5-haiku-20241022-v1:0"}
 		m, err := o.open(context.Background(), fakeEnv(nil))
 		require.NoError(t, err)
@@ -221,6 +223,48 @@ func TestModelTimeout(t *testing.T) {
 			assert.Equal(t, tc.wantCode, runMain(context.Background(), env, args))
 			assert.Contains(t, errOut.String(), tc.wantErr)
 			assert.False(t, strings.Contains(errOut.String(), "panic"))
+		})
+	}
+}
+
+// TestBedrockWithoutCredentials: with a region but no credentials (no
+// profile, no keys, no instance metadata service), run stops before the
+// first model call with what to do (exit 2), instead of failing every
+// batch with the SDK's error; plan calls no model and needs none.
+func TestBedrockWithoutCredentials(t *testing.T) {
+	dir := t.TempDir()
+	for k, v := range map[string]string{
+		"AWS_CONFIG_FILE": filepath.Join(dir, "config"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "credentials"),
+		"AWS_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true", "HOME": dir,
+		"AWS_PROFILE": "", "AWS_DEFAULT_PROFILE": "", "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "AWS_SESSION_TOKEN": "",
+		"AWS_WEB_IDENTITY_TOKEN_FILE": "", "AWS_ROLE_ARN": "", "AWS_CONTAINER_CREDENTIALS_FULL_URI": "", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI": "",
+	} {
+		t.Setenv(k, v)
+	}
+	path := writeIndex(t, smallIndex())
+	model := "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0"
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     []string
+	}{
+		{"run", []string{"run", "--index", path, "--query", "q", "--model", model}, 2, []string{
+			"globalsearch run: --model bedrock:... needs AWS credentials and found none that work: set AWS_PROFILE",
+			"aws sso login --profile <name>", "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", "(the SDK said: ",
+		}},
+		{"plan needs none", []string{"plan", "--index", path, "--query", "q", "--model", model}, 0, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, errOut := testEnv("")
+			assert.Equal(t, tc.wantCode, runMain(context.Background(), env, tc.args), errOut.String())
+			for _, want := range tc.want {
+				assert.Contains(t, errOut.String(), want)
+			}
+			if tc.want == nil {
+				assert.Empty(t, errOut.String())
+			}
 		})
 	}
 }

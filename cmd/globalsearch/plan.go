@@ -93,20 +93,24 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	out.ModelCallCeiling = p.MaxModelCalls
 	out.MapMode = workflow.MapMode(len(plan.Batches), 0)
 	if f.jsonOut {
-		return writePlanJSON(env.stdout, out)
+		if err := writePlanJSON(env.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		printPlan(env.stdout, out, p, &f.model)
 	}
-	printPlan(env.stdout, out, p, &f.model)
-	return nil
+	return checkSomethingToSearch(p.Namespace, p.CommunityLevel, out.EmptyNamespace, out.AvailableNamespaces, out.AvailableLevels)
 }
 
 // printPlan is plan's text output.
 func printPlan(w io.Writer, out planOutput, p globalsearch.Params, model *modelOptions) {
-	fmt.Fprintf(w, "%d summaries -> %d map batches (map prompt budget %d, reduce prompt budget %d, seed %d)\n",
-		out.SummaryCount, out.BatchCount, out.MapPromptBudget, out.ReducePromptBudget, out.ShuffleSeed)
+	fmt.Fprintf(w, "%s -> %s (map prompt budget %d, reduce prompt budget %d, %s)\n",
+		count(out.SummaryCount, "summary", "summaries"), count(out.BatchCount, "map batch", "map batches"),
+		out.MapPromptBudget, out.ReducePromptBudget, seedText(out.ShuffleSeed, p.Shuffle))
 	for i, b := range out.Batches {
 		fmt.Fprintf(w, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, terminalText(strings.Join(b.CommunityIDs, ", ")))
 	}
-	fmt.Fprintf(w, "estimated map input %d tokens; at most %d model calls (ceiling %d)\n", out.EstimatedMapInputTokens, out.MaxModelCalls, out.ModelCallCeiling)
+	fmt.Fprintf(w, "estimated map input %d tokens; at most %s (ceiling %d)\n", out.EstimatedMapInputTokens, count(out.MaxModelCalls, "model call", "model calls"), out.ModelCallCeiling)
 	fmt.Fprintln(w, out.Diagnostics.Coverage.Line())
 	fmt.Fprintf(w, "on AWS: %s\n", awsMode(out.MapMode, out.BatchCount))
 	if usd, ok := out.cost(model, p); ok {

@@ -85,11 +85,36 @@ func TestPlanReportsAWSMode(t *testing.T) {
 	}
 }
 
-func TestPlanLevelThatDoesNotExist(t *testing.T) {
+// TestNothingToSearchExitsThree: a level that does not exist ends
+// no_results with the levels that do and exits 3, in run and plan, text
+// and JSON; a search that read summaries and found nothing relevant ends
+// no_results too, and exits 0.
+func TestNothingToSearchExitsThree(t *testing.T) {
 	path := writeIndex(t, smallIndex())
-	env, out, _ := testEnv("")
-	require.Equal(t, 0, runMain(context.Background(), env, []string{"plan", "--index", path, "--query", "q", "--level", "5"}))
-	assert.Contains(t, out.String(), "levels that exist: [0 1]")
+	const noLevel = "globalsearch %s: nothing to search: no summary at level 5; levels that exist: [0 1]\n"
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantOut  string
+		wantErr  string
+	}{
+		{"plan, no such level", []string{"plan", "--level", "5"}, 3, "levels that exist: [0 1]", fmt.Sprintf(noLevel, "plan")},
+		{"plan --json, no such level", []string{"plan", "--level", "5", "--json"}, 3, `"availableLevels": [`, fmt.Sprintf(noLevel, "plan")},
+		{"run, no such level", []string{"run", "--level", "5"}, 3, "status no_results", fmt.Sprintf(noLevel, "run")},
+		{"run --json, no such level", []string{"run", "--level", "5", "--json"}, 3, `"status": "no_results"`, fmt.Sprintf(noLevel, "run")},
+		{"run, nothing relevant", []string{"run", "--query", "zebra xylophone quasar"}, 0, "status no_results", ""},
+		{"run --json, nothing relevant", []string{"run", "--query", "zebra xylophone quasar", "--json"}, 0, `"status": "no_results"`, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, out, errOut := testEnv("")
+			args := append([]string{tc.args[0], "--index", path, "--query", "How did solar power change?", "--no-cache"}, tc.args[1:]...)
+			require.Equal(t, tc.wantCode, runMain(context.Background(), env, args), errOut.String())
+			assert.Contains(t, out.String(), tc.wantOut)
+			assert.Equal(t, tc.wantErr, errOut.String())
+		})
+	}
 }
 
 // docs/contract.md#plan-limits in process: a plan whose map texts exceed the ceiling is

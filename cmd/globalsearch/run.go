@@ -38,11 +38,15 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 	} else if err == nil {
 		fmt.Fprintln(env.stdout, terminalText(res.Answer))
 		fmt.Fprintln(env.stdout)
-		fmt.Fprintln(env.stdout, terminalText(statusLine(res, &f.model)))
+		fmt.Fprintln(env.stdout, terminalText(statusLine(res, &f.model, !f.noShuffle)))
 		fmt.Fprintln(env.stdout, res.Diagnostics.Coverage.Line())
 		if res.Status == globalsearch.StatusPartial {
 			printMapErrors(env.stderr, res.MapErrors)
 		}
+	}
+	if err == nil {
+		d := res.Diagnostics
+		err = checkSomethingToSearch(res.Namespace, res.CommunityLevel, d.EmptyNamespace, d.AvailableNamespaces, d.AvailableLevels)
 	}
 	return err
 }
@@ -75,25 +79,25 @@ func levelList(levels []int) string {
 	return list
 }
 
-func statusLine(res globalsearch.Result, model *modelOptions) string {
+func statusLine(res globalsearch.Result, model *modelOptions, shuffled bool) string {
 	d := res.Diagnostics
 	parts := []string{
 		fmt.Sprintf("status %s", res.Status),
-		fmt.Sprintf("%d summaries", d.SummaryCount),
-		fmt.Sprintf("%d batches", d.BatchCount),
+		count(d.SummaryCount, "summary", "summaries"),
+		count(d.BatchCount, "batch", "batches"),
 	}
 	if res.FailedMapBatches > 0 {
 		parts = append(parts, fmt.Sprintf("%d failed", res.FailedMapBatches))
 	}
 	parts = append(parts,
-		fmt.Sprintf("%d model calls", d.ModelCalls),
+		count(d.ModelCalls, "model call", "model calls"),
 	)
 	if d.Map.CacheHits > 0 {
-		parts = append(parts, fmt.Sprintf("%d map answers from cache", d.Map.CacheHits))
+		parts = append(parts, count(d.Map.CacheHits, "map answer", "map answers")+" from cache")
 	}
 	parts = append(parts,
 		fmt.Sprintf("tokens in %d out %d", d.InputTokens, d.OutputTokens),
-		fmt.Sprintf("seed %d", d.ShuffleSeed),
+		seedText(d.ShuffleSeed, shuffled),
 		fmt.Sprintf("%s in %s", res.QueryID, d.FinishedAt.Sub(d.StartedAt).Round(1e6)))
 	if len(d.AvailableLevels) > 0 {
 		parts = append(parts, "levels that exist: "+levelList(d.AvailableLevels))

@@ -178,3 +178,33 @@ func TestLevelList(t *testing.T) {
 	assert.Equal(t, "[0 1]", levelList([]int{0, 1}))
 	assert.True(t, strings.HasSuffix(levelList(full), fmt.Sprintf("%d] (the lowest %d)", globalsearch.MaxListedLevels-1, globalsearch.MaxListedLevels)))
 }
+
+// TestNoShuffleAndSingularCounts: --no-shuffle draws no seed, so the result
+// records 0 and the text says "no shuffle"; a count of one is singular.
+func TestNoShuffleAndSingularCounts(t *testing.T) {
+	path := writeIndex(t, smallIndex())
+	tests := []struct {
+		name        string
+		args        []string
+		want, avoid []string
+	}{
+		{"run text", []string{"run", "--no-shuffle"}, []string{"2 summaries, 1 batch, 2 model calls", "no shuffle"}, []string{"seed", "1 batches"}},
+		{"run text with a seed", []string{"run", "--seed", "5"}, []string{"1 batch,", "seed 5"}, []string{"no shuffle"}},
+		{"plan text", []string{"plan", "--no-shuffle"}, []string{"2 summaries -> 1 map batch (", ", no shuffle)"}, []string{"seed", "1 map batches"}},
+		{"run json", []string{"run", "--no-shuffle", "--json"}, []string{`"shuffleSeed": 0`}, nil},
+		{"plan json", []string{"plan", "--no-shuffle", "--json"}, []string{`"shuffleSeed": 0`}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, out, errOut := testEnv("")
+			args := append(tc.args, "--index", path, "--query", "How did solar power change?", "--no-cache")
+			require.Equal(t, 0, runMain(context.Background(), env, args), errOut.String())
+			for _, want := range tc.want {
+				assert.Contains(t, out.String(), want)
+			}
+			for _, avoid := range tc.avoid {
+				assert.NotContains(t, out.String(), avoid)
+			}
+		})
+	}
+}

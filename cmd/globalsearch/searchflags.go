@@ -110,7 +110,8 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	fs.StringVar(&f.query, "query", "", "the question to answer (required)")
 	// Not d.Namespace: an index file's namespace wins over
 	// GRAPHRAG_NAMESPACE, and a table's default is the contract's.
-	fs.StringVar(&f.namespace, "namespace", "", fmt.Sprintf("namespace to search (default: the index file's; with --table $GRAPHRAG_NAMESPACE, else %q)", globalsearch.SpecDefaults.Namespace))
+	fs.StringVar(&f.namespace, "namespace", "", fmt.Sprintf("namespace to search (default: the index file's; with --graphrag the one the folder is read into, %q; with --table $GRAPHRAG_NAMESPACE, else %q)",
+		globalsearch.SpecDefaults.Namespace, globalsearch.SpecDefaults.Namespace))
 	fs.StringVar(&f.level, "level", d.CommunityLevel.String(), `community level: "leaf" or a level number (0 is the coarsest); $`+globalsearch.DefaultVariable("communityLevel")+` sets the default`)
 	fs.StringVar(&f.responseType, "response-type", "", fmt.Sprintf("the form of the answer, free text (default %q)", globalsearch.DefaultResponseType))
 	for _, fl := range intFlags {

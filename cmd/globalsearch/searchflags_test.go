@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -52,12 +53,14 @@ func TestHelpShowsTheDefaultsInEffect(t *testing.T) {
 	for _, tc := range tests {
 		for _, args := range [][]string{{"run", "--help"}, {"plan", "-h"}} {
 			t.Run(tc.name+"/"+args[0], func(t *testing.T) {
-				var stderr bytes.Buffer
+				var stdout, stderr bytes.Buffer
 				env := fakeEnv(tc.vars)
-				env.stderr = &stderr
-				assert.Equal(t, 2, runMain(context.Background(), env, args))
+				env.stdout, env.stderr = &stdout, &stderr
+				assert.Equal(t, 0, runMain(context.Background(), env, args), "asking for help is no failure")
+				assert.Empty(t, stderr.String())
+				assert.Contains(t, stdout.String(), "usage: globalsearch "+args[0]+" [flags]")
 				for _, want := range tc.want {
-					assert.Contains(t, stderr.String(), want)
+					assert.Contains(t, stdout.String(), want)
 				}
 			})
 		}
@@ -96,9 +99,9 @@ func TestIntFlagsNameRequestFields(t *testing.T) {
 	}
 }
 
-// TestParseFlags: every command that uses parseFlags refuses -h, a bad
-// flag and a stray argument as usage errors (exit 2), and names the flags
-// given.
+// TestParseFlags: every command that uses parseFlags prints its usage on
+// -h (errHelp, exit 0), refuses a bad flag in one line with a hint and a
+// stray argument as usage errors (exit 2), and names the flags given.
 func TestParseFlags(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -108,16 +111,22 @@ func TestParseFlags(t *testing.T) {
 	}{
 		{"flags given", []string{"--a", "x"}, "", map[string]bool{"a": true}},
 		{"none", nil, "", map[string]bool{}},
-		{"help", []string{"-h"}, "help requested", nil},
-		{"unknown flag", []string{"--c"}, "flag provided but not defined: -c", nil},
+		{"unknown flag", []string{"--c"}, "flag provided but not defined: -c (see globalsearch test -h)", nil},
+		{"mistyped flag", []string{"--indx", "f"}, "flag provided but not defined: -indx (did you mean --index? see globalsearch test -h)", nil},
+		{"swapped letters", []string{"-nmaespace", "f"}, "flag provided but not defined: -nmaespace (did you mean --namespace? see globalsearch test -h)", nil},
+		{"too far from any", []string{"--zzz"}, "flag provided but not defined: -zzz (see globalsearch test -h)", nil},
+		{"a flag's beginning", []string{"--name", "f"}, "flag provided but not defined: -name (did you mean --namespace? see globalsearch test -h)", nil},
+		{"bad value", []string{"--b=maybe"}, `invalid boolean value "maybe" for -b: parse error (see globalsearch test -h)`, nil},
 		{"stray argument", []string{"--a", "x", "extra"}, `unexpected argument "extra"`, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			env, _, _ := testEnv("")
+			env, out, errOut := testEnv("")
 			fs := newFlagSet("test", env)
 			fs.String("a", "", "")
 			fs.Bool("b", false, "")
+			fs.String("index", "", "")
+			fs.String("namespace", "", "")
 			set, err := parseFlags(fs, tc.args)
 			if tc.wantErr == "" {
 				require.NoError(t, err)
@@ -127,6 +136,72 @@ func TestParseFlags(t *testing.T) {
 			var usage *usageError
 			require.ErrorAs(t, err, &usage)
 			assert.Equal(t, tc.wantErr, err.Error())
+			assert.Empty(t, out.String()+errOut.String(), "one line, printed by the caller: no usage dump")
 		})
 	}
+	t.Run("help", func(t *testing.T) {
+		env, out, errOut := testEnv("")
+		fs := newFlagSet("test", env)
+		fs.String("a", "", "the a flag")
+		_, err := parseFlags(fs, []string{"-h"})
+		require.ErrorIs(t, err, errHelp)
+		assert.Equal(t, "usage: globalsearch test [flags]\n\nflags:\n  -a string\n    \tthe a flag\n", out.String())
+		assert.Empty(t, errOut.String())
+	})
+}
+
+// TestMistypedFlagIsOneLine: a mistyped flag of a real command, or a
+// mistyped command, exits 2 with one line naming the one meant, not the
+// whole usage.
+func TestMistypedFlagIsOneLine(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--qeury", "q"}, "globalsearch run: flag provided but not defined: -qeury (did you mean --query? see globalsearch run -h)\n"},
+		{[]string{"plan", "--map-budgte", "9"}, "globalsearch plan: flag provided but not defined: -map-budgte (did you mean --map-budget? see globalsearch plan -h)\n"},
+		{[]string{"invoke", "map", "--evnt", "e.json"}, "globalsearch invoke: flag provided but not defined: -evnt (did you mean --event? see globalsearch invoke -h)\n"},
+		{[]string{"run", "--map-budget", "lots"}, "globalsearch run: invalid value \"lots\" for flag -map-budget: parse error (see globalsearch run -h)\n"},
+		{[]string{"rnu", "--query"}, "globalsearch: unknown command \"rnu\" (did you mean run? see globalsearch -h)\n"},
+		{[]string{"frobnicate", "x"}, "globalsearch: unknown command \"frobnicate\" (see globalsearch -h)\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.args[0]+" "+tc.args[1], func(t *testing.T) {
+			env, out, errOut := testEnv("")
+			assert.Equal(t, 2, runMain(context.Background(), env, tc.args))
+			assert.Equal(t, tc.want, errOut.String())
+			assert.Empty(t, out.String())
+		})
+	}
+}
+
+// TestHelpExitsZero: help asked for, of the tool or of a command, prints
+// on standard output and exits 0; no command at all is a usage error.
+func TestHelpExitsZero(t *testing.T) {
+	tests := []struct {
+		args     []string
+		wantCode int
+		wantOut  string
+	}{
+		{[]string{"--help"}, 0, "usage: globalsearch <command> [flags]"},
+		{[]string{"help"}, 0, "usage: globalsearch <command> [flags]"},
+		{[]string{"import", "-h"}, 0, "usage: globalsearch import graphrag --dir DIR"},
+		{[]string{"import", "graphrag", "-h"}, 0, "usage: globalsearch import graphrag [flags]"},
+		{[]string{"invoke", "--help"}, 0, "usage: globalsearch invoke <prepare|map|reduce|api>"},
+		{[]string{"invoke", "map", "-h"}, 0, "usage: globalsearch invoke <prepare|map|reduce|api>"},
+		{[]string{"tokens", "-h"}, 0, "usage: globalsearch tokens < FILE"},
+		{[]string{"mcp", "-h"}, 0, "usage: globalsearch mcp [flags]"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			env, out, errOut := testEnv("")
+			assert.Equal(t, tc.wantCode, runMain(context.Background(), env, tc.args), errOut.String())
+			assert.Contains(t, out.String(), tc.wantOut)
+			assert.Empty(t, errOut.String())
+		})
+	}
+	env, out, errOut := testEnv("")
+	assert.Equal(t, 2, runMain(context.Background(), env, nil))
+	assert.Contains(t, errOut.String(), "usage: globalsearch <command> [flags]")
+	assert.Empty(t, out.String())
 }

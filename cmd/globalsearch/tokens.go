@@ -10,6 +10,10 @@ import (
 )
 
 func tokensCommand(_ context.Context, env *cliEnv, args []string) error {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprintln(env.stdout, "usage: globalsearch tokens < FILE\n\nprints the token estimate (docs/contract.md#token-estimate) of standard input")
+		return errHelp
+	}
 	if len(args) > 0 {
 		return &usageError{"tokens takes no arguments; it reads standard input"}
 	}

@@ -11,13 +11,31 @@ import (
 
 // engine wires the index, the model and an in-memory runs store.
 func (f *searchFlags) engine(ctx context.Context, env *cliEnv, withModel bool) (*globalsearch.Engine, globalsearch.Params, error) {
-	idx, fileNamespace, err := f.index.open(ctx, env)
-	if err != nil {
+	f.index.namespace = f.namespace
+	if err := f.index.check(); err != nil {
 		return nil, globalsearch.Params{}, err
+	}
+	var (
+		idx           globalsearch.Index
+		fileNamespace = f.index.readNamespace()
+		err           error
+	)
+	// An index file names the namespace a request defaults to, so it is
+	// read first; a GraphRAG folder or a table is read only once the
+	// request is known to be valid.
+	if f.index.file != "" {
+		if idx, fileNamespace, err = f.index.open(ctx, env); err != nil {
+			return nil, globalsearch.Params{}, err
+		}
 	}
 	p, err := f.params(env, fileNamespace)
 	if err != nil {
 		return nil, globalsearch.Params{}, err
+	}
+	if idx == nil {
+		if idx, _, err = f.index.open(ctx, env); err != nil {
+			return nil, globalsearch.Params{}, err
+		}
 	}
 	e, err := f.newEngine(ctx, env, idx, withModel)
 	if err != nil {

@@ -137,7 +137,7 @@ func (f BatchFailure) cause() string {
 // (docs/contract.md#map-calls); batches that failed the same way are listed once.
 func allFailedError(failures []BatchFailure) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "every map batch failed (%d batches)", len(failures))
+	fmt.Fprintf(&b, "every map batch failed (%s)", Plural(len(failures), "batch", "batches"))
 	for i, g := range GroupFailures(failures) {
 		if i == 0 {
 			b.WriteString(": ")

@@ -129,8 +129,8 @@ func (e *Engine) checkBatchCount(p Params, batches int) error {
 	}
 	if most := MostModelCalls(batches); p.MaxModelCalls > 0 && most > p.MaxModelCalls {
 		return Errorf(KindPlanTooLarge,
-			"the plan needs %d map batches, so up to %d model calls (%d attempts per batch, %d for the reduce), but this run may make at most %d: raise maxModelCalls (up to the deployment's MaxModelCalls, which bounds it) or mapTokenBudget, or choose a coarser communityLevel",
-			batches, most, MapAttempts, ReduceAttempts, p.MaxModelCalls)
+			"the plan needs %s, so up to %d model calls (%d attempts per batch, %d for the reduce), but this run may make at most %d: raise maxModelCalls (up to the deployment's MaxModelCalls, which bounds it) or mapTokenBudget, or choose a coarser communityLevel",
+			Plural(batches, "map batch", "map batches"), most, MapAttempts, ReduceAttempts, p.MaxModelCalls)
 	}
 	return nil
 }

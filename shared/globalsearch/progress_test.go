@@ -78,7 +78,7 @@ func TestEveryBatchFailedGroupsMessages(t *testing.T) {
 		{
 			name: "a single batch", batches: 1,
 			fail: func(string) error { return errors.New("connection refused") },
-			want: "every map batch failed (1 batches): batch 0: connection refused",
+			want: "every map batch failed (1 batch): batch 0: connection refused",
 		},
 	}
 	for _, tc := range tests {

@@ -306,8 +306,8 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 			return Params{}, &Error{Kind: KindInvalidInput, Err: err}
 		}
 	}
-	if p.MapPromptBudget() <= 0 || p.ReducePromptBudget() <= 0 {
-		return Params{}, Errorf(KindInvalidInput, "token budgets must exceed their output reserves")
+	if err := reservesLeaveRoom(p, prompts); err != nil {
+		return Params{}, err
 	}
 	if d.MaxModelCalls > 0 && p.MaxModelCalls > d.MaxModelCalls {
 		return Params{}, Errorf(KindInvalidInput,
@@ -320,7 +320,12 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 	if p.QueryID == "" {
 		p.QueryID = NewQueryID()
 	}
-	if p.SeedGenerated {
+	switch {
+	case p.SeedGenerated && !p.Shuffle:
+		// Nothing is shuffled, so no seed is drawn and none is recorded
+		// (docs/contract.md#request): a random one would read as replayable.
+		p.SeedGenerated = false
+	case p.SeedGenerated:
 		p.ShuffleSeed = randomSeed()
 	}
 	return p, nil

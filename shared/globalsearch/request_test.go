@@ -50,7 +50,11 @@ func TestParseRequestAccepts(t *testing.T) {
 		{"level leaf", `{"query":"q","communityLevel":"leaf"}`, func(t *testing.T, p gs.Params) { assert.Equal(t, gs.LeafLevel, p.CommunityLevel) }},
 		{"reserve zero", `{"query":"q","mapOutputReserve":0}`, func(t *testing.T, p gs.Params) { assert.Equal(t, 8000, p.MapPromptBudget()) }},
 		{"seed recorded", `{"query":"q","shuffleSeed":42}`, func(t *testing.T, p gs.Params) { assert.Equal(t, int64(42), p.ShuffleSeed) }},
-		{"no shuffle", `{"query":"q","shuffle":false}`, func(t *testing.T, p gs.Params) { assert.False(t, p.Shuffle) }},
+		{"no shuffle draws no seed", `{"query":"q","shuffle":false}`, func(t *testing.T, p gs.Params) {
+			assert.False(t, p.Shuffle)
+			assert.Zero(t, p.ShuffleSeed, "nothing is shuffled: the result records seed 0")
+			assert.False(t, p.SeedGenerated, "two unshuffled requests are the same request")
+		}},
 		{"query id", `{"query":"q","queryId":"Run_2026-11-30"}`, func(t *testing.T, p gs.Params) { assert.Equal(t, "Run_2026-11-30", p.QueryID) }},
 		{"namespace", `{"query":"q","namespace":"acme.docs_v2-1"}`, func(t *testing.T, p gs.Params) { assert.Equal(t, "acme.docs_v2-1", p.Namespace) }},
 		{"response type trimmed", `{"query":"q","responseType":"  a bulleted list "}`, func(t *testing.T, p gs.Params) { assert.Equal(t, "a bulleted list", p.ResponseType) }},
@@ -80,6 +84,13 @@ func TestParseRequestRejects(t *testing.T) {
 		queryIDMsg      = "queryId must be 1-80 characters of A-Z a-z 0-9 - _"
 		responseTypeMsg = "responseType must be 1-100 characters of text without line breaks or control characters"
 	)
+	prompts := gs.DefaultPrompts()
+	mapAtReserve := "mapTokenBudget 512 is not above mapOutputReserve 512, which leaves no room for the prompt: mapTokenBudget must be at least " +
+		strconv.Itoa(prompts.Map.SmallestTokenBudget("q", 512)) + " for this query (the prompt takes " +
+		strconv.Itoa(prompts.Map.SmallestTokenBudget("q", 0)) + " tokens before any content, plus mapOutputReserve 512)"
+	reduceUnderReserve := "reduceTokenBudget 100 is not above reduceOutputReserve 1024, which leaves no room for the prompt: reduceTokenBudget must be at least " +
+		strconv.Itoa(prompts.Reduce.SmallestTokenBudget("q", 1024)) + " for this query (the prompt takes " +
+		strconv.Itoa(prompts.Reduce.SmallestTokenBudget("q", 0)) + " tokens before any content, plus reduceOutputReserve 1024)"
 	tests := []struct {
 		name, body, want string
 	}{
@@ -151,8 +162,8 @@ func TestParseRequestRejects(t *testing.T) {
 		{"query id too long", `{"query":"q","queryId":"` + strings.Repeat("a", 81) + `"}`, queryIDMsg},
 		{"query id dot", `{"query":"q","queryId":"a.b"}`, queryIDMsg},
 		{"query id number", `{"query":"q","queryId":7}`, queryIDMsg},
-		{"budget equals reserve", `{"query":"q","mapTokenBudget":512}`, "token budgets must exceed their output reserves"},
-		{"reduce budget under reserve", `{"query":"q","reduceTokenBudget":100}`, "token budgets must exceed their output reserves"},
+		{"budget equals reserve", `{"query":"q","mapTokenBudget":512}`, mapAtReserve},
+		{"reduce budget under reserve", `{"query":"q","reduceTokenBudget":100}`, reduceUnderReserve},
 		{"first bad field wins", `{"query":"","mapTokenBudget":"x"}`, "query must not be empty"},
 		{"order: level before budget", `{"query":"q","mapTokenBudget":0,"communityLevel":"x"}`, levelMsg},
 		{"response type empty", `{"query":"q","responseType":"  "}`, responseTypeMsg},
@@ -177,7 +188,7 @@ func TestRequestParamsUsesTheJSONPath(t *testing.T) {
 	budget, reserve := 300, 300
 	_, err := gs.Request{Query: "q", MapTokenBudget: &budget, MapOutputReserve: &reserve}.Params(gs.SpecDefaults)
 	require.Error(t, err)
-	assert.Equal(t, "token budgets must exceed their output reserves", err.Error())
+	assert.Contains(t, err.Error(), "mapTokenBudget 300 is not above mapOutputReserve 300, which leaves no room for the prompt: mapTokenBudget must be at least ")
 
 	level := gs.Level(1)
 	seed := int64(9)
@@ -332,7 +343,7 @@ func TestSearchValidatesParams(t *testing.T) {
 		{"level below leaf", func(p *gs.Params) { p.CommunityLevel = -7 }, `communityLevel must be "leaf" or a non-negative integer`},
 		{"zero budget", func(p *gs.Params) { p.MapTokenBudget = 0 }, "mapTokenBudget must be a positive integer"},
 		{"negative reserve", func(p *gs.Params) { p.ReduceOutputReserve = -1 }, "reduceOutputReserve must be a non-negative integer"},
-		{"reserve eats the budget", func(p *gs.Params) { p.MapOutputReserve = p.MapTokenBudget }, "token budgets must exceed their output reserves"},
+		{"reserve eats the budget", func(p *gs.Params) { p.MapOutputReserve = p.MapTokenBudget }, "mapTokenBudget 8000 is not above mapOutputReserve 8000"},
 		{"reduce prompt does not fit", func(p *gs.Params) { p.ReduceTokenBudget = smallReduce }, "reduce token budget cannot fit the reduce prompt"},
 	}
 	for _, tc := range tests {

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/graphrag/corpus"
+)
+
+// The rows of a small GraphRAG output folder with claims and text units,
+// so that --excerpts changes what is read.
+type (
+	graphragTestCommunity struct {
+		Community int64    `parquet:"community"`
+		Level     int64    `parquet:"level"`
+		Parent    int64    `parquet:"parent"`
+		EntityIDs []string `parquet:"entity_ids,list"`
+	}
+	graphragTestEntity struct {
+		ID    string `parquet:"id"`
+		Title string `parquet:"title"`
+	}
+	graphragTestCovariate struct {
+		ID          string `parquet:"id"`
+		SubjectID   string `parquet:"subject_id"`
+		ObjectID    string `parquet:"object_id"`
+		Description string `parquet:"description"`
+		TextUnitID  string `parquet:"text_unit_id"`
+		SourceText  string `parquet:"source_text"`
+	}
+	graphragTestTextUnit struct {
+		ID         string `parquet:"id"`
+		Text       string `parquet:"text"`
+		DocumentID string `parquet:"document_id"`
+	}
+)
+
+func writeRows[T any](t *testing.T, dir, name string, rows []T) {
+	t.Helper()
+	require.NoError(t, parquet.WriteFile(filepath.Join(dir, name), rows))
+}
+
+// writeGraphragFolder writes a GraphRAG output folder: a root over two
+// leaves, one claim on each leaf, each citing a text unit.
+func writeGraphragFolder(t *testing.T, dir string) string {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	writeRows(t, dir, "community_reports.parquet", []importTestReport{
+		{Community: 0, Level: 0, Parent: -1, Title: "Harbour", Summary: "The harbour economy changed over the decade."},
+		{Community: 1, Level: 1, Parent: 0, Title: "Fisheries", Summary: "Fishing quotas were cut and the fleet shrank."},
+		{Community: 2, Level: 1, Parent: 0, Title: "Solar", Summary: "Solar farms replaced diesel generators on the islands."},
+	})
+	writeRows(t, dir, "communities.parquet", []graphragTestCommunity{
+		{Community: 0, Level: 0, Parent: -1, EntityIDs: []string{"e1", "e2"}},
+		{Community: 1, Level: 1, Parent: 0, EntityIDs: []string{"e1"}},
+		{Community: 2, Level: 1, Parent: 0, EntityIDs: []string{"e2"}},
+	})
+	writeRows(t, dir, "entities.parquet", []graphragTestEntity{{ID: "e1", Title: "FLEET"}, {ID: "e2", Title: "GRID"}})
+	writeRows(t, dir, "covariates.parquet", []graphragTestCovariate{
+		{ID: "k1", SubjectID: "FLEET", ObjectID: "QUOTA", Description: "the fleet shrank by half", TextUnitID: "t1", SourceText: "Half the boats were laid up."},
+		{ID: "k2", SubjectID: "GRID", ObjectID: "SOLAR", Description: "solar met half of demand", TextUnitID: "t2", SourceText: "By 2030 solar met half of demand."},
+	})
+	writeRows(t, dir, "text_units.parquet", []graphragTestTextUnit{
+		{ID: "t1", Text: "The harbour report. Half the boats were laid up. Quotas fell again.", DocumentID: "d1"},
+		{ID: "t2", Text: "The energy report. By 2030 solar met half of demand.", DocumentID: "d2"},
+	})
+	return dir
+}
+
+// cliOutput runs a search command and returns its standard output, with
+// what differs between two runs of the same search (the query id and the
+// clock) cleared from a run's result.
+func cliOutput(t *testing.T, args ...string) string {
+	t.Helper()
+	env, out, errOut := testEnv("")
+	require.Equal(t, 0, runMain(context.Background(), env, args), errOut.String())
+	if args[0] != "run" {
+		return out.String()
+	}
+	var res globalsearch.Result
+	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+	res.QueryID, res.Diagnostics.StartedAt, res.Diagnostics.FinishedAt = "", time.Time{}, time.Time{}
+	data, err := json.Marshal(res)
+	require.NoError(t, err)
+	return string(data)
+}
+
+// TestGraphragEqualsImportThenSearch: --graphrag DIR reads the folder by
+// import's rules and options, so plan and run give what import then
+// --index give, byte for byte (the query id and clock aside), on a small
+// folder and on the Christmas Carol output.
+func TestGraphragEqualsImportThenSearch(t *testing.T) {
+	small := writeGraphragFolder(t, filepath.Join(t.TempDir(), "output"))
+	options := [][]string{nil, {"--excerpts", "text-unit"}, {"--excerpts", "none"}}
+	folders := []struct {
+		name    string
+		dir     func(t *testing.T) string
+		options [][]string
+	}{
+		{"small folder", func(*testing.T) string { return small }, options},
+		{"christmas carol", func(t *testing.T) string { return corpus.Dir(t, corpus.ChristmasCarol) },
+			append(options, []string{"--content", "full_content"})},
+	}
+	for _, folder := range folders {
+		for _, opts := range folder.options {
+			t.Run(folder.name+" "+strings.Join(opts, " "), func(t *testing.T) {
+				dir := folder.dir(t)
+				index := filepath.Join(t.TempDir(), "index.json")
+				env, _, errOut := testEnv("")
+				require.Equal(t, 0, runMain(context.Background(), env, append([]string{"import", "graphrag", "--dir", dir, "--out", index}, opts...)), errOut.String())
+				for _, cmd := range []string{"plan", "run"} {
+					search := []string{cmd, "--query", "What are the main themes?", "--seed", "7", "--json", "--no-cache"}
+					imported := cliOutput(t, append(search, "--index", index)...)
+					inMemory := cliOutput(t, append(append(search, "--graphrag", dir), opts...)...)
+					assert.Equal(t, imported, inMemory, cmd)
+					assert.Contains(t, inMemory, `"summaryCount"`)
+				}
+			})
+		}
+	}
+}
+
+// TestGraphragFlag: a project root reads its output/, --namespace names
+// the namespace the folder is read into, and every mistake is a clear
+// usage or input error (exit 2); a bad request is refused before the
+// folder is read.
+func TestGraphragFlag(t *testing.T) {
+	root := t.TempDir()
+	out := writeGraphragFolder(t, filepath.Join(root, "output"))
+	empty := t.TempDir()
+	require.NoError(t, parquet.WriteFile(filepath.Join(empty, "community_reports.parquet"), []importTestReport{}))
+	index := writeIndex(t, smallIndex())
+	q := []string{"--query", "How did solar power change?", "--no-cache"}
+
+	t.Run("a project root reads its output folder", func(t *testing.T) {
+		plan := []string{"plan", "--query", "q", "--seed", "1", "--json"}
+		assert.Equal(t, cliOutput(t, append(plan, "--graphrag", out)...), cliOutput(t, append(plan, "--graphrag", root)...))
+	})
+	t.Run("namespace", func(t *testing.T) {
+		env, stdout, errOut := testEnv("")
+		require.Equal(t, 0, runMain(context.Background(), env, append([]string{"run", "--graphrag", root, "--namespace", "harbour", "--json"}, q...)), errOut.String())
+		var res globalsearch.Result
+		require.NoError(t, json.Unmarshal(stdout.Bytes(), &res))
+		assert.Equal(t, "harbour", res.Namespace)
+		assert.Equal(t, globalsearch.StatusCompleted, res.Status)
+		assert.Contains(t, strings.ToLower(res.Answer), "solar")
+		assert.Equal(t, "--graphrag "+out+": 3 summaries (2 leaves), 2 of 2 claims, 2 chunks\n", errOut.String(), "what was read, on stderr")
+	})
+
+	t.Run("claims left out are counted", func(t *testing.T) {
+		dir := writeGraphragFolder(t, filepath.Join(t.TempDir(), "output"))
+		writeRows(t, dir, "covariates.parquet", []graphragTestCovariate{
+			{ID: "k1", SubjectID: "FLEET", Description: "the fleet shrank by half", TextUnitID: "t1", SourceText: "Half the boats were laid up."},
+			{ID: "k9", SubjectID: "NOBODY", Description: "no such entity", TextUnitID: "t1", SourceText: "Quotas fell again."},
+		})
+		env, _, errOut := testEnv("")
+		require.Equal(t, 0, runMain(context.Background(), env, []string{"plan", "--graphrag", dir, "--query", "q"}), errOut.String())
+		assert.Equal(t, "--graphrag "+dir+": 3 summaries (2 leaves), 1 of 2 claims, 1 chunk; 1 claim not stored (`globalsearch import graphrag --dir "+dir+" --out FILE` lists why)\n", errOut.String())
+	})
+
+	t.Run("import warnings are printed", func(t *testing.T) {
+		dir := t.TempDir()
+		writeRows(t, dir, "community_reports.parquet", []importTestReport{
+			{Community: 0, Level: 0, Parent: -1, Title: "Root", Summary: "root summary"},
+			{Community: 1, Level: 1, Parent: 7, Title: "Orphan", Summary: "a parent without a report"},
+		})
+		env, _, errOut := testEnv("")
+		require.Equal(t, 0, runMain(context.Background(), env, []string{"plan", "--graphrag", dir, "--query", "q"}), errOut.String())
+		assert.Contains(t, errOut.String(), "--graphrag "+dir+": warning: ")
+	})
+
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"with --index", []string{"--graphrag", root, "--index", index}, "--index, --graphrag and --table exclude each other: give one"},
+		{"with --table", []string{"--graphrag", root, "--table", "t"}, "--index, --graphrag and --table exclude each other: give one"},
+		{"no index at all", nil, "--index, --graphrag or --table is required"},
+		{"--excerpts without --graphrag", []string{"--index", index, "--excerpts", "none"}, "--content and --excerpts go with --graphrag DIR"},
+		{"bad --excerpts", []string{"--graphrag", root, "--excerpts", "all"}, `--excerpts must be "source-text", "text-unit" or "none"`},
+		{"bad --content", []string{"--graphrag", root, "--content", "title"}, `--content must be "summary" or "full_content"`},
+		{"bad namespace", []string{"--graphrag", root, "--namespace", "Bad NS"}, globalsearch.NamespaceRule},
+		{"missing folder", []string{"--graphrag", filepath.Join(root, "nope")}, "GraphRAG output folder " + filepath.Join(root, "nope") + ": no such folder"},
+		{"not a GraphRAG folder", []string{"--graphrag", t.TempDir()}, "is not a GraphRAG output folder: neither it nor "},
+		{"a parquet file", []string{"--graphrag", filepath.Join(out, "entities.parquet")}, "entities.parquet is a parquet file: give the GraphRAG output folder that holds it (" + out + ")"},
+		{"no reports", []string{"--graphrag", empty}, "--graphrag " + empty + ": no community reports to search"},
+		{"the request before the folder", []string{"--graphrag", filepath.Join(root, "nope"), "--query", " "}, "query must not be empty"},
+	}
+	for _, tc := range tests {
+		for _, cmd := range []string{"run", "plan"} {
+			t.Run(cmd+" "+tc.name, func(t *testing.T) {
+				env, stdout, errOut := testEnv("")
+				assert.Equal(t, 2, runMain(context.Background(), env, append(append([]string{cmd}, q...), tc.args...)))
+				assert.Contains(t, errOut.String(), tc.want)
+				assert.Empty(t, stdout.String())
+			})
+		}
+	}
+}
+
+// TestIndexGivenAGraphragPath: --index pointed at a GraphRAG output folder,
+// a project root or one of its parquet files says what the path is and how
+// to search it (--graphrag) or import it, in every command that reads an
+// index file.
+func TestIndexGivenAGraphragPath(t *testing.T) {
+	root := t.TempDir()
+	out := writeGraphragFolder(t, filepath.Join(root, "output"))
+	stray := filepath.Join(t.TempDir(), "data.parquet")
+	require.NoError(t, parquet.WriteFile(stray, []graphragTestEntity{{ID: "e1", Title: "X"}}))
+	importOut := "import it with `globalsearch import graphrag --dir " + out + " --out index.json`"
+	paths := []struct {
+		name, path, want string
+	}{
+		{"output folder", out, out + " is a GraphRAG output folder: search it with --graphrag " + out + ", or " + importOut},
+		{"project root", root, root + " is a GraphRAG project root, whose output is in " + out + ": search it with --graphrag " + out + ", or " + importOut},
+		{"parquet file", filepath.Join(out, "community_reports.parquet"), " is a parquet file of the GraphRAG output folder " + out + ": search it with --graphrag " + out},
+		{"stray parquet file", stray, stray + " is a parquet file; a GraphRAG output folder holds community_reports.parquet: search or import that folder"},
+	}
+	event := filepath.Join("..", "..", "events", "prepare.json")
+	commands := []struct {
+		name string
+		args func(path string) []string
+		want func(want string) string
+	}{
+		{"run", func(p string) []string { return []string{"run", "--index", p, "--query", "q"} }, func(w string) string { return w }},
+		{"plan", func(p string) []string { return []string{"plan", "--index", p, "--query", "q"} }, func(w string) string { return w }},
+		{"mcp", func(p string) []string { return []string{"mcp", "--index", p} }, func(w string) string { return w }},
+		{"ingest", func(p string) []string { return []string{"ingest", "--index", p, "--table", "t"} }, func(w string) string {
+			w, _, _ = strings.Cut(w, ": search it with")
+			return w
+		}},
+		{"invoke", func(p string) []string { return []string{"invoke", "prepare", "--event", event, "--index", p} }, func(w string) string {
+			w, _, _ = strings.Cut(w, ": search it with")
+			return w
+		}},
+	}
+	for _, cmd := range commands {
+		for _, p := range paths {
+			t.Run(cmd.name+" "+p.name, func(t *testing.T) {
+				env, _, errOut := testEnv("")
+				assert.Equal(t, 2, runMain(context.Background(), env, cmd.args(p.path)))
+				assert.Contains(t, errOut.String(), "--index wants an index file (JSON), but ")
+				assert.Contains(t, errOut.String(), cmd.want(p.want))
+			})
+		}
+	}
+	t.Run("ingest says how to import into the table", func(t *testing.T) {
+		env, _, errOut := testEnv("")
+		assert.Equal(t, 2, runMain(context.Background(), env, []string{"ingest", "--index", out, "--table", "idx"}))
+		assert.Contains(t, errOut.String(), "import it with `globalsearch import graphrag --dir "+out+" --table idx --namespace NS`")
+		assert.NotContains(t, errOut.String(), "--graphrag")
+	})
+	t.Run("import of a project root names its output folder", func(t *testing.T) {
+		env, _, errOut := testEnv("")
+		assert.Equal(t, 2, runMain(context.Background(), env, []string{"import", "graphrag", "--dir", root, "--out", filepath.Join(t.TempDir(), "i.json")}))
+		assert.Contains(t, errOut.String(), "a GraphRAG project root, whose output is in "+out+": give --dir "+out)
+	})
+}
+
+// TestMCPServesAGraphragFolder: mcp takes --graphrag like run and plan,
+// read into namespace "default".
+func TestMCPServesAGraphragFolder(t *testing.T) {
+	dir := writeGraphragFolder(t, filepath.Join(t.TempDir(), "output"))
+	cs := connectMCP(t, "--graphrag", dir, "--excerpts", "text-unit", "--no-cache")
+	res := callTool(t, cs, "global_search", map[string]any{"query": "How did solar power change?"}, nil)
+	require.False(t, res.IsError, toolText(res))
+	assert.Contains(t, strings.ToLower(toolText(res)), "solar")
+	assert.Contains(t, toolText(res), "completed")
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--index", "x.json", "--excerpts", "none"}, "globalsearch mcp: --content and --excerpts go with --graphrag DIR\n"},
+		{[]string{"--graphrag", dir, "--table", "t"}, "globalsearch mcp: --index, --graphrag and --table exclude each other: give one\n"},
+	} {
+		env, _, errOut := testEnv("")
+		assert.Equal(t, 2, runMain(context.Background(), env, append([]string{"mcp"}, tc.args...)), "%v", tc.args)
+		assert.Equal(t, tc.want, errOut.String())
+	}
+
+	res = callTool(t, cs, "global_search", map[string]any{"query": "q", "namespace": "other"}, nil)
+	assert.True(t, res.IsError)
+	assert.Contains(t, toolText(res), `the GraphRAG output folder `+dir+` (read in memory) holds namespace "default", not "other"`)
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/graphrag"
+	"github.com/graphrag-global/graphrag-global/shared/graphrag/corpus"
+)
+
+// readmeProse is README.md with its lines joined, so that a figure the
+// text wraps is found by one pattern.
+func readmeProse(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	return strings.Join(strings.Fields(string(data)), " ")
+}
+
+// readmeNumbers are the numbers pattern's groups capture in the README,
+// commas of thousands removed; the pattern must match exactly once, or
+// the figure it pins has moved out of the test's sight.
+func readmeNumbers(t *testing.T, prose, pattern string) []int {
+	t.Helper()
+	matches := regexp.MustCompile(pattern).FindAllStringSubmatch(prose, -1)
+	require.Len(t, matches, 1, "README: %s", pattern)
+	var out []int
+	for _, g := range matches[0][1:] {
+		n, err := strconv.Atoi(strings.ReplaceAll(g, ",", ""))
+		require.NoError(t, err, g)
+		out = append(out, n)
+	}
+	return out
+}
+
+// carolPlan is `plan --graphrag <Carol> --json` with args.
+func carolPlan(t *testing.T, dir string, args ...string) planOutput {
+	t.Helper()
+	env, out, errOut := testEnv("")
+	code := runMain(context.Background(), env, append([]string{"plan", "--graphrag", dir, "--json"}, args...))
+	require.Equal(t, 0, code, errOut.String())
+	var plan planOutput
+	require.NoError(t, json.Unmarshal(out.Bytes(), &plan))
+	return plan
+}
+
+// TestREADMEFigures computes again, from the Christmas Carol output, every
+// figure the README quotes of it: the import's counts, the map batches and
+// tokens per --excerpts mode, the levels' selections and the default
+// plan's model calls against MaxModelCalls. A change that moves one fails
+// here until the README says the new figure.
+func TestREADMEFigures(t *testing.T) {
+	dir := corpus.Dir(t, corpus.ChristmasCarol)
+	prose := readmeProse(t)
+	const query = "What are the main themes of the story?"
+
+	t.Run("import counts", func(t *testing.T) {
+		_, r, err := graphrag.Import(context.Background(), dir, graphrag.Options{})
+		require.NoError(t, err)
+		got := readmeNumbers(t, prose, `index of Microsoft GraphRAG's own test data: (\d+) summaries \((\d+) leaves\), (\d+) of (\d+) claims attached \((\d+) subjects are not entities, (\d+) entities are in no community\)`)
+		reasons := map[string]int{}
+		for _, u := range r.Unmatched {
+			reasons[u.Reason]++
+		}
+		assert.Equal(t, []int{r.Summaries, r.Leaves, r.ClaimsAttached, r.Covariates,
+			reasons[graphrag.ReasonUnknownEntity], reasons[graphrag.ReasonNoCommunity]}, got)
+		assert.Equal(t, []int{r.ExcerptChunks}, readmeNumbers(t, prose, `every attached claim cites an excerpt: (\d+) excerpt chunks`))
+		assert.Zero(t, r.NoSourceText, "the covariates without source text are all among the unmatched")
+		assert.Equal(t, []int{r.Summaries, r.Leaves, r.ClaimsAttached, r.Covariates, r.Chunks, len(r.Unmatched)},
+			readmeNumbers(t, prose, "`--graphrag DIR: (\\d+) summaries \\((\\d+) leaves\\), (\\d+) of (\\d+) claims, (\\d+) chunks; (\\d+) claims not stored"),
+			"the line --graphrag prints")
+	})
+	t.Run("excerpts table", func(t *testing.T) {
+		for _, mode := range []string{"source-text", "text-unit", "none"} {
+			plan := carolPlan(t, dir, "--excerpts", mode, "--query", query, "--no-shuffle")
+			got := readmeNumbers(t, prose, `\| `+"`"+mode+"`"+`[^|]*\| (\d+) \| ([\d,]+) \|`)
+			assert.Equal(t, []int{plan.BatchCount, plan.EstimatedMapInputTokens}, got, "--excerpts %s", mode)
+		}
+	})
+	t.Run("levels", func(t *testing.T) {
+		level2 := carolPlan(t, dir, "--level", "2", "--query", query, "--no-shuffle")
+		leaf := carolPlan(t, dir, "--query", query, "--no-shuffle")
+		assert.Equal(t, []int{level2.SummaryCount}, readmeNumbers(t, prose, "`--level 2` selects (\\d+) summaries"))
+		assert.Equal(t, []int{leaf.SummaryCount}, readmeNumbers(t, prose, "`--level leaf` selects all (\\d+) leaves"))
+	})
+	t.Run("default plan against MaxModelCalls", func(t *testing.T) {
+		plan := carolPlan(t, dir, "--query", query, "--no-shuffle")
+		got := readmeNumbers(t, prose, `500 is over (\d+) times the default plan of the Christmas Carol index \(at most (\d+) calls for its (\d+) batches`)
+		assert.Equal(t, []int{plan.MaxModelCalls, plan.BatchCount}, got[1:])
+		assert.Greater(t, 500, got[0]*plan.MaxModelCalls, "over %d times", got[0])
+		assert.LessOrEqual(t, 500, (got[0]+5)*plan.MaxModelCalls, "not far over %d times", got[0])
+	})
+}
