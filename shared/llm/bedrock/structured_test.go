@@ -121,3 +121,33 @@ func TestSupportsStructuredOutput(t *testing.T) {
 		})
 	}
 }
+
+// TestSchemaOutputSavesAttempts measures map attempts per batch over a whole
+// search against a model that wraps its JSON in prose a third of the time,
+// without and with outputConfig's schema.
+func TestSchemaOutputSavesAttempts(t *testing.T) {
+	t.Setenv("AWS_BEARER_TOKEN_BEDROCK", "")
+	chatty := func(call modeltest.ConverseCall) modeltest.ConverseReply {
+		prompt := ""
+		if msgs, _ := call.Body["messages"].([]any); len(msgs) > 0 {
+			content, _ := msgs[0].(map[string]any)["content"].([]any)
+			if len(content) > 0 {
+				prompt, _ = content[0].(map[string]any)["text"].(string)
+			}
+		}
+		_, asked := call.OutputSchema()
+		return ok(modeltest.ChattyAnswer(call.Seq, prompt, asked), "end_turn", 900, 40)
+	}
+	perBatch := map[bedrock.StructuredOutput]float64{}
+	for _, mode := range []bedrock.StructuredOutput{bedrock.StructuredOff, bedrock.StructuredOn} {
+		fake := modeltest.NewConverseServer(t, chatty)
+		m, err := bedrock.New(testConfig(fake.URL), haiku45, bedrock.WithStructuredOutput(mode))
+		require.NoError(t, err)
+		batches, calls := modeltest.SearchAttempts(t, m)
+		require.Greater(t, batches, 10, "enough batches to measure")
+		perBatch[mode] = float64(calls) / float64(batches)
+		t.Logf("outputConfig %v: %d batches, %d map calls, %.3f attempts per batch", mode == bedrock.StructuredOn, batches, calls, perBatch[mode])
+	}
+	assert.Equal(t, 1.0, perBatch[bedrock.StructuredOn], "schema output: every batch answers at its first attempt")
+	assert.Greater(t, perBatch[bedrock.StructuredOff], perBatch[bedrock.StructuredOn])
+}

@@ -68,6 +68,17 @@ const (
 	FormatText
 )
 
+// String is the response_format type a Format sends.
+func (f Format) String() string {
+	switch f {
+	case FormatSchema:
+		return "json_schema"
+	case FormatJSON:
+		return "json_object"
+	}
+	return "none"
+}
+
 type config struct {
 	apiKey, azureKey string
 	client           *http.Client
