@@ -134,7 +134,7 @@ func (o *modelOptions) resolve(env *cliEnv) error {
 	if o.envRead {
 		return nil
 	}
-	if err := o.kinds.check(); err != nil {
+	if err := o.kinds.check(o.spec); err != nil {
 		return err
 	}
 	for _, p := range []struct {

@@ -41,13 +41,23 @@ func (k *modelKindOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&k.apiVersion, "azure-api-version", "", "Azure OpenAI api-version (default $"+envAzureAPIVersion+", else "+openai.DefaultAzureAPIVersion+")")
 }
 
-// check refuses a bad --structured-output before anything is read.
-func (k *modelKindOptions) check() error {
+// check refuses a bad --structured-output, and --reasoning or
+// --azure-api-version given for a model they cannot apply to, before
+// anything is read: a flag that silently does nothing misleads.
+func (k *modelKindOptions) check(spec string) error {
 	switch k.structured {
 	case "", structuredAuto, structuredOn, structuredOff:
-		return nil
+	default:
+		return &usageError{fmt.Sprintf("--structured-output %q: want auto, on or off", k.structured)}
 	}
-	return &usageError{fmt.Sprintf("--structured-output %q: want auto, on or off", k.structured)}
+	provider, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	if k.reasoning.set && provider != providerOpenAI && provider != providerAzure {
+		return &usageError{"--reasoning applies to openai: and azure: models only"}
+	}
+	if strings.TrimSpace(k.apiVersion) != "" && provider != providerAzure {
+		return &usageError{"--azure-api-version applies to azure: models only"}
+	}
+	return nil
 }
 
 func (k *modelKindOptions) openaiOptions() []openai.Option {

@@ -115,6 +115,10 @@ func TestModelKindFlags(t *testing.T) {
 		{name: "structured output on", args: []string{"--structured-output", "on"}, spec: "openai:llama3.1@http://localhost:1/v1"},
 		{name: "a bad structured output", args: []string{"--structured-output", "always"}, spec: "openai:llama3.1@http://localhost:1/v1",
 			wantErr: `--structured-output "always": want auto, on or off`},
+		{name: "--reasoning for a Bedrock model", args: []string{"--reasoning"}, spec: "bedrock:us.anthropic.claude-3-5-haiku-20241022-v1:0",
+			wantErr: "--reasoning applies to openai: and azure: models only"},
+		{name: "--azure-api-version for another model", args: []string{"--azure-api-version", "2024-10-21"}, spec: "openai:llama3.1@http://localhost:1/v1",
+			wantErr: "--azure-api-version applies to azure: models only"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -163,7 +167,7 @@ func TestStructuredOutputFlagReachesBedrock(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.mode+" "+tc.model, func(t *testing.T) {
 			k := modelKindOptions{structured: tc.mode}
-			require.NoError(t, k.check())
+			require.NoError(t, k.check("bedrock:"+tc.model))
 			m, err := bedrock.New(aws.Config{Region: "us-west-2"}, tc.model, k.bedrockOptions()...)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, m.Structured())
