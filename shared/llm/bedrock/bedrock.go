@@ -1,5 +1,6 @@
 // Package bedrock is the Model adapter for Amazon Bedrock: one Converse call
-// per ModelRequest (docs/contract.md#aws "Model"), with the SDK's standard retryer taught
+// per ModelRequest (docs/contract.md#aws "Model"; a second only when a model refuses the
+// output schema, docs/contract.md#structured-output), with the SDK's standard retryer taught
 // to also retry ModelNotReadyException. It never retries on its own beyond
 // that: the search (or the state machine) owns the second attempt (docs/contract.md#map-calls).
 package bedrock
@@ -156,7 +157,8 @@ func (m *Model) Structured() bool { return m.schema.Load() }
 
 // Complete makes one Converse call: the rendered prompt as the user message,
 // maxTokens = req.MaxTokens (the stage's output reserve; none when 0),
-// temperature 0.
+// temperature 0, and the stage's JSON schema as outputConfig while the Model
+// asks for it (a second call without it when that is refused).
 func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
 	if req.MaxTokens < 0 {
 		return globalsearch.ModelResponse{}, globalsearch.Errorf(globalsearch.KindInvalidInput,
