@@ -52,7 +52,6 @@ type Model struct {
 	// reasoning models take max_completion_tokens and no temperature.
 	reasoning bool
 	format    atomic.Int32 // a Format
-	maxRetry  time.Duration
 }
 
 // Format is what a call asks the server for in response_format.
@@ -217,7 +216,6 @@ func newModel(c config, model, base string, extra []option.RequestOption) *Model
 		model:     model,
 		endpoint:  strings.TrimSuffix(base, "/") + "/chat/completions",
 		reasoning: reasoning,
-		maxRetry:  c.maxRetryDelay,
 	}
 	m.format.Store(int32(c.format))
 	return m
