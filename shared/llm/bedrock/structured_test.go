@@ -9,8 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
 	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
+	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
 
 const haiku45 = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
@@ -143,11 +145,22 @@ func TestSchemaOutputSavesAttempts(t *testing.T) {
 		fake := modeltest.NewConverseServer(t, chatty)
 		m, err := bedrock.New(testConfig(fake.URL), haiku45, bedrock.WithStructuredOutput(mode))
 		require.NoError(t, err)
-		batches, calls := modeltest.SearchAttempts(t, m)
+		e, ns := sampleEngine(t, m)
+		batches, calls := modeltest.SearchAttempts(t, e, ns)
 		require.Greater(t, batches, 10, "enough batches to measure")
 		perBatch[mode] = float64(calls) / float64(batches)
 		t.Logf("outputConfig %v: %d batches, %d map calls, %.3f attempts per batch", mode == bedrock.StructuredOn, batches, calls, perBatch[mode])
 	}
 	assert.Equal(t, 1.0, perBatch[bedrock.StructuredOn], "schema output: every batch answers at its first attempt")
 	assert.Greater(t, perBatch[bedrock.StructuredOff], perBatch[bedrock.StructuredOn])
+}
+
+// sampleEngine is an engine over the sample index in memory, calling model.
+func sampleEngine(t *testing.T, model globalsearch.Model) (*globalsearch.Engine, string) {
+	t.Helper()
+	f, err := indexfile.Load(modeltest.SampleIndex)
+	require.NoError(t, err)
+	store := memstore.New()
+	require.NoError(t, store.ReplaceNamespace(context.Background(), f.Namespace, f.Records))
+	return &globalsearch.Engine{Index: store, Runs: store, Model: model}, f.Namespace
 }

@@ -2,16 +2,12 @@ package modeltest
 
 import (
 	"context"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile"
-	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
 
 // ChattyAnswer is what a chatty model answers the seq-th call (1-based) of
@@ -30,25 +26,22 @@ func ChattyAnswer(seq int, prompt string, askedSchema bool) string {
 	return "Based on the data [Data: Communities (c-wind)], here is my answer:\n" + answer + "\nI hope this helps!"
 }
 
-// SearchAttempts runs one whole search of the repository's sample index
-// with model, one map call at a time so that the calls come in batch order,
-// under a map budget small enough to make many batches. It returns the
-// batches and the map calls they took, and requires the search to complete
-// with every batch answered.
-func SearchAttempts(t testing.TB, model globalsearch.Model) (batches, mapCalls int) {
+// SampleIndex is the repository's sample index, from a test of a package
+// under shared/llm (tests run in their package's directory).
+const SampleIndex = "../../../testdata/sample-index.json"
+
+// SearchAttempts runs one whole search of namespace with e (its Index, Runs
+// and Model set by the caller), one map call at a time so that the calls
+// come in batch order, under a map budget small enough to make many batches
+// of the sample index. It returns the batches and the map calls they took,
+// and requires the search to complete with every batch answered.
+func SearchAttempts(t testing.TB, e *globalsearch.Engine, namespace string) (batches, mapCalls int) {
 	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	require.True(t, ok)
-	f, err := indexfile.Load(filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "sample-index.json"))
-	require.NoError(t, err)
-	store := memstore.New()
-	ctx := context.Background()
-	require.NoError(t, store.ReplaceNamespace(ctx, f.Namespace, f.Records))
 	level, seed, budget, one, noCache := globalsearch.LeafLevel, int64(7), 1600, 1, false
-	p, err := globalsearch.Request{Query: Query, Namespace: f.Namespace, CommunityLevel: &level, ShuffleSeed: &seed,
+	p, err := globalsearch.Request{Query: Query, Namespace: namespace, CommunityLevel: &level, ShuffleSeed: &seed,
 		MapTokenBudget: &budget, MapConcurrency: &one, Cache: &noCache}.Params(globalsearch.SpecDefaults)
 	require.NoError(t, err)
-	res, err := (&globalsearch.Engine{Index: store, Runs: store, Model: model}).Search(ctx, p)
+	res, err := e.Search(context.Background(), p)
 	require.NoError(t, err)
 	require.Equal(t, globalsearch.StatusCompleted, res.Status, res.Error)
 	require.Zero(t, res.FailedMapBatches)

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -11,7 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
+	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
 
 // chattyServer answers every call with modeltest.ChattyAnswer: valid JSON,
@@ -56,7 +60,8 @@ func TestSchemaOutputSavesAttempts(t *testing.T) {
 		srv := httptest.NewServer(&chattyServer{})
 		m, err := New(srv.URL+"/v1", "llama3.1", fast, WithFormat(f))
 		require.NoError(t, err)
-		batches, calls := modeltest.SearchAttempts(t, m)
+		e, ns := sampleEngine(t, m)
+		batches, calls := modeltest.SearchAttempts(t, e, ns)
 		srv.Close()
 		require.Greater(t, batches, 10, "enough batches to measure")
 		perBatch[f] = float64(calls) / float64(batches)
@@ -64,4 +69,14 @@ func TestSchemaOutputSavesAttempts(t *testing.T) {
 	}
 	assert.Equal(t, 1.0, perBatch[FormatSchema], "schema output: every batch answers at its first attempt")
 	assert.Greater(t, perBatch[FormatJSON], perBatch[FormatSchema])
+}
+
+// sampleEngine is an engine over the sample index in memory, calling model.
+func sampleEngine(t *testing.T, model globalsearch.Model) (*globalsearch.Engine, string) {
+	t.Helper()
+	f, err := indexfile.Load(modeltest.SampleIndex)
+	require.NoError(t, err)
+	store := memstore.New()
+	require.NoError(t, store.ReplaceNamespace(context.Background(), f.Namespace, f.Records))
+	return &globalsearch.Engine{Index: store, Runs: store, Model: model}, f.Namespace
 }
