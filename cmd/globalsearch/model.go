@@ -30,20 +30,21 @@ const (
 // time.
 const defaultModelTimeout = 5 * time.Minute
 
-const modelUsage = "offline | bedrock:<model-or-inference-profile-id> | openai:<model>@<base-url>"
+const modelUsage = "offline | bedrock:<model-or-inference-profile-id> | openai:<model>@<base-url> | azure:<deployment>@<endpoint>"
 
 // The model providers --model names.
 const (
 	providerOffline = "offline"
 	providerBedrock = "bedrock"
 	providerOpenAI  = "openai"
+	providerAzure   = "azure"
 )
 
 // modelSpec is a parsed --model value.
 type modelSpec struct {
 	provider string
-	model    string // bedrock model or profile id; openai model name
-	baseURL  string // openai only
+	model    string // bedrock model or profile id; openai model name; azure deployment
+	baseURL  string // openai base URL; azure endpoint
 }
 
 // modelOptions are the flags that choose and price the model.
@@ -51,6 +52,7 @@ type modelOptions struct {
 	spec              string
 	priceIn, priceOut priceFlag
 	timeout           durationFlag
+	kinds             modelKindOptions
 	// envRead is set once resolve has applied GRAPHRAG_PRICE_IN/OUT.
 	envRead bool
 }
@@ -121,6 +123,7 @@ func (o *modelOptions) register(fs *flag.FlagSet) {
 	fs.Var(&o.priceIn, "price-in", "USD per 1,000 input tokens, to print a cost (default $"+envPriceIn+")")
 	fs.Var(&o.priceOut, "price-out", "USD per 1,000 output tokens, to print a cost (default $"+envPriceOut+")")
 	fs.Var(&o.timeout, "model-timeout", "longest wait for one model call, e.g. 90s (default $"+envTimeout+", else "+defaultModelTimeout.String()+")")
+	o.kinds.register(fs)
 }
 
 // resolve fills the prices not given as flags from GRAPHRAG_PRICE_IN/OUT and
@@ -130,6 +133,9 @@ func (o *modelOptions) register(fs *flag.FlagSet) {
 func (o *modelOptions) resolve(env *cliEnv) error {
 	if o.envRead {
 		return nil
+	}
+	if err := o.kinds.check(o.spec); err != nil {
+		return err
 	}
 	for _, p := range []struct {
 		flag *priceFlag
@@ -207,6 +213,8 @@ func parseModelSpec(s string) (modelSpec, error) {
 			return modelSpec{}, &usageError{fmt.Sprintf("--model %q: base URL %q must be an http(s) URL, %s", s, base, example)}
 		}
 		return modelSpec{provider: providerOpenAI, model: model, baseURL: strings.TrimRight(base, "/")}, nil
+	case providerAzure:
+		return parseAzureSpec(s, rest)
 	}
 	return modelSpec{}, &usageError{fmt.Sprintf("unknown model provider %q in --model %q; want %s", provider, s, modelUsage)}
 }
@@ -241,14 +249,16 @@ func (o *modelOptions) build(ctx context.Context, env *cliEnv, spec modelSpec) (
 		if err := checkAWSCredentials(ctx, cfg, what); err != nil {
 			return nil, err
 		}
-		return bedrock.New(cfg, spec.model)
+		return bedrock.New(cfg, spec.model, o.kinds.bedrockOptions()...)
 	case providerOpenAI:
-		var opts []openai.Option
+		opts := o.kinds.openaiOptions()
 		// Sent only when set: local servers need no key.
 		if key, ok := env.lookupEnv(envOpenAIAPIKey); ok && key != "" {
 			opts = append(opts, openai.WithAPIKey(key))
 		}
 		return openai.New(spec.baseURL, spec.model, opts...)
+	case providerAzure:
+		return o.kinds.openAzure(env, spec)
 	}
 	return offline.New(), nil
 }

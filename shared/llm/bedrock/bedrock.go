@@ -1,5 +1,6 @@
 // Package bedrock is the Model adapter for Amazon Bedrock: one Converse call
-// per ModelRequest (docs/contract.md#aws "Model"), with the SDK's standard retryer taught
+// per ModelRequest (docs/contract.md#aws "Model"; a second only when a model refuses the
+// output schema, docs/contract.md#structured-output), with the SDK's standard retryer taught
 // to also retry ModelNotReadyException. It never retries on its own beyond
 // that: the search (or the state machine) owns the second attempt (docs/contract.md#map-calls).
 package bedrock
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -53,14 +55,21 @@ var throttleCodes = map[string]struct{}{
 
 // Model calls one Bedrock model (a model id or an inference profile id or
 // ARN) through Converse. It is safe for concurrent use.
+//
+// Structured output: a Model that asks for the stage's JSON schema and is
+// refused with a ValidationException resends that call once without it. When
+// the resend is not refused the same way, the schema was the cause: the
+// Model remembers and asks no more. The resend is a fallback, not a retry.
 type Model struct {
 	client  *bedrockruntime.Client
 	modelID string
+	schema  atomic.Bool // calls ask for the stage's JSON schema
 }
 
 type options struct {
 	maxAttempts int
 	maxBackoff  time.Duration
+	structured  StructuredOutput
 	clientOpts  []func(*bedrockruntime.Options)
 }
 
@@ -116,7 +125,9 @@ func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
 			fn(co)
 		}
 	})
-	return &Model{client: client, modelID: modelID}, nil
+	m := &Model{client: client, modelID: modelID}
+	m.schema.Store(o.structured == StructuredOn || o.structured == StructuredAuto && SupportsStructuredOutput(modelID))
+	return m, nil
 }
 
 // NewRetryer returns the SDK's standard retryer (exponential backoff with
@@ -141,9 +152,13 @@ func NewRetryer(maxAttempts int, maxBackoff time.Duration) aws.Retryer {
 // ModelID is the model or inference profile the Model calls.
 func (m *Model) ModelID() string { return m.modelID }
 
+// Structured reports whether the next call asks for the stage's JSON schema.
+func (m *Model) Structured() bool { return m.schema.Load() }
+
 // Complete makes one Converse call: the rendered prompt as the user message,
 // maxTokens = req.MaxTokens (the stage's output reserve; none when 0),
-// temperature 0.
+// temperature 0, and the stage's JSON schema as outputConfig while the Model
+// asks for it (a second call without it when that is refused).
 func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
 	if req.MaxTokens < 0 {
 		return globalsearch.ModelResponse{}, globalsearch.Errorf(globalsearch.KindInvalidInput,
@@ -155,7 +170,7 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 	if req.MaxTokens > 0 {
 		inference.MaxTokens = aws.Int32(int32(min(req.MaxTokens, 1<<31-1)))
 	}
-	out, err := m.client.Converse(ctx, &bedrockruntime.ConverseInput{
+	in := &bedrockruntime.ConverseInput{
 		ModelId: aws.String(m.modelID),
 		System:  []types.SystemContentBlock{&types.SystemContentBlockMemberText{Value: req.SystemPrompt()}},
 		Messages: []types.Message{{
@@ -163,7 +178,19 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 			Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: req.Prompt}},
 		}},
 		InferenceConfig: inference,
-	})
+	}
+	schema := m.schema.Load()
+	if schema {
+		in.OutputConfig = outputConfig(req.Stage)
+	}
+	out, err := m.client.Converse(ctx, in)
+	if err != nil && schema && isValidation(err) {
+		in.OutputConfig = nil
+		out, err = m.client.Converse(ctx, in)
+		if err == nil || !isValidation(err) {
+			m.schema.Store(false)
+		}
+	}
 	if err != nil {
 		return globalsearch.ModelResponse{}, m.classify(ctx, err)
 	}

@@ -137,3 +137,35 @@ func (s *ConverseServer) serve(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(cmp.Or(rep.Status, http.StatusOK))
 	_, _ = w.Write(body)
 }
+
+// ConverseSchema is the JSON schema a Converse call asked for in
+// outputConfig.textFormat: its name and the schema's JSON text.
+type ConverseSchema struct {
+	Type, Name, Schema string
+}
+
+// OutputSchema returns the JSON schema the call asked for; ok is false when
+// it asked for none.
+func (c ConverseCall) OutputSchema() (ConverseSchema, bool) {
+	cfg, _ := c.Body["outputConfig"].(map[string]any)
+	format, _ := cfg["textFormat"].(map[string]any)
+	structure, _ := format["structure"].(map[string]any)
+	js, _ := structure["jsonSchema"].(map[string]any)
+	if js == nil {
+		return ConverseSchema{}, false
+	}
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	return ConverseSchema{Type: str(format, "type"), Name: str(js, "name"), Schema: str(js, "schema")}, true
+}
+
+// RefusingSchemas wraps a script to answer every call that asks for an
+// output schema as a model without structured outputs does: a
+// ValidationException. Calls without one get script's answer.
+func RefusingSchemas(script func(ConverseCall) ConverseReply) func(ConverseCall) ConverseReply {
+	return func(call ConverseCall) ConverseReply {
+		if _, asked := call.OutputSchema(); asked {
+			return ConverseError(http.StatusBadRequest, "ValidationException")
+		}
+		return script(call)
+	}
+}

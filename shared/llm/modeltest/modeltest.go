@@ -3,7 +3,8 @@
 // against fake servers. A model that passes answers each stage in the
 // output shape the engine validates (docs/contract.md#model-output, docs/contract.md#reduce-call), reports its usage
 // and stop reason, and gives up on a cancelled call. ConverseServer is the
-// one fake Converse (Bedrock runtime) endpoint of the tests.
+// one fake Converse (Bedrock runtime) endpoint of the tests; ChattyAnswer and
+// SearchAttempts measure what schema output saves (docs/contract.md#structured-output).
 package modeltest
 
 import (

@@ -15,9 +15,8 @@ func TestConformance(t *testing.T) {
 		fake := &fakeServer{replies: []reply{completion(`{"answer":"Sorrel Bank is a wind farm [Data: Communities (c-wind)].","usefulness":80}`, "stop", 120, 12)}}
 		srv := httptest.NewServer(fake)
 		t.Cleanup(srv.Close)
-		m, err := New(srv.URL+"/v1/", "llama3.1")
+		m, err := New(srv.URL+"/v1/", "llama3.1", fast)
 		require.NoError(t, err)
-		recordSleeps(m)
 		return m
 	})
 }

@@ -1,23 +1,23 @@
 // Package openai is the Model adapter for OpenAI-compatible chat completions
-// servers (Ollama, vLLM, llama.cpp server, or OpenAI itself): one
-// POST {base}/chat/completions per ModelRequest. Like the Bedrock adapter it
-// retries only at the transport level (429 and 5xx, a few bounded attempts);
-// the search owns the second attempt of a batch (docs/contract.md#map-calls).
+// servers (Ollama, vLLM, llama.cpp server, OpenAI itself, Azure OpenAI): one
+// chat completion per ModelRequest through the official SDK
+// (github.com/openai/openai-go/v3). Like the Bedrock adapter it retries only
+// at the transport level (the SDK's retries of 408, 409, 429, 5xx and
+// connection errors, honouring Retry-After, a few bounded attempts); the
+// search owns the second attempt of a batch (docs/contract.md#map-calls).
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"math/rand/v2"
 	"net/http"
-	"strconv"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
@@ -25,349 +25,308 @@ import (
 // Defaults of New.
 const (
 	// DefaultMaxAttempts is the transport attempts per call (the first and two
-	// retries) for 429, 5xx and connection errors.
+	// retries).
 	DefaultMaxAttempts = 3
-	// DefaultBaseBackoff and DefaultMaxBackoff shape the exponential backoff
-	// with full jitter between attempts.
-	DefaultBaseBackoff = 250 * time.Millisecond
-	DefaultMaxBackoff  = 4 * time.Second
-	// DefaultMaxRetryAfter caps how long a 429's Retry-After is honoured:
-	// longer waits are left to the caller's own retry.
-	DefaultMaxRetryAfter = 30 * time.Second
+	// DefaultMaxRetryDelay bounds one wait between attempts: the backoff, and
+	// a Retry-After the server sends. A longer Retry-After is not waited for:
+	// the call fails throttled and the caller's own retry takes over.
+	DefaultMaxRetryDelay = 30 * time.Second
+	// DefaultAzureAPIVersion is the Azure OpenAI api-version sent when none is
+	// given: the GA version with structured outputs.
+	DefaultAzureAPIVersion = "2024-10-21"
 )
 
 // Model calls one model of an OpenAI-compatible server. It is safe for
 // concurrent use.
 //
-// JSON mode: by default every request asks for response_format
-// {"type":"json_object"}. Some servers (older llama.cpp builds, some vLLM
-// models) reject it with a 400 that names response_format; the Model then
-// resends that call once without it and remembers, so later calls omit it.
-// That resend is a fallback, not a retry: it does not count as an attempt.
+// Output format: a Model first asks for the stage's JSON schema
+// (response_format json_schema, strict; docs/contract.md#structured-output). A server that
+// refuses it with a 400 naming response_format gets that call resent once
+// with the next format down (json_object, then none), and the Model
+// remembers, so later calls start there. A resend is a fallback, not a
+// retry: it does not count as an attempt.
 type Model struct {
-	endpoint      string // {base}/chat/completions
-	model         string
-	apiKey        string
-	client        *http.Client
-	maxAttempts   int
-	baseBackoff   time.Duration
-	maxBackoff    time.Duration
-	maxRetryAfter time.Duration
-	noJSONMode    atomic.Bool
-	// sleep waits d or until ctx is done; tests replace it to observe waits.
-	sleep func(ctx context.Context, d time.Duration) error
+	chat     sdk.ChatCompletionService
+	model    string
+	endpoint string // where calls go, for messages
+	// reasoning models take max_completion_tokens and no temperature.
+	reasoning bool
+	format    atomic.Int32 // a Format
 }
 
-// Option configures New.
-type Option func(*Model)
+// Format is what a call asks the server for in response_format.
+type Format int32
+
+// The formats, best first: a fallback moves down the list.
+const (
+	// FormatSchema asks for the stage's JSON schema, strict.
+	FormatSchema Format = iota
+	// FormatJSON asks for any JSON object (json_object).
+	FormatJSON
+	// FormatText sends no response_format.
+	FormatText
+)
+
+// String is the response_format type a Format sends.
+func (f Format) String() string {
+	switch f {
+	case FormatSchema:
+		return "json_schema"
+	case FormatJSON:
+		return "json_object"
+	}
+	return "none"
+}
+
+type config struct {
+	apiKey, azureKey string
+	client           *http.Client
+	maxAttempts      int
+	maxRetryDelay    time.Duration
+	format           Format
+	reasoning        *bool
+}
+
+// Option configures New and NewAzure.
+type Option func(*config)
 
 // WithAPIKey sends "Authorization: Bearer key" (only when key is not empty:
-// local servers need none).
-func WithAPIKey(key string) Option { return func(m *Model) { m.apiKey = key } }
+// local servers need none). For Azure OpenAI this is how an Entra ID token
+// is sent.
+func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
 
-// WithoutJSONMode never sends response_format.
-func WithoutJSONMode() Option { return func(m *Model) { m.noJSONMode.Store(true) } }
+// WithAzureAPIKey sends Azure OpenAI's "api-key: key" header.
+func WithAzureAPIKey(key string) Option { return func(c *config) { c.azureKey = key } }
+
+// WithFormat sets the first output format calls ask for (default
+// FormatSchema); fallbacks still move down from it.
+func WithFormat(f Format) Option {
+	return func(c *config) {
+		if f >= FormatSchema && f <= FormatText {
+			c.format = f
+		}
+	}
+}
+
+// WithReasoning says whether the model is a reasoning model, overriding
+// IsReasoningModel's guess from its name.
+func WithReasoning(on bool) Option { return func(c *config) { c.reasoning = &on } }
 
 // WithHTTPClient replaces http.DefaultClient. The call's context, not a
 // client timeout, should bound a call.
-func WithHTTPClient(c *http.Client) Option { return func(m *Model) { m.client = c } }
+func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.client = hc } }
 
 // WithMaxAttempts sets the transport attempts per call; values below 1 are
 // ignored.
 func WithMaxAttempts(n int) Option {
-	return func(m *Model) {
+	return func(c *config) {
 		if n >= 1 {
-			m.maxAttempts = n
+			c.maxAttempts = n
 		}
 	}
 }
 
-// WithBackoff sets the base and the cap of the exponential backoff between
-// attempts.
-func WithBackoff(base, maxBackoff time.Duration) Option {
-	return func(m *Model) {
-		if base > 0 {
-			m.baseBackoff = base
-		}
-		if maxBackoff > 0 {
-			m.maxBackoff = maxBackoff
-		}
-	}
-}
-
-// WithMaxRetryAfter caps how long a 429's Retry-After is honoured.
-func WithMaxRetryAfter(d time.Duration) Option {
-	return func(m *Model) {
+// WithMaxRetryDelay bounds one wait between attempts, backoff and
+// Retry-After alike (default DefaultMaxRetryDelay).
+func WithMaxRetryDelay(d time.Duration) Option {
+	return func(c *config) {
 		if d > 0 {
-			m.maxRetryAfter = d
+			c.maxRetryDelay = d
 		}
 	}
 }
 
 // New returns a Model for model at baseURL, the server's OpenAI API root
-// (for Ollama http://localhost:11434/v1).
+// (for Ollama http://localhost:11434/v1). It reads no OPENAI_* environment
+// variable: the caller passes what it means to send.
 func New(baseURL, model string, opts ...Option) (*Model, error) {
 	baseURL = strings.TrimRight(strings.TrimSpace(baseURL), "/")
+	model = strings.TrimSpace(model)
 	if baseURL == "" || model == "" {
 		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "openai-compatible model needs a base URL and a model name")
 	}
-	m := &Model{
-		endpoint:      baseURL + "/chat/completions",
-		model:         model,
-		client:        http.DefaultClient,
-		maxAttempts:   DefaultMaxAttempts,
-		baseBackoff:   DefaultBaseBackoff,
-		maxBackoff:    DefaultMaxBackoff,
-		maxRetryAfter: DefaultMaxRetryAfter,
-		sleep:         sleepContext,
+	c := newConfig(opts)
+	if c.azureKey != "" {
+		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "an Azure api-key goes with an Azure OpenAI endpoint (NewAzure), not with %s", baseURL)
 	}
+	return newModel(c, model, baseURL+"/", nil), nil
+}
+
+// NewAzure returns a Model for an Azure OpenAI deployment: calls go to
+// {endpoint}/openai/deployments/{deployment}/chat/completions?api-version=
+// apiVersion (DefaultAzureAPIVersion when empty), authenticated by
+// WithAzureAPIKey or by an Entra ID token through WithAPIKey (exactly one).
+// The endpoint must be https, except on a loopback host (a local emulator).
+func NewAzure(endpoint, deployment, apiVersion string, opts ...Option) (*Model, error) {
+	endpoint = strings.TrimRight(strings.TrimSpace(endpoint), "/")
+	deployment = strings.TrimSpace(deployment)
+	apiVersion = strings.TrimSpace(apiVersion)
+	if apiVersion == "" {
+		apiVersion = DefaultAzureAPIVersion
+	}
+	if deployment == "" || strings.ContainsAny(deployment, "/?#") {
+		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "azure openai model needs a deployment name without '/', '?' or '#' (got %q)", deployment)
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname()))) {
+		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput,
+			"azure openai endpoint %q must be an https URL such as https://my-resource.openai.azure.com (http only on a loopback host)", endpoint)
+	}
+	c := newConfig(opts)
+	if (c.azureKey == "") == (c.apiKey == "") {
+		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput,
+			"azure openai deployment %s needs exactly one credential: an api-key or an Entra ID token", deployment)
+	}
+	base := endpoint + "/openai/deployments/" + url.PathEscape(deployment) + "/"
+	extra := []option.RequestOption{option.WithQuery("api-version", apiVersion)}
+	if c.azureKey != "" {
+		extra = append(extra, option.WithHeader("api-key", c.azureKey))
+	}
+	return newModel(c, deployment, base, extra), nil
+}
+
+func isLoopback(host string) bool {
+	return host == "localhost" || host == "127.0.0.1" || host == "::1"
+}
+
+func newConfig(opts []Option) config {
+	c := config{client: http.DefaultClient, maxAttempts: DefaultMaxAttempts, maxRetryDelay: DefaultMaxRetryDelay}
 	for _, opt := range opts {
-		opt(m)
+		opt(&c)
 	}
-	return m, nil
+	return c
 }
 
-type message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+func newModel(c config, model, base string, extra []option.RequestOption) *Model {
+	reasoning := IsReasoningModel(model)
+	if c.reasoning != nil {
+		reasoning = *c.reasoning
+	}
+	reqOpts := append([]option.RequestOption{
+		option.WithBaseURL(base),
+		option.WithHTTPClient(c.client),
+		option.WithMaxRetries(c.maxAttempts - 1),
+		option.WithMaxRetryDelay(c.maxRetryDelay),
+	}, extra...)
+	if c.apiKey != "" {
+		reqOpts = append(reqOpts, option.WithAPIKey(c.apiKey))
+	}
+	m := &Model{
+		chat:      sdk.NewChatCompletionService(reqOpts...),
+		model:     model,
+		endpoint:  strings.TrimSuffix(base, "/") + "/chat/completions",
+		reasoning: reasoning,
+	}
+	m.format.Store(int32(c.format))
+	return m
 }
 
-type responseFormat struct {
-	Type string `json:"type"`
-}
+// Reasoning reports whether calls are made the reasoning models' way.
+func (m *Model) Reasoning() bool { return m.reasoning }
 
-type chatRequest struct {
-	Model    string    `json:"model"`
-	Messages []message `json:"messages"`
-	// MaxTokens 0 is left out: no limit, the server's default applies
-	// (docs/contract.md#budgets).
-	MaxTokens      int             `json:"max_tokens,omitempty"`
-	Temperature    float64         `json:"temperature"`
-	Stream         bool            `json:"stream"`
-	ResponseFormat *responseFormat `json:"response_format,omitempty"`
-}
-
-type chatResponse struct {
-	Choices []struct {
-		Message struct {
-			Content *string `json:"content"`
-		} `json:"message"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
-}
+// Format is the output format the next call starts with.
+func (m *Model) Format() Format { return Format(m.format.Load()) }
 
 // Complete makes one chat completion: the fixed system message, the rendered
-// prompt as the user message, max_tokens = req.MaxTokens (none when 0),
-// temperature 0.
+// prompt as the user message, the stage's output reserve as max_tokens
+// (max_completion_tokens for a reasoning model; none when 0) and temperature
+// 0 (none for a reasoning model, which refuses it).
 func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
 	if req.MaxTokens < 0 {
 		return globalsearch.ModelResponse{}, globalsearch.Errorf(globalsearch.KindInvalidInput,
 			"%s must not be negative to call model %s (got %d)", reserveName(req.Stage), m.model, req.MaxTokens)
 	}
-	jsonMode := !m.noJSONMode.Load()
-	status, body, err := m.send(ctx, req, jsonMode)
-	if err == nil && status == http.StatusBadRequest && jsonMode && bytes.Contains(body, []byte("response_format")) {
-		m.noJSONMode.Store(true)
-		status, body, err = m.send(ctx, req, false)
+	for {
+		format := m.Format()
+		var raw []byte
+		ex := &exchange{}
+		_, err := m.chat.New(ctx, m.params(req, format),
+			option.WithMiddleware(ex.middleware), option.WithResponseBodyInto(&raw))
+		if err == nil && ex.tooLarge {
+			return globalsearch.ModelResponse{}, m.tooLarge(ex)
+		}
+		if err != nil {
+			if format < FormatText && ex.refusesFormat() {
+				// Compare-and-swap: concurrent calls refused together step
+				// down once, not once each.
+				m.format.CompareAndSwap(int32(format), int32(format+1))
+				continue
+			}
+			return globalsearch.ModelResponse{}, m.classify(ctx, err, ex)
+		}
+		return m.read(req, raw)
 	}
-	if err != nil {
-		return globalsearch.ModelResponse{}, err
+}
+
+func (m *Model) params(req globalsearch.ModelRequest, format Format) sdk.ChatCompletionNewParams {
+	p := sdk.ChatCompletionNewParams{
+		Model: m.model,
+		Messages: []sdk.ChatCompletionMessageParamUnion{
+			sdk.SystemMessage(req.SystemPrompt()),
+			sdk.UserMessage(req.Prompt),
+		},
 	}
-	if status != http.StatusOK {
-		return globalsearch.ModelResponse{}, globalsearch.Errorf(globalsearch.KindModel,
-			"model %s at %s failed: HTTP %d: %s", m.model, m.endpoint, status, excerpt(body))
+	// A reserve of 0 sends no limit: the server's default applies
+	// (docs/contract.md#budgets).
+	switch {
+	case m.reasoning && req.MaxTokens > 0:
+		p.MaxCompletionTokens = sdk.Int(int64(req.MaxTokens))
+	case req.MaxTokens > 0:
+		p.MaxTokens = sdk.Int(int64(req.MaxTokens))
 	}
-	return m.read(req, body)
+	if !m.reasoning {
+		// Temperature 0: the same batch should get the same answer (docs/contract.md#aws).
+		p.Temperature = sdk.Float(0)
+	}
+	switch format {
+	case FormatSchema:
+		s := globalsearch.StageOutputSchema(req.Stage)
+		p.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{
+			OfJSONSchema: &sdk.ResponseFormatJSONSchemaParam{JSONSchema: sdk.ResponseFormatJSONSchemaJSONSchemaParam{
+				Name: s.Name, Description: sdk.String(s.Description), Strict: sdk.Bool(true), Schema: s.Schema,
+			}},
+		}
+	case FormatJSON:
+		p.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &sdk.ResponseFormatJSONObjectParam{}}
+	}
+	return p
 }
 
 func (m *Model) read(req globalsearch.ModelRequest, body []byte) (globalsearch.ModelResponse, error) {
-	var cr chatResponse
-	if err := json.Unmarshal(body, &cr); err != nil {
+	var cc sdk.ChatCompletion
+	if err := json.Unmarshal(body, &cc); err != nil {
 		return globalsearch.ModelResponse{}, globalsearch.Errorf(globalsearch.KindModel,
 			"model %s at %s returned a malformed chat completion (%v): %s", m.model, m.endpoint, err, excerpt(body))
 	}
-	if len(cr.Choices) == 0 {
+	if len(cc.Choices) == 0 {
 		return globalsearch.ModelResponse{}, globalsearch.Errorf(globalsearch.KindModel,
 			"model %s at %s returned a chat completion with no choices: %s", m.model, m.endpoint, excerpt(body))
 	}
-	choice := cr.Choices[0]
-	resp := globalsearch.ModelResponse{StopReason: choice.FinishReason}
-	if choice.Message.Content != nil {
-		resp.Text = *choice.Message.Content
+	choice := cc.Choices[0]
+	resp := globalsearch.ModelResponse{
+		Text:         choice.Message.Content,
+		StopReason:   choice.FinishReason,
+		InputTokens:  int(cc.Usage.PromptTokens),
+		OutputTokens: int(cc.Usage.CompletionTokens),
 	}
-	if cr.Usage != nil {
-		resp.InputTokens = cr.Usage.PromptTokens
-		resp.OutputTokens = cr.Usage.CompletionTokens
+	limit := "max_tokens"
+	if m.reasoning {
+		limit = "max_completion_tokens"
 	}
 	if choice.FinishReason == "length" && req.MaxTokens == 0 {
 		return resp, globalsearch.Errorf(globalsearch.KindModelOutput,
-			"model %s stopped at its own output limit (no max_tokens was sent, %s is 0): its answer was cut off",
-			m.model, reserveName(req.Stage))
+			"model %s stopped at its own output limit (no %s was sent, %s is 0): its answer was cut off",
+			m.model, limit, reserveName(req.Stage))
 	}
 	if choice.FinishReason == "length" {
 		return resp, globalsearch.Errorf(globalsearch.KindModelOutput,
-			"model %s stopped at max_tokens %d: the output reserve %s was too small for its answer",
-			m.model, req.MaxTokens, reserveName(req.Stage))
+			"model %s stopped at %s %d: the output reserve %s was too small for its answer",
+			m.model, limit, req.MaxTokens, reserveName(req.Stage))
 	}
 	return resp, nil
 }
 
-// send posts one request, retrying 429, 5xx and connection errors up to
-// maxAttempts. It returns the last response's status and body when that is
-// not retryable (a 2xx or another 4xx); otherwise an error of the right kind.
-func (m *Model) send(ctx context.Context, req globalsearch.ModelRequest, jsonMode bool) (int, []byte, error) {
-	cr := chatRequest{
-		Model: m.model,
-		Messages: []message{
-			{Role: "system", Content: req.SystemPrompt()},
-			{Role: "user", Content: req.Prompt},
-		},
-		MaxTokens: req.MaxTokens,
-		// Temperature 0: the same batch should get the same answer (docs/contract.md#aws).
-		Temperature: 0,
-	}
-	if jsonMode {
-		cr.ResponseFormat = &responseFormat{Type: "json_object"}
-	}
-	payload, err := json.Marshal(cr)
-	if err != nil {
-		return 0, nil, globalsearch.Errorf(globalsearch.KindInternal, "encode chat request: %w", err)
-	}
-
-	var lastErr error
-	for attempt := 1; ; attempt++ {
-		status, header, body, err := m.post(ctx, payload)
-		var wait time.Duration
-		switch {
-		case errors.Is(err, errTooLarge):
-			// Not retried: a server that sent this much once would again.
-			return 0, nil, globalsearch.Errorf(globalsearch.KindModel,
-				"model %s at %s answered HTTP %d with a body over the %d MiB read cap, which no chat completion needs: %s",
-				m.model, m.endpoint, status, maxResponseBytes>>20, excerpt(body))
-		case err != nil:
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				return 0, nil, globalsearch.Errorf(globalsearch.KindModel,
-					"model %s at %s: call abandoned: %w (%v)", m.model, m.endpoint, ctxErr, err)
-			}
-			lastErr = globalsearch.Errorf(globalsearch.KindModel,
-				"model %s: cannot reach %s after %d attempt(s) (is the server running?): %w", m.model, m.endpoint, attempt, err)
-			wait = m.backoff(attempt)
-		case status == http.StatusTooManyRequests:
-			lastErr = globalsearch.Errorf(globalsearch.KindThrottled,
-				"model %s at %s throttled (HTTP 429) after %d attempt(s): %s", m.model, m.endpoint, attempt, excerpt(body))
-			wait = m.backoff(attempt)
-			if ra, ok := retryAfter(header.Get("Retry-After"), time.Now()); ok {
-				wait = min(ra, m.maxRetryAfter)
-			}
-		case status >= 500:
-			lastErr = globalsearch.Errorf(globalsearch.KindModel,
-				"model %s at %s failed (HTTP %d) after %d attempt(s): %s", m.model, m.endpoint, status, attempt, excerpt(body))
-			wait = m.backoff(attempt)
-		default:
-			return status, body, nil
-		}
-		if attempt >= m.maxAttempts {
-			return 0, nil, lastErr
-		}
-		// Do not sleep into the deadline: the next attempt could not finish.
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= wait {
-			return 0, nil, lastErr
-		}
-		if err := m.sleep(ctx, wait); err != nil {
-			return 0, nil, globalsearch.Errorf(globalsearch.KindModel,
-				"model %s at %s: call abandoned while backing off: %w (%v)", m.model, m.endpoint, err, lastErr)
-		}
-	}
-}
-
-func (m *Model) post(ctx context.Context, payload []byte) (int, http.Header, []byte, error) {
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, m.endpoint, bytes.NewReader(payload))
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "application/json")
-	if m.apiKey != "" {
-		hr.Header.Set("Authorization", "Bearer "+m.apiKey)
-	}
-	res, err := m.client.Do(hr)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	defer res.Body.Close()
-	// Bounded read: a chat completion is small; a runaway body is not ours.
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBytes+1))
-	if err != nil {
-		return 0, nil, nil, fmt.Errorf("read response: %w", err)
-	}
-	if len(body) > maxResponseBytes {
-		return res.StatusCode, res.Header, body[:maxResponseBytes], errTooLarge
-	}
-	return res.StatusCode, res.Header, body, nil
-}
-
-// maxResponseBytes is the most of a response body read: a chat completion
-// is a few kilobytes, and the largest output reserve a few hundred.
-const maxResponseBytes = 16 << 20
-
-// errTooLarge is a response body past maxResponseBytes: its start is read,
-// the rest is not, so it is reported as what it is, not as a malformed
-// completion.
-var errTooLarge = errors.New("response body too large")
-
-// backoff is exponential with full jitter, so concurrent map calls that were
-// throttled together do not come back together.
-func (m *Model) backoff(attempt int) time.Duration {
-	d := m.baseBackoff << min(attempt-1, 16)
-	if d <= 0 || d > m.maxBackoff {
-		d = m.maxBackoff
-	}
-	return time.Duration(rand.Int64N(int64(d) + 1))
-}
-
-// retryAfter parses a Retry-After header: delay-seconds or an HTTP date.
-func retryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// excerpt is the start of a response body for an error message.
-func excerpt(body []byte) string {
-	s := strings.TrimSpace(string(body))
-	if r := []rune(s); len(r) > 200 {
-		return string(r[:200]) + "…"
-	}
-	if s == "" {
-		return "(empty body)"
-	}
-	return s
-}
-
-// reserveName is the request field whose value became max_tokens (docs/contract.md#request).
+// reserveName is the request field whose value became the output limit (docs/contract.md#request).
 func reserveName(s globalsearch.Stage) string {
 	if s == globalsearch.StageReduce {
 		return "reduceOutputReserve"

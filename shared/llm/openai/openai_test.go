@@ -73,85 +73,101 @@ func (f *fakeServer) snapshot() []received {
 	return append([]received(nil), f.calls...)
 }
 
-// recordSleeps replaces the Model's sleep so tests observe the waits without
-// spending them.
-func recordSleeps(m *Model) *[]time.Duration {
-	var waits []time.Duration
-	m.sleep = func(ctx context.Context, d time.Duration) error {
-		waits = append(waits, d)
-		return ctx.Err()
+// fast keeps the SDK's waits between attempts short: the tests check which
+// attempts are made, never how long they wait.
+var fast = WithMaxRetryDelay(20 * time.Millisecond)
+
+// wantFormat is the response_format a call of stage sends in format f; nil
+// for none.
+func wantFormat(t *testing.T, stage globalsearch.Stage, f Format) any {
+	switch f {
+	case FormatSchema:
+		s := globalsearch.StageOutputSchema(stage)
+		var schema any
+		require.NoError(t, json.Unmarshal([]byte(s.JSON()), &schema))
+		return map[string]any{"type": "json_schema", "json_schema": map[string]any{
+			"name": s.Name, "description": s.Description, "strict": true, "schema": schema,
+		}}
+	case FormatJSON:
+		return map[string]any{"type": "json_object"}
 	}
-	return &waits
+	return nil
 }
 
 func TestComplete(t *testing.T) {
 	rateLimited := func(after string) reply {
 		return reply{status: 429, header: map[string]string{"Retry-After": after}, body: `{"error":{"message":"rate limited"}}`}
 	}
+	ok := globalsearch.ModelResponse{Text: "{}", InputTokens: 1, OutputTokens: 1, StopReason: "stop"}
 	cases := []struct {
 		name      string
 		opts      []Option
 		replies   []reply
 		stage     globalsearch.Stage
 		timeout   time.Duration
-		realSleep bool
 		wantCalls int
-		wantWaits []time.Duration // nil: do not check
 		wantResp  globalsearch.ModelResponse
 		wantKind  globalsearch.Kind // KindInternal: no error
 		wantInErr []string
 		wantCtx   bool
 		wantAuth  string
-		jsonCalls []bool // response_format sent on call i; nil: on every call
+		formats   []Format // response_format of call i; nil: the schema on every call
 	}{
 		{
 			name:      "success with usage",
 			replies:   []reply{completion(`{"answer":"a","usefulness":40}`, "stop", 90, 12)},
-			wantCalls: 1, wantWaits: []time.Duration{},
-			wantResp: globalsearch.ModelResponse{Text: `{"answer":"a","usefulness":40}`, InputTokens: 90, OutputTokens: 12, StopReason: "stop"},
+			wantCalls: 1,
+			wantResp:  globalsearch.ModelResponse{Text: `{"answer":"a","usefulness":40}`, InputTokens: 90, OutputTokens: 12, StopReason: "stop"},
 		},
 		{
 			name:      "api key sent when set",
 			opts:      []Option{WithAPIKey("sk-test")},
 			replies:   []reply{completion("{}", "stop", 1, 1)},
-			wantCalls: 1, wantAuth: "Bearer sk-test",
-			wantResp: globalsearch.ModelResponse{Text: "{}", InputTokens: 1, OutputTokens: 1, StopReason: "stop"},
+			wantCalls: 1, wantAuth: "Bearer sk-test", wantResp: ok,
 		},
 		{
 			name:      "429 with Retry-After then success",
-			replies:   []reply{rateLimited("2"), completion("{}", "stop", 1, 1)},
-			wantCalls: 2, wantWaits: []time.Duration{2 * time.Second},
-			wantResp: globalsearch.ModelResponse{Text: "{}", InputTokens: 1, OutputTokens: 1, StopReason: "stop"},
+			replies:   []reply{rateLimited("0.005"), completion("{}", "stop", 1, 1)},
+			wantCalls: 2, wantResp: ok,
 		},
 		{
-			name:      "Retry-After beyond the cap is capped",
+			// The SDK does not retry before the server allows: the caller's
+			// own retry takes over.
+			name:      "Retry-After beyond the longest wait is not waited for",
 			replies:   []reply{rateLimited("600"), completion("{}", "stop", 1, 1)},
-			wantCalls: 2, wantWaits: []time.Duration{DefaultMaxRetryAfter},
-			wantResp: globalsearch.ModelResponse{Text: "{}", InputTokens: 1, OutputTokens: 1, StopReason: "stop"},
+			wantCalls: 1,
+			wantKind:  globalsearch.KindThrottled, wantInErr: []string{"HTTP 429", "1 attempt(s)", "rate limited"},
 		},
 		{
 			name:      "429 forever",
-			replies:   []reply{rateLimited("1")},
-			wantCalls: 3, wantWaits: []time.Duration{time.Second, time.Second},
-			wantKind: globalsearch.KindThrottled, wantInErr: []string{"HTTP 429", "3 attempt(s)", "rate limited"},
+			replies:   []reply{rateLimited("0.001")},
+			wantCalls: 3,
+			wantKind:  globalsearch.KindThrottled, wantInErr: []string{"HTTP 429", "3 attempt(s)", "rate limited"},
 		},
 		{
 			name:    "Retry-After past the deadline gives up at once",
+			opts:    []Option{WithMaxRetryDelay(time.Minute)},
 			replies: []reply{rateLimited("30")}, timeout: time.Second,
-			wantCalls: 1, wantWaits: []time.Duration{},
-			wantKind: globalsearch.KindThrottled, wantInErr: []string{"HTTP 429"},
+			wantCalls: 1,
+			wantKind:  globalsearch.KindThrottled, wantInErr: []string{"HTTP 429"},
 		},
 		{
 			name:      "5xx then success",
 			replies:   []reply{{status: 503, body: "loading model"}, completion("{}", "stop", 1, 1)},
-			wantCalls: 2,
-			wantResp:  globalsearch.ModelResponse{Text: "{}", InputTokens: 1, OutputTokens: 1, StopReason: "stop"},
+			wantCalls: 2, wantResp: ok,
 		},
 		{
 			name:      "5xx forever",
 			replies:   []reply{{status: 500, body: "boom"}},
 			wantCalls: 3,
 			wantKind:  globalsearch.KindModel, wantInErr: []string{"HTTP 500", "3 attempt(s)", "boom"},
+		},
+		{
+			name:      "one attempt when asked",
+			opts:      []Option{WithMaxAttempts(1)},
+			replies:   []reply{{status: 500, body: "boom"}},
+			wantCalls: 1,
+			wantKind:  globalsearch.KindModel, wantInErr: []string{"HTTP 500", "1 attempt(s)"},
 		},
 		{
 			name:      "malformed body",
@@ -166,6 +182,12 @@ func TestComplete(t *testing.T) {
 			wantKind:  globalsearch.KindModel, wantInErr: []string{"answered HTTP 200 with a body over the 16 MiB read cap", `{"choices":[{"message":{"content":"xxx`},
 		},
 		{
+			name:      "error body over the read cap is not retried",
+			replies:   []reply{{status: 503, body: strings.Repeat("y", maxResponseBytes+1)}},
+			wantCalls: 1,
+			wantKind:  globalsearch.KindModel, wantInErr: []string{"answered HTTP 503 with a body over the 16 MiB read cap"},
+		},
+		{
 			name:      "no choices",
 			replies:   []reply{{status: 200, body: `{"choices":[]}`}},
 			wantCalls: 1,
@@ -178,11 +200,17 @@ func TestComplete(t *testing.T) {
 			wantKind:  globalsearch.KindModel, wantInErr: []string{"HTTP 404", "llama9"},
 		},
 		{
+			name:      "a 400 about something else is no format fallback",
+			replies:   []reply{{status: 400, body: `{"error":{"message":"prompt too long","param":"messages"}}`}},
+			wantCalls: 1,
+			wantKind:  globalsearch.KindModel, wantInErr: []string{"HTTP 400", "prompt too long"},
+		},
+		{
 			name:      "finish_reason length in map",
 			replies:   []reply{completion(`{"answer":"cu`, "length", 50, 64)},
 			wantCalls: 1,
 			wantResp:  globalsearch.ModelResponse{Text: `{"answer":"cu`, InputTokens: 50, OutputTokens: 64, StopReason: "length"},
-			wantKind:  globalsearch.KindModelOutput, wantInErr: []string{"mapOutputReserve", "too small"},
+			wantKind:  globalsearch.KindModelOutput, wantInErr: []string{"max_tokens 64", "mapOutputReserve", "too small"},
 		},
 		{
 			name: "finish_reason length in reduce", stage: globalsearch.StageReduce,
@@ -192,21 +220,35 @@ func TestComplete(t *testing.T) {
 			wantKind:  globalsearch.KindModelOutput, wantInErr: []string{"reduceOutputReserve"},
 		},
 		{
-			name:      "response_format rejected: resent without it",
-			replies:   []reply{{status: 400, body: `{"error":"response_format is not supported"}`}, completion("{}", "stop", 1, 1)},
-			wantCalls: 2, jsonCalls: []bool{true, false},
-			wantResp: globalsearch.ModelResponse{Text: "{}", InputTokens: 1, OutputTokens: 1, StopReason: "stop"},
+			name:      "json_schema refused: resent as json_object",
+			replies:   []reply{{status: 400, body: `{"error":{"message":"Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.","param":"response_format"}}`}, completion("{}", "stop", 1, 1)},
+			wantCalls: 2, formats: []Format{FormatSchema, FormatJSON}, wantResp: ok,
 		},
 		{
-			name:      "JSON mode off",
-			opts:      []Option{WithoutJSONMode()},
+			name: "every format refused: resent without one",
+			replies: []reply{
+				{status: 400, body: `{"error":"json_schema is not supported"}`},
+				{status: 400, body: `{"error":"response_format is not supported"}`},
+				completion("{}", "stop", 1, 1),
+			},
+			wantCalls: 3, formats: []Format{FormatSchema, FormatJSON, FormatText}, wantResp: ok,
+		},
+		{
+			name:      "a refusal without a format left fails",
+			opts:      []Option{WithFormat(FormatText)},
+			replies:   []reply{{status: 400, body: `{"error":"response_format is required"}`}},
+			wantCalls: 1, formats: []Format{FormatText},
+			wantKind: globalsearch.KindModel, wantInErr: []string{"HTTP 400"},
+		},
+		{
+			name:      "JSON object mode",
+			opts:      []Option{WithFormat(FormatJSON)},
 			replies:   []reply{completion("{}", "stop", 1, 1)},
-			wantCalls: 1, jsonCalls: []bool{false},
-			wantResp: globalsearch.ModelResponse{Text: "{}", InputTokens: 1, OutputTokens: 1, StopReason: "stop"},
+			wantCalls: 1, formats: []Format{FormatJSON}, wantResp: ok,
 		},
 		{
 			name:    "context deadline",
-			replies: []reply{{hang: true}}, timeout: 100 * time.Millisecond, realSleep: true,
+			replies: []reply{{hang: true}}, timeout: 100 * time.Millisecond,
 			wantCalls: 1,
 			wantKind:  globalsearch.KindModel, wantCtx: true,
 		},
@@ -216,12 +258,8 @@ func TestComplete(t *testing.T) {
 			fake := &fakeServer{replies: tc.replies}
 			srv := httptest.NewServer(fake)
 			defer srv.Close()
-			m, err := New(srv.URL+"/v1/", "llama3.1", tc.opts...)
+			m, err := New(srv.URL+"/v1/", "llama3.1", append([]Option{fast}, tc.opts...)...)
 			require.NoError(t, err)
-			waits := &[]time.Duration{}
-			if !tc.realSleep {
-				waits = recordSleeps(m)
-			}
 			ctx := context.Background()
 			if tc.timeout > 0 {
 				var cancel context.CancelFunc
@@ -248,9 +286,6 @@ func TestComplete(t *testing.T) {
 				assert.Equal(t, tc.wantCtx, errors.Is(err, context.DeadlineExceeded), "errors.Is DeadlineExceeded: %v", err)
 			}
 			assert.Equal(t, tc.wantResp, resp)
-			if tc.wantWaits != nil {
-				assert.Equal(t, tc.wantWaits, append([]time.Duration{}, *waits...))
-			}
 			for i, c := range calls {
 				assert.Equal(t, "/v1/chat/completions", c.path)
 				assert.Equal(t, tc.wantAuth, c.auth, "Authorization header")
@@ -262,15 +297,30 @@ func TestComplete(t *testing.T) {
 					},
 					"max_tokens":  float64(64),
 					"temperature": float64(0),
-					"stream":      false,
 				}
-				if tc.jsonCalls == nil || tc.jsonCalls[i] {
-					wantBody["response_format"] = map[string]any{"type": "json_object"}
+				format := FormatSchema
+				if tc.formats != nil {
+					format = tc.formats[i]
+				}
+				if rf := wantFormat(t, stage, format); rf != nil {
+					wantBody["response_format"] = rf
 				}
 				assert.Equal(t, wantBody, c.body, "body of call %d", i+1)
 			}
 		})
 	}
+}
+
+func TestUnreachableServer(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	m, err := New(url+"/v1", "llama3.1", fast)
+	require.NoError(t, err)
+	_, err = m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageMap, Prompt: "p", MaxTokens: 8})
+	require.Error(t, err)
+	assert.Equal(t, globalsearch.KindModel, globalsearch.KindOf(err))
+	assert.Contains(t, err.Error(), "cannot reach "+url+"/v1/chat/completions after 3 attempt(s) (is the server running?)")
 }
 
 func TestResponseFormatFallbackIsRemembered(t *testing.T) {
@@ -282,6 +332,7 @@ func TestResponseFormatFallbackIsRemembered(t *testing.T) {
 	defer srv.Close()
 	m, err := New(srv.URL+"/v1", "llama3.1")
 	require.NoError(t, err)
+	require.Equal(t, FormatSchema, m.Format())
 
 	for range 2 {
 		_, err := m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageMap, Prompt: "p", MaxTokens: 8})
@@ -289,10 +340,11 @@ func TestResponseFormatFallbackIsRemembered(t *testing.T) {
 	}
 
 	calls := fake.snapshot()
-	require.Len(t, calls, 3, "one rejected call, its resend, then the second call")
-	assert.Contains(t, calls[0].body, "response_format")
-	assert.NotContains(t, calls[1].body, "response_format")
-	assert.NotContains(t, calls[2].body, "response_format")
+	require.Len(t, calls, 3, "one refused call, its resend, then the second call")
+	assert.Equal(t, wantFormat(t, globalsearch.StageMap, FormatSchema), calls[0].body["response_format"])
+	assert.Equal(t, wantFormat(t, globalsearch.StageMap, FormatJSON), calls[1].body["response_format"])
+	assert.Equal(t, wantFormat(t, globalsearch.StageMap, FormatJSON), calls[2].body["response_format"], "the fallback is remembered")
+	assert.Equal(t, FormatJSON, m.Format())
 }
 
 func TestRetryAfter(t *testing.T) {
@@ -305,6 +357,9 @@ func TestRetryAfter(t *testing.T) {
 		{"", 0, false},
 		{"3", 3 * time.Second, true},
 		{"0", 0, true},
+		{"0.25", 250 * time.Millisecond, true},
+		{"NaN", 0, false},
+		{"Inf", 0, false},
 		{"-1", 0, false},
 		{"soon", 0, false},
 		{now.Add(7 * time.Second).Format(http.TimeFormat), 7 * time.Second, true},
@@ -316,16 +371,6 @@ func TestRetryAfter(t *testing.T) {
 			assert.Equal(t, tc.ok, ok)
 			assert.Equal(t, tc.want, got)
 		})
-	}
-}
-
-func TestBackoffIsBounded(t *testing.T) {
-	m, err := New("http://localhost:1/v1", "m", WithBackoff(10*time.Millisecond, 40*time.Millisecond))
-	require.NoError(t, err)
-	for attempt := 1; attempt <= 70; attempt++ {
-		d := m.backoff(attempt)
-		assert.GreaterOrEqual(t, d, time.Duration(0))
-		assert.LessOrEqual(t, d, 40*time.Millisecond)
 	}
 }
 
