@@ -151,14 +151,28 @@ func (s *Runs) switchPlan(ctx context.Context, p globalsearch.Plan, old *planHea
 	if err != nil {
 		return fmt.Errorf("build condition for plan of query %s: %w", id, err)
 	}
+	// A cancelled result is final (docs/contract.md#cancel): a prepare
+	// that was still running when its execution was stopped plans nothing.
+	open, err := expression.NewBuilder().WithCondition(notCancelled()).Build()
+	if err != nil {
+		return fmt.Errorf("build condition for result of query %s: %w", id, err)
+	}
 	_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{Put: &types.Put{
 			TableName: &s.table, Item: items.plan,
 			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}},
 		{Put: &types.Put{TableName: &s.table, Item: items.request}},
-		{Put: &types.Put{TableName: &s.table, Item: items.running}},
+		{Put: &types.Put{
+			TableName: &s.table, Item: items.running,
+			ConditionExpression: open.Condition(), ExpressionAttributeNames: open.Names(), ExpressionAttributeValues: open.Values(),
+		}},
 	}})
+	// Refused for a cancel, the batches written stay: they may be the
+	// cancelled run's own (a resave of its run), and expire with it.
+	if _, cancelled := conditionFailed(err, 2); cancelled {
+		return fmt.Errorf("save plan of query %s: the query was cancelled: %w", id, globalsearch.ErrNotFound)
+	}
 	if _, lost := conditionFailed(err, 0); lost {
 		s.deleteKeys(ctx, id, runBatchKeys(p.RunID, 0, len(p.Batches)))
 		return fmt.Errorf("save plan of query %s: run %s is no longer the current run: another plan of the query id was saved since this save read the plan: %w", id, p.RunID, globalsearch.ErrNotFound)
