@@ -230,3 +230,7 @@ func (l *localStarter) Execution(ctx context.Context, name string) (string, stri
 	}
 	return "SUCCEEDED", "", nil
 }
+
+// Stop has nothing to stop: the in-process search is over once Start
+// returns (docs/contract.md#cancel).
+func (l *localStarter) Stop(context.Context, string, string) error { return nil }
