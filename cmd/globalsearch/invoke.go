@@ -183,7 +183,8 @@ func (inv *invoker) seedAPI(payload []byte) error {
 		return err
 	}
 	id := req.PathParameters["id"]
-	if req.RequestContext.HTTP.Method != "GET" || id == "" {
+	method := req.RequestContext.HTTP.Method
+	if (method != "GET" && method != "DELETE") || id == "" {
 		return nil
 	}
 	seed := map[string]string{"query": inv.seedQuery, "queryId": id}
@@ -194,6 +195,13 @@ func (inv *invoker) seedAPI(payload []byte) error {
 	raw, _ := json.Marshal(seed)
 	p, err := globalsearch.ParseRequest(raw, inv.handlers.Defaults)
 	if err != nil {
+		return err
+	}
+	if method == "DELETE" {
+		// A recorded request not yet run: the DELETE has a running query
+		// to cancel (docs/contract.md#cancel).
+		fmt.Fprintf(inv.env.stderr, "invoke: seeding: record %s\n", id)
+		_, _, err = globalsearch.ClaimRequest(inv.ctx, inv.store, p, p.QueryID)
 		return err
 	}
 	fmt.Fprintf(inv.env.stderr, "invoke: seeding: search %s\n", id)
