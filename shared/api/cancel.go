@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -41,9 +42,16 @@ func (h *Handler) cancel(ctx context.Context, ns, id string) events.APIGatewayV2
 		return h.fail(ctx, id, err)
 	}
 	res := globalsearch.CancelledResult(q.request, h.now())
-	if err := h.Runs.CancelResult(ctx, res, id); err != nil {
+	err = h.Runs.CancelResult(ctx, res, id)
+	switch {
+	case errors.Is(err, globalsearch.ErrNotFound):
+		// The request is there, but its run is owned by an execution of
+		// another name (a schedule or a workflow that named the query
+		// id), which this API neither started nor may record over.
+		return reply(http.StatusConflict, Error{"conflict", "query " + id + " is run by an execution the HTTP API did not start; stop that execution where it was started"})
+	case err != nil:
 		// A run that saved its result between the read and the stop is
-		// a conflict like any finished run.
+		// a conflict (KindConflict) like any finished run.
 		return h.fail(ctx, id, err)
 	}
 	h.logger().LogAttrs(ctx, slog.LevelInfo, "query cancelled", slog.String("queryId", id), slog.String("step", "api"), slog.String("status", string(globalsearch.StatusCancelled)))

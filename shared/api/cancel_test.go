@@ -121,6 +121,10 @@ func TestCancel(t *testing.T) {
 			started(t, s, st)
 			st.stop = func(string) error { return s.SaveResult(context.Background(), completed, "") }
 		}, wantStatus: 409, wantError: "conflict", wantStop: true, after: globalsearch.StatusCompleted},
+		{name: "run by an execution the API did not start", setup: func(t *testing.T, s *memstore.Store, _ *fakeStarter) {
+			_, _, err := s.CreateRequest(context.Background(), globalsearch.Params{QueryID: "q-1", Query: "q", Namespace: "a"}, "nightly-2026-01-02")
+			require.NoError(t, err)
+		}, wantStatus: 409, wantError: "conflict", wantStop: true},
 		{name: "unknown id", setup: func(*testing.T, *memstore.Store, *fakeStarter) {}, wantStatus: 404, wantError: "not_found"},
 		{name: "another namespace's", setup: started, ns: "b", wantStatus: 404, wantError: "not_found"},
 		{name: "another namespace's result", setup: func(t *testing.T, s *memstore.Store, st *fakeStarter) {
