@@ -113,6 +113,8 @@ type Requests interface {
 // until this run saves one) and leaves nothing of an earlier run that this
 // run can read.
 type Plans interface {
+	// SavePlan makes p's run the query id's current run; a query id whose
+	// result is cancelled is refused (KindNotFound), docs/contract.md#cancel.
 	SavePlan(ctx context.Context, p Plan) error
 	// Plan returns the plan with every batch (content included), or ErrNotFound.
 	Plan(ctx context.Context, queryID string) (Plan, error)

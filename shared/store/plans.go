@@ -47,6 +47,8 @@ type planItems struct {
 //     of an earlier run can no longer save one);
 //  3. the replaced run's batches, answers and reduce count are deleted.
 //
+// The transaction's result item is conditional too: a query id whose
+// result is cancelled plans nothing more (docs/contract.md#cancel).
 // A failure before or at the switch leaves the previous run whole, with
 // its result; a save that loses the switch to another is refused
 // (KindNotFound: its run is not the current run), and the current plan is
