@@ -16,8 +16,10 @@ import (
 // a running query's execution is stopped, then its result is recorded as
 // cancelled with one write conditional on the run being the query's
 // execution's and still running, so a run that finished first keeps its
-// result (409). Nothing is written unless the stop succeeded. A repeated
-// DELETE of a cancelled query answers its result again.
+// result (409). Nothing is written unless the stop succeeded; an execution
+// already stopped (ABORTED) is recorded without another stop, so a DELETE
+// whose record failed can be retried. A repeated DELETE of a cancelled
+// query answers its result again.
 func (h *Handler) cancel(ctx context.Context, ns, id string) events.APIGatewayV2HTTPResponse {
 	q, resp, ok := h.lookup(ctx, ns, id)
 	if !ok {
@@ -35,11 +37,16 @@ func (h *Handler) cancel(ctx context.Context, ns, id string) events.APIGatewayV2
 	if err != nil {
 		return h.fail(ctx, id, err)
 	}
-	if status != "" && status != "RUNNING" {
+	switch status {
+	case "", "RUNNING":
+		if err := h.Starter.Stop(ctx, id, "cancelled through the HTTP API: DELETE "+location(ns, id)); err != nil {
+			return h.fail(ctx, id, err)
+		}
+	case "ABORTED":
+		// Stopped already, without a result: a DELETE whose record
+		// failed after its stop (this is its retry), or a stop by hand.
+	default:
 		return finished(id, "the execution ended "+status)
-	}
-	if err := h.Starter.Stop(ctx, id, "cancelled through the HTTP API: DELETE "+location(ns, id)); err != nil {
-		return h.fail(ctx, id, err)
 	}
 	res := globalsearch.CancelledResult(q.request, h.now())
 	err = h.Runs.CancelResult(ctx, res, id)

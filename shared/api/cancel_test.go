@@ -125,6 +125,10 @@ func TestCancel(t *testing.T) {
 			_, _, err := s.CreateRequest(context.Background(), globalsearch.Params{QueryID: "q-1", Query: "q", Namespace: "a"}, "nightly-2026-01-02")
 			require.NoError(t, err)
 		}, wantStatus: 409, wantError: "conflict", wantStop: true},
+		{name: "stopped already, not yet recorded", setup: func(t *testing.T, s *memstore.Store, st *fakeStarter) {
+			started(t, s, st)
+			st.status = "ABORTED"
+		}, wantStatus: 200, after: globalsearch.StatusCancelled},
 		{name: "unknown id", setup: func(*testing.T, *memstore.Store, *fakeStarter) {}, wantStatus: 404, wantError: "not_found"},
 		{name: "another namespace's", setup: started, ns: "b", wantStatus: 404, wantError: "not_found"},
 		{name: "another namespace's result", setup: func(t *testing.T, s *memstore.Store, st *fakeStarter) {
@@ -215,4 +219,35 @@ func TestCancelledStaysCancelled(t *testing.T) {
 	assert.Equal(t, starts, st.calls, "nothing started again")
 }
 
-var _ api.Runs = failingProgress{}
+// failingCancel is a memstore whose cancel record fails.
+type failingCancel struct{ *memstore.Store }
+
+func (failingCancel) CancelResult(context.Context, globalsearch.Result, string) error {
+	return errors.New("table unreachable")
+}
+
+// TestCancelRecordFailsThenRetried: the stop succeeded but the record
+// failed (500, nothing written); the retried DELETE finds the execution
+// ABORTED and records the cancel without stopping again.
+func TestCancelRecordFailsThenRetried(t *testing.T) {
+	h, s, st := newHandler()
+	started(t, s, st)
+	h.Runs = failingCancel{s}
+	resp := call(t, h, request("DELETE", "/namespaces/a/queries/q-1", "", nil))
+	assert.Equal(t, 500, resp.StatusCode, resp.Body)
+	assert.Equal(t, "internal", body(t, resp)["error"])
+	_, err := s.Result(context.Background(), "q-1")
+	assert.ErrorIs(t, err, globalsearch.ErrNotFound, "nothing written")
+	require.Len(t, st.stopped, 1, "the execution was stopped")
+
+	h.Runs = s
+	resp = call(t, h, request("DELETE", "/namespaces/a/queries/q-1", "", nil))
+	assert.Equal(t, 200, resp.StatusCode, resp.Body)
+	assert.Equal(t, "cancelled", body(t, resp)["status"])
+	assert.Len(t, st.stopped, 1, "not stopped again")
+}
+
+var (
+	_ api.Runs = failingProgress{}
+	_ api.Runs = failingCancel{}
+)
