@@ -143,3 +143,37 @@ func cancelRun(t *testing.T, e *env, h *api.Handler, m machine, rn *run, queryID
 	assert.Equal(t, http.StatusOK, status, "a repeated cancel answers the same: %v", b)
 	assert.Equal(t, "cancelled", b["status"])
 }
+
+// TestCancelFinishedThroughTheAPI: a query whose run finished is not
+// cancelled: DELETE answers 409 conflict, the execution is left as it
+// ended and the result as it was saved.
+func TestCancelFinishedThroughTheAPI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	queryID := uniqueName("q-cancel-done")
+	namespace := strings.ToLower(uniqueName("ns-cancel-done"))
+	e.loadIndex(t, namespace, 2)
+	rn := newRun()
+	rn.model = healthyModel
+	e.lambda.register(queryID, rn)
+	m := e.newStateMachine(t)
+	h := e.apiFor(m)
+	input, err := json.Marshal(request(queryID, namespace))
+	require.NoError(t, err)
+	status, b := serve(t, h, http.MethodPost, "/namespaces/"+namespace+"/queries", string(input))
+	require.Equal(t, http.StatusAccepted, status, b)
+	arn := strings.Replace(m.ARN, ":stateMachine:", ":execution:", 1) + ":" + queryID
+	out := e.wait(t, m, arn)
+	require.Equal(t, sfntypes.ExecutionStatusSucceeded, out.Status, e.history(m, arn))
+
+	path := "/namespaces/" + namespace + "/queries/" + queryID
+	status, b = serve(t, h, http.MethodDelete, path, "")
+	assert.Equal(t, http.StatusConflict, status, b)
+	assert.Equal(t, "conflict", b["error"])
+	status, b = serve(t, h, http.MethodGet, path, "")
+	require.Equal(t, http.StatusOK, status, b)
+	assert.Equal(t, "completed", b["status"])
+	after, err := e.sfn.DescribeExecution(context.Background(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)}, m.in)
+	require.NoError(t, err)
+	assert.Equal(t, sfntypes.ExecutionStatusSucceeded, after.Status)
+}
