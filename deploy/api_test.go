@@ -18,7 +18,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
-// TestAPIRoutes: the HTTP API has exactly the two namespace routes
+// TestAPIRoutes: the HTTP API has exactly the three namespace routes
 // (docs/contract.md#entry-points), each behind IAM and integrated with the API function, which
 // routes them; API Gateway may invoke the function for those routes only.
 func TestAPIRoutes(t *testing.T) {
@@ -35,7 +35,7 @@ func TestAPIRoutes(t *testing.T) {
 		}
 	}
 	sort.Strings(routes)
-	assert.Equal(t, []string{"GET /namespaces/{namespace}/queries/{id}", "POST /namespaces/{namespace}/queries"}, routes)
+	assert.Equal(t, []string{"DELETE /namespaces/{namespace}/queries/{id}", "GET /namespaces/{namespace}/queries/{id}", "POST /namespaces/{namespace}/queries"}, routes)
 
 	var sources []string
 	for _, id := range s.ofType("AWS::Lambda::Permission") {
@@ -47,7 +47,7 @@ func TestAPIRoutes(t *testing.T) {
 	}
 	sort.Strings(sources)
 	const httpAPI = "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${HttpApi}/*/"
-	assert.Equal(t, []string{httpAPI + "GET/namespaces/*/queries/*", httpAPI + "POST/namespaces/*/queries"}, sources)
+	assert.Equal(t, []string{httpAPI + "DELETE/namespaces/*/queries/*", httpAPI + "GET/namespaces/*/queries/*", httpAPI + "POST/namespaces/*/queries"}, sources)
 
 	// The handler serves every route the template declares.
 	h := &api.Handler{Runs: memstore.New(), Starter: noStarter{}, Defaults: globalsearch.SpecDefaults}
@@ -70,6 +70,7 @@ func (noStarter) Start(context.Context, string, []byte) error { return nil }
 func (noStarter) Execution(context.Context, string) (string, string, error) {
 	return "", "", nil
 }
+func (noStarter) Stop(context.Context, string, string) error { return nil }
 
 // TestMaxModelCallsParameter: the ceiling reaches every function as
 // GRAPHRAG_MAX_MODEL_CALLS (the API refuses requests above it, prepare

@@ -103,9 +103,13 @@ func TestRolePolicies(t *testing.T) {
 				"dynamodb:UpdateItem" + runs}, model(s)...)
 		},
 		"ApiFunctionRole": func(*stack) []string {
+			// docs/contract.md#cancel: DELETE stops this state machine's
+			// executions only, by the execution ARN pattern, never "*".
+			executions := "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:execution:${SearchStateMachine.Name}:*"
 			return []string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs,
+				"dynamodb:Query" + runs, "dynamodb:UpdateItem" + runs,
 				"states:StartExecution ${SearchStateMachine}",
-				"states:DescribeExecution arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:execution:${SearchStateMachine.Name}:*"}
+				"states:DescribeExecution " + executions, "states:StopExecution " + executions}
 		},
 		"SearchStateMachineRole": func(*stack) []string {
 			// SAM adds the X-Ray managed policy for Tracing; the template's own

@@ -289,6 +289,8 @@ func (s *recordingStarter) Execution(_ context.Context, name string) (string, st
 	return "RUNNING", "", nil
 }
 
+func (s *recordingStarter) Stop(context.Context, string, string) error { return nil }
+
 func TestEventsDecodeStrictlyThroughTheirHandlers(t *testing.T) {
 	files, err := filepath.Glob("../events/*.json")
 	require.NoError(t, err)
@@ -303,8 +305,9 @@ func TestEventsDecodeStrictlyThroughTheirHandlers(t *testing.T) {
 	}
 	apiHandler := &api.Handler{Runs: s, Starter: &recordingStarter{started: map[string][]byte{}}, Defaults: globalsearch.SpecDefaults}
 	// Files run in this order so that map and reduce find the plan prepare
-	// saved and api-get finds the query api-post started.
-	order := []string{"prepare", "map", "reduce", "api-post", "api-get"}
+	// saved, api-get finds the query api-post started, and api-delete
+	// cancels it.
+	order := []string{"prepare", "map", "reduce", "api-post", "api-get", "api-delete"}
 	slices.SortStableFunc(files, func(a, b string) int {
 		return slices.IndexFunc(order, func(p string) bool { return strings.HasPrefix(filepath.Base(a), p) }) -
 			slices.IndexFunc(order, func(p string) bool { return strings.HasPrefix(filepath.Base(b), p) })

@@ -191,7 +191,8 @@ func (inv *invoker) seedAPI(payload []byte) error {
 		return err
 	}
 	id := req.PathParameters["id"]
-	if req.RequestContext.HTTP.Method != "GET" || id == "" {
+	method := req.RequestContext.HTTP.Method
+	if (method != "GET" && method != "DELETE") || id == "" {
 		return nil
 	}
 	seed := map[string]string{"query": inv.seedQuery, "queryId": id}
@@ -202,6 +203,13 @@ func (inv *invoker) seedAPI(payload []byte) error {
 	raw, _ := json.Marshal(seed)
 	p, err := globalsearch.ParseRequest(raw, inv.handlers.Defaults)
 	if err != nil {
+		return err
+	}
+	if method == "DELETE" {
+		// A recorded request not yet run: the DELETE has a running query
+		// to cancel (docs/contract.md#cancel).
+		fmt.Fprintf(inv.env.stderr, "invoke: seeding: record %s\n", id)
+		_, _, err = globalsearch.ClaimRequest(inv.ctx, inv.store, p, p.QueryID)
 		return err
 	}
 	fmt.Fprintf(inv.env.stderr, "invoke: seeding: search %s\n", id)
@@ -238,3 +246,7 @@ func (l *localStarter) Execution(ctx context.Context, name string) (string, stri
 	}
 	return "SUCCEEDED", "", nil
 }
+
+// Stop has nothing to stop: the in-process search is over once Start
+// returns (docs/contract.md#cancel).
+func (l *localStarter) Stop(context.Context, string, string) error { return nil }

@@ -28,6 +28,7 @@ func TestInvoke(t *testing.T) {
 		{"reduce seeds answers", []string{"reduce", "--event", "../../events/reduce-partial.json"}, 0, `"status":"partial"`, ""},
 		{"api post", []string{"api", "--event", "../../events/api-post.json"}, 0, `"statusCode":202`, ""},
 		{"api get", []string{"api", "--event", "../../events/api-get.json"}, 0, `"statusCode":200`, ""},
+		{"api delete cancels a recorded query", []string{"api", "--event", "../../events/api-delete.json"}, 0, `\"status\":\"cancelled\"`, ""},
 		{"unknown function", []string{"nope", "--event", "../../events/map.json"}, 2, "", `unknown function "nope": prepare, map, reduce or api`},
 		{"no event", []string{"map"}, 2, "", "--event is required"},
 		{"map given a prepare event", []string{"map", "--event", "../../events/prepare.json"}, 2, "",

@@ -1,6 +1,7 @@
 // Command api is the HTTP API's function: POST
 // /namespaces/{namespace}/queries records a request and starts the state
-// machine; GET /namespaces/{namespace}/queries/{id} reads the runs table
+// machine; GET /namespaces/{namespace}/queries/{id} reads the runs table;
+// DELETE on it stops the execution and records the query as cancelled
 // (shared/api).
 package main
 

@@ -1,8 +1,11 @@
 // Package api is the HTTP edge of the deployed search: an API Gateway HTTP
 // API (payload format 2.0) handler for `POST /namespaces/{namespace}/queries`
 // (validate, record the request, start the state machine named by the query
-// id, answer 202) and `GET /namespaces/{namespace}/queries/{id}` (status and
-// result from the runs table), docs/contract.md#tables, docs/contract.md#entry-points. The namespace is in the path
+// id, answer 202), `GET /namespaces/{namespace}/queries/{id}` (status and
+// result from the runs table, and the map progress of a running query) and
+// `DELETE` on the same route (stop the execution, record the query as
+// cancelled), docs/contract.md#tables, docs/contract.md#entry-points,
+// docs/contract.md#cancel. The namespace is in the path
 // so that access to one is an IAM policy on its routes: a body namespace
 // that differs is invalid input, and a run of another namespace reads as
 // not found.
@@ -24,6 +27,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -39,12 +43,17 @@ type Starter interface {
 	// Execution reports the status of the execution named name ("" when
 	// there is none) and, for one that failed, why.
 	Execution(ctx context.Context, name string) (status, failure string, err error)
+	// Stop stops the execution named name with cause; stopping an
+	// execution that already ended, or never started, is not an error.
+	Stop(ctx context.Context, name, cause string) error
 }
 
 // Runs is what the API reads and writes of the runs store.
 type Runs interface {
 	globalsearch.Requests
 	globalsearch.Results
+	globalsearch.Progress
+	globalsearch.Cancels
 }
 
 // Handler serves the HTTP API.
@@ -53,6 +62,8 @@ type Handler struct {
 	Starter  Starter
 	Defaults globalsearch.Defaults
 	Logger   *slog.Logger
+	// Now stamps a cancelled result; nil means time.Now.
+	Now func() time.Time
 }
 
 // IdempotencyKeyHeader carries a client-chosen query id.
@@ -67,9 +78,16 @@ type Accepted struct {
 
 // Running is the answer of GET for a query with no result yet.
 type Running struct {
-	QueryID string              `json:"queryId"`
-	Status  globalsearch.Status `json:"status"`
-	Error   string              `json:"error,omitempty"`
+	QueryID  string              `json:"queryId"`
+	Status   globalsearch.Status `json:"status"`
+	Error    string              `json:"error,omitempty"`
+	Progress *Progress           `json:"progress,omitempty"`
+}
+
+// Progress is how far a running query has got (docs/contract.md#progress);
+// it is absent until the query has a plan.
+type Progress struct {
+	Map globalsearch.MapProgress `json:"map"`
 }
 
 // Error is every error body.
@@ -99,11 +117,14 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest
 			}
 			return h.post(ctx, ns, req), nil
 		}
-		if method != http.MethodGet {
-			return methodNotAllowed(http.MethodGet), nil
+		if method != http.MethodGet && method != http.MethodDelete {
+			return methodNotAllowed(http.MethodGet + ", " + http.MethodDelete), nil
 		}
 		if resp, ok := badNamespace(ns); !ok {
 			return resp, nil
+		}
+		if method == http.MethodDelete {
+			return h.cancel(ctx, ns, pathParameter(req, "id", segs[3])), nil
 		}
 		return h.get(ctx, ns, pathParameter(req, "id", segs[3])), nil
 	}
@@ -232,14 +253,23 @@ func (h *Handler) start(ctx context.Context, p globalsearch.Params) error {
 	return h.Starter.Start(ctx, p.QueryID, input)
 }
 
-func (h *Handler) get(ctx context.Context, ns, id string) events.APIGatewayV2HTTPResponse {
-	// The same answer whether the id is unknown or another namespace's: a
-	// caller granted one namespace learns nothing of the others.
-	notFound := reply(http.StatusNotFound, Error{"not_found", "no query with id " + id + " in namespace " + ns})
+// query is what the runs store holds of a query id in a namespace.
+type query struct {
+	result    globalsearch.Result
+	hasResult bool
+	request   globalsearch.Params // read when there is no result with a namespace
+}
+
+// lookup reads a query id's result, and its request when the result does
+// not say whose it is. ok is false when the query is not the namespace's
+// (resp is then 404, the same answer whether the id is unknown or
+// another namespace's: a caller granted one namespace learns nothing of
+// the others) or a read failed (resp says so).
+func (h *Handler) lookup(ctx context.Context, ns, id string) (q query, resp events.APIGatewayV2HTTPResponse, ok bool) {
 	res, err := h.Runs.Result(ctx, id)
-	hasResult := err == nil
+	q.result, q.hasResult = res, err == nil
 	if err != nil && !errors.Is(err, globalsearch.ErrNotFound) {
-		return h.fail(ctx, id, err)
+		return q, h.fail(ctx, id, err), false
 	}
 	owner := res.Namespace
 	if owner == "" {
@@ -249,18 +279,26 @@ func (h *Handler) get(ctx context.Context, ns, id string) events.APIGatewayV2HTT
 		stored, err := h.Runs.Request(ctx, id)
 		switch {
 		case err == nil:
-			owner = stored.Namespace
+			owner, q.request = stored.Namespace, stored
 		case errors.Is(err, globalsearch.ErrNotFound) || globalsearch.KindOf(err) == globalsearch.KindInvalidInput:
 		default:
-			return h.fail(ctx, id, err)
+			return q, h.fail(ctx, id, err), false
 		}
 	}
 	// A run whose namespace is unknown is nobody's to read.
 	if owner != ns {
-		return notFound
+		return q, reply(http.StatusNotFound, Error{"not_found", "no query with id " + id + " in namespace " + ns}), false
 	}
-	if hasResult {
-		return reply(http.StatusOK, res)
+	return q, events.APIGatewayV2HTTPResponse{}, true
+}
+
+func (h *Handler) get(ctx context.Context, ns, id string) events.APIGatewayV2HTTPResponse {
+	q, resp, ok := h.lookup(ctx, ns, id)
+	if !ok {
+		return resp
+	}
+	if q.hasResult {
+		return reply(http.StatusOK, q.result)
 	}
 	// No result yet: normally still running. The state machine records
 	// every failure it sees (RecordFailure), but an execution can still end
@@ -270,15 +308,34 @@ func (h *Handler) get(ctx context.Context, ns, id string) events.APIGatewayV2HTT
 	if err != nil {
 		return h.fail(ctx, id, err)
 	}
-	switch status {
-	case "FAILED", "TIMED_OUT", "ABORTED":
+	if ended(status) {
 		msg := "the execution ended " + status + " before it saved a result"
 		if failure != "" {
 			msg += ": " + failure
 		}
 		return reply(http.StatusOK, Running{QueryID: id, Status: globalsearch.StatusFailed, Error: msg})
 	}
-	return reply(http.StatusOK, Running{QueryID: id, Status: globalsearch.StatusRunning})
+	running := Running{QueryID: id, Status: globalsearch.StatusRunning}
+	// One small read of the plan and two counts (docs/contract.md#progress);
+	// before the plan exists there is no progress to report.
+	progress, err := h.Runs.MapProgress(ctx, id)
+	switch {
+	case err == nil:
+		running.Progress = &Progress{Map: progress}
+	case !errors.Is(err, globalsearch.ErrNotFound):
+		return h.fail(ctx, id, err)
+	}
+	return reply(http.StatusOK, running)
+}
+
+// ended reports whether an execution status is one that ended without a
+// result the runs table holds.
+func ended(status string) bool {
+	switch status {
+	case "FAILED", "TIMED_OUT", "ABORTED":
+		return true
+	}
+	return false
 }
 
 // fail maps an error to its status: the error-code table of the edge.

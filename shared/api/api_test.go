@@ -24,8 +24,21 @@ type fakeStarter struct {
 	calls  int
 	start  func(name string) error
 	// status and failure are what Execution reports of a started
-	// execution; RUNNING when status is empty.
+	// execution; RUNNING when status is empty, ABORTED once stopped.
 	status, failure string
+	// stop, when set, runs before a Stop succeeds; its error fails it.
+	stop    func(name string) error
+	stopped []string // names and causes of the stops that succeeded
+}
+
+func (f *fakeStarter) Stop(_ context.Context, name, cause string) error {
+	if f.stop != nil {
+		if err := f.stop(name); err != nil {
+			return err
+		}
+	}
+	f.stopped = append(f.stopped, name+": "+cause)
+	return nil
 }
 
 func (f *fakeStarter) Start(_ context.Context, name string, input []byte) error {
@@ -45,6 +58,11 @@ func (f *fakeStarter) Execution(_ context.Context, name string) (string, string,
 	}
 	if f.status != "" {
 		return f.status, f.failure, nil
+	}
+	for _, s := range f.stopped {
+		if strings.HasPrefix(s, name+": ") {
+			return "ABORTED", "", nil
+		}
 	}
 	return "RUNNING", "", nil
 }
@@ -245,7 +263,7 @@ func TestGet(t *testing.T) {
 		{"done", "GET", "/namespaces/default/queries/done-1", "done-1", 200, map[string]any{"queryId": "done-1", "status": "completed", "answer": "42"}},
 		{"running", "GET", "/namespaces/default/queries/running-1", "running-1", 200, map[string]any{"queryId": "running-1", "status": "running"}},
 		{"unknown", "GET", "/namespaces/default/queries/nope", "nope", 404, map[string]any{"error": "not_found"}},
-		{"wrong method on an id", "DELETE", "/namespaces/default/queries/done-1", "done-1", 405, map[string]any{"error": "method_not_allowed"}},
+		{"wrong method on an id", "PUT", "/namespaces/default/queries/done-1", "done-1", 405, map[string]any{"error": "method_not_allowed"}},
 		{"wrong method on the collection", "GET", "/namespaces/default/queries", "", 405, map[string]any{"error": "method_not_allowed"}},
 		{"bad namespace", "GET", "/namespaces/Not_Valid/queries/done-1", "done-1", 400, map[string]any{"error": "invalid_input"}},
 		{"old route", "GET", "/queries/done-1", "done-1", 404, map[string]any{"error": "not_found"}},

@@ -23,6 +23,7 @@ import (
 type API interface {
 	StartExecution(ctx context.Context, in *sfn.StartExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error)
 	DescribeExecution(ctx context.Context, in *sfn.DescribeExecutionInput, optFns ...func(*sfn.Options)) (*sfn.DescribeExecutionOutput, error)
+	StopExecution(ctx context.Context, in *sfn.StopExecutionInput, optFns ...func(*sfn.Options)) (*sfn.StopExecutionOutput, error)
 }
 
 // Starter starts executions of one state machine.
@@ -82,6 +83,29 @@ func (s *Starter) Execution(ctx context.Context, name string) (status, failure s
 		}
 	}
 	return string(out.Status), failure, nil
+}
+
+// StopCode is the error a stopped execution ends with (its history and
+// DescribeExecution show it beside the cause).
+const StopCode = "Cancelled"
+
+// Stop stops the execution named name with cause (docs/contract.md#cancel).
+// An execution that already ended, or never started, is not an error:
+// there is nothing left to stop. Step Functions may refuse a stop of an
+// ended execution, so a refused stop is checked with DescribeExecution;
+// only one that is still running returns the stop's error.
+func (s *Starter) Stop(ctx context.Context, name, cause string) error {
+	arn := s.executionARN(name)
+	_, err := s.client.StopExecution(ctx, &sfn.StopExecutionInput{ExecutionArn: &arn, Error: new(StopCode), Cause: &cause})
+	var missing *types.ExecutionDoesNotExist
+	if err == nil || errors.As(err, &missing) {
+		return nil
+	}
+	status, _, derr := s.Execution(ctx, name)
+	if derr == nil && status != "" && status != string(types.ExecutionStatusRunning) {
+		return nil
+	}
+	return classify(err, "stop execution %s", name)
 }
 
 // executionARN derives an execution's ARN from the state machine's:

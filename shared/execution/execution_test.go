@@ -21,7 +21,26 @@ type fakeSFN struct {
 	executions map[string]string // execution ARN -> input
 	startErr   error
 	starts     []*sfn.StartExecutionInput
-	failed     bool // executions report TIMED_OUT
+	failed     bool                             // executions report TIMED_OUT
+	ended      map[string]types.ExecutionStatus // execution ARN -> status, for one that is not running
+	stopErr    error
+	stops      []*sfn.StopExecutionInput
+}
+
+// StopExecution aborts a running execution; one that ended is left as it
+// is, as Step Functions leaves it.
+func (f *fakeSFN) StopExecution(_ context.Context, in *sfn.StopExecutionInput, _ ...func(*sfn.Options)) (*sfn.StopExecutionOutput, error) {
+	f.stops = append(f.stops, in)
+	if f.stopErr != nil {
+		return nil, f.stopErr
+	}
+	if _, ok := f.executions[*in.ExecutionArn]; !ok {
+		return nil, &types.ExecutionDoesNotExist{Message: new("no such execution")}
+	}
+	if _, done := f.ended[*in.ExecutionArn]; !done {
+		f.ended[*in.ExecutionArn] = types.ExecutionStatusAborted
+	}
+	return &sfn.StopExecutionOutput{}, nil
 }
 
 func (f *fakeSFN) StartExecution(_ context.Context, in *sfn.StartExecutionInput, _ ...func(*sfn.Options)) (*sfn.StartExecutionOutput, error) {
@@ -45,6 +64,9 @@ func (f *fakeSFN) DescribeExecution(_ context.Context, in *sfn.DescribeExecution
 	out := &sfn.DescribeExecutionOutput{ExecutionArn: in.ExecutionArn, Input: &input, Status: types.ExecutionStatusRunning}
 	if f.failed {
 		out.Status, out.Error, out.Cause = types.ExecutionStatusTimedOut, new("States.Timeout"), new("the Map state timed out")
+	}
+	if status, ok := f.ended[*in.ExecutionArn]; ok {
+		out.Status = status
 	}
 	return out, nil
 }
@@ -103,4 +125,53 @@ func TestExecution(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "TIMED_OUT", status)
 	assert.Equal(t, "States.Timeout: the Map state timed out", failure)
+}
+
+func TestStop(t *testing.T) {
+	const arn = "arn:aws:states:eu-west-1:123456789012:execution:search:q1"
+	cases := []struct {
+		name     string
+		exists   bool
+		ended    types.ExecutionStatus // "" for running
+		stopErr  error
+		want     types.ExecutionStatus // the execution's status after the stop; "" for none
+		wantErr  bool
+		wantKind globalsearch.Kind
+	}{
+		{name: "a running execution is aborted", exists: true, want: types.ExecutionStatusAborted},
+		{name: "an ended execution stays as it ended", exists: true, ended: types.ExecutionStatusSucceeded, want: types.ExecutionStatusSucceeded},
+		{name: "no execution: nothing to stop"},
+		{name: "a refused stop of an ended execution is not an error", exists: true, ended: types.ExecutionStatusFailed,
+			stopErr: &smithy.GenericAPIError{Code: "ValidationException", Message: "execution is not running"}, want: types.ExecutionStatusFailed},
+		{name: "a refused stop of a running execution is its error", exists: true,
+			stopErr: errors.New("network down"), want: types.ExecutionStatusRunning, wantErr: true, wantKind: globalsearch.KindInternal},
+		{name: "throttled", exists: true, stopErr: &smithy.GenericAPIError{Code: "ThrottlingException"},
+			want: types.ExecutionStatusRunning, wantErr: true, wantKind: globalsearch.KindThrottled},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			api := &fakeSFN{executions: map[string]string{}, ended: map[string]types.ExecutionStatus{}, stopErr: tc.stopErr}
+			if tc.exists {
+				api.executions[arn] = `{}`
+			}
+			if tc.ended != "" {
+				api.ended[arn] = tc.ended
+			}
+			s := execution.New(api, machine)
+			err := s.Stop(context.Background(), "q1", "cancelled through the HTTP API")
+			if tc.wantErr {
+				require.Error(t, err)
+				assert.Equal(t, tc.wantKind, globalsearch.KindOf(err))
+			} else {
+				require.NoError(t, err)
+			}
+			require.Len(t, api.stops, 1)
+			assert.Equal(t, arn, *api.stops[0].ExecutionArn, "the execution named by the query id, under this state machine")
+			assert.Equal(t, execution.StopCode, *api.stops[0].Error)
+			assert.Equal(t, "cancelled through the HTTP API", *api.stops[0].Cause)
+			status, _, err := s.Execution(context.Background(), "q1")
+			require.NoError(t, err)
+			assert.Equal(t, string(tc.want), status)
+		})
+	}
 }

@@ -58,6 +58,17 @@ func FailedResult(queryID, message string, at time.Time) Result {
 	}
 }
 
+// CancelledResult is the result of a run a caller stopped before it saved
+// one (docs/contract.md#cancel): it reads like a failed result, with its
+// own status, so that every client reads the same fields.
+func CancelledResult(p Params, at time.Time) Result {
+	res := FailedResult(p.QueryID, "the run was cancelled before it saved a result", at)
+	res.Status = StatusCancelled
+	res.Namespace, res.Query, res.CommunityLevel = p.Namespace, p.Query, p.CommunityLevel
+	res.Diagnostics.ShuffleSeed = p.ShuffleSeed
+	return res
+}
+
 // FailReduce records a run whose reduce step failed its last attempt: the
 // result says failed with cause, beside everything the map stage produced.
 // It returns that result and cause.

@@ -126,6 +126,8 @@ type Requests interface {
 // until this run saves one) and leaves nothing of an earlier run that this
 // run can read.
 type Plans interface {
+	// SavePlan makes p's run the query id's current run; a query id whose
+	// result is cancelled is refused (KindNotFound), docs/contract.md#cancel.
 	SavePlan(ctx context.Context, p Plan) error
 	// Plan returns the plan with every batch (content included), or ErrNotFound.
 	Plan(ctx context.Context, queryID string) (Plan, error)
@@ -146,14 +148,42 @@ type Answers interface {
 	MapAnswers(ctx context.Context, queryID, runID string) ([]MapAnswer, error)
 }
 
+// MapProgress is how far the map stage of a query id's current run has
+// got (docs/contract.md#progress): batches answered, batches recorded as
+// failed, and the plan's batch count.
+type MapProgress struct {
+	Done   int `json:"done"`
+	Failed int `json:"failed"`
+	Total  int `json:"total"`
+}
+
+// Progress reads the map progress of a query id's current run; ErrNotFound
+// when the query has no plan yet.
+type Progress interface {
+	MapProgress(ctx context.Context, queryID string) (MapProgress, error)
+}
+
+// Cancels records that a caller stopped a run (docs/contract.md#cancel).
+type Cancels interface {
+	// CancelResult saves r (status cancelled) as the query id's result
+	// while the result item is owned by owner and holds no final result,
+	// and ends the run, so that none of its steps can save a result
+	// after it. A query id whose run already has a final result is a
+	// KindConflict error; one with no result item, or owned by another
+	// execution, is ErrNotFound.
+	CancelResult(ctx context.Context, r Result, owner string) error
+}
+
 // Results stores the result of a run; saving again overwrites it.
 type Results interface {
 	// SaveResult stores r. With a runID it stores r only while runID is the
 	// query id's current run (the last plan saved, and no failure recorded
 	// since), else it returns an error of KindNotFound: a reduce of an
 	// earlier plan never overwrites a newer run's result. With runID ""
-	// it stores r unconditionally (prepare recording a failure of the
-	// request it owns) and the runs before it can no longer save theirs.
+	// it stores r unless the id's result is cancelled (prepare recording a
+	// failure of the request it owns) and the runs before it can no longer
+	// save theirs. A cancelled result is never overwritten: that save is
+	// an error of KindNotFound too (docs/contract.md#cancel).
 	SaveResult(ctx context.Context, r Result, runID string) error
 	// Result returns the stored result or ErrNotFound.
 	Result(ctx context.Context, queryID string) (Result, error)

@@ -33,6 +33,9 @@ const (
 	StatusPartial   Status = "partial"
 	StatusNoResults Status = "no_results"
 	StatusFailed    Status = "failed"
+	// StatusCancelled is a run a caller stopped before it saved a result
+	// (docs/contract.md#cancel).
+	StatusCancelled Status = "cancelled"
 )
 
 // NoResultsAnswer is the answer of every no_results run (docs/contract.md#result).

@@ -55,6 +55,41 @@ func (s *Client) queryAll(ctx context.Context, table string, b expression.Builde
 	return out, nil
 }
 
+// countAll counts the items of the Query b describes (a key condition and
+// a filter) on table, every page, with Select COUNT: the server sends no
+// item back, only how many matched. It reads (and is charged for) the
+// same items as queryAll would.
+func (s *Client) countAll(ctx context.Context, table string, b expression.Builder, consistent bool) (int, error) {
+	expr, err := b.Build()
+	if err != nil {
+		return 0, fmt.Errorf("build count: %w", err)
+	}
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(table),
+		KeyConditionExpression:    expr.KeyCondition(),
+		FilterExpression:          expr.Filter(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+		Select:                    types.SelectCount,
+	}
+	if consistent {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	if s.queryLimit > 0 {
+		in.Limit = aws.Int32(s.queryLimit)
+	}
+	n := 0
+	p := dynamodb.NewQueryPaginator(s.client, in)
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return 0, err
+		}
+		n += int(page.Count)
+	}
+	return n, nil
+}
+
 // batchWriteConcurrency bounds the BatchWriteItems in flight: saving a
 // plan of a large namespace is a thousand items or more, on prepare's
 // critical path, and each call waits a network round trip; more than a few

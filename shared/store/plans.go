@@ -47,6 +47,8 @@ type planItems struct {
 //     of an earlier run can no longer save one);
 //  3. the replaced run's batches, answers and reduce count are deleted.
 //
+// The transaction's result item is conditional too: a query id whose
+// result is cancelled plans nothing more (docs/contract.md#cancel).
 // A failure before or at the switch leaves the previous run whole, with
 // its result; a save that loses the switch to another is refused
 // (KindNotFound: its run is not the current run), and the current plan is
@@ -151,14 +153,28 @@ func (s *Runs) switchPlan(ctx context.Context, p globalsearch.Plan, old *planHea
 	if err != nil {
 		return fmt.Errorf("build condition for plan of query %s: %w", id, err)
 	}
+	// A cancelled result is final (docs/contract.md#cancel): a prepare
+	// that was still running when its execution was stopped plans nothing.
+	open, err := expression.NewBuilder().WithCondition(notCancelled()).Build()
+	if err != nil {
+		return fmt.Errorf("build condition for result of query %s: %w", id, err)
+	}
 	_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{Put: &types.Put{
 			TableName: &s.table, Item: items.plan,
 			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		}},
 		{Put: &types.Put{TableName: &s.table, Item: items.request}},
-		{Put: &types.Put{TableName: &s.table, Item: items.running}},
+		{Put: &types.Put{
+			TableName: &s.table, Item: items.running,
+			ConditionExpression: open.Condition(), ExpressionAttributeNames: open.Names(), ExpressionAttributeValues: open.Values(),
+		}},
 	}})
+	// Refused for a cancel, the batches written stay: they may be the
+	// cancelled run's own (a resave of its run), and expire with it.
+	if _, cancelled := conditionFailed(err, 2); cancelled {
+		return fmt.Errorf("save plan of query %s: the query was cancelled: %w", id, globalsearch.ErrNotFound)
+	}
 	if _, lost := conditionFailed(err, 0); lost {
 		s.deleteKeys(ctx, id, runBatchKeys(p.RunID, 0, len(p.Batches)))
 		return fmt.Errorf("save plan of query %s: run %s is no longer the current run: another plan of the query id was saved since this save read the plan: %w", id, p.RunID, globalsearch.ErrNotFound)

@@ -27,35 +27,56 @@ func (s *Runs) SaveResult(ctx context.Context, r globalsearch.Result, runID stri
 		return err
 	}
 	what := "result of query " + r.QueryID
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if err := json.NewEncoder(zw).Encode(r); err != nil {
-		return fmt.Errorf("encode %s: %w", what, err)
-	}
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("compress %s: %w", what, err)
-	}
-	// The whole item as a put would write it, for the size check only.
-	if _, err := s.marshalRun(what, runItem{QueryID: r.QueryID, SK: skResult, ExpiresAt: s.expiresAt(), RunID: runID, Owner: r.QueryID, Status: string(r.Status), Result: buf.Bytes()}); err != nil {
+	gz, err := s.encodeResult(what, r, runID)
+	if err != nil {
 		return err
 	}
-	// No REMOVE: an emulator (minidyn) ignores it. The error, cause and
-	// failedAt a RecordFailure may have left beside resultGzip are never
-	// read (Result reads resultGzip first).
-	update := expression.Set(expression.Name(attrStatus), expression.Value(string(r.Status))).
-		Set(expression.Name(attrResultGzip), expression.Value(buf.Bytes())).
-		Set(expression.Name(TTLAttribute), expression.IfNotExists(expression.Name(TTLAttribute), expression.Value(s.expiresAt())))
-	b := expression.NewBuilder()
+	update := resultUpdate(r.Status, gz, s.expiresAt())
+	// With a runID, the condition that it is still the run; a cancel
+	// ended the run (docs/contract.md#cancel), so that fails too. Without
+	// one, the condition that the result is not cancelled.
+	var cond expression.ConditionBuilder
 	if runID == "" {
 		update = update.Set(expression.Name(attrRunID), expression.Value(endedRunID))
+		cond = notCancelled()
 	} else {
-		b = b.WithCondition(expression.Name(attrRunID).Equal(expression.Value(runID)))
+		cond = expression.Name(attrRunID).Equal(expression.Value(runID))
 	}
-	superseded, err := s.updateIf(ctx, "save", what, r.QueryID, skResult, b.WithUpdate(update))
+	superseded, err := s.updateIf(ctx, "save", what, r.QueryID, skResult, expression.NewBuilder().WithCondition(cond).WithUpdate(update))
+	if superseded && runID == "" {
+		return fmt.Errorf("%s: the query was cancelled: %w", what, globalsearch.ErrNotFound)
+	}
 	if superseded {
 		return fmt.Errorf("%s: run %s is no longer the current run: %w", what, runID, globalsearch.ErrNotFound)
 	}
 	return err
+}
+
+// encodeResult gzips r and checks that the result item holding it fits.
+func (s *Runs) encodeResult(what string, r globalsearch.Result, runID string) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(r); err != nil {
+		return nil, fmt.Errorf("encode %s: %w", what, err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("compress %s: %w", what, err)
+	}
+	// The whole item as a put would write it, for the size check only.
+	if _, err := s.marshalRun(what, runItem{QueryID: r.QueryID, SK: skResult, ExpiresAt: s.expiresAt(), RunID: runID, Owner: r.QueryID, Status: string(r.Status), Result: buf.Bytes()}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// resultUpdate sets a result item's status and gzipped result, and keeps
+// its expiry. No REMOVE: an emulator (minidyn) ignores it. The error,
+// cause and failedAt a RecordFailure may have left beside resultGzip are
+// never read (Result reads resultGzip first).
+func resultUpdate(status globalsearch.Status, gz []byte, exp int64) expression.UpdateBuilder {
+	return expression.Set(expression.Name(attrStatus), expression.Value(string(status))).
+		Set(expression.Name(attrResultGzip), expression.Value(gz)).
+		Set(expression.Name(TTLAttribute), expression.IfNotExists(expression.Name(TTLAttribute), expression.Value(exp)))
 }
 
 // Result implements globalsearch.Results.

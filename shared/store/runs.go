@@ -87,6 +87,20 @@ func (s *Runs) runExpiry(ctx context.Context, queryID, runID string) (int64, err
 	return it.ExpiresAt, nil
 }
 
+// live is the condition of an item that has not expired (alive's, on the
+// server).
+func (s *Runs) live() expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(TTLAttribute)).
+		Or(expression.Name(TTLAttribute).GreaterThan(expression.Value(s.now().Unix())))
+}
+
+// notCancelled is the condition of a result item a run may still write:
+// a cancelled result is final (docs/contract.md#cancel).
+func notCancelled() expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(attrStatus)).
+		Or(expression.Name(attrStatus).NotEqual(expression.Value(string(globalsearch.StatusCancelled))))
+}
+
 func projection(paths []string) expression.ProjectionBuilder {
 	names := make([]expression.NameBuilder, len(paths))
 	for i, n := range paths {

@@ -5,6 +5,7 @@
 package memstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -30,7 +31,10 @@ type Store struct {
 	// resultRun is the run that may save a query id's result: the last
 	// plan's, or "" once a failure was recorded without one.
 	resultRun map[string]string
-	reduce    map[runKey]int
+	// owner is the execution that owns a query id's result (as on the
+	// DynamoDB store's result item): only it may cancel the run.
+	owner  map[string]string
+	reduce map[runKey]int
 }
 
 // runKey keys what belongs to one run of a query id.
@@ -53,6 +57,7 @@ func New() *Store {
 		answers:    map[runKey]map[int]globalsearch.MapAnswer{},
 		results:    map[string]globalsearch.Result{},
 		resultRun:  map[string]string{},
+		owner:      map[string]string{},
 		reduce:     map[runKey]int{},
 	}
 }
@@ -175,9 +180,8 @@ func cloneClaims(claims []globalsearch.Claim) []globalsearch.Claim {
 
 // CreateRequest implements globalsearch.Requests. A request it creates
 // supersedes the id's result, as the DynamoDB store's fresh result item
-// does; the owner matters only to the state machine, which never writes
-// here.
-func (s *Store) CreateRequest(_ context.Context, p globalsearch.Params, _ string) (globalsearch.Params, bool, error) {
+// does; the owner ("" for the query id) is the one CancelResult asks for.
+func (s *Store) CreateRequest(_ context.Context, p globalsearch.Params, owner string) (globalsearch.Params, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if have, ok := s.requests[p.QueryID]; ok {
@@ -187,6 +191,7 @@ func (s *Store) CreateRequest(_ context.Context, p globalsearch.Params, _ string
 	s.requests[p.QueryID] = p
 	delete(s.results, p.QueryID)
 	s.resultRun[p.QueryID] = ""
+	s.owner[p.QueryID] = cmp.Or(owner, p.QueryID)
 	return p, true, nil
 }
 
@@ -214,6 +219,9 @@ func (s *Store) SavePlan(_ context.Context, p globalsearch.Plan) error {
 	id := p.Params.QueryID
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.cancelled(id) {
+		return fmt.Errorf("save plan of query %s: the query was cancelled: %w", id, globalsearch.ErrNotFound)
+	}
 	if old, ok := s.plans[id]; ok {
 		delete(s.answers, runKey{id, old.RunID})
 		delete(s.reduce, runKey{id, old.RunID})
@@ -222,6 +230,7 @@ func (s *Store) SavePlan(_ context.Context, p globalsearch.Plan) error {
 	s.requests[id] = copied.Params
 	delete(s.results, id)
 	s.resultRun[id] = p.RunID
+	s.owner[id] = cmp.Or(p.Owner, id)
 	return nil
 }
 
@@ -337,6 +346,9 @@ func (s *Store) SaveResult(_ context.Context, r globalsearch.Result, runID strin
 	defer s.mu.Unlock()
 	if runID != "" && s.resultRun[r.QueryID] != runID {
 		return fmt.Errorf("result of query %s: run %s is no longer the current run: %w", r.QueryID, runID, globalsearch.ErrNotFound)
+	}
+	if s.cancelled(r.QueryID) {
+		return fmt.Errorf("result of query %s: the query was cancelled: %w", r.QueryID, globalsearch.ErrNotFound)
 	}
 	s.results[r.QueryID] = copied
 	s.resultRun[r.QueryID] = runID

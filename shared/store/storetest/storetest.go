@@ -23,6 +23,8 @@ type Store interface {
 	globalsearch.IndexWriter
 	globalsearch.Runs
 	globalsearch.NamespaceLister
+	globalsearch.Progress
+	globalsearch.Cancels
 	// Each reads one kind of a namespace's current version, as Open and
 	// the snapshot's method of that name do.
 	Summaries(ctx context.Context, namespace string) ([]globalsearch.Summary, error)
@@ -75,6 +77,9 @@ func Run(t *testing.T, open func(t *testing.T) Store, opts ...Option) {
 		{"generated seed flag is not stored", false, testSeedGeneratedNotStored},
 		{"runs are separate by query id", false, testRunsSeparate},
 		{"large result fits", false, testLargeResult},
+		{"map progress counts the current run", false, testMapProgress},
+		{"cancel ends a running run only", false, testCancel},
+		{"a cancelled result is final", false, testCancelIsFinal},
 		{"large namespace over several pages", true, testLargeNamespace},
 		{"large plan and answers over several pages", true, testLargeRuns},
 	}

@@ -89,6 +89,11 @@ func (s noStarter) Execution(context.Context, string) (string, string, error) {
 	return "", "", nil
 }
 
+func (s noStarter) Stop(context.Context, string, string) error {
+	s.t.Error("the API stopped an execution")
+	return nil
+}
+
 // capturingStarter is the API's Starter that starts nothing: it keeps the
 // execution name and input, for the test to start the execution itself.
 type capturingStarter struct {
@@ -104,6 +109,8 @@ func (s *capturingStarter) Start(_ context.Context, name string, input []byte) e
 func (s *capturingStarter) Execution(context.Context, string) (string, string, error) {
 	return "", "", nil
 }
+
+func (s *capturingStarter) Stop(context.Context, string, string) error { return nil }
 
 // postQuery is POST /namespaces/{namespace}/queries through the API
 // handler over the runs table: it claims the query id as the API does and
