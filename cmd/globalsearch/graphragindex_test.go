@@ -235,7 +235,6 @@ func TestIndexGivenAGraphragPath(t *testing.T) {
 	}{
 		{"run", func(p string) []string { return []string{"run", "--index", p, "--query", "q"} }, func(w string) string { return w }},
 		{"plan", func(p string) []string { return []string{"plan", "--index", p, "--query", "q"} }, func(w string) string { return w }},
-		{"mcp", func(p string) []string { return []string{"mcp", "--index", p} }, func(w string) string { return w }},
 		{"ingest", func(p string) []string { return []string{"ingest", "--index", p, "--table", "t"} }, func(w string) string {
 			w, _, _ = strings.Cut(w, ": search it with")
 			return w
@@ -254,6 +253,17 @@ func TestIndexGivenAGraphragPath(t *testing.T) {
 				assert.Contains(t, errOut.String(), cmd.want(p.want))
 			})
 		}
+	}
+	// mcp opens its index on the first tool call, so that a client sees the
+	// hint as that call's error instead of a server that died at start.
+	for _, p := range paths {
+		t.Run("mcp "+p.name, func(t *testing.T) {
+			cs := connectMCP(t, "--index", p.path, "--no-cache")
+			res := callTool(t, cs, "global_search", map[string]any{"query": "q"}, nil)
+			assert.True(t, res.IsError)
+			assert.Contains(t, toolText(res), "--index wants an index file (JSON), but ")
+			assert.Contains(t, toolText(res), p.want)
+		})
 	}
 	t.Run("ingest says how to import into the table", func(t *testing.T) {
 		env, _, errOut := testEnv("")
