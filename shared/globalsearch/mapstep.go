@@ -33,6 +33,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 		return MapAnswer{}, supersededError(queryID, runID)
 	}
 	req := e.prompts().Map.mapRequest(p.Query, b.Content, p.MapOutputReserve)
+	req.Parts = withCentrality(req.Parts, b.Centrality)
 	key := ""
 	if p.Cache && e.Cache != nil {
 		key = MapCacheKey(e.ModelID, req.Prompt, p.MapOutputReserve)

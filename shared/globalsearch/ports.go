@@ -54,7 +54,10 @@ type ModelRequest struct {
 	Prompt     string
 	Parts      []MapPart   // map only: the batch's parts, in prompt order
 	Candidates []Candidate // reduce only: the selected map answers, in prompt order
-	MaxTokens  int
+	// ResponseType is the form of answer the reduce prompt asks for
+	// (docs/contract.md#request), reduce only.
+	ResponseType string
+	MaxTokens    int
 }
 
 // MapPart is one part of a map batch (docs/contract.md#batching): a community summary, or a
@@ -65,6 +68,9 @@ type MapPart struct {
 	CommunityID string
 	Part        int
 	Text        string
+	// Centrality is how central the community is to its namespace
+	// (docs/contract.md#centrality); it is not in the prompt text.
+	Centrality float64
 }
 
 // Candidate is one map answer as the reduce prompt shows it (docs/contract.md#reduce-selection):

@@ -239,7 +239,7 @@ func (s *Runs) planItem(ctx context.Context, what, queryID string) (*planHeader,
 // its content, which is nearly all of a plan's bytes.
 var batchMetaAttrs = []string{
 	"queryId", "sk", "expiresAt",
-	"batch.runId", "batch.index", "batch.communityIds", "batch.estimatedTokens",
+	"batch.runId", "batch.index", "batch.communityIds", "batch.estimatedTokens", "batch.centrality",
 }
 
 // PlanMeta implements globalsearch.Plans: the plan item (one GetItem), then

@@ -257,6 +257,7 @@ func clonePlan(p globalsearch.Plan, withContent bool) globalsearch.Plan {
 	p.Batches = slices.Clone(p.Batches)
 	for i := range p.Batches {
 		p.Batches[i].CommunityIDs = slices.Clone(p.Batches[i].CommunityIDs)
+		p.Batches[i].Centrality = maps.Clone(p.Batches[i].Centrality)
 		if !withContent {
 			p.Batches[i].Content = ""
 		}
@@ -281,6 +282,7 @@ func (s *Store) Batch(_ context.Context, queryID string, index int) (globalsearc
 	}
 	b := p.Batches[index]
 	b.CommunityIDs = slices.Clone(b.CommunityIDs)
+	b.Centrality = maps.Clone(b.Centrality)
 	return b, nil
 }
 
