@@ -1,0 +1,191 @@
+package offline
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Global questions: those that ask about the corpus as a whole ("What is
+// this story about?", "What are the top themes?", "Who are the main
+// characters?") name no topic that a sentence could match. Their words
+// are genre words; the rest of a question's terms are its content terms.
+
+// genreWords are the (stemmed) words that ask about a corpus as a whole
+// rather than name what to look for in it.
+var genreWords = func() map[string]bool {
+	m := map[string]bool{}
+	for w := range strings.FieldsSeq(`about arc article book central change character collection conflict core
+		corpus dataset develop document event evolve figure function gist happen idea issue lesson message
+		moral narrative novel overview part pattern people person play plot point protagonist purpose role
+		significance story subject summary tale text theme topic trend`) {
+		m[stem(w)] = true
+	}
+	return m
+}()
+
+// question is a query as the offline model reads it.
+type question struct {
+	terms   []string // every term (see terms), each once
+	content []string // the terms that are not genre words
+	// global: the question uses a genre word, so it asks about the corpus
+	// as a whole when its content terms match little.
+	global bool
+}
+
+func readQuestion(query string) question {
+	q := question{terms: uniq(terms(query))}
+	for _, t := range q.terms {
+		if genreWords[t] {
+			q.global = true
+		} else {
+			q.content = append(q.content, t)
+		}
+	}
+	return q
+}
+
+// Usefulness of an answer from centrality alone: at most globalMax, so
+// that any batch whose sentences match the question's content terms well
+// outranks it (usefulness follows match strength), and at most fallbackMax
+// where the batch matched none of the content terms the question has.
+const (
+	globalMax   = 50
+	fallbackMax = 20
+	// halfCentrality is the centrality that earns half of the maximum: a
+	// middling GraphRAG rank (0-10), or a community of five leaves.
+	halfCentrality = 5.0
+	// globalCommunities is how many of a batch's communities a global
+	// answer quotes, the most central first, one sentence each before a
+	// second: breadth over depth.
+	globalCommunities = 3
+)
+
+// globalAnswer answers a global question from the batch's most central
+// communities (docs/contract.md#centrality): their summary sentences (a
+// claim's when the summary has none), boilerplate left out, a sentence that
+// uses the question's words first within each community. max bounds the
+// usefulness (globalMax or fallbackMax).
+func globalAnswer(q question, sents []sentence, max float64) ([]sentence, int) {
+	byCommunity := map[string][]sentence{}
+	var order []string
+	hasSummary := map[string]bool{}
+	for _, s := range sents {
+		if s.whole && s.section == sectionSummary {
+			hasSummary[s.community] = true
+		}
+	}
+	for _, s := range sents {
+		if !s.whole || !(s.section == sectionSummary || s.section == sectionClaims && !hasSummary[s.community]) {
+			continue
+		}
+		if _, ok := byCommunity[s.community]; !ok {
+			order = append(order, s.community)
+		}
+		byCommunity[s.community] = append(byCommunity[s.community], s)
+	}
+	asked := map[string]bool{}
+	for _, t := range q.terms {
+		asked[t] = true
+	}
+	order = slices.DeleteFunc(order, func(c string) bool {
+		return !asksAboutBoilerplate(q) && isBoilerplate(byCommunity[c])
+	})
+	if len(order) == 0 {
+		return nil, 0
+	}
+	// Most central first; equal centrality keeps batch order.
+	slices.SortStableFunc(order, func(a, b string) int {
+		return cmp.Compare(byCommunity[b][0].centrality, byCommunity[a][0].centrality)
+	})
+	order = order[:min(len(order), globalCommunities)]
+	for _, c := range order {
+		slices.SortStableFunc(byCommunity[c], func(x, y sentence) int {
+			return cmp.Compare(matches(y.text, asked), matches(x.text, asked))
+		})
+	}
+	var best []sentence
+	var said sentenceSet
+	for round := 0; len(best) < mapSentences; round++ {
+		took := false
+		for _, c := range order {
+			if round < len(byCommunity[c]) && len(best) < mapSentences {
+				took = true
+				if s := byCommunity[c][round]; said.add(s.text) {
+					best = append(best, s)
+				}
+			}
+		}
+		if !took {
+			break
+		}
+	}
+	top := byCommunity[order[0]][0].centrality
+	u := int(math.Round(max * top / (top + halfCentrality)))
+	return best, min(int(max), u+1) // any answer scores at least 1
+}
+
+// matches counts the distinct terms of s that the question asked.
+func matches(s string, asked map[string]bool) int {
+	n := 0
+	for t := range termSet(s) {
+		if asked[t] {
+			n++
+		}
+	}
+	return n
+}
+
+// Boilerplate (docs/contract.md#offline-model): the text that comes with a
+// corpus rather than in it, such as the licence, copyright and donation
+// terms a digital library adds to every book it distributes. It is found
+// by its vocabulary: a sentence is boilerplate when it uses at least
+// boilerplateTerms distinct words of licensing and distribution, and a
+// community when at least half of the sentences it offers are.
+const boilerplateTerms = 2
+
+// boilerplateStems are prefixes of the (lower-case) words of licensing and
+// distribution.
+var boilerplateStems = []string{
+	"copyright", "licen", "trademark", "royalt", "warrant", "liabilit", "disclaim", "indemn",
+	"donat", "donor", "deductib", "nonprofit", "charit", "ebook", "redistribut", "distribut",
+	"permission", "jurisdiction", "complian", "legal", "electronic", "volunteer", "archive",
+}
+
+func isBoilerplateTerm(t string) bool {
+	for _, p := range boilerplateStems {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// boilerplateSentence reports whether s is boilerplate.
+func boilerplateSentence(s string) bool {
+	n := 0
+	for t := range termSet(s) {
+		if isBoilerplateTerm(t) {
+			n++
+		}
+	}
+	return n >= boilerplateTerms
+}
+
+// isBoilerplate reports whether a community's sentences are boilerplate.
+func isBoilerplate(sents []sentence) bool {
+	n := 0
+	for _, s := range sents {
+		if boilerplateSentence(s.text) {
+			n++
+		}
+	}
+	return len(sents) > 0 && 2*n >= len(sents)
+}
+
+// asksAboutBoilerplate reports whether the question itself asks about
+// licensing or distribution: then that text is what it wants.
+func asksAboutBoilerplate(q question) bool {
+	return slices.ContainsFunc(q.terms, isBoilerplateTerm)
+}
