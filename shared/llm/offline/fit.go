@@ -97,4 +97,3 @@ func cut(s string, maxTokens int) string {
 	}
 	return s
 }
-

@@ -60,6 +60,10 @@ const (
 	// answer quotes, the most central first, one sentence each before a
 	// second: breadth over depth.
 	globalCommunities = 3
+	// minGlobalTerms is the fewest terms a sentence of a global answer
+	// has: a line such as "Governance." or "Then more." says nothing of
+	// the whole.
+	minGlobalTerms = 3
 )
 
 // globalAnswer answers a global question from the batch's most central
@@ -77,7 +81,8 @@ func globalAnswer(q question, sents []sentence, max float64) ([]sentence, int) {
 		}
 	}
 	for _, s := range sents {
-		if !s.whole || !(s.section == sectionSummary || s.section == sectionClaims && !hasSummary[s.community]) {
+		if !s.whole || !(s.section == sectionSummary || s.section == sectionClaims && !hasSummary[s.community]) ||
+			len(terms(s.text)) < minGlobalTerms {
 			continue
 		}
 		if _, ok := byCommunity[s.community]; !ok {
@@ -89,9 +94,6 @@ func globalAnswer(q question, sents []sentence, max float64) ([]sentence, int) {
 	for _, t := range q.terms {
 		asked[t] = true
 	}
-	order = slices.DeleteFunc(order, func(c string) bool {
-		return !asksAboutBoilerplate(q) && isBoilerplate(byCommunity[c])
-	})
 	if len(order) == 0 {
 		return nil, 0
 	}
@@ -140,52 +142,71 @@ func matches(s string, asked map[string]bool) int {
 // Boilerplate (docs/contract.md#offline-model): the text that comes with a
 // corpus rather than in it, such as the licence, copyright and donation
 // terms a digital library adds to every book it distributes. It is found
-// by its vocabulary: a sentence is boilerplate when it uses at least
-// boilerplateTerms distinct words of licensing and distribution, and a
-// community when at least half of the sentences it offers are.
-const boilerplateTerms = 2
+// by its vocabulary: a sentence is boilerplate when its words of licensing
+// and distribution weigh at least boilerplateWeight (a word of licensing
+// weighs 2, a word of distribution 1), and a community is when at least
+// half of its sentences are; all of its sentences are then left out.
+const boilerplateWeight = 2
 
-// boilerplateStems are prefixes of the (lower-case) words of licensing and
-// distribution.
-var boilerplateStems = []string{
-	"copyright", "licen", "trademark", "royalt", "warrant", "liabilit", "disclaim", "indemn",
-	"donat", "donor", "deductib", "nonprofit", "charit", "ebook", "redistribut", "distribut",
-	"permission", "jurisdiction", "complian", "legal", "electronic", "volunteer", "archive",
-}
+// licensingStems and distributionStems are prefixes of the (lower-case)
+// words of licensing and of distribution.
+var (
+	licensingStems = []string{
+		"copyright", "licen", "trademark", "royalt", "warrant", "liabilit", "disclaim", "indemn",
+		"donat", "deductib", "ebook", "redistribut",
+	}
+	distributionStems = []string{
+		"distribut", "donor", "nonprofit", "charit", "permission", "jurisdiction", "complian", "legal",
+		"electronic", "volunteer", "archive", "foundation", "tax",
+	}
+)
 
-func isBoilerplateTerm(t string) bool {
-	for _, p := range boilerplateStems {
+// boilerplateTermWeight is the weight of one term (see boilerplateWeight).
+func boilerplateTermWeight(t string) int {
+	for _, p := range licensingStems {
 		if strings.HasPrefix(t, p) {
-			return true
+			return 2
 		}
 	}
-	return false
+	for _, p := range distributionStems {
+		if strings.HasPrefix(t, p) {
+			return 1
+		}
+	}
+	return 0
 }
 
 // boilerplateSentence reports whether s is boilerplate.
 func boilerplateSentence(s string) bool {
-	n := 0
+	w := 0
 	for t := range termSet(s) {
-		if isBoilerplateTerm(t) {
-			n++
-		}
+		w += boilerplateTermWeight(t)
 	}
-	return n >= boilerplateTerms
+	return w >= boilerplateWeight
 }
 
-// isBoilerplate reports whether a community's sentences are boilerplate.
-func isBoilerplate(sents []sentence) bool {
-	n := 0
-	for _, s := range sents {
-		if boilerplateSentence(s.text) {
-			n++
+// withoutBoilerplate drops the boilerplate sentences of a batch, and every
+// sentence of a community whose sentences are boilerplate.
+func withoutBoilerplate(sents []sentence) []sentence {
+	total, bad := map[string]int{}, map[string]int{}
+	isBad := make([]bool, len(sents))
+	for i, s := range sents {
+		total[s.community]++
+		if isBad[i] = boilerplateSentence(s.text); isBad[i] {
+			bad[s.community]++
 		}
 	}
-	return len(sents) > 0 && 2*n >= len(sents)
+	out := sents[:0:0]
+	for i, s := range sents {
+		if !isBad[i] && 2*bad[s.community] < total[s.community] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // asksAboutBoilerplate reports whether the question itself asks about
 // licensing or distribution: then that text is what it wants.
 func asksAboutBoilerplate(q question) bool {
-	return slices.ContainsFunc(q.terms, isBoilerplateTerm)
+	return slices.ContainsFunc(q.terms, func(t string) bool { return boilerplateTermWeight(t) > 0 })
 }

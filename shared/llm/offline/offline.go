@@ -145,14 +145,23 @@ func mapAnswer(query string, parts []globalsearch.MapPart, maxTokens int) (strin
 	q := readQuestion(query)
 	sents := batchSentences(parts)
 	if !asksAboutBoilerplate(q) {
-		sents = slices.DeleteFunc(sents, func(s sentence) bool { return boilerplateSentence(s.text) })
+		sents = withoutBoilerplate(sents)
 	}
 	var best []sentence
 	usefulness := 0
 	if len(q.content) > 0 {
-		whole := slices.DeleteFunc(slices.Clone(sents), func(s sentence) bool { return !s.whole })
-		if best, usefulness = rank(q.content, whole); usefulness == 0 {
-			best, usefulness = rank(q.content, sents)
+		// Whole sentences first, fragments only when they alone match. A
+		// global question reads the communities' own account (summaries
+		// and claims) before their source excerpts, whose lines of
+		// dialogue answer no question about the whole.
+		tiers := [][]sentence{keep(sents, func(s sentence) bool { return s.whole }), sents}
+		if q.global {
+			tiers = slices.Insert(tiers, 0, keep(sents, func(s sentence) bool { return s.whole && s.section != sectionExcerpts }))
+		}
+		for _, tier := range tiers {
+			if best, usefulness = rank(q.content, tier); usefulness > 0 {
+				break
+			}
 		}
 	}
 	if usefulness == 0 && q.global {
@@ -172,6 +181,11 @@ func mapAnswer(query string, parts []globalsearch.MapPart, maxTokens int) (strin
 	return fit(maxTokens, units, oneParagraph, func(answer string) any {
 		return mapOutput{Answer: answer, Usefulness: usefulness}
 	})
+}
+
+// keep is the sentences for which ok holds.
+func keep(sents []sentence, ok func(sentence) bool) []sentence {
+	return slices.DeleteFunc(slices.Clone(sents), func(s sentence) bool { return !ok(s) })
 }
 
 // withMark is s followed by the mark citing ids (docs/contract.md#citations),
