@@ -89,20 +89,14 @@ type sentence struct {
 	pos        int     // its position in the batch
 }
 
-// sentences splits content into sentences, skipping header lines, Markdown
-// headings (an imported report's title) and the markup of claim and excerpt
-// bullets. Hard-wrapped lines are joined into paragraphs first: source
-// chunks keep the line breaks of their document, and a line is not a
-// sentence. whole holds the complete sentences (see complete), fragments
-// the rest: the start or end of a text cut mid-sentence (a chunk, a part of
-// a split summary, an elided quote), which is still evidence but does not
-// read as an answer.
-func sentences(content string) (whole, fragments []string) {
-	out, _ := appendText(nil, globalsearch.MapPart{Text: content}, sectionOther)
-	return split(out)
-}
-
-// partSentences is sentences over a batch's parts.
+// partSentences splits a batch's parts into sentences (batchSentences),
+// skipping header lines, Markdown headings (an imported report's title) and
+// the markup of claim and excerpt bullets. Hard-wrapped lines are joined
+// into paragraphs first: source chunks keep the line breaks of their
+// document, and a line is not a sentence. whole holds the complete
+// sentences (see complete), fragments the rest: the start or end of a text
+// cut mid-sentence (a chunk, a part of a split summary, an elided quote),
+// which is still evidence but does not read as an answer.
 func partSentences(parts []globalsearch.MapPart) (whole, fragments []string) {
 	return split(batchSentences(parts))
 }
