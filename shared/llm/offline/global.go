@@ -68,45 +68,27 @@ const (
 
 // globalAnswer answers a global question from the batch's most central
 // communities (docs/contract.md#centrality): their summary sentences (a
-// claim's when the summary has none), boilerplate left out, a sentence that
-// uses the question's words first within each community. max bounds the
-// usefulness (globalMax or fallbackMax).
-func globalAnswer(q question, sents []sentence, max float64) ([]sentence, int) {
-	byCommunity := map[string][]sentence{}
-	var order []string
-	hasSummary := map[string]bool{}
-	for _, s := range sents {
-		if s.whole && s.section == sectionSummary {
-			hasSummary[s.community] = true
-		}
-	}
-	for _, s := range sents {
-		if !s.whole || !(s.section == sectionSummary || s.section == sectionClaims && !hasSummary[s.community]) ||
-			len(terms(s.text)) < minGlobalTerms {
-			continue
-		}
-		if _, ok := byCommunity[s.community]; !ok {
-			order = append(order, s.community)
-		}
-		byCommunity[s.community] = append(byCommunity[s.community], s)
-	}
+// claim's when the summary has none), boilerplate already left out. A
+// community that uses the question's words ("themes", "conflict") counts
+// half as central again, and within the answer, and within each
+// community, the sentences that use them come first. most bounds the
+// usefulness (globalMax or fallbackMax), which a match raises.
+func globalAnswer(q question, sents []sentence, most float64) ([]sentence, int) {
 	asked := map[string]bool{}
 	for _, t := range q.terms {
 		asked[t] = true
 	}
+	byCommunity, order := globalSentences(sents, asked)
 	if len(order) == 0 {
 		return nil, 0
 	}
-	// Most central first; equal centrality keeps batch order.
-	slices.SortStableFunc(order, func(a, b string) int {
-		return cmp.Compare(byCommunity[b][0].centrality, byCommunity[a][0].centrality)
-	})
-	order = order[:min(len(order), globalCommunities)]
-	for _, c := range order {
-		slices.SortStableFunc(byCommunity[c], func(x, y sentence) int {
-			return cmp.Compare(matches(y.text, asked), matches(x.text, asked))
-		})
+	weight := func(c string) float64 {
+		first := byCommunity[c][0]
+		return first.centrality * (1 + 0.5*float64(min(matches(first.text, asked), 1)))
 	}
+	// Heaviest first; equal weight keeps batch order.
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(weight(b), weight(a)) })
+	order = order[:min(len(order), globalCommunities)]
 	var best []sentence
 	var said sentenceSet
 	for round := 0; len(best) < mapSentences; round++ {
@@ -123,9 +105,44 @@ func globalAnswer(q question, sents []sentence, max float64) ([]sentence, int) {
 			break
 		}
 	}
+	slices.SortStableFunc(best, func(x, y sentence) int { return cmp.Compare(matches(y.text, asked), matches(x.text, asked)) })
 	top := byCommunity[order[0]][0].centrality
-	u := int(math.Round(max * top / (top + halfCentrality)))
-	return best, min(int(max), u+1) // any answer scores at least 1
+	share := 0.8
+	if matches(best[0].text, asked) > 0 {
+		share = 1
+	}
+	u := int(math.Round(share * most * top / (top + halfCentrality)))
+	return best, min(int(most), u+1) // any answer scores at least 1
+}
+
+// globalSentences are the sentences a global answer may quote, by
+// community, each community's that use the question's words first, and the
+// communities in batch order.
+func globalSentences(sents []sentence, asked map[string]bool) (map[string][]sentence, []string) {
+	hasSummary := map[string]bool{}
+	for _, s := range sents {
+		if s.whole && s.section == sectionSummary {
+			hasSummary[s.community] = true
+		}
+	}
+	byCommunity := map[string][]sentence{}
+	var order []string
+	for _, s := range sents {
+		if !s.whole || !(s.section == sectionSummary || s.section == sectionClaims && !hasSummary[s.community]) ||
+			len(terms(s.text)) < minGlobalTerms {
+			continue
+		}
+		if _, ok := byCommunity[s.community]; !ok {
+			order = append(order, s.community)
+		}
+		byCommunity[s.community] = append(byCommunity[s.community], s)
+	}
+	for _, c := range order {
+		slices.SortStableFunc(byCommunity[c], func(x, y sentence) int {
+			return cmp.Compare(matches(y.text, asked), matches(x.text, asked))
+		})
+	}
+	return byCommunity, order
 }
 
 // matches counts the distinct terms of s that the question asked.

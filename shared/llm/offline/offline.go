@@ -76,6 +76,12 @@ const (
 	mapFloor = 0.25
 )
 
+// CacheID names the offline model in map-cache keys
+// (docs/contract.md#map-cache): its version, raised whenever its rules
+// change what it answers, so that a cache never serves the answers of
+// older rules.
+const CacheID = "offline/2"
+
 // Model is the offline model. It holds no state, so one value is safe for
 // any number of goroutines.
 type Model struct{}
