@@ -23,8 +23,8 @@ const (
 )
 
 // layoutOf reads a free-text response type (docs/contract.md#request) the
-// way a reader would: a list or bullet points, one paragraph, one sentence;
-// anything else ("multiple paragraphs", "a report") is paragraphs.
+// way a reader would: a list or bullet points, one paragraph (or line), one
+// sentence; anything else ("multiple paragraphs", "a report") is paragraphs.
 func layoutOf(responseType string) layout {
 	rt := strings.ToLower(responseType)
 	one := strings.Contains(rt, "single") || strings.Contains(rt, "one ")
@@ -33,7 +33,7 @@ func layoutOf(responseType string) layout {
 		return bulleted
 	case one && strings.Contains(rt, "sentence"):
 		return oneSentence
-	case one && strings.Contains(rt, "paragraph"):
+	case one && (strings.Contains(rt, "paragraph") || strings.Contains(rt, "line")):
 		return oneParagraph
 	}
 	return paragraphs

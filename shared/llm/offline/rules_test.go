@@ -164,6 +164,8 @@ func TestReduceLayout(t *testing.T) {
 		{"Single Paragraph", "One is first. [Data: Communities (a)] Two is second. [Data: Communities (a)] Three is third. [Data: Communities (a)] " +
 			"Four is fourth. [Data: Communities (b)] Five is fifth. [Data: Communities (b)]"},
 		{"one sentence", "One is first. [Data: Communities (a)]"},
+		{"one line", "One is first. [Data: Communities (a)] Two is second. [Data: Communities (a)] Three is third. [Data: Communities (a)] " +
+			"Four is fourth. [Data: Communities (b)] Five is fifth. [Data: Communities (b)]"},
 		{"a report", "One is first. [Data: Communities (a)] Two is second. [Data: Communities (a)] Three is third. [Data: Communities (a)]\n\n" +
 			"Four is fourth. [Data: Communities (b)] Five is fifth. [Data: Communities (b)]"},
 	}
