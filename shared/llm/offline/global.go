@@ -3,6 +3,7 @@ package offline
 import (
 	"cmp"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -10,13 +11,14 @@ import (
 // Global questions: those that ask about the corpus as a whole ("What is
 // this story about?", "What are the top themes?", "Who are the main
 // characters?") name no topic that a sentence could match. Their words
-// are genre words; the rest of a question's terms are its content terms.
+// are genre words, or the question ends "about?"; the rest of a
+// question's terms are its content terms.
 
 // genreWords are the (stemmed) words that ask about a corpus as a whole
 // rather than name what to look for in it.
 var genreWords = func() map[string]bool {
 	m := map[string]bool{}
-	for w := range strings.FieldsSeq(`about arc article book central change character collection conflict core
+	for w := range strings.FieldsSeq(`arc article book central change character collection conflict core
 		corpus dataset develop document event evolve figure function gist happen idea issue lesson message
 		moral narrative novel overview part pattern people person play plot point protagonist purpose role
 		significance story subject summary tale text theme topic trend`) {
@@ -34,8 +36,13 @@ type question struct {
 	global bool
 }
 
+// asksWhatAbout matches a question that ends "... about?" ("What is this
+// about?"): it asks for the topic of the whole, though "about" is a
+// stopword that must match no sentence.
+var asksWhatAbout = regexp.MustCompile(`(?i)\babout\W*$`)
+
 func readQuestion(query string) question {
-	q := question{terms: uniq(terms(query))}
+	q := question{terms: uniq(terms(query)), global: asksWhatAbout.MatchString(query)}
 	for _, t := range q.terms {
 		if genreWords[t] {
 			q.global = true

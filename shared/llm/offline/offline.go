@@ -6,8 +6,8 @@
 //
 // The question: its terms (stopwords dropped) are content terms, or genre
 // words that ask about the corpus as a whole ("story", "themes",
-// "characters", "about"; genreWords). A question with a genre word is
-// global.
+// "characters"; genreWords). A question with a genre word, or one that
+// ends "about?", is global.
 //
 // Map: the batch content is split into sentences (header lines, titles and
 // bullet markup dropped, a claim quoted by its description alone,

@@ -19,6 +19,8 @@ func TestReadQuestion(t *testing.T) {
 		content []string
 	}{
 		{"What is this story about?", true, nil},
+		{"What is this about?", true, nil},
+		{"What do they say about Marley?", false, []string{"say", "marley"}},
 		{"Summarize the story.", true, nil},
 		{"Who are the main characters and how do they change?", true, nil},
 		{"What is the role of the spirits?", true, []string{"spirit"}},

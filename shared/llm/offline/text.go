@@ -236,11 +236,10 @@ func appendTrimmed(out []string, s string) []string {
 
 // stopwords are words that carry no topic. The list is short on purpose:
 // it holds the function words and question fillers ("what are the main")
-// that would otherwise match nearly every sentence. "about" is not one: it
-// is a genre word ("what is this about?", see genreWords).
+// that would otherwise match nearly every sentence.
 var stopwords = func() map[string]bool {
 	m := map[string]bool{}
-	for w := range strings.FieldsSeq(`a across after all also am an and any are as at be been before
+	for w := range strings.FieldsSeq(`a about across after all also am an and any are as at be been before
 		being between both biggest but by can could describe did do does during each explain for from
 		give had has have how i identify important in into is it its key list main major me more most
 		my notable of on or other our over overall please primary principal prominent s should
