@@ -27,6 +27,19 @@ var genreWords = func() map[string]bool {
 	return m
 }()
 
+// frameWords are the genre words that frame a question rather than say
+// what it is about ("the central conflict", "the role of", "this story"):
+// a sentence that happens to use them ("central to the story") answers
+// nothing, so they never rank sentences.
+var frameWords = func() map[string]bool {
+	m := map[string]bool{}
+	for w := range strings.FieldsSeq(`article book central collection core corpus dataset document function
+		narrative novel part point purpose role significance story tale text`) {
+		m[stem(w)] = true
+	}
+	return m
+}()
+
 // question is a query as the offline model reads it.
 type question struct {
 	terms   []string // every term (see terms), each once
@@ -76,14 +89,15 @@ const (
 // globalAnswer answers a global question from the batch's most central
 // communities (docs/contract.md#centrality): their summary sentences (a
 // claim's when the summary has none), boilerplate already left out. A
-// community that uses the question's words ("themes", "conflict") counts
+// community that uses the question's words ("themes", "conflict"; not its
+// frameWords) counts
 // half as central again, and within the answer, and within each
 // community, the sentences that use them come first. most bounds the
 // usefulness (globalMax or fallbackMax), which a match raises.
 func globalAnswer(q question, sents []sentence, most float64) ([]sentence, int) {
 	asked := map[string]bool{}
 	for _, t := range q.terms {
-		asked[t] = true
+		asked[t] = !frameWords[t]
 	}
 	byCommunity, order := globalSentences(sents, asked)
 	if len(order) == 0 {

@@ -36,8 +36,9 @@ var (
 	claimSyntax = regexp.MustCompile(`\S -> \S[^:]*:`)
 	// licence is vocabulary of licence and distribution terms, written
 	// independently of the model's own list.
-	licence = regexp.MustCompile(`(?i)\b(licen[cs]e|copyright|trademark|royalt|donation|tax[- ]deductible|ebooks?)\b`)
-	markIDs = regexp.MustCompile(`\[Data: Communities \(([^()]*)\)\]`)
+	licence     = regexp.MustCompile(`(?i)\b(licen[cs]e|copyright|trademark|royalt|donation|tax[- ]deductible|ebooks?)\b`)
+	graphragRef = regexp.MustCompile(`\[Data: (Entities|Relationships|Sources|Claims|Reports)`)
+	markIDs     = regexp.MustCompile(`\[Data: Communities \(([^()]*)\)\]`)
 	// A whole sentence, as carol_test reads one, or one of a script
 	// without case (Chinese, Japanese) ended as those scripts end one.
 	wholeStart = regexp.MustCompile(`^['"‘“(_*「]*[\p{Lu}\p{N}\p{Lo}]`)
@@ -66,6 +67,7 @@ func readAnswer(t *testing.T, answer string) answerRead {
 	}
 	assert.NotRegexp(t, claimSyntax, answer, "no claim syntax")
 	assert.NotRegexp(t, licence, answer, "no licence boilerplate")
+	assert.NotRegexp(t, graphragRef, answer, "no data reference of GraphRAG's own")
 	said := map[string]bool{}
 	for _, s := range appendSentences(nil, strings.Join(strings.Fields(strings.ReplaceAll(withoutCitations(answer), "\n- ", "\n")), " ")) {
 		assert.Regexp(t, wholeStart, s, "starts as a sentence starts")
@@ -114,16 +116,24 @@ func searchAll(t *testing.T, store *memstore.Store, namespace string, level *glo
 // question, each statement cited by the few communities it came from.
 func TestChristmasCarolGlobalQuestions(t *testing.T) {
 	dir := corpus.Dir(t, corpus.ChristmasCarol)
-	records, _, err := graphrag.Import(context.Background(), dir, graphrag.Options{})
-	require.NoError(t, err)
 	store := memstore.New()
-	require.NoError(t, store.ReplaceNamespace(context.Background(), "carol", records))
+	for _, content := range []graphrag.Content{graphrag.ContentSummary, graphrag.ContentFullContent} {
+		records, _, err := graphrag.Import(context.Background(), dir, graphrag.Options{Content: content})
+		require.NoError(t, err)
+		require.NoError(t, store.ReplaceNamespace(context.Background(), "carol-"+strings.ReplaceAll(string(content), "_", "-"), records))
+	}
 	for _, tc := range []struct {
-		name  string
-		level *globalsearch.Level
-	}{{"leaf", nil}, {"level 0", levelPtr(0)}, {"level 1", levelPtr(1)}} {
+		name, namespace string
+		level           *globalsearch.Level
+	}{
+		{"leaf", "carol-summary", nil},
+		{"level 0", "carol-summary", levelPtr(0)},
+		{"level 1", "carol-summary", levelPtr(1)},
+		// Whole reports, whose findings carry GraphRAG's own data references.
+		{"full content, leaf", "carol-full-content", nil},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
-			avg := searchAll(t, store, "carol", tc.level)
+			avg := searchAll(t, store, tc.namespace, tc.level)
 			assert.LessOrEqual(t, avg, 3.0, "communities per mark, on average")
 		})
 	}

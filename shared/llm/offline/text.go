@@ -23,6 +23,13 @@ var headerPrefixes = []string{
 // excerptID matches the "(chunkId) " that starts an excerpt bullet (docs/contract.md#map-text).
 var excerptID = regexp.MustCompile(`^\([^()\s]+\)\s+`)
 
+// dataRef matches a data reference in a text, "[Data: Entities (5, 7);
+// Relationships (3)]" as GraphRAG writes them into its reports' findings,
+// with the space before it. A sentence is quoted without it: what it
+// cites are records of GraphRAG's, not of this index, and the answer
+// cites its own communities (docs/contract.md#citations).
+var dataRef = regexp.MustCompile(`\s*\[Data: [^\[\]]*\]`)
+
 // claimBullet matches the body of a claim bullet, "subject -> object:
 // description" or "subject: description" (docs/contract.md#map-text).
 var claimBullet = regexp.MustCompile(`^([^:]+?)(?: -> [^:]+?)?: (.+)$`)
@@ -143,7 +150,7 @@ func appendText(out []sentence, p globalsearch.MapPart, in section) ([]sentence,
 		if para.Len() == 0 {
 			return
 		}
-		split := appendSentences(nil, para.String())
+		split := appendSentences(nil, dataRef.ReplaceAllString(para.String(), ""))
 		para.Reset()
 		for i, s := range split {
 			out = append(out, sentence{text: s, community: p.CommunityID, section: in,

@@ -64,6 +64,11 @@ func TestSentences(t *testing.T) {
 			wantFragments: nil,
 		},
 		{
+			name:    "GraphRAG's data references are left out",
+			content: "[Community summary]\n## Finding\n\nScrooge changes [Data: Entities (4, 7); Relationships (3, +more)]. Marley warns him.",
+			want:    []string{"Scrooge changes.", "Marley warns him."},
+		},
+		{
 			name:          "elisions",
 			content:       "Scrooge signed it. ... Scrooge never painted out Old Marley's name. ...then ran home to Camden Town",
 			want:          []string{"Scrooge signed it.", "Scrooge never painted out Old Marley's name."},
