@@ -43,8 +43,12 @@ func TestBoilerplateSentence(t *testing.T) {
 	}{
 		{"The Foundation makes no representations concerning the copyright status of any work.", true},
 		{"Volunteers handle the electronic distribution of the works.", true},
-		{"The Foundation is a nonprofit organized under state law.", true},
+		{"The community is supported by volunteers and donors under tax-exempt status.", true},
+		{"The Foundation is a nonprofit organized under state law.", false},
 		{"Scrooge founded a charity for the poor.", false},
+		{"Several boat owners sold their licences within months.", false},
+		{"The gentlemen seek charitable donations for the poor.", false},
+		{"The house shows no legal or technical compliance concerns.", false},
 		{"The spirit of Christmas transforms Scrooge.", false},
 	}
 	for _, tc := range tests {
