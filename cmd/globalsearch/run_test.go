@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/offline"
 )
 
 func TestRunOfflineOnTheSampleIndex(t *testing.T) {
@@ -206,5 +207,29 @@ func TestNoShuffleAndSingularCounts(t *testing.T) {
 				assert.NotContains(t, out.String(), avoid)
 			}
 		})
+	}
+}
+
+// The offline model's answers are cached under its versioned name
+// (offline.CacheID), so a cache written by older rules of the model serves
+// none of them (docs/contract.md#map-cache).
+func TestOfflineCacheKeyNamesItsVersion(t *testing.T) {
+	sample := filepath.Join("..", "..", "testdata", "sample-index.json")
+	const query = "What changed in the fisheries?"
+	dir := t.TempDir()
+	env, out, errOut := testEnv("")
+	require.Equal(t, 0, runMain(context.Background(), env, []string{"plan", "--index", sample, "--query", query, "--seed", "3", "--json"}), errOut.String())
+	var plan planOutput
+	require.NoError(t, json.Unmarshal(out.Bytes(), &plan))
+	require.NotEmpty(t, plan.Batches)
+	out.Reset()
+	require.Equal(t, 0, runMain(context.Background(), env, []string{"run", "--index", sample, "--query", query, "--seed", "3", "--cache", dir}), errOut.String())
+	prompts := globalsearch.DefaultPrompts()
+	for i, b := range plan.Batches {
+		prompt := prompts.Map.Render(query, b.Content)
+		key := globalsearch.MapCacheKey(offline.CacheID, prompt, globalsearch.SpecDefaults.MapOutputReserve)
+		assert.FileExists(t, filepath.Join(dir, key[:2], key+".json"), "batch %d", i)
+		old := globalsearch.MapCacheKey("offline", prompt, globalsearch.SpecDefaults.MapOutputReserve)
+		assert.NoFileExists(t, filepath.Join(dir, old[:2], old+".json"), "batch %d", i)
 	}
 }

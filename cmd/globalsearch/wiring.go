@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/offline"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
 
@@ -65,6 +66,10 @@ func (f *searchFlags) newEngine(ctx context.Context, env *cliEnv, idx globalsear
 			return nil, err
 		}
 		e.ModelID = strings.TrimSpace(f.model.spec)
+		if e.ModelID == providerOffline {
+			// Its answers change with its rules, which its name does not say.
+			e.ModelID = offline.CacheID
+		}
 	}
 	return e, nil
 }

@@ -35,6 +35,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 	prompts := e.prompts()
 	req := prompts.Map.mapRequest(p.Query, b.Content, p.MapOutputReserve)
 	req.System = prompts.System
+	req.Parts = withCentrality(req.Parts, b.Centrality)
 	key := ""
 	if p.Cache && e.Cache != nil {
 		key = mapCacheKey(e.ModelID, req.SystemPrompt(), req.Prompt, p.MapOutputReserve)

@@ -16,6 +16,10 @@ type Batch struct {
 	// (docs/contract.md#result), kept with the batch rather than the plan item so that
 	// no item outgrows DynamoDB's 400 KB.
 	Sources []Sources `json:"sources,omitempty"`
+	// Centrality is how central each community of the batch is to its
+	// namespace (docs/contract.md#centrality), for the map call's parts:
+	// prepare knows the hierarchy, the map step only its batch.
+	Centrality map[string]float64 `json:"centrality,omitempty"`
 }
 
 // Plan is what prepare decided: the request, every batch, and what was

@@ -58,7 +58,10 @@ type ModelRequest struct {
 	System     string
 	Parts      []MapPart   // map only: the batch's parts, in prompt order
 	Candidates []Candidate // reduce only: the selected map answers, in prompt order
-	MaxTokens  int
+	// ResponseType is the form of answer the reduce prompt asks for
+	// (docs/contract.md#request), reduce only.
+	ResponseType string
+	MaxTokens    int
 }
 
 // SystemPrompt is the system instruction to send with r: r.System, else the
@@ -78,6 +81,9 @@ type MapPart struct {
 	CommunityID string
 	Part        int
 	Text        string
+	// Centrality is how central the community is to its namespace
+	// (docs/contract.md#centrality); it is not in the prompt text.
+	Centrality float64
 }
 
 // Candidate is one map answer as the reduce prompt shows it (docs/contract.md#reduce-selection):

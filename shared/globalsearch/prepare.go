@@ -114,7 +114,7 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 	if err := e.checkBatchCount(p, len(packed)); err != nil {
 		return Plan{}, err
 	}
-	plan.Batches = planBatches(packed, sources)
+	plan.Batches = planBatches(packed, sources, in.centralities())
 	plan.MapSkeleton = skeleton
 	return plan, nil
 }
@@ -136,15 +136,20 @@ func (e *Engine) checkBatchCount(p Params, batches int) error {
 }
 
 // planBatches numbers the packed batches and records with each the sources
-// of the communities it holds (docs/contract.md#citations). A community
+// of the communities it holds (docs/contract.md#citations) and their
+// centrality (docs/contract.md#centrality). A community
 // split over many batches is recorded once, with its first part, and a
 // batch records at most maxSourceBytes of ids: a coarse community can cite
 // more ids than one DynamoDB item holds.
-func planBatches(packed []batch.Batch, sources map[string]Sources) []Batch {
+func planBatches(packed []batch.Batch, sources map[string]Sources, centrality map[string]float64) []Batch {
 	out := make([]Batch, len(packed))
 	recorded := make(map[string]bool, len(sources))
 	for i, b := range packed {
-		out[i] = Batch{Index: i, CommunityIDs: b.IDs, EstimatedTokens: b.Tokens, Content: b.Content}
+		out[i] = Batch{Index: i, CommunityIDs: b.IDs, EstimatedTokens: b.Tokens, Content: b.Content,
+			Centrality: make(map[string]float64, len(b.IDs))}
+		for _, id := range b.IDs {
+			out[i].Centrality[id] = centrality[id]
+		}
 		room := maxSourceBytes
 		for _, id := range b.IDs {
 			if !recorded[id] {

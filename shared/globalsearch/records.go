@@ -7,6 +7,13 @@ type Summary struct {
 	ParentCommunityID string `json:"parentCommunityId"`
 	Title             string `json:"title,omitempty"`
 	Summary           string `json:"summary"`
+	// Rank is GraphRAG's importance rating of the community's report
+	// (0-10 in GraphRAG's own prompts) and Size GraphRAG's size of the
+	// community (its entities); 0 when the index has none. They only
+	// inform centrality (docs/contract.md#centrality), and omitted they
+	// leave an index file as it was.
+	Rank float64 `json:"rank,omitempty"`
+	Size int     `json:"size,omitempty"`
 }
 
 // Claim is a claim assigned to a leaf community (docs/contract.md#index).

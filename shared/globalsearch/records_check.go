@@ -3,6 +3,7 @@ package globalsearch
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -12,7 +13,7 @@ import (
 // Validate checks what a well-formed namespace needs before it is stored or
 // searched: ids well-formed (CheckID) and unique per kind, the fields that
 // name an id (parentCommunityId, communityId, sourceChunkIds) valid UTF-8,
-// levels non-negative, claims with a subject. The hierarchy itself (cycles, missing parents) is checked
+// levels, ranks and sizes non-negative, claims with a subject. The hierarchy itself (cycles, missing parents) is checked
 // by the search, which reports it as a corrupt index.
 func (r Records) Validate() error {
 	err := checkRecords("summaries", r.Summaries, func(s Summary) (string, string) {
@@ -21,6 +22,12 @@ func (r Records) Validate() error {
 		}
 		if !utf8.ValidString(s.ParentCommunityID) {
 			return s.ID, `field "parentCommunityId" is not valid UTF-8`
+		}
+		if math.IsNaN(s.Rank) || math.IsInf(s.Rank, 0) || s.Rank < 0 {
+			return s.ID, `field "rank" must be a finite number >= 0`
+		}
+		if s.Size < 0 {
+			return s.ID, `field "size" must be >= 0`
 		}
 		return s.ID, ""
 	})

@@ -1,6 +1,7 @@
 package globalsearch_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -37,6 +38,14 @@ func TestValidateRejectsBadIDs(t *testing.T) {
 			`claims[0] (id k1): field "communityId" is not valid UTF-8`},
 		{"cited chunk of invalid UTF-8", globalsearch.Records{Claims: []globalsearch.Claim{{ID: "k1", Subject: "s", SourceChunkIDs: []string{"ch1", "ch\xc0"}}}},
 			`claims[0] (id k1): field "sourceChunkIds" holds an id that is not valid UTF-8`},
+		{"negative rank", globalsearch.Records{Summaries: []globalsearch.Summary{{ID: "c1", Rank: -1}}},
+			`summaries[0] (id c1): field "rank" must be a finite number >= 0`},
+		{"rank not a number", globalsearch.Records{Summaries: []globalsearch.Summary{{ID: "c1", Rank: math.NaN()}}},
+			`summaries[0] (id c1): field "rank" must be a finite number >= 0`},
+		{"infinite rank", globalsearch.Records{Summaries: []globalsearch.Summary{{ID: "c1", Rank: math.Inf(1)}}},
+			`summaries[0] (id c1): field "rank" must be a finite number >= 0`},
+		{"negative size", globalsearch.Records{Summaries: []globalsearch.Summary{{ID: "c1", Size: -3}}},
+			`summaries[0] (id c1): field "size" must be >= 0`},
 		{"chunk id over 256 bytes", globalsearch.Records{Chunks: []globalsearch.Chunk{{ID: long}}},
 			`chunks[0] (id ` + strings.Repeat("é", globalsearch.MaxEchoedRunes) + `…): field "id" is 258 bytes; an id holds at most 256`},
 	}

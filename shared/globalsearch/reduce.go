@@ -141,7 +141,7 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 		Prompt:     reducePrompt.Render(p.Query, content),
 		System:     e.prompts().System,
 		Candidates: candidates,
-		MaxTokens:  p.ReduceOutputReserve,
+		MaxTokens:  p.ReduceOutputReserve, ResponseType: p.ResponseType,
 	})
 	if err == nil {
 		res.Diagnostics.Reduce.InputTokens, res.Diagnostics.Reduce.OutputTokens = resp.InputTokens, resp.OutputTokens

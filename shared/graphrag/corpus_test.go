@@ -37,6 +37,11 @@ func TestImportChristmasCarol(t *testing.T) {
 	assert.Len(t, records.Chunks, report.Chunks)
 	assert.Empty(t, report.Warnings)
 	require.NoError(t, records.Validate())
+	for _, s := range records.Summaries {
+		// GraphRAG rated every report of this corpus (docs/contract.md#centrality).
+		assert.Positive(t, s.Rank, "summary %s keeps its rank", s.ID)
+		assert.Positive(t, s.Size, "summary %s keeps its size", s.ID)
+	}
 
 	// Every claim must land on a leaf of what the store holds, or the search
 	// would count it as an orphan (docs/contract.md#map-text).

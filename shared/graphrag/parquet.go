@@ -312,6 +312,31 @@ func (c *column) int(i int) (n int64, ok bool, err error) {
 	return n, true, nil
 }
 
+// float returns row i as a number, nil for null. An integer or numeric
+// text is accepted: GraphRAG's rank is a float, but a pandas frame may
+// write whole ratings as integers.
+func (c *column) float(i int) (*float64, error) {
+	vals := c.cell(i)
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	var f float64
+	switch x := vals[0].(type) {
+	case float64:
+		f = x
+	case int64:
+		f = float64(x)
+	case string:
+		var err error
+		if f, err = strconv.ParseFloat(strings.TrimSpace(x), 64); err != nil {
+			return nil, fmt.Errorf("%s row %d: column %q: %s is not a number", c.file, i, c.name, globalsearch.EchoQuoted(x))
+		}
+	default:
+		return nil, fmt.Errorf("%s row %d: column %q: %s (%T) is not a number", c.file, i, c.name, globalsearch.Echo(fmt.Sprint(x)), x)
+	}
+	return &f, nil
+}
+
 // ints returns row i as a list of integers (nil for null or empty).
 func (c *column) ints(i int) ([]int64, error) {
 	vals := c.cell(i)

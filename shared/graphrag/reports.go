@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,6 +49,10 @@ type reportRow struct {
 	level      int64
 	title      string
 	text       string
+	// rank and size are GraphRAG's, kept for centrality
+	// (docs/contract.md#centrality): 0 when absent.
+	rank float64
+	size int64
 }
 
 // readReports builds the summaries and returns the community numbers of the
@@ -69,7 +74,7 @@ func (im *importer) readReports(t *table) ([]int64, error) {
 // report in file order to list it).
 func (im *importer) readReportRows(t *table) ([]reportRow, map[int64]int64, error) {
 	text := string(im.opts.Content)
-	cols, err := columns(t, "community", "level", "parent?", "children?", "title?", text)
+	cols, err := columns(t, "community", "level", "parent?", "children?", "title?", "rank?", "size?", text)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,6 +123,17 @@ func readReportRow(t *table, cols map[string]*column, text string, i int) (repor
 	if err != nil {
 		return r, nil, err
 	}
+	if rank, err := cols["rank"].float(i); err != nil {
+		return r, nil, err
+	} else if rank != nil && *rank > 0 && !math.IsInf(*rank, 0) {
+		// GraphRAG rates 0-10; a rank it cannot have (NaN fails the test
+		// above) ranks nothing.
+		r.rank = *rank
+	}
+	if r.size, _, err = cols["size"].int(i); err != nil {
+		return r, nil, err
+	}
+	r.size = max(r.size, 0)
 	r.title = cols["title"].str(i)
 	r.text = cols[text].str(i)
 	return r, children, nil
@@ -190,6 +206,8 @@ func (im *importer) addSummaries(reports []reportRow, hasParent map[int64]bool) 
 			Level:   int(r.level),
 			Title:   r.title,
 			Summary: withTitle(r.title, r.text),
+			Rank:    r.rank,
+			Size:    int(min(r.size, math.MaxInt32)),
 		}
 		if r.hasParent {
 			s.ParentCommunityID = strconv.FormatInt(r.parent, 10)

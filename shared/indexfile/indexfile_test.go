@@ -1,6 +1,7 @@
 package indexfile_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,6 +36,10 @@ func TestParseRejectsMalformedFilesNamingRecordAndField(t *testing.T) {
 		{"missing summary id", `{"summaries":[{"level":0,"summary":"s"}]}`, `summaries[0]: field "id" is required`},
 		{"duplicate summary id", `{"summaries":[{"id":"a","level":0},{"id":"a","level":1}]}`, `summaries[1] (id a): duplicate id`},
 		{"negative level", `{"summaries":[{"id":"a","level":-1}]}`, `summaries[0] (id a): field "level" must be >= 0`},
+		{"negative rank", `{"summaries":[{"id":"a","level":0,"rank":-1}]}`, `summaries[0] (id a): field "rank" must be a finite number >= 0`},
+		{"rank as string", `{"summaries":[{"id":"a","level":0,"rank":"8"}]}`, `summaries[0] (id a): field "rank" must be a number, not a JSON string`},
+		{"size 2.5", `{"summaries":[{"id":"a","level":0,"size":2.5}]}`, `summaries[0] (id a): field "size" must be a whole number written in digits (such as 100), not a JSON number 2.5`},
+		{"negative size", `{"summaries":[{"id":"a","level":0,"size":-1}]}`, `summaries[0] (id a): field "size" must be >= 0`},
 		{"claim without subject", `{"claims":[{"id":"k1","communityId":"c"}]}`, `claims[0] (id k1): field "subject" is required`},
 		{"duplicate chunk", `{"chunks":[{"id":"x","text":"t"},{"id":"x","text":"u"}]}`, `chunks[1] (id x): duplicate id`},
 		{"trailing data", `{} {}`, "index file: unexpected '{' after the JSON value at byte offset 3"},
@@ -70,7 +75,7 @@ func TestParseRejectsMalformedFilesNamingRecordAndField(t *testing.T) {
 
 func TestSaveLoadRoundTrip(t *testing.T) {
 	f := indexfile.File{Namespace: "ns", Records: globalsearch.Records{
-		Summaries: []globalsearch.Summary{{ID: "c1", Level: 0, Title: "T", Summary: "中文 & <tags>"}},
+		Summaries: []globalsearch.Summary{{ID: "c1", Level: 0, Title: "T", Summary: "中文 & <tags>", Rank: 8.5, Size: 117}},
 		Claims:    []globalsearch.Claim{{ID: "k1", CommunityID: "c1", Subject: "S", SourceChunkIDs: []string{"ch1"}}},
 		Chunks:    []globalsearch.Chunk{{ID: "ch1", Text: "text", DocumentID: "d"}},
 	}}
@@ -79,6 +84,23 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	got, err := indexfile.Load(path)
 	require.NoError(t, err)
 	assert.Equal(t, f, got)
+}
+
+// An index file without rank and size (every file written before they
+// existed) reads as unrated and saves as it was.
+func TestRankAndSizeAreOptional(t *testing.T) {
+	data := `{"summaries":[{"id":"c1","level":0,"summary":"s"}]}`
+	f, err := indexfile.Parse([]byte(data))
+	require.NoError(t, err)
+	require.Len(t, f.Summaries, 1)
+	assert.Zero(t, f.Summaries[0].Rank)
+	assert.Zero(t, f.Summaries[0].Size)
+	path := filepath.Join(t.TempDir(), "i.json")
+	require.NoError(t, indexfile.Save(path, f))
+	saved, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.NotContains(t, string(saved), "rank")
+	assert.NotContains(t, string(saved), "size")
 }
 
 func TestDefaultNamespace(t *testing.T) {

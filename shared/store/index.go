@@ -21,15 +21,18 @@ type indexKey struct {
 
 type summaryItem struct {
 	indexKey
-	ID                string `dynamodbav:"id"`
-	Level             int    `dynamodbav:"level"`
-	ParentCommunityID string `dynamodbav:"parentCommunityId,omitempty"`
-	Title             string `dynamodbav:"title,omitempty"`
-	Summary           string `dynamodbav:"summary"`
+	ID                string  `dynamodbav:"id"`
+	Level             int     `dynamodbav:"level"`
+	ParentCommunityID string  `dynamodbav:"parentCommunityId,omitempty"`
+	Title             string  `dynamodbav:"title,omitempty"`
+	Summary           string  `dynamodbav:"summary"`
+	Rank              float64 `dynamodbav:"rank,omitempty"`
+	Size              int     `dynamodbav:"size,omitempty"`
 }
 
 func (it summaryItem) record() globalsearch.Summary {
-	return globalsearch.Summary{ID: it.ID, Level: it.Level, ParentCommunityID: it.ParentCommunityID, Title: it.Title, Summary: it.Summary}
+	return globalsearch.Summary{ID: it.ID, Level: it.Level, ParentCommunityID: it.ParentCommunityID, Title: it.Title, Summary: it.Summary,
+		Rank: it.Rank, Size: it.Size}
 }
 
 type claimItem struct {

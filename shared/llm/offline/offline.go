@@ -1,21 +1,40 @@
 // Package offline is the in-process twin of the model adapters: a
 // deterministic, extractive heuristic that needs no network. It is a
 // heuristic for demos and tests, not an LLM: it does not read, reason or
-// write; it quotes.
+// write; it quotes, and what it quotes is chosen by rules that know
+// nothing of any one corpus (docs/contract.md#offline-model).
+//
+// The question: its terms (stopwords dropped) are content terms, or genre
+// words that ask about the corpus as a whole ("story", "themes",
+// "characters"; genreWords). A question with a genre word, or one that
+// ends "about?", is global.
 //
 // Map: the batch content is split into sentences (header lines, titles and
-// bullet markup dropped, hard-wrapped lines joined), each sentence is scored
-// against the query with BM25, and the best few sentences become the answer.
-// Only whole sentences are quoted; fragments (a text cut mid-sentence) are
-// used only when no whole sentence matches. Usefulness grows with the share
-// of query terms the batch contains and with how strongly the best sentence
-// matches; it is exactly 0, with an empty answer, when no query term occurs.
+// bullet markup dropped, a claim quoted by its description alone,
+// hard-wrapped lines joined), each sentence knowing its community. The
+// sentences are scored against the content terms with BM25 and the best few
+// become the answer. Only whole sentences are quoted; fragments (a text cut
+// mid-sentence) are used only when no whole sentence matches. Usefulness
+// grows with the share of content terms the batch contains and with how
+// strongly the best sentence matches. A global question whose content
+// terms match nothing here (or that has none) is answered from the batch's
+// most central communities (docs/contract.md#centrality), a summary
+// sentence of each in turn, with a usefulness that grows with centrality
+// and stays below a good match's. Anything else scores exactly 0, with an
+// empty answer. Boilerplate (licence and distribution terms; see
+// isBoilerplate) is never quoted unless the question asks about it. Every
+// sentence is followed by the mark of the community it came from
+// (docs/contract.md#citations).
 //
-// Reduce: the candidate answers are merged sentence by sentence, taking the
-// first sentence of each candidate (highest usefulness first), then the
-// second of each, and so on, never repeating a sentence or a fragment of one
-// (sentenceSet), so that the final answer covers many communities instead of
-// repeating the top one.
+// Reduce: the candidate answers weaker than a share of the best are left
+// out; the rest are merged sentence by sentence, taking the first sentence
+// of each candidate (highest usefulness first), then the second of each,
+// and so on, never repeating a sentence or a fragment of one (sentenceSet:
+// a repeat adds its community to the mark of the sentence already said),
+// so that the answer covers many communities instead of repeating the top
+// one. Each sentence keeps its mark. The answer takes the form the
+// request's response type asks (layoutOf): paragraphs, a bulleted list or
+// one paragraph.
 //
 // Both stages answer with JSON produced by encoding/json that follows the
 // docs/contract.md#model-output contract, shortened to fit req.MaxTokens by the docs/contract.md#token-estimate
@@ -28,15 +47,11 @@
 package offline
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
@@ -59,9 +74,13 @@ const (
 	// mapFloor drops sentences scoring below this share of the best one, so
 	// that a weak incidental match does not pad a strong answer.
 	mapFloor = 0.25
-	// reduceSentences caps the merged answer.
-	reduceSentences = 12
 )
+
+// CacheID names the offline model in map-cache keys
+// (docs/contract.md#map-cache): its version, raised whenever its rules
+// change what it answers, so that a cache never serves the answers of
+// older rules.
+const CacheID = "offline/2"
 
 // Model is the offline model. It holds no state, so one value is safe for
 // any number of goroutines.
@@ -87,7 +106,7 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 	case globalsearch.StageMap:
 		text, complete, err = mapAnswer(req.Query, req.Parts, req.MaxTokens)
 	case globalsearch.StageReduce:
-		text, complete, err = reduceAnswer(req.Candidates, req.MaxTokens)
+		text, complete, err = reduceAnswer(req.Candidates, layoutOf(req.ResponseType), req.MaxTokens)
 	default:
 		return globalsearch.ModelResponse{}, fmt.Errorf("offline model: unknown stage %q", req.Stage)
 	}
@@ -129,30 +148,66 @@ type reduceOutput struct {
 
 // mapAnswer implements the map stage (see the package comment).
 func mapAnswer(query string, parts []globalsearch.MapPart, maxTokens int) (string, bool, error) {
-	whole, fragments := partSentences(parts)
-	best, usefulness := rank(terms(query), whole)
-	if usefulness == 0 && len(fragments) > 0 {
-		best, usefulness = rank(terms(query), append(whole, fragments...))
+	q := readQuestion(query)
+	sents := batchSentences(parts)
+	if !asksAboutBoilerplate(q) {
+		sents = withoutBoilerplate(sents)
+	}
+	var best []sentence
+	usefulness := 0
+	if len(q.content) > 0 {
+		// Whole sentences first, fragments only when they alone match. A
+		// global question reads the communities' own account (summaries
+		// and claims) before their source excerpts, whose lines of
+		// dialogue answer no question about the whole.
+		tiers := [][]sentence{keep(sents, func(s sentence) bool { return s.whole }), sents}
+		if q.global {
+			tiers = slices.Insert(tiers, 0, keep(sents, func(s sentence) bool { return s.whole && s.section != sectionExcerpts }))
+		}
+		for _, tier := range tiers {
+			if best, usefulness = rank(q.content, tier); usefulness > 0 {
+				break
+			}
+		}
+	}
+	if usefulness == 0 && q.global {
+		most := float64(globalMax)
+		if len(q.content) > 0 {
+			most = fallbackMax
+		}
+		best, usefulness = globalAnswer(q, sents, most)
 	}
 	if usefulness == 0 {
-		return fit(maxTokens, nil, func(answer string) any { return mapOutput{Answer: answer} })
+		return fit(maxTokens, nil, oneParagraph, func(answer string) any { return mapOutput{Answer: answer} })
 	}
-	return fit(maxTokens, best, func(answer string) any {
+	units := make([]unit, len(best))
+	for i, s := range best {
+		units[i] = unit{text: withMark(s.text, []string{s.community})}
+	}
+	return fit(maxTokens, units, oneParagraph, func(answer string) any {
 		return mapOutput{Answer: answer, Usefulness: usefulness}
 	})
 }
 
-// scored is a sentence with its BM25 score and its position in the batch.
-type scored struct {
-	text  string
-	score float64
-	pos   int
+// keep is the sentences for which ok holds.
+func keep(sents []sentence, ok func(sentence) bool) []sentence {
+	return slices.DeleteFunc(slices.Clone(sents), func(s sentence) bool { return !ok(s) })
+}
+
+// withMark is s followed by the mark citing ids (docs/contract.md#citations),
+// or s alone when it rests on no community.
+func withMark(s string, ids []string) string {
+	ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == "" })
+	if len(ids) == 0 {
+		return s
+	}
+	return s + " " + globalsearch.CitationMark(ids)
 }
 
 // rank scores sents against the query terms with BM25, the sentences being
 // the documents, and returns the best sentences (best first) and the
 // usefulness of the batch.
-func rank(query []string, sents []string) ([]string, int) {
+func rank(query []string, sents []sentence) ([]sentence, int) {
 	q := uniq(query)
 	if len(q) == 0 || len(sents) == 0 {
 		return nil, 0
@@ -161,7 +216,7 @@ func rank(query []string, sents []string) ([]string, int) {
 	df := map[string]int{}
 	totalLen := 0
 	for i, s := range sents {
-		ts := terms(s)
+		ts := terms(s.text)
 		totalLen += len(ts)
 		tf[i] = map[string]int{}
 		for _, t := range ts {
@@ -193,13 +248,13 @@ func rank(query []string, sents []string) ([]string, int) {
 			dl += c
 		}
 		score := 0.0
-		for t, w := range idf {
+		for _, t := range q { // in query order, so that the sum is the same on every run
 			if f := float64(tf[i][t]); f > 0 {
-				score += w * f * (k1 + 1) / (f + k1*(1-b+b*float64(dl)/avgLen))
+				score += idf[t] * f * (k1 + 1) / (f + k1*(1-b+b*float64(dl)/avgLen))
 			}
 		}
 		if score > 0 {
-			all = append(all, scored{text: s, score: score, pos: i})
+			all = append(all, scored{sentence: s, score: score})
 		}
 	}
 	// Best first; equal scores keep batch order, so the output is the same
@@ -207,14 +262,14 @@ func rank(query []string, sents []string) ([]string, int) {
 	slices.SortStableFunc(all, func(x, y scored) int { return cmp.Compare(y.score, x.score) })
 
 	top := all[0].score
-	var best []string
+	var best []sentence
 	var said sentenceSet
 	for _, s := range all {
 		if len(best) == mapSentences || s.score < mapFloor*top {
 			break
 		}
 		if said.add(s.text) {
-			best = append(best, s.text)
+			best = append(best, s.sentence)
 		}
 	}
 
@@ -229,149 +284,10 @@ func rank(query []string, sents []string) ([]string, int) {
 	return best, min(max(u, 1), 100)
 }
 
-type candidate struct {
-	usefulness float64
-	// whole and fragments are its sentences (see sentences).
-	whole, fragments []string
-	// mark cites the candidate's communities (docs/contract.md#citations), as the reduce
-	// prompt asks every model to.
-	mark string
-}
-
-// reduceAnswer implements the reduce stage (see the package comment).
-func reduceAnswer(given []globalsearch.Candidate, maxTokens int) (string, bool, error) {
-	cands := make([]candidate, len(given))
-	for i, c := range given {
-		cands[i].usefulness = c.Usefulness
-		cands[i].whole, cands[i].fragments = sentences(c.Answer)
-		if len(c.CommunityIDs) > 0 {
-			cands[i].mark = " " + globalsearch.CitationMark(c.CommunityIDs)
-		}
-	}
-	slices.SortStableFunc(cands, func(x, y candidate) int { return cmp.Compare(y.usefulness, x.usefulness) })
-
-	merged := merge(cands, func(c candidate) []string { return c.whole })
-	if len(merged) == 0 {
-		// A map answer cut short to fit its reserve is all there is: a
-		// fragment answers better than nothing.
-		merged = merge(cands, func(c candidate) []string { return c.fragments })
-	}
-	return fit(maxTokens, merged, func(answer string) any { return reduceOutput{Answer: answer} })
-}
-
-// merge takes the first sentence of each candidate, then the second of each,
-// and so on, up to reduceSentences, skipping what the answer already says.
-func merge(cands []candidate, sentencesOf func(candidate) []string) []string {
-	var merged []string
-	var said sentenceSet
-	for round := 0; len(merged) < reduceSentences; round++ {
-		took := false
-		for _, c := range cands {
-			sents := sentencesOf(c)
-			if round >= len(sents) || len(merged) == reduceSentences {
-				continue
-			}
-			took = true
-			if said.add(sents[round]) {
-				merged = append(merged, sents[round]+c.mark)
-			}
-		}
-		if !took {
-			break
-		}
-	}
-	return merged
-}
-
-// fit renders as many of sents (in order) as fit maxTokens. If not even the
-// first fits, its longest prefix that fits is used, ended with "…". When no
-// valid output fits at all, it returns the output cut off at maxTokens, as a
-// model's output is when it reaches its limit, and complete is false.
-func fit(maxTokens int, sents []string, render func(answer string) any) (out string, complete bool, err error) {
-	fits := func(s string) bool { return maxTokens <= 0 || tokens.Estimate(s) <= maxTokens }
-	if out, err = encode(render("")); err != nil {
-		return "", false, err
-	}
-	if len(sents) == 0 {
-		if fits(out) {
-			return out, true, nil
-		}
-		return cut(out, maxTokens), false, nil
-	}
-	answer := ""
-	for _, s := range sents {
-		next := s
-		if answer != "" {
-			next = answer + " " + s
-		}
-		o, err := encode(render(next))
-		if err != nil {
-			return "", false, err
-		}
-		if !fits(o) {
-			break
-		}
-		answer, out = next, o
-	}
-	if answer != "" {
-		return out, true, nil
-	}
-	// The best sentence alone is too long: keep its longest prefix that fits.
-	first := []rune(sents[0])
-	render1 := func(n int) (string, error) { return encode(render(string(first[:n]) + "…")) }
-	if o, err := render1(1); err != nil || !fits(o) {
-		full, err := encode(render(sents[0]))
-		if err != nil {
-			return "", false, err
-		}
-		return cut(full, maxTokens), false, nil
-	}
-	lo, hi := 1, len(first) // invariant: a prefix of lo runes fits
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		o, err := render1(mid)
-		if err != nil {
-			return "", false, err
-		}
-		if fits(o) {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	out, err = render1(lo)
-	return out, err == nil, err
-}
-
-// encode is json.Marshal without HTML escaping, so that "&" and "<" in
-// summaries stay readable and cost what they look like.
-func encode(v any) (string, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(buf.String(), "\n"), nil
-}
-
-// cut returns the longest prefix of s (whole code points) whose estimate is
-// within maxTokens, as a model's output is when it reaches its limit.
-func cut(s string, maxTokens int) string {
-	var c tokens.Count
-	for i, r := range s {
-		// An invalid byte decodes as U+FFFD and counts as non-ASCII, as in
-		// tokens.Of.
-		if r < utf8.RuneSelf {
-			c.ASCII++
-		} else {
-			c.NonASCII++
-		}
-		if c.Tokens() > maxTokens {
-			return s[:i]
-		}
-	}
-	return s
+// scored is a sentence with its BM25 score.
+type scored struct {
+	sentence
+	score float64
 }
 
 func termSet(s string) map[string]bool {
@@ -382,14 +298,14 @@ func termSet(s string) map[string]bool {
 	return set
 }
 
-// nearDuplicate reports whether set overlaps one already taken by at least
-// 80% (Jaccard): map answers from neighbouring communities often quote the
-// same claim with different punctuation or a chunk id.
-func nearDuplicate(set map[string]bool, taken []map[string]bool) bool {
+// nearDuplicate returns the first set taken that set overlaps by at least
+// 80% (Jaccard), -1 for none: map answers from neighbouring communities
+// often quote the same claim with different punctuation or a chunk id.
+func nearDuplicate(set map[string]bool, taken []map[string]bool) int {
 	if len(set) == 0 {
-		return false
+		return -1
 	}
-	for _, o := range taken {
+	for i, o := range taken {
 		inter := 0
 		for t := range set {
 			if o[t] {
@@ -397,10 +313,10 @@ func nearDuplicate(set map[string]bool, taken []map[string]bool) bool {
 			}
 		}
 		if union := len(set) + len(o) - inter; union > 0 && float64(inter)/float64(union) >= 0.8 {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 func uniq(ss []string) []string {

@@ -111,20 +111,27 @@ type sentenceSet struct {
 // to case and punctuation, one of the two a fragment of the other, or nearly
 // the same terms (nearDuplicate). It reports whether s was taken.
 func (set *sentenceSet) add(s string) bool {
+	_, ok := set.addAt(s)
+	return ok
+}
+
+// addAt is add that also says which sentence taken before s repeats (-1
+// for none, as for a sentence without words).
+func (set *sentenceSet) addAt(s string) (int, bool) {
 	text := normalise(s)
 	if strings.TrimSpace(text) == "" {
-		return false
+		return -1, false
 	}
-	for _, t := range set.texts {
+	for i, t := range set.texts {
 		if strings.Contains(t, text) || strings.Contains(text, t) {
-			return false
+			return i, false
 		}
 	}
 	terms := termSet(s)
-	if nearDuplicate(terms, set.terms) {
-		return false
+	if i := nearDuplicate(terms, set.terms); i >= 0 {
+		return i, false
 	}
 	set.texts = append(set.texts, text)
 	set.terms = append(set.terms, terms)
-	return true
+	return len(set.texts) - 1, true
 }

@@ -23,19 +23,52 @@ var headerPrefixes = []string{
 // excerptID matches the "(chunkId) " that starts an excerpt bullet (docs/contract.md#map-text).
 var excerptID = regexp.MustCompile(`^\([^()\s]+\)\s+`)
 
+// dataRef matches a data reference in a text, "[Data: Entities (5, 7);
+// Relationships (3)]" as GraphRAG writes them into its reports' findings,
+// with the space before it. A sentence is quoted without it: what it
+// cites are records of GraphRAG's, not of this index, and the answer
+// cites its own communities (docs/contract.md#citations).
+var dataRef = regexp.MustCompile(`\s*\[Data: [^\[\]]*\]`)
+
 // claimBullet matches the body of a claim bullet, "subject -> object:
 // description" or "subject: description" (docs/contract.md#map-text).
 var claimBullet = regexp.MustCompile(`^([^:]+?)(?: -> [^:]+?)?: (.+)$`)
 
-// bullet strips the markup of an excerpt or claim bullet. A claim keeps its
-// "subject -> object:" lead only when the description does not name the
-// subject itself, so that quoted claims read as sentences.
-func bullet(s string) string {
+// section is the part of a map text a line belongs to
+// (docs/contract.md#map-text).
+type section int
+
+const (
+	sectionOther    section = iota // text before any section header: a reduce candidate, say
+	sectionSummary                 // [Community summary]
+	sectionClaims                  // [Supporting claims]
+	sectionExcerpts                // [Source excerpts]
+)
+
+// sectionOf names the section a header line opens (sectionOther for the
+// headers that open none).
+func sectionOf(header string) section {
+	switch {
+	case strings.HasPrefix(header, "[Community summary]"):
+		return sectionSummary
+	case strings.HasPrefix(header, "[Supporting claims]"):
+		return sectionClaims
+	case strings.HasPrefix(header, "[Source excerpts]"):
+		return sectionExcerpts
+	}
+	return sectionOther
+}
+
+// bullet strips the markup of an excerpt or claim bullet. A claim is quoted
+// by its description alone: the "subject -> object:" lead is index syntax,
+// not prose, and a reader must never see it. The arrow form is dropped in
+// any section (a part that continues a split text may start inside the
+// claims with no header to say so); "subject:" only among the claims.
+func bullet(s string, in section) string {
 	if excerptID.MatchString(s) {
 		return excerptID.ReplaceAllString(s, "")
 	}
-	if m := claimBullet.FindStringSubmatch(s); m != nil &&
-		strings.Contains(strings.ToLower(m[2]), strings.ToLower(m[1])) {
+	if m := claimBullet.FindStringSubmatch(s); m != nil && (in == sectionClaims || strings.Contains(s[:len(s)-len(m[2])], " -> ")) {
 		return m[2]
 	}
 	return s
@@ -53,52 +86,79 @@ func isHeader(line string) bool {
 	return false
 }
 
-// sentences splits content into sentences, skipping header lines, Markdown
-// headings (an imported report's title) and the markup of claim and excerpt
-// bullets. Hard-wrapped lines are joined into paragraphs first: source
-// chunks keep the line breaks of their document, and a line is not a
-// sentence. whole holds the complete sentences (see complete), fragments
-// the rest: the start or end of a text cut mid-sentence (a chunk, a part of
-// a split summary, an elided quote), which is still evidence but does not
-// read as an answer.
-func sentences(content string) (whole, fragments []string) {
-	return appendText(nil, nil, content, false)
+// sentence is one sentence of a batch, with where it came from.
+type sentence struct {
+	text       string
+	community  string  // the part's community id
+	section    section // the section of the map text it sits in
+	whole      bool    // it reads as a whole sentence (complete)
+	centrality float64 // the part's (docs/contract.md#centrality)
+	pos        int     // its position in the batch
 }
 
-// partSentences is sentences over a batch's parts. A part that continues a
-// split summary (docs/contract.md#batching splits by code points) starts with the tail of a
-// sentence cut in two, even when it happens to start with a capital.
+// partSentences splits a batch's parts into sentences (batchSentences),
+// skipping header lines, Markdown headings (an imported report's title) and
+// the markup of claim and excerpt bullets. Hard-wrapped lines are joined
+// into paragraphs first: source chunks keep the line breaks of their
+// document, and a line is not a sentence. whole holds the complete
+// sentences (see complete), fragments the rest: the start or end of a text
+// cut mid-sentence (a chunk, a part of a split summary, an elided quote),
+// which is still evidence but does not read as an answer.
 func partSentences(parts []globalsearch.MapPart) (whole, fragments []string) {
+	return split(batchSentences(parts))
+}
+
+// batchSentences is every sentence of a batch's parts, in batch order. A
+// part that continues a split text goes on in the section where the part
+// before it (when the batch holds it) ended.
+func batchSentences(parts []globalsearch.MapPart) []sentence {
+	var out []sentence
+	ended := map[string]section{}
 	for _, p := range parts {
-		whole, fragments = appendText(whole, fragments, p.Text, p.Part > 1)
+		in := sectionOther
+		if p.Part > 1 {
+			in = ended[p.CommunityID]
+		}
+		out, ended[p.CommunityID] = appendText(out, p, in)
+	}
+	for i := range out {
+		out[i].pos = i
+	}
+	return out
+}
+
+func split(sents []sentence) (whole, fragments []string) {
+	for _, s := range sents {
+		if s.whole {
+			whole = append(whole, s.text)
+		} else {
+			fragments = append(fragments, s.text)
+		}
 	}
 	return whole, fragments
 }
 
-// appendText adds the sentences of one text to whole and fragments;
-// continued says its first sentence is the tail of a cut one.
-func appendText(whole, fragments []string, content string, continued bool) ([]string, []string) {
+// appendText adds the sentences of one part, which starts in section in,
+// to out, and returns the section it ends in. A part that continues a
+// split summary (docs/contract.md#batching splits by code points) starts
+// with the tail of a sentence cut in two, even when it happens to start
+// with a capital.
+func appendText(out []sentence, p globalsearch.MapPart, in section) ([]sentence, section) {
 	var para strings.Builder
+	continued := p.Part > 1
 	flush := func() {
 		if para.Len() == 0 {
 			return
 		}
-		split := appendSentences(nil, para.String())
+		split := appendSentences(nil, dataRef.ReplaceAllString(para.String(), ""))
 		para.Reset()
-		if continued && len(split) > 0 {
-			fragments = append(fragments, split[0])
-			split = split[1:]
+		for i, s := range split {
+			out = append(out, sentence{text: s, community: p.CommunityID, section: in,
+				whole: !(continued && i == 0) && complete(s), centrality: p.Centrality})
 		}
 		continued = false
-		for _, s := range split {
-			if complete(s) {
-				whole = append(whole, s)
-			} else {
-				fragments = append(fragments, s)
-			}
-		}
 	}
-	for line := range strings.Lines(content) {
+	for line := range strings.Lines(p.Text) {
 		line = strings.TrimSpace(line)
 		switch {
 		case line == "":
@@ -108,11 +168,12 @@ func appendText(whole, fragments []string, content string, continued bool) ([]st
 			// it is cut.
 			flush()
 			continued = false
+			in = sectionOf(line)
 		case isHeading(line):
 			flush()
 		case strings.HasPrefix(line, "- "):
 			flush()
-			para.WriteString(bullet(line[2:]))
+			para.WriteString(bullet(line[2:], in))
 		default:
 			if para.Len() > 0 {
 				para.WriteByte(' ')
@@ -121,7 +182,7 @@ func appendText(whole, fragments []string, content string, continued bool) ([]st
 		}
 	}
 	flush()
-	return whole, fragments
+	return out, in
 }
 
 // appendSentences splits one paragraph at sentence enders. Latin enders

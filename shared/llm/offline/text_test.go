@@ -31,12 +31,13 @@ func TestSentences(t *testing.T) {
 			wantFragments: []string{"終わり"},
 		},
 		{
-			name:    "excerpt ids and claim leads stripped",
-			content: "[Source excerpts]\n- (ch-01) The berth opened. It was big.\n- Tull -> population: Tull shrank.\n- rural rebate: A rebate was added.",
-			want:    []string{"The berth opened.", "It was big.", "Tull shrank."},
-			// The lead stays when the description does not name the subject,
-			// and then the bullet does not start as a sentence starts.
-			wantFragments: []string{"rural rebate: A rebate was added."},
+			// A claim is its description: the lead is index syntax. Outside
+			// the claims only the arrow form is a claim's lead.
+			name: "excerpt ids and claim leads stripped",
+			content: "[Source excerpts]\n- (ch-01) The berth opened. It was big.\n- Tull -> population: Tull shrank.\n- Note: a line.\n" +
+				"[Supporting claims]\n- rural rebate: A rebate was added.\n- Tull -> ferry: the ferry stopped.",
+			want:          []string{"The berth opened.", "It was big.", "Tull shrank.", "Note: a line.", "A rebate was added."},
+			wantFragments: []string{"the ferry stopped."},
 		},
 		{
 			name: "hard-wrapped lines join into paragraphs",
@@ -61,6 +62,11 @@ func TestSentences(t *testing.T) {
 			content:       "[Community summary]\n# Scrooge and Marley\n\nThe firm was known as Scrooge and Marley.",
 			want:          []string{"The firm was known as Scrooge and Marley."},
 			wantFragments: nil,
+		},
+		{
+			name:    "GraphRAG's data references are left out",
+			content: "[Community summary]\n## Finding\n\nScrooge changes [Data: Entities (4, 7); Relationships (3, +more)]. Marley warns him.",
+			want:    []string{"Scrooge changes.", "Marley warns him."},
 		},
 		{
 			name:          "elisions",

@@ -266,6 +266,7 @@ func clonePlan(p globalsearch.Plan, withContent bool) globalsearch.Plan {
 	p.Batches = slices.Clone(p.Batches)
 	for i := range p.Batches {
 		p.Batches[i].CommunityIDs = slices.Clone(p.Batches[i].CommunityIDs)
+		p.Batches[i].Centrality = maps.Clone(p.Batches[i].Centrality)
 		if !withContent {
 			p.Batches[i].Content = ""
 		}
@@ -290,6 +291,7 @@ func (s *Store) Batch(_ context.Context, queryID string, index int) (globalsearc
 	}
 	b := p.Batches[index]
 	b.CommunityIDs = slices.Clone(b.CommunityIDs)
+	b.Centrality = maps.Clone(b.Centrality)
 	return b, nil
 }
 

@@ -40,6 +40,7 @@ func samplePlan(queryID string, n int) globalsearch.Plan {
 				{CommunityID: fmt.Sprintf("c%d", 2*i), ClaimIDs: []string{fmt.Sprintf("cl%d", i)}, ChunkIDs: []string{"ch1", "ch2"}, DocumentIDs: []string{"doc-1"}},
 				{CommunityID: fmt.Sprintf("c%d", 2*i+1), Truncated: true},
 			},
+			Centrality: map[string]float64{fmt.Sprintf("c%d", 2*i): 8.5, fmt.Sprintf("c%d", 2*i+1): float64(i)},
 		})
 	}
 	return p
@@ -90,7 +91,7 @@ func testPlanMeta(t *testing.T, s Store) {
 	assert.Len(t, got.Batches, 3)
 }
 
-// testMutationIsolation changes every slice a caller handed in or got back
+// testMutationIsolation changes every slice and map a caller handed in or got back
 // and checks that the store still returns what was saved: a store that
 // shares memory with its callers would let one search corrupt another.
 func testMutationIsolation(t *testing.T, s Store) {
@@ -104,6 +105,7 @@ func testMutationIsolation(t *testing.T, s Store) {
 	records.Claims[1].SourceChunkIDs[0] = "changed"
 	records.Chunks[0].Text = "changed after save"
 	plan.Batches[0].CommunityIDs[0] = "changed"
+	plan.Batches[0].Centrality["c0"] = -1
 	plan.Batches[1].Content = "changed after save"
 	plan.AvailableLevels[0] = 9
 	plan.AvailableNamespaces[0] = "changed"
@@ -125,12 +127,14 @@ func testMutationIsolation(t *testing.T, s Store) {
 		got, err := read(ctx, "q-mut")
 		require.NoError(t, err)
 		got.Batches[0].CommunityIDs[0] = "changed after read"
+		got.Batches[0].Centrality["c0"] = -2
 		got.AvailableLevels[0] = 8
 		got.AvailableNamespaces[0] = "changed after read"
 	}
 	b, err := s.Batch(ctx, "q-mut", 0)
 	require.NoError(t, err)
 	b.CommunityIDs[0] = "changed after read"
+	b.Centrality["c0"] = -3
 
 	AssertNamespace(t, s, "ns-mut", sampleRecords())
 	got, err := s.Plan(ctx, "q-mut")

@@ -142,7 +142,8 @@ func sortChunks(s []globalsearch.Chunk) []globalsearch.Chunk {
 func sampleRecords() globalsearch.Records {
 	return globalsearch.Records{
 		Summaries: []globalsearch.Summary{
-			{ID: "root", Level: 0, Title: "Root", Summary: "The whole corpus."},
+			// Rank and size as GraphRAG gives them (docs/contract.md#centrality).
+			{ID: "root", Level: 0, Title: "Root", Summary: "The whole corpus.", Rank: 7.5, Size: 12},
 			{ID: "b-leaf", Level: 1, ParentCommunityID: "root", Summary: "Leaf B: 中文 and café."},
 			{ID: "a-leaf", Level: 1, ParentCommunityID: "root", Title: "A", Summary: ""},
 		},
