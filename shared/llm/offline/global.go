@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
 // Global questions: those that ask about the corpus as a whole ("What is
@@ -184,8 +186,10 @@ func matches(s string, asked map[string]bool) int {
 // and distribution weigh at least boilerplateWeight (a word of licensing
 // weighs 2, a word of distribution 1, each distinct word once), so that no
 // one word ("licences" of a fishery, "donations" for the poor) makes it,
-// and a community is when at least half of its sentences are; all of its
-// sentences are then left out.
+// and a community is when its title is (the Markdown heading an import puts
+// at the head of a summary: a report titled after a licence or a foundation
+// is about the distribution, whatever its sentences say) or when at least
+// half of its sentences are; all of its sentences are then left out.
 const boilerplateWeight = 3
 
 // licensingStems and distributionStems are prefixes of the (lower-case)
@@ -225,9 +229,23 @@ func boilerplateSentence(s string) bool {
 	return w >= boilerplateWeight
 }
 
+// boilerplateTitles are the communities of parts whose title (a Markdown
+// heading of their text) is boilerplate.
+func boilerplateTitles(parts []globalsearch.MapPart) map[string]bool {
+	titled := map[string]bool{}
+	for _, p := range parts {
+		for line := range strings.Lines(p.Text) {
+			if line = strings.TrimSpace(line); isHeading(line) && boilerplateSentence(strings.TrimLeft(line, "# ")) {
+				titled[p.CommunityID] = true
+			}
+		}
+	}
+	return titled
+}
+
 // withoutBoilerplate drops the boilerplate sentences of a batch, and every
-// sentence of a community whose sentences are boilerplate.
-func withoutBoilerplate(sents []sentence) []sentence {
+// sentence of a community whose title or whose sentences are boilerplate.
+func withoutBoilerplate(sents []sentence, titled map[string]bool) []sentence {
 	total, bad := map[string]int{}, map[string]int{}
 	isBad := make([]bool, len(sents))
 	for i, s := range sents {
@@ -238,7 +256,7 @@ func withoutBoilerplate(sents []sentence) []sentence {
 	}
 	out := sents[:0:0]
 	for i, s := range sents {
-		if !isBad[i] && 2*bad[s.community] < total[s.community] {
+		if !isBad[i] && !titled[s.community] && 2*bad[s.community] < total[s.community] {
 			out = append(out, s)
 		}
 	}

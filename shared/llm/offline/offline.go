@@ -151,7 +151,7 @@ func mapAnswer(query string, parts []globalsearch.MapPart, maxTokens int) (strin
 	q := readQuestion(query)
 	sents := batchSentences(parts)
 	if !asksAboutBoilerplate(q) {
-		sents = withoutBoilerplate(sents)
+		sents = withoutBoilerplate(sents, boilerplateTitles(parts))
 	}
 	var best []sentence
 	usefulness := 0

@@ -181,3 +181,32 @@ func TestReduceLayout(t *testing.T) {
 		})
 	}
 }
+
+// A community titled after the distribution's terms is left out whole, even
+// when most of its sentences read like the story's (an import's report on the
+// foundation that distributes a book mentions its city and volunteers).
+func TestBoilerplateTitleLeavesTheCommunityOut(t *testing.T) {
+	foundation := globalsearch.MapPart{CommunityID: "foundation", Part: 1, Centrality: 9, Text: "[Community summary]\n" +
+		"# Literary Archive Foundation and U.S. Copyright Community\n\n" +
+		"The community centers on the foundation and its work. Its offices are in Salt Lake City. " +
+		"It is supported by volunteers and agents."}
+	story := globalsearch.MapPart{CommunityID: "story", Part: 1, Centrality: 2, Text: "[Community summary]\n" +
+		"# The Miser and his Clerk\n\nThe miser learns generosity over one night. Three visits change his heart."}
+	tests := []struct {
+		name      string
+		heading   string
+		wantCited bool
+	}{
+		{"boilerplate title", foundation.Text, false},
+		{"title of the story", strings.Replace(foundation.Text, "# Literary Archive Foundation and U.S. Copyright Community", "# The City Offices", 1), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			part := foundation
+			part.Text = tc.heading
+			answer, _ := mapOf(t, "What is this story about?", []globalsearch.MapPart{part, story})
+			assert.Contains(t, answer, "Communities (story)")
+			assert.Equal(t, tc.wantCited, strings.Contains(answer, "Communities (foundation)"), answer)
+		})
+	}
+}
