@@ -77,18 +77,27 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err := f.model.resolve(env); err != nil {
 		return err
 	}
-	plan, err := e.Plan(ctx, p)
+	out, err := planFor(ctx, e, p)
 	if err != nil {
 		return err
 	}
-	out := newPlanOutput(plan, p)
-	out.ModelCallCeiling = p.MaxModelCalls
-	out.MapMode = workflow.MapMode(len(plan.Batches), 0)
 	if f.jsonOut {
 		return writePlanJSON(env.stdout, out)
 	}
 	printPlan(env.stdout, out, p, &f.model)
 	return nil
+}
+
+// planFor plans p as `plan` prints it (serve's plans route prints the same).
+func planFor(ctx context.Context, e *globalsearch.Engine, p globalsearch.Params) (planOutput, error) {
+	plan, err := e.Plan(ctx, p)
+	if err != nil {
+		return planOutput{}, err
+	}
+	out := newPlanOutput(plan, p)
+	out.ModelCallCeiling = p.MaxModelCalls
+	out.MapMode = workflow.MapMode(len(plan.Batches), 0)
+	return out, nil
 }
 
 // printPlan is plan's text output.
