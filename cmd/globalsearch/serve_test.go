@@ -117,9 +117,15 @@ func TestServeCommandPrintsWhereItListens(t *testing.T) {
 // model, on an httptest server; extra are more serve flags.
 func localServer(t *testing.T, extra ...string) (*localAPI, *httptest.Server) {
 	t.Helper()
+	return localServerOn(t, sampleIndex, extra...)
+}
+
+// localServerOn is localServer over the index file path.
+func localServerOn(t *testing.T, path string, extra ...string) (*localAPI, *httptest.Server) {
+	t.Helper()
 	env, _, _ := testEnv("")
 	o := &serveOptions{}
-	set, err := parseFlags(newServeFlagSet(o, env), append([]string{"--index", sampleIndex, "--no-cache"}, extra...))
+	set, err := parseFlags(newServeFlagSet(o, env), append([]string{"--index", path, "--no-cache"}, extra...))
 	require.NoError(t, err)
 	o.search.set = set
 	l, err := newLocalAPI(t.Context(), env, &o.search)

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+)
+
+// screenshotVariable names the file the page test writes a screenshot of
+// the answer with a citation opened to (the README's docs/serve.png), a
+// path relative to the repository root; unset, no screenshot is taken.
+const screenshotVariable = "SERVE_SCREENSHOT"
+
+// browserBound bounds one browser session so that a hung browser fails
+// the test instead of the suite; no assertion depends on it.
+const browserBound = 2 * time.Minute
+
+// findBrowser is the headless browser the page test drives: Debian's
+// chromium, or another Chrome on PATH. Under CI a missing browser fails
+// the test (.ci/run installs chromium); elsewhere the test skips.
+func findBrowser(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no headless browser on PATH (chromium): .ci/run installs it with apt-get install -y chromium")
+	}
+	t.Skip("no headless browser on PATH: install chromium (apt-get install -y chromium) to run the page test")
+	return ""
+}
+
+// browse is a browser tab; it ends with the test.
+func browse(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(findBrowser(t)), chromedp.WindowSize(1360, 900))
+	if os.Geteuid() == 0 {
+		// Chromium refuses to run as root with its sandbox (containers, CI).
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	ctx, cancelTab := chromedp.NewContext(alloc)
+	t.Cleanup(cancelTab)
+	ctx, cancelBound := context.WithTimeout(ctx, browserBound)
+	t.Cleanup(cancelBound)
+	return ctx
+}
+
+// ask types question on the page at url, asks it, waits for the answer and
+// opens its first citation; it returns the cited id.
+func ask(ctx context.Context, url, question string) (string, error) {
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.ID("query")),
+		chromedp.SendKeys(chromedp.ID("query"), question),
+		chromedp.Click(chromedp.ID("ask-button")),
+		chromedp.WaitVisible(chromedp.CSS("#answer button.cite")),
+	)
+	if err != nil {
+		return "", err
+	}
+	id, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("#answer button.cite"), "data-id"))
+	if err != nil {
+		return "", err
+	}
+	return id.Value, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS("#answer button.cite")),
+		chromedp.WaitVisible(chromedp.ID("community")),
+	)
+}
+
+// text is the exact text (textContent) of the element with id.
+func text(t *testing.T, ctx context.Context, id string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID(id)))
+	require.NoError(t, err)
+	return s
+}
+
+// count is how many elements match the CSS selector sel.
+func count(t *testing.T, ctx context.Context, sel string) int {
+	t.Helper()
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(`+strconv.Quote(sel)+`).length`))
+	require.NoError(t, err)
+	return n
+}
+
+func summaryOf(t *testing.T, path, id string) globalsearch.Summary {
+	t.Helper()
+	f, err := indexfile.Load(path)
+	require.NoError(t, err)
+	for _, s := range f.Records.Summaries {
+		if s.ID == id {
+			return s
+		}
+	}
+	require.Failf(t, "cited community not in the index", "%s", id)
+	return globalsearch.Summary{}
+}
+
+func TestServePageInABrowser(t *testing.T) {
+	ctx := browse(t)
+	l, srv := localServer(t)
+	const question = "What are the main themes across Veloria's development over the decade?"
+	id, err := ask(ctx, srv.URL+"/", question)
+	require.NoError(t, err)
+
+	title, summary := text(t, ctx, "community-title"), text(t, ctx, "community-summary")
+	planLine, status, answer := text(t, ctx, "plan-line"), text(t, ctx, "run-status"), text(t, ctx, "answer")
+	claims := count(t, ctx, "#community-claims li:not(.muted)")
+	excerpts := count(t, ctx, "#community-excerpts blockquote")
+	want := summaryOf(t, sampleIndex, id)
+	assert.Equal(t, want.Title, title)
+	assert.Equal(t, want.Summary, summary)
+
+	queryID := strings.TrimPrefix(status, "completed · ")
+	res, err := l.runs.Result(context.Background(), queryID)
+	require.NoError(t, err, "the page shows the query id of a completed run: %q", status)
+	assert.Equal(t, res.Answer, answer, "the answer reads as the model wrote it")
+	for _, c := range res.Citations {
+		if c.CommunityID == id {
+			assert.Equal(t, len(c.ClaimIDs), claims)
+			assert.Equal(t, len(c.ChunkIDs), excerpts)
+		}
+	}
+	assert.Contains(t, planLine, "map batches")
+
+	if path := os.Getenv(screenshotVariable); path != "" {
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		require.NoError(t, err)
+		if !filepath.IsAbs(path) {
+			path = filepath.Join("..", "..", path)
+		}
+		require.NoError(t, os.WriteFile(path, png, 0o644))
+	}
+}
+
+// Index and model text reach the page as text: markup in a title, a
+// summary or an answer is shown, never run or rendered.
+func TestServePageShowsMarkupAsText(t *testing.T) {
+	ctx := browse(t)
+	hostile := `<img src=x onerror="document.title='run'">`
+	f := smallIndex()
+	for i := range f.Records.Summaries {
+		f.Records.Summaries[i].Title = "<b>" + f.Records.Summaries[i].ID + "</b>"
+		f.Records.Summaries[i].Summary += " Solar farms " + hostile + " replaced diesel."
+	}
+	path := writeIndex(t, f)
+	_, srv := localServerOn(t, path)
+	id, err := ask(ctx, srv.URL+"/", "How did solar farms replace diesel?")
+	require.NoError(t, err)
+
+	title := text(t, ctx, "community-title")
+	docTitle, err := chromedp.Run(ctx, chromedp.Title())
+	require.NoError(t, err)
+	markup := count(t, ctx, "main img, main b")
+	assert.Equal(t, summaryOf(t, path, id).Title, title)
+	assert.Contains(t, text(t, ctx, "community-summary"), hostile)
+	assert.Contains(t, text(t, ctx, "answer"), hostile, "the answer quotes the markup as text")
+	assert.Equal(t, "graphrag-global", docTitle, "no script of the index ran")
+	assert.Zero(t, markup, "no element was made of index or model text")
+}
