@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -97,7 +99,11 @@ func TestServeRunsUntilItsContextEnds(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, string(page), `data-namespace="sample"`)
-	assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "default-src 'none'")
+	csp := resp.Header.Get("Content-Security-Policy")
+	assert.Contains(t, csp, "default-src 'none'")
+	nonce := regexp.MustCompile(`script-src 'nonce-([A-Z2-7]+)'`).FindStringSubmatch(csp)
+	require.Len(t, nonce, 2, csp)
+	assert.Contains(t, string(page), `<script nonce="`+nonce[1]+`">`, "the page's script carries this response's nonce")
 	cancel()
 	assert.NoError(t, <-done)
 	_, err = http.Get("http://" + s.listener.Addr().String() + "/")
@@ -269,6 +275,53 @@ func TestServeLocalRoutesRefuseBadRequests(t *testing.T) {
 			assert.Contains(t, got.body, tt.wantErr)
 		})
 	}
+}
+
+func TestServePlansRouteSaysWhyAPlanCannotRun(t *testing.T) {
+	_, srv := localServer(t, "--max-model-calls", "3")
+	got := overHTTP(t, srv, http.MethodPost, "/namespaces/sample/plans", `{"query":"What are the main themes?"}`, nil)
+	assert.Equal(t, http.StatusUnprocessableEntity, got.status)
+	assert.Contains(t, got.body, `"error":"plan_too_large"`)
+	assert.Contains(t, got.body, "but this run may make at most 3")
+
+	f := smallIndex()
+	f.Records.Summaries[0].ParentCommunityID = "fish" // a cycle: root -> fish -> root
+	_, corrupt := localServerOn(t, writeIndex(t, f))
+	got = overHTTP(t, corrupt, http.MethodPost, "/namespaces/tiny/plans", `{"query":"q"}`, nil)
+	assert.Equal(t, http.StatusUnprocessableEntity, got.status)
+	assert.Contains(t, got.body, `"error":"corrupt_index"`)
+}
+
+func TestServePlansRouteReadsBase64Bodies(t *testing.T) {
+	l, _ := localServer(t)
+	tests := []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"encoded request", base64.StdEncoding.EncodeToString([]byte(`{"query":"What are the main themes?"}`)), 200, `"batchCount"`},
+		{"not base64", "!!", 400, "request body is not valid base64"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := gatewayEvent(http.MethodPost, "/namespaces/sample/plans", tt.body, nil)
+			req.IsBase64Encoded = true
+			resp, err := l.plans(context.Background(), req)
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, resp.StatusCode)
+			assert.Contains(t, resp.Body, tt.want)
+		})
+	}
+}
+
+func TestServeRunEndsWhenTheListenerFails(t *testing.T) {
+	env, _, _ := testEnv("")
+	s, err := openServe(context.Background(), env, []string{"--index", sampleIndex, "--no-cache", "--addr", "127.0.0.1:0"})
+	require.NoError(t, err)
+	require.NoError(t, s.listener.Close())
+	err = s.run(context.Background())
+	require.Error(t, err)
+	assert.ErrorIs(t, err, net.ErrClosed)
 }
 
 func TestServeCommunityRouteShowsTheCitationsSources(t *testing.T) {

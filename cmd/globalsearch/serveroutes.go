@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	_ "embed"
 	"encoding/base64"
 	"errors"
@@ -38,15 +39,17 @@ func (l *localAPI) routes() http.Handler {
 }
 
 func (l *localAPI) page(w http.ResponseWriter, _ *http.Request) {
+	nonce := rand.Text()
 	var buf bytes.Buffer
-	if err := servePage.Execute(&buf, struct{ Namespace string }{l.defaults.Namespace}); err != nil {
+	if err := servePage.Execute(&buf, struct{ Namespace, Nonce string }{l.defaults.Namespace, nonce}); err != nil {
 		http.Error(w, "render page", http.StatusInternalServerError)
 		return
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	// The page runs only its own inline script and reads only this server.
-	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'")
+	// The page runs only its own script (the nonce) and reads only this
+	// server: were text ever to become markup, no script of it would run.
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.Write(buf.Bytes())
 }
@@ -83,13 +86,27 @@ func (l *localAPI) plans(ctx context.Context, req events.APIGatewayV2HTTPRequest
 	}
 	out, err := planFor(ctx, l.engine, p)
 	if err != nil {
-		return l.handler.Fail(ctx, "", err), nil
+		return l.planFailure(ctx, err), nil
 	}
 	res := servePlan{planOutput: out}
 	if usd, ok := out.cost(l.model, p); ok {
 		res.CostUSD = &usd
 	}
 	return api.Reply(http.StatusOK, res), nil
+}
+
+// planFailure answers a plan that cannot run with its message: a plan
+// beyond the limits or a corrupt index is a failed run behind the API's
+// POST, but here it is the answer the caller asked for (422), and any
+// other error is the API's own.
+func (l *localAPI) planFailure(ctx context.Context, err error) events.APIGatewayV2HTTPResponse {
+	switch globalsearch.KindOf(err) {
+	case globalsearch.KindPlanTooLarge:
+		return api.Reply(http.StatusUnprocessableEntity, api.Error{Error: "plan_too_large", Message: err.Error()})
+	case globalsearch.KindCorruptIndex:
+		return api.Reply(http.StatusUnprocessableEntity, api.Error{Error: "corrupt_index", Message: err.Error()})
+	}
+	return l.handler.Fail(ctx, "", err)
 }
 
 // requestBody is a POST body as the API reads it: at most
