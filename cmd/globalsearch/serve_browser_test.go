@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -174,4 +177,67 @@ func TestServePageShowsMarkupAsText(t *testing.T) {
 	assert.Contains(t, text(t, ctx, "answer"), hostile, "the answer quotes the markup as text")
 	assert.Equal(t, "graphrag-global", docTitle, "no script of the index ran")
 	assert.Zero(t, markup, "no element was made of index or model text")
+}
+
+// progressAPI answers the page's query routes as the API answers a run in
+// flight (docs/contract.md#serve): 202 to the POST, running with map
+// progress to every GET until a DELETE, then cancelled.
+type progressAPI struct {
+	deleted chan struct{}
+}
+
+func (p *progressAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	switch r.Method {
+	case http.MethodPost:
+		w.WriteHeader(http.StatusAccepted)
+		io.WriteString(w, `{"queryId":"q-1","status":"running","location":"/namespaces/sample/queries/q-1"}`)
+	case http.MethodDelete:
+		close(p.deleted)
+		w.WriteHeader(http.StatusAccepted)
+		io.WriteString(w, `{"queryId":"q-1","status":"cancelled"}`)
+	default:
+		select {
+		case <-p.deleted:
+			io.WriteString(w, `{"queryId":"q-1","status":"cancelled"}`)
+		default:
+			io.WriteString(w, `{"queryId":"q-1","status":"running","progress":{"map":{"done":2,"failed":1,"total":4}}}`)
+		}
+	}
+}
+
+// waitFor waits until the JavaScript predicate holds, checking on every
+// change of the page.
+func waitFor(ctx context.Context, predicate string) error {
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](predicate, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(0)))
+	return err
+}
+
+func TestServePageShowsProgressAndCancels(t *testing.T) {
+	ctx := browse(t)
+	l, _ := localServer(t)
+	mux := http.NewServeMux()
+	mux.Handle("/", l.routes())
+	fake := &progressAPI{deleted: make(chan struct{})}
+	mux.Handle("/namespaces/{namespace}/queries/", fake)
+	mux.Handle("POST /namespaces/{namespace}/queries", fake)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.SendKeys(chromedp.ID("query"), "What are the main themes?"),
+		chromedp.Click(chromedp.ID("ask-button")),
+		chromedp.WaitVisible(chromedp.ID("progress")),
+	))
+	require.NoError(t, waitFor(ctx, `document.getElementById("progress-text").textContent !== ""`))
+	assert.Equal(t, "map 2/4, 1 failed", text(t, ctx, "progress-text"))
+	value, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.getElementById("progress").value`))
+	require.NoError(t, err)
+	assert.Equal(t, 3.0, value, "done and failed batches fill the bar")
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("cancel-button"))))
+	require.NoError(t, waitFor(ctx, `document.getElementById("run-status").textContent.startsWith("cancelled")`))
+	assert.Equal(t, "cancelled · q-1", text(t, ctx, "run-status"))
+	assert.Equal(t, 0, count(t, ctx, "#cancel-button:not([hidden])"), "nothing left to cancel")
 }
