@@ -241,3 +241,49 @@ func TestServePageShowsProgressAndCancels(t *testing.T) {
 	assert.Equal(t, "cancelled · q-1", text(t, ctx, "run-status"))
 	assert.Equal(t, 0, count(t, ctx, "#cancel-button:not([hidden])"), "nothing left to cancel")
 }
+
+// resultAPI answers the page's POST with 202 and every GET with result.
+type resultAPI struct{ result string }
+
+func (a resultAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	if r.Method == http.MethodPost {
+		w.WriteHeader(http.StatusAccepted)
+		io.WriteString(w, `{"queryId":"q-1","status":"running","location":"/namespaces/sample/queries/q-1"}`)
+		return
+	}
+	io.WriteString(w, a.result)
+}
+
+func TestServePageShowsTheCoverageLine(t *testing.T) {
+	ctx := browse(t)
+	l, _ := localServer(t)
+	result := `{"queryId":"q-1","namespace":"sample","status":"completed",
+		"answer":"Ports grew [Data: Community ( c0-economy ,+more)] and [Data: Communities (invented)].",
+		"citations":[{"communityId":"c0-economy","claimIds":[],"chunkIds":[]}],
+		"diagnostics":{"summaryCount":36,"batchCount":4,"modelCalls":5,"inputTokens":10,"outputTokens":2,"shuffleSeed":1,
+			"coverage":{"communitiesSelected":36,"communitiesInNamespace":50,"claims":110,"excerpts":36,"documents":20,
+				"mapAnswers":{"useful":3,"reachedReduce":2,"skippedForBudget":1,"scoredZero":1,"failed":0},
+				"citedCommunities":1,"citedDocuments":4}}}`
+	mux := http.NewServeMux()
+	mux.Handle("/", l.routes())
+	mux.Handle("/namespaces/{namespace}/queries/", resultAPI{result})
+	mux.Handle("POST /namespaces/{namespace}/queries", resultAPI{result})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.SendKeys(chromedp.ID("query"), "What are the main themes?"),
+		chromedp.Click(chromedp.ID("ask-button")),
+		chromedp.WaitVisible(chromedp.ID("coverage")),
+	))
+	assert.Equal(t, "coverage: 36 of 50 communities, 110 claims, 36 excerpts from 20 documents; "+
+		"map answers: 3 useful, 2 reached reduce, 1 skipped for budget, 1 scored zero, 0 failed; "+
+		"cited 1 communities from 4 documents", text(t, ctx, "coverage"))
+	assert.Equal(t, "Ports grew [Data: Community ( c0-economy ,+more)] and [Data: Communities (invented)].", text(t, ctx, "answer"),
+		"a mark keeps its exact text")
+	ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#answer button.cite")].map(b => b.dataset.id)`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"c0-economy"}, ids, "only ids the result cites open a community")
+}
