@@ -127,7 +127,7 @@ func TestServePageInABrowser(t *testing.T) {
 	planLine, status, answer := text(t, ctx, "plan-line"), text(t, ctx, "run-status"), text(t, ctx, "answer")
 	claims := count(t, ctx, "#community-claims li:not(.muted)")
 	excerpts := count(t, ctx, "#community-excerpts blockquote")
-	want := summaryOf(t, sampleIndex, id)
+	want := summaryOf(t, serveSampleIndex, id)
 	assert.Equal(t, want.Title, title)
 	assert.Equal(t, want.Summary, summary)
 

@@ -22,7 +22,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 )
 
-var sampleIndex = filepath.Join("..", "..", "testdata", "sample-index.json")
+var serveSampleIndex = filepath.Join("..", "..", "testdata", "sample-index.json")
 
 func TestServeFlagErrors(t *testing.T) {
 	tests := []struct {
@@ -31,19 +31,19 @@ func TestServeFlagErrors(t *testing.T) {
 		wantErr string
 	}{
 		{"no index", nil, "serve needs --index FILE or --table TABLE"},
-		{"index and table", []string{"--index", sampleIndex, "--table", "t"}, "--index and --table exclude each other"},
-		{"every interface, no host", []string{"--index", sampleIndex, "--addr", ":8080"}, "listens on every interface"},
-		{"every interface, IPv4", []string{"--index", sampleIndex, "--addr", "0.0.0.0:8080"}, "listens on every interface"},
-		{"every interface, IPv6", []string{"--index", sampleIndex, "--addr", "[::]:8080"}, "listens on every interface"},
-		{"a host name", []string{"--index", sampleIndex, "--addr", "example.com:8080"}, "must be an IP address or localhost"},
-		{"no port", []string{"--index", sampleIndex, "--addr", "127.0.0.1"}, "must be host:port"},
-		{"empty port", []string{"--index", sampleIndex, "--addr", "127.0.0.1:"}, "must be host:port"},
-		{"bad ceiling", []string{"--index", sampleIndex, "--max-model-calls", "0"}, "--max-model-calls must be a positive number"},
-		{"bad map-text cap", []string{"--index", sampleIndex, "--max-map-text-mb", "-1"}, "--max-map-text-mb must be a positive number"},
-		{"cache and no-cache", []string{"--index", sampleIndex, "--cache", "d", "--no-cache"}, "--cache needs a directory and excludes --no-cache"},
-		{"stray argument", []string{"--index", sampleIndex, "extra"}, `unexpected argument "extra"`},
-		{"unknown flag", []string{"--index", sampleIndex, "--query", "q"}, "flag provided but not defined: -query"},
-		{"bad model", []string{"--index", sampleIndex, "--model", "gpt"}, "model"},
+		{"index and table", []string{"--index", serveSampleIndex, "--table", "t"}, "--index and --table exclude each other"},
+		{"every interface, no host", []string{"--index", serveSampleIndex, "--addr", ":8080"}, "listens on every interface"},
+		{"every interface, IPv4", []string{"--index", serveSampleIndex, "--addr", "0.0.0.0:8080"}, "listens on every interface"},
+		{"every interface, IPv6", []string{"--index", serveSampleIndex, "--addr", "[::]:8080"}, "listens on every interface"},
+		{"a host name", []string{"--index", serveSampleIndex, "--addr", "example.com:8080"}, "must be an IP address or localhost"},
+		{"no port", []string{"--index", serveSampleIndex, "--addr", "127.0.0.1"}, "must be host:port"},
+		{"empty port", []string{"--index", serveSampleIndex, "--addr", "127.0.0.1:"}, "must be host:port"},
+		{"bad ceiling", []string{"--index", serveSampleIndex, "--max-model-calls", "0"}, "--max-model-calls must be a positive number"},
+		{"bad map-text cap", []string{"--index", serveSampleIndex, "--max-map-text-mb", "-1"}, "--max-map-text-mb must be a positive number"},
+		{"cache and no-cache", []string{"--index", serveSampleIndex, "--cache", "d", "--no-cache"}, "--cache needs a directory and excludes --no-cache"},
+		{"stray argument", []string{"--index", serveSampleIndex, "extra"}, `unexpected argument "extra"`},
+		{"unknown flag", []string{"--index", serveSampleIndex, "--query", "q"}, "flag provided but not defined: -query"},
+		{"bad model", []string{"--index", serveSampleIndex, "--model", "gpt"}, "model"},
 		{"missing index file", []string{"--index", filepath.Join(t.TempDir(), "none.json")}, "read index file"},
 	}
 	for _, tt := range tests {
@@ -80,7 +80,7 @@ func TestServeCannotBindABusyAddress(t *testing.T) {
 	require.NoError(t, err)
 	defer busy.Close()
 	env, _, _ := testEnv("")
-	_, err = openServe(context.Background(), env, []string{"--index", sampleIndex, "--no-cache", "--addr", busy.Addr().String()})
+	_, err = openServe(context.Background(), env, []string{"--index", serveSampleIndex, "--no-cache", "--addr", busy.Addr().String()})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "address already in use")
 }
@@ -88,7 +88,7 @@ func TestServeCannotBindABusyAddress(t *testing.T) {
 func TestServeRunsUntilItsContextEnds(t *testing.T) {
 	env, _, errOut := testEnv("")
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := openServe(ctx, env, []string{"--index", sampleIndex, "--no-cache", "--addr", "127.0.0.1:0"})
+	s, err := openServe(ctx, env, []string{"--index", serveSampleIndex, "--no-cache", "--addr", "127.0.0.1:0"})
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- s.run(ctx) }()
@@ -115,7 +115,7 @@ func TestServeCommandPrintsWhereItListens(t *testing.T) {
 	env, _, errOut := testEnv("")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // serve, print, and stop at once
-	require.NoError(t, serveCommand(ctx, env, []string{"--index", sampleIndex, "--no-cache", "--addr", "127.0.0.1:0"}))
+	require.NoError(t, serveCommand(ctx, env, []string{"--index", serveSampleIndex, "--no-cache", "--addr", "127.0.0.1:0"}))
 	assert.Regexp(t, `^globalsearch serve: http://127\.0\.0\.1:\d+/ \(index namespace "sample"\)`, errOut.String())
 }
 
@@ -123,7 +123,7 @@ func TestServeCommandPrintsWhereItListens(t *testing.T) {
 // model, on an httptest server; extra are more serve flags.
 func localServer(t *testing.T, extra ...string) (*localAPI, *httptest.Server) {
 	t.Helper()
-	return localServerOn(t, sampleIndex, extra...)
+	return localServerOn(t, serveSampleIndex, extra...)
 }
 
 // localServerOn is localServer over the index file path.
@@ -233,7 +233,7 @@ func TestServeAnswersAsTheAPIHandler(t *testing.T) {
 func TestServePlansRouteIsWhatPlanPrints(t *testing.T) {
 	_, srv := localServer(t)
 	env, out, _ := testEnv("")
-	require.Equal(t, 0, runMain(context.Background(), env, []string{"plan", "--json", "--index", sampleIndex, "--query", "What are the main themes?", "--seed", "7"}))
+	require.Equal(t, 0, runMain(context.Background(), env, []string{"plan", "--json", "--index", serveSampleIndex, "--query", "What are the main themes?", "--seed", "7"}))
 	got := overHTTP(t, srv, http.MethodPost, "/namespaces/sample/plans", `{"query":"What are the main themes?","shuffleSeed":7}`, nil)
 	require.Equal(t, http.StatusOK, got.status, got.body)
 	assert.JSONEq(t, out.String(), got.body)
@@ -316,7 +316,7 @@ func TestServePlansRouteReadsBase64Bodies(t *testing.T) {
 
 func TestServeRunEndsWhenTheListenerFails(t *testing.T) {
 	env, _, _ := testEnv("")
-	s, err := openServe(context.Background(), env, []string{"--index", sampleIndex, "--no-cache", "--addr", "127.0.0.1:0"})
+	s, err := openServe(context.Background(), env, []string{"--index", serveSampleIndex, "--no-cache", "--addr", "127.0.0.1:0"})
 	require.NoError(t, err)
 	require.NoError(t, s.listener.Close())
 	err = s.run(context.Background())
@@ -335,7 +335,7 @@ func TestServeCommunityRouteShowsTheCitationsSources(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Citations)
 	cited := res.Citations[0]
-	index, err := indexfile.Load(sampleIndex)
+	index, err := indexfile.Load(serveSampleIndex)
 	require.NoError(t, err)
 
 	got := overHTTP(t, srv, http.MethodGet, "/namespaces/sample/communities/"+cited.CommunityID+"?queryId="+accepted.QueryID, "", nil)
