@@ -279,8 +279,8 @@ func TestServePageShowsTheCoverageLine(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("coverage")),
 	))
 	assert.Equal(t, "coverage: 36 of 50 communities, 110 claims, 36 excerpts from 20 documents; "+
-		"map answers: 3 useful, 2 reached reduce, 1 skipped for budget, 1 scored zero, 0 failed; "+
-		"cited 1 communities from 4 documents", text(t, ctx, "coverage"))
+		"4 map answers: 3 useful, 2 reached reduce, 1 skipped for the reduce budget, 1 scored 0, 0 failed; "+
+		"the answer cites 1 community in 4 documents", text(t, ctx, "coverage"))
 	assert.Equal(t, "Ports grew [Data: Community ( c0-economy ,+more)] and [Data: Communities (invented)].", text(t, ctx, "answer"),
 		"a mark keeps its exact text")
 	ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#answer button.cite")].map(b => b.dataset.id)`))
