@@ -51,9 +51,10 @@ type served struct {
 	namespace string
 }
 
-// openServe parses serve's flags, opens the index, the model and the
-// runs store, and binds the address, in that order, so that a bad flag
-// reads and binds nothing.
+// openServe parses serve's flags, opens the index (the shared index
+// flags say which one is missing or too many), the model and the runs
+// store, and binds the address, in that order, so that a bad flag reads
+// and binds nothing.
 func openServe(ctx context.Context, env *cliEnv, args []string) (*served, error) {
 	o := &serveOptions{}
 	set, err := parseFlags(newServeFlagSet(o, env), args)
@@ -73,9 +74,6 @@ func openServe(ctx context.Context, env *cliEnv, args []string) (*served, error)
 	}
 	if err := checkServeAddr(o.addr); err != nil {
 		return nil, err
-	}
-	if f.index.file == "" && f.index.table == "" {
-		return nil, &usageError{"serve needs --index FILE or --table TABLE"}
 	}
 	l, err := newLocalAPI(ctx, env, f)
 	if err != nil {
