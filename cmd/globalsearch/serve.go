@@ -191,9 +191,15 @@ func newLocalAPI(ctx context.Context, env *cliEnv, f *searchFlags) (*localAPI, e
 	if err != nil {
 		return nil, err
 	}
+	return wireLocalAPI(ctx, e, defaults, &f.model), nil
+}
+
+// wireLocalAPI gives e (over its index) a runs store in memory that the
+// API and the local starter share, and the API handler over both.
+func wireLocalAPI(ctx context.Context, e *globalsearch.Engine, defaults globalsearch.Defaults, model *modelOptions) *localAPI {
 	runs := memstore.New()
 	e.Runs = runs
 	starter := localrun.New(ctx, e, defaults)
 	h := &api.Handler{Runs: runs, Starter: starter, Defaults: defaults, Logger: e.Logger}
-	return &localAPI{handler: h, starter: starter, engine: e, index: idx, runs: runs, defaults: defaults, model: &f.model}, nil
+	return &localAPI{handler: h, starter: starter, engine: e, index: e.Index, runs: runs, defaults: defaults, model: model}
 }

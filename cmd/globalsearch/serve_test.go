@@ -376,3 +376,56 @@ func chunkIDs(cs []globalsearch.Chunk) []string {
 	}
 	return ids
 }
+
+// heldModel holds every call until its context ends; entered hears of the
+// first.
+type heldModel struct{ entered chan struct{} }
+
+func (m heldModel) Complete(ctx context.Context, _ globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
+	select {
+	case m.entered <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return globalsearch.ModelResponse{}, context.Cause(ctx)
+}
+
+// heldServer is serve's routes over the sample index with a model that
+// never answers, and a query started and waiting in its map stage.
+func heldServer(t *testing.T, id string) (*localAPI, *httptest.Server) {
+	t.Helper()
+	flags, _ := localServer(t)
+	e := *flags.engine
+	model := heldModel{entered: make(chan struct{}, 1)}
+	e.Model, e.Cache = model, nil
+	l := wireLocalAPI(t.Context(), &e, flags.defaults, flags.model)
+	t.Cleanup(l.starter.Close)
+	srv := httptest.NewServer(l.routes())
+	t.Cleanup(srv.Close)
+	post := overHTTP(t, srv, http.MethodPost, "/namespaces/sample/queries", `{"query":"What are the main themes?"}`,
+		map[string]string{api.IdempotencyKeyHeader: id})
+	require.Equal(t, http.StatusAccepted, post.status, post.body)
+	<-model.entered
+	return l, srv
+}
+
+// A running query answers GET and DELETE over serve as the API handler
+// answers them on a twin in the same state; whatever DELETE answers, the
+// status GET reads next is the same on both.
+func TestServeAnswersARunningQueryAsTheAPIHandler(t *testing.T) {
+	_, srv := heldServer(t, "q-held")
+	b, _ := heldServer(t, "q-held")
+	path := "/namespaces/sample/queries/q-held"
+	for _, method := range []string{http.MethodGet, http.MethodDelete} {
+		got := overHTTP(t, srv, method, path, "", nil)
+		want := direct(t, b, method, path, "", nil)
+		assert.Equal(t, want, got, method)
+	}
+	var viaHTTP, viaHandler struct {
+		Status globalsearch.Status `json:"status"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(overHTTP(t, srv, http.MethodGet, path, "", nil).body), &viaHTTP))
+	require.NoError(t, json.Unmarshal([]byte(direct(t, b, http.MethodGet, path, "", nil).body), &viaHandler))
+	assert.Equal(t, viaHandler.Status, viaHTTP.Status)
+	assert.NotEmpty(t, viaHTTP.Status)
+}
