@@ -95,8 +95,8 @@ func text(t *testing.T, ctx context.Context, id string) string {
 	return s
 }
 
-// count is how many elements match the CSS selector sel.
-func count(t *testing.T, ctx context.Context, sel string) int {
+// pageCount is how many elements match the CSS selector sel.
+func pageCount(t *testing.T, ctx context.Context, sel string) int {
 	t.Helper()
 	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(`+strconv.Quote(sel)+`).length`))
 	require.NoError(t, err)
@@ -125,8 +125,8 @@ func TestServePageInABrowser(t *testing.T) {
 
 	title, summary := text(t, ctx, "community-title"), text(t, ctx, "community-summary")
 	planLine, status, answer := text(t, ctx, "plan-line"), text(t, ctx, "run-status"), text(t, ctx, "answer")
-	claims := count(t, ctx, "#community-claims li:not(.muted)")
-	excerpts := count(t, ctx, "#community-excerpts blockquote")
+	claims := pageCount(t, ctx, "#community-claims li:not(.muted)")
+	excerpts := pageCount(t, ctx, "#community-excerpts blockquote")
 	want := summaryOf(t, serveSampleIndex, id)
 	assert.Equal(t, want.Title, title)
 	assert.Equal(t, want.Summary, summary)
@@ -171,7 +171,7 @@ func TestServePageShowsMarkupAsText(t *testing.T) {
 	title := text(t, ctx, "community-title")
 	docTitle, err := chromedp.Run(ctx, chromedp.Title())
 	require.NoError(t, err)
-	markup := count(t, ctx, "main img, main b")
+	markup := pageCount(t, ctx, "main img, main b")
 	assert.Equal(t, summaryOf(t, path, id).Title, title)
 	assert.Contains(t, text(t, ctx, "community-summary"), hostile)
 	assert.Contains(t, text(t, ctx, "answer"), hostile, "the answer quotes the markup as text")
@@ -239,7 +239,7 @@ func TestServePageShowsProgressAndCancels(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("cancel-button"))))
 	require.NoError(t, waitFor(ctx, `document.getElementById("run-status").textContent.startsWith("cancelled")`))
 	assert.Equal(t, "cancelled · q-1", text(t, ctx, "run-status"))
-	assert.Equal(t, 0, count(t, ctx, "#cancel-button:not([hidden])"), "nothing left to cancel")
+	assert.Equal(t, 0, pageCount(t, ctx, "#cancel-button:not([hidden])"), "nothing left to cancel")
 }
 
 // resultAPI answers the page's POST with 202 and every GET with result.
