@@ -30,8 +30,8 @@ func TestServeFlagErrors(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{"no index", nil, "--index or --table is required"},
-		{"index and table", []string{"--index", serveSampleIndex, "--table", "t"}, "--index and --table exclude each other"},
+		{"no index", nil, "is required"},
+		{"index and table", []string{"--index", serveSampleIndex, "--table", "t"}, "exclude each other"},
 		{"every interface, no host", []string{"--index", serveSampleIndex, "--addr", ":8080"}, "listens on every interface"},
 		{"every interface, IPv4", []string{"--index", serveSampleIndex, "--addr", "0.0.0.0:8080"}, "listens on every interface"},
 		{"every interface, IPv6", []string{"--index", serveSampleIndex, "--addr", "[::]:8080"}, "listens on every interface"},
