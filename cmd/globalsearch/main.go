@@ -46,6 +46,7 @@ func commands() map[string]command {
 		"ingest":           {"upload an index file into a DynamoDB index table, replacing its namespace", ingestCommand},
 		"delete-namespace": {"delete every record of a namespace of a DynamoDB index table", deleteNamespaceCommand},
 		"mcp":              {"serve global_search and plan_search to agents over MCP (stdio)", mcpCommand},
+		"serve":            {"serve the HTTP API and a search page on this machine (http://127.0.0.1:8080/)", serveCommand},
 	}
 }
 

@@ -85,13 +85,10 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err := f.model.resolve(env); err != nil {
 		return err
 	}
-	plan, err := e.Plan(ctx, p)
+	out, err := planFor(ctx, e, p)
 	if err != nil {
 		return err
 	}
-	out := newPlanOutput(plan, p)
-	out.ModelCallCeiling = p.MaxModelCalls
-	out.MapMode = workflow.MapMode(len(plan.Batches), 0)
 	if f.jsonOut {
 		if err := writePlanJSON(env.stdout, out); err != nil {
 			return err
@@ -100,6 +97,18 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 		printPlan(env.stdout, out, p, &f.model)
 	}
 	return checkSomethingToSearch(p.Namespace, p.CommunityLevel, out.EmptyNamespace, out.AvailableNamespaces, out.AvailableLevels)
+}
+
+// planFor plans p as `plan` prints it (serve's plans route prints the same).
+func planFor(ctx context.Context, e *globalsearch.Engine, p globalsearch.Params) (planOutput, error) {
+	plan, err := e.Plan(ctx, p)
+	if err != nil {
+		return planOutput{}, err
+	}
+	out := newPlanOutput(plan, p)
+	out.ModelCallCeiling = p.MaxModelCalls
+	out.MapMode = workflow.MapMode(len(plan.Batches), 0)
+	return out, nil
 }
 
 // printPlan is plan's text output.

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/base64"
+	"errors"
+	"html/template"
+	"net/http"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/graphrag-global/graphrag-global/shared/api"
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+//go:embed serve.html
+var servePageHTML string
+
+// servePage is the page at /: one file, its script and style inline, so
+// the binary serves it offline with no build step.
+var servePage = template.Must(template.New("serve").Parse(servePageHTML))
+
+// routes are the API's routes through the same handler a deployment runs,
+// the page, and the two local-only routes the page needs
+// (docs/contract.md#serve). Any other path is the API's own not found.
+func (l *localAPI) routes() http.Handler {
+	mux := http.NewServeMux()
+	apiRoutes := api.HTTP(l.handler.Handle)
+	mux.Handle("/namespaces/{namespace}/queries", apiRoutes)
+	mux.Handle("/namespaces/{namespace}/queries/{id}", apiRoutes)
+	mux.Handle("/namespaces/{namespace}/plans", api.HTTP(l.plans))
+	mux.Handle("/namespaces/{namespace}/communities/{id}", api.HTTP(l.community))
+	mux.HandleFunc("GET /{$}", l.page)
+	mux.Handle("/", apiRoutes)
+	return mux
+}
+
+func (l *localAPI) page(w http.ResponseWriter, _ *http.Request) {
+	nonce := rand.Text()
+	var buf bytes.Buffer
+	if err := servePage.Execute(&buf, struct{ Namespace, Nonce string }{l.defaults.Namespace, nonce}); err != nil {
+		http.Error(w, "render page", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	// The page runs only its own script (the nonce) and reads only this
+	// server: were text ever to become markup, no script of it would run.
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.Write(buf.Bytes())
+}
+
+// servePlan is what the plans route answers: what `plan --json` prints,
+// and the most the search can cost when prices are set.
+type servePlan struct {
+	planOutput
+	CostUSD *float64 `json:"costUsd,omitempty"`
+}
+
+// plans is `POST /namespaces/{namespace}/plans`: the body of a query's
+// POST, planned with no model call and nothing stored.
+func (l *localAPI) plans(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	if req.RequestContext.HTTP.Method != http.MethodPost {
+		return notAllowed(http.MethodPost), nil
+	}
+	ns := req.PathParameters["namespace"]
+	if !globalsearch.ValidNamespace(ns) {
+		return l.handler.Fail(ctx, "", globalsearch.Errorf(globalsearch.KindInvalidInput, "the path's namespace %s", globalsearch.NamespaceRule)), nil
+	}
+	body, err := requestBody(req)
+	if err != nil {
+		return l.handler.Fail(ctx, "", err), nil
+	}
+	defaults := l.defaults
+	defaults.Namespace = ns
+	p, err := globalsearch.ParseRequest(body, defaults)
+	if err == nil && p.Namespace != ns {
+		err = globalsearch.Errorf(globalsearch.KindInvalidInput, "the body's namespace %q differs from the path's %q", p.Namespace, ns)
+	}
+	if err != nil {
+		return l.handler.Fail(ctx, "", err), nil
+	}
+	out, err := planFor(ctx, l.engine, p)
+	if err != nil {
+		return l.planFailure(ctx, err), nil
+	}
+	res := servePlan{planOutput: out}
+	if usd, ok := out.cost(l.model, p); ok {
+		res.CostUSD = &usd
+	}
+	return api.Reply(http.StatusOK, res), nil
+}
+
+// planFailure answers a plan that cannot run with its message: a plan
+// beyond the limits or a corrupt index is a failed run behind the API's
+// POST, but here it is the answer the caller asked for (422), and any
+// other error is the API's own.
+func (l *localAPI) planFailure(ctx context.Context, err error) events.APIGatewayV2HTTPResponse {
+	switch globalsearch.KindOf(err) {
+	case globalsearch.KindPlanTooLarge:
+		return api.Reply(http.StatusUnprocessableEntity, api.Error{Error: "plan_too_large", Message: err.Error()})
+	case globalsearch.KindCorruptIndex:
+		return api.Reply(http.StatusUnprocessableEntity, api.Error{Error: "corrupt_index", Message: err.Error()})
+	}
+	return l.handler.Fail(ctx, "", err)
+}
+
+// requestBody is a POST body as the API reads it: at most
+// api.MaxBodyBytes, base64 decoded when API Gateway encoded it.
+func requestBody(req events.APIGatewayV2HTTPRequest) ([]byte, error) {
+	body := []byte(req.Body)
+	if req.IsBase64Encoded {
+		var err error
+		if body, err = base64.StdEncoding.DecodeString(req.Body); err != nil {
+			return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "request body is not valid base64")
+		}
+	}
+	if len(body) > api.MaxBodyBytes {
+		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "request body is %d bytes; the API reads at most %d", len(body), api.MaxBodyBytes)
+	}
+	return body, nil
+}
+
+// serveCommunity is what the communities route answers: a community's
+// summary and, with ?queryId=, the claims and source excerpts its map text
+// held in that query (the result's citation, docs/contract.md#citations).
+type serveCommunity struct {
+	globalsearch.Summary
+	QueryID   string               `json:"queryId,omitempty"`
+	Claims    []globalsearch.Claim `json:"claims"`
+	Excerpts  []globalsearch.Chunk `json:"excerpts"`
+	Truncated bool                 `json:"truncated,omitempty"`
+}
+
+// community is `GET /namespaces/{namespace}/communities/{id}[?queryId=Q]`,
+// read from the index as it is now.
+func (l *localAPI) community(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	if req.RequestContext.HTTP.Method != http.MethodGet {
+		return notAllowed(http.MethodGet), nil
+	}
+	ns, id, queryID := req.PathParameters["namespace"], req.PathParameters["id"], req.QueryStringParameters["queryId"]
+	if !globalsearch.ValidNamespace(ns) {
+		return l.handler.Fail(ctx, "", globalsearch.Errorf(globalsearch.KindInvalidInput, "the path's namespace %s", globalsearch.NamespaceRule)), nil
+	}
+	var cited *globalsearch.Citation
+	if queryID != "" {
+		res, err := l.runs.Result(ctx, queryID)
+		if err != nil || res.Namespace != ns {
+			// Another namespace's query reads as missing, as the API's GET.
+			return l.handler.Fail(ctx, queryID, notFoundOr(err, "no query with id %s in namespace %s", queryID, ns)), nil
+		}
+		for i := range res.Citations {
+			if res.Citations[i].CommunityID == id {
+				cited = &res.Citations[i]
+			}
+		}
+	}
+	out, err := l.readCommunity(ctx, ns, id, cited)
+	if err != nil {
+		return l.handler.Fail(ctx, queryID, err), nil
+	}
+	out.QueryID = queryID
+	return api.Reply(http.StatusOK, out), nil
+}
+
+// readCommunity reads community id of namespace ns and, when cited, the
+// claims and chunks the citation names, in its order.
+func (l *localAPI) readCommunity(ctx context.Context, ns, id string, cited *globalsearch.Citation) (serveCommunity, error) {
+	snap, err := l.index.Open(ctx, ns)
+	if err != nil {
+		return serveCommunity{}, err
+	}
+	summaries, err := snap.Summaries(ctx)
+	if err != nil {
+		return serveCommunity{}, err
+	}
+	out := serveCommunity{Claims: []globalsearch.Claim{}, Excerpts: []globalsearch.Chunk{}}
+	found := false
+	for _, s := range summaries {
+		if s.ID == id {
+			out.Summary, found = s, true
+		}
+	}
+	if !found {
+		return serveCommunity{}, globalsearch.Errorf(globalsearch.KindNotFound, "no community %s in namespace %s", id, ns)
+	}
+	if cited == nil {
+		return out, nil
+	}
+	out.Truncated = cited.Truncated
+	claims, err := snap.Claims(ctx)
+	if err != nil {
+		return serveCommunity{}, err
+	}
+	byID := make(map[string]globalsearch.Claim, len(claims))
+	for _, c := range claims {
+		byID[c.ID] = c
+	}
+	for _, cid := range cited.ClaimIDs {
+		if c, ok := byID[cid]; ok {
+			out.Claims = append(out.Claims, c)
+		}
+	}
+	chunks, err := snap.Chunks(ctx, cited.ChunkIDs)
+	if err != nil {
+		return serveCommunity{}, err
+	}
+	chunkByID := make(map[string]globalsearch.Chunk, len(chunks))
+	for _, c := range chunks {
+		chunkByID[c.ID] = c
+	}
+	for _, cid := range cited.ChunkIDs {
+		if c, ok := chunkByID[cid]; ok {
+			out.Excerpts = append(out.Excerpts, c)
+		}
+	}
+	return out, nil
+}
+
+// notFoundOr is err unless it is a not found (or nil: the query is
+// another namespace's), which reads as the message.
+func notFoundOr(err error, format string, args ...any) error {
+	if err != nil && !errors.Is(err, globalsearch.ErrNotFound) {
+		return err
+	}
+	return globalsearch.Errorf(globalsearch.KindNotFound, format, args...)
+}
+
+// notAllowed answers a method a local route does not take, as the API
+// answers one of its own.
+func notAllowed(allow string) events.APIGatewayV2HTTPResponse {
+	resp := api.Reply(http.StatusMethodNotAllowed, api.Error{Error: "method_not_allowed", Message: "use " + allow})
+	resp.Headers["Allow"] = allow
+	return resp
+}
