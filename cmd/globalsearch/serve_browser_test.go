@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -281,6 +282,9 @@ func TestServePageShowsTheCoverageLine(t *testing.T) {
 	assert.Equal(t, "coverage: 36 of 50 communities, 110 claims, 36 excerpts from 20 documents; "+
 		"4 map answers: 3 useful, 2 reached reduce, 1 skipped for the reduce budget, 1 scored 0, 0 failed; "+
 		"the answer cites 1 community in 4 documents", text(t, ctx, "coverage"))
+	var res globalsearch.Result
+	require.NoError(t, json.Unmarshal([]byte(result), &res))
+	assert.Equal(t, res.Diagnostics.Coverage.Line(), text(t, ctx, "coverage"), "the page words coverage as run does")
 	assert.Equal(t, "Ports grew [Data: Community ( c0-economy ,+more)] and [Data: Communities (invented)].", text(t, ctx, "answer"),
 		"a mark keeps its exact text")
 	ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#answer button.cite")].map(b => b.dataset.id)`))
