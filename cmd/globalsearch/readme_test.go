@@ -92,6 +92,21 @@ func TestREADMEFigures(t *testing.T) {
 		assert.Equal(t, []int{level2.SummaryCount}, readmeNumbers(t, prose, "`--level 2` selects (\\d+) summaries"))
 		assert.Equal(t, []int{leaf.SummaryCount}, readmeNumbers(t, prose, "`--level leaf` selects all (\\d+) leaves"))
 	})
+	t.Run("cited answer and its coverage line", func(t *testing.T) {
+		const cmd = `run --graphrag ../shared/corpora/christmas-carol --query "What is the central conflict of the story?" --seed 1`
+		require.True(t, strings.Contains(prose, "$ go run ./cmd/globalsearch "+cmd), "the README's example command is not %s", cmd)
+		env, out, errOut := testEnv("")
+		code := runMain(context.Background(), env, []string{"run", "--graphrag", dir, "--query", "What is the central conflict of the story?", "--seed", "1", "--no-cache"})
+		require.Equal(t, 0, code, errOut.String())
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		coverage := lines[len(lines)-1]
+		require.True(t, strings.HasPrefix(coverage, "coverage: "), coverage)
+		coverage = strings.Join(strings.Fields(coverage), " ")
+		assert.True(t, strings.Contains(prose, coverage), "the README's coverage line is not the run's: %s", coverage)
+		first, _, _ := strings.Cut(lines[0], " [Data:")
+		first = strings.Join(strings.Fields(first), " ")
+		assert.True(t, strings.Contains(prose, first), "the README's answer does not start as the run's: %s", first)
+	})
 	t.Run("default plan against MaxModelCalls", func(t *testing.T) {
 		plan := carolPlan(t, dir, "--query", query, "--no-shuffle")
 		got := readmeNumbers(t, prose, `500 is over (\d+) times the default plan of the Christmas Carol index \(at most (\d+) calls for its (\d+) batches`)
