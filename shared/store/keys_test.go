@@ -42,7 +42,8 @@ func TestKeyTypesUseTheKeyAttributes(t *testing.T) {
 
 // The plan item embeds globalsearch.Plan but holds neither its batches
 // (items of their own) nor its owner (the result item's): exactly the
-// attributes it held when the header listed its fields by hand.
+// attributes it held when the header listed its fields by hand, and the
+// map input's coverage, which the reduce step completes (docs/contract.md#coverage).
 func TestPlanItemAttributes(t *testing.T) {
 	p := globalsearch.Plan{
 		RunID: "r", Owner: "exec", Params: globalsearch.Params{QueryID: "q"}, SummaryCount: 2,
@@ -59,7 +60,7 @@ func TestPlanItemAttributes(t *testing.T) {
 		got = append(got, k)
 	}
 	assert.ElementsMatch(t, []string{"runId", "request", "summaryCount", "batchCount", "orphanClaims", "missingChunks",
-		"availableLevels", "createdAt", "emptyNamespace", "availableNamespaces"}, got)
+		"availableLevels", "createdAt", "emptyNamespace", "availableNamespaces", "coverage"}, got)
 
 	var back planHeader
 	require.NoError(t, attributevalue.UnmarshalMapWithOptions(m, &back, jsonTagsDec))
