@@ -106,7 +106,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 func printPlan(w io.Writer, out planOutput, p globalsearch.Params, model *modelOptions) {
 	fmt.Fprintf(w, "%s -> %s (map prompt budget %d, reduce prompt budget %d, %s)\n",
 		count(out.SummaryCount, "summary", "summaries"), count(out.BatchCount, "map batch", "map batches"),
-		out.MapPromptBudget, out.ReducePromptBudget, seedText(out.ShuffleSeed, p.Shuffle))
+		out.MapPromptBudget, out.ReducePromptBudget, seedText(out.ShuffleSeed, p))
 	for i, b := range out.Batches {
 		fmt.Fprintf(w, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, terminalText(strings.Join(b.CommunityIDs, ", ")))
 	}

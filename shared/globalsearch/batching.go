@@ -8,8 +8,7 @@ import (
 )
 
 // The request's words for its batching (docs/contract.md#stable-batching).
-// Params holds "" for greedy, so that a default request, and one stored
-// before the field existed, reads and compares as it always did.
+// A request stored before the field existed holds "", which is greedy.
 const (
 	BatchingGreedy = "greedy"
 	BatchingStable = "stable"
@@ -17,20 +16,22 @@ const (
 
 const batchingRule = `batching must be "greedy" or "stable"`
 
-// parseBatching reads the batching field: "greedy" (stored as "") or
-// "stable".
+// parseBatching reads the batching field: "greedy" or "stable".
 func parseBatching(raw json.RawMessage) (string, error) {
 	var s string
-	if string(raw) == "null" || json.Unmarshal(raw, &s) != nil {
+	if string(raw) == "null" || json.Unmarshal(raw, &s) != nil || (s != BatchingGreedy && s != BatchingStable) {
 		return "", errors.New(batchingRule)
 	}
-	switch s {
-	case BatchingGreedy:
-		return "", nil
-	case BatchingStable:
-		return BatchingStable, nil
+	return s, nil
+}
+
+// batchingOf is p's batching, a request stored before the field existed
+// read as greedy.
+func batchingOf(p Params) string {
+	if p.Batching == "" {
+		return BatchingGreedy
 	}
-	return "", errors.New(batchingRule)
+	return p.Batching
 }
 
 // batchingFitsShuffle refuses shuffle false with stable batching

@@ -53,9 +53,9 @@ type Params struct {
 	ShuffleSeed         int64  `json:"shuffleSeed"`
 	Shuffle             bool   `json:"shuffle"`
 	// Batching is how prepare orders and cuts the batches
-	// (docs/contract.md#stable-batching): "" for the greedy pack of
-	// docs/contract.md#batching (the request's "greedy", and every request
-	// stored before the field existed), or BatchingStable.
+	// (docs/contract.md#stable-batching): BatchingGreedy, the shuffle and
+	// greedy pack of docs/contract.md#batching, or BatchingStable. Empty (a
+	// request stored before the field existed) means greedy.
 	Batching string `json:"batching,omitempty"`
 	// ResponseType is the form the reduce prompt asks for (docs/contract.md#request).
 	// Empty (a request stored before the field existed) means
@@ -85,6 +85,7 @@ func (p Params) SameRequest(q Params) bool {
 		p.ShuffleSeed = q.ShuffleSeed
 	}
 	p.SeedGenerated, q.SeedGenerated = false, false
+	p.Batching, q.Batching = batchingOf(p), batchingOf(q)
 	return p == q
 }
 
@@ -111,8 +112,8 @@ type Defaults struct {
 	MapOutputReserve    int
 	ReduceOutputReserve int
 	MapConcurrency      int
-	// Batching is the request's batching when it names none: "" (greedy)
-	// or BatchingStable.
+	// Batching is the request's batching when it names none:
+	// BatchingGreedy or BatchingStable.
 	Batching string
 	// MaxModelCalls is the deployment's ceiling: a request may lower it,
 	// never raise it. 0 is no ceiling.
@@ -140,6 +141,7 @@ var SpecDefaults = Defaults{
 	MapOutputReserve:    512,
 	ReduceOutputReserve: 1024,
 	MapConcurrency:      4,
+	Batching:            BatchingGreedy,
 	MaxModelCalls:       DefaultMaxModelCalls,
 }
 
