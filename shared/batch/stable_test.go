@@ -16,17 +16,17 @@ import (
 
 const stableSkeleton = "Question: what changed?"
 
-// stableItems are n items of words drawn from seed, sized between about a
-// twentieth and a third of a 2,000-token budget, with one in ten far
-// larger than it, so that it is split.
-func stableItems(n int, seed uint64) []batch.Item {
+// stableItems are n items of words drawn from seed, up to about 140
+// tokens each, and one in ten of large bytes instead (10,000 is split at
+// a budget of 2,000 tokens, 3,000 is not).
+func stableItems(n int, seed uint64, large int) []batch.Item {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	words := []string{"port", "trade", "drought", "ferry", "wind", "社区", "café", "quota"}
 	items := make([]batch.Item, n)
 	for i := range items {
 		size := 40 + rng.IntN(500)
 		if rng.IntN(10) == 0 {
-			size = 3000
+			size = large
 		}
 		var b strings.Builder
 		for b.Len() < size {
@@ -101,13 +101,14 @@ func TestPackStableProperties(t *testing.T) {
 		name   string
 		budget int
 		items  []batch.Item
+		split  bool // some item is split over batches
 	}{
-		{"no items", 2000, nil},
-		{"one small item", 2000, []batch.Item{{ID: "c1", Text: "one short summary"}}},
-		{"an item split over many batches", 200, []batch.Item{{ID: "c1", Text: strings.Repeat("Shared trend. ", 300)}}},
-		{"an empty text beside others", 2000, []batch.Item{{ID: "c1", Text: ""}, {ID: "c2", Text: "text"}}},
-		{"many items, some split", 2000, stableItems(300, 1)},
-		{"many items, a tight budget", 400, stableItems(100, 2)},
+		{"no items", 2000, nil, false},
+		{"one small item", 2000, []batch.Item{{ID: "c1", Text: "one short summary"}}, false},
+		{"an item split over many batches", 200, []batch.Item{{ID: "c1", Text: strings.Repeat("Shared trend. ", 300)}}, true},
+		{"an empty text beside others", 2000, []batch.Item{{ID: "c1", Text: ""}, {ID: "c2", Text: "text"}}, false},
+		{"many items, some split", 2000, stableItems(300, 1, 10000), true},
+		{"many items, a tight budget", 400, stableItems(100, 2, 3000), true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,6 +123,8 @@ func TestPackStableProperties(t *testing.T) {
 			} else {
 				assert.Empty(t, got)
 			}
+			split := slices.ContainsFunc(got, func(b batch.Batch) bool { return strings.Contains(b.Content, "| summary part 2]") })
+			assert.Equal(t, tc.split, split, "some item split")
 			again, err := batch.PackStable(stableSkeleton, tc.budget, 3, slices.Clone(items))
 			require.NoError(t, err)
 			assert.Equal(t, got, again, "same input, same batches")
@@ -156,11 +159,11 @@ func TestPackStableErrors(t *testing.T) {
 
 // TestPackStableLocalChange edits one item of a 600-item plan at a time
 // and checks that only batches next to the edit change: the batches of
-// the new plan that the old one lacks (most edits: one) are at most maxChanged, and each lies
-// within maxChanged batches of the batch holding the edited item.
+// the new plan that the old one lacks (most edits: one) are at most
+// maxChanged, and each lies within maxChanged batches of the batch holding
+// the edited item.
 func TestPackStableLocalChange(t *testing.T) {
 	const budget, seed, maxChanged = 2000, 5, 5
-	base := stableItems(600, 9)
 	edits := []struct {
 		name string
 		edit func(items []batch.Item, k int) ([]batch.Item, string)
@@ -178,35 +181,43 @@ func TestPackStableLocalChange(t *testing.T) {
 			return slices.Delete(slices.Clone(items), k, k+1), items[k].ID
 		}},
 	}
-	old, err := batch.PackStable(stableSkeleton, budget, seed, inStableOrder(base, seed))
-	require.NoError(t, err)
-	oldContent := map[string]bool{}
-	for _, b := range old {
-		oldContent[b.Content] = true
-	}
-	for _, e := range edits {
-		for k := 0; k < len(base)-1; k += 37 {
-			t.Run(fmt.Sprintf("%s %d", e.name, k), func(t *testing.T) {
-				items, near := e.edit(base, k)
-				got, err := batch.PackStable(stableSkeleton, budget, seed, inStableOrder(items, seed))
-				require.NoError(t, err)
-				holds := func(b batch.Batch) bool { return slices.Contains(b.IDs, near) }
-				at := slices.IndexFunc(got, holds)
-				if at < 0 { // removed: where it was, give or take the one batch fewer
-					at = slices.IndexFunc(old, holds)
-				}
-				require.GreaterOrEqual(t, at, 0)
-				var changed []int
-				for i, b := range got {
-					if !oldContent[b.Content] {
-						changed = append(changed, i)
+	for _, data := range []struct {
+		name  string
+		items []batch.Item
+	}{
+		{"mixed sizes", stableItems(600, 9, 3000)},
+		{"some split", stableItems(600, 9, 10000)},
+	} {
+		old, err := batch.PackStable(stableSkeleton, budget, seed, inStableOrder(data.items, seed))
+		require.NoError(t, err)
+		oldContent := map[string]bool{}
+		for _, b := range old {
+			oldContent[b.Content] = true
+		}
+		for _, e := range edits {
+			for k := 0; k < len(data.items)-1; k += 37 {
+				t.Run(fmt.Sprintf("%s, %s %d", data.name, e.name, k), func(t *testing.T) {
+					items, near := e.edit(data.items, k)
+					got, err := batch.PackStable(stableSkeleton, budget, seed, inStableOrder(items, seed))
+					require.NoError(t, err)
+					holds := func(b batch.Batch) bool { return slices.Contains(b.IDs, near) }
+					at := slices.IndexFunc(got, holds)
+					if at < 0 { // removed: where it was, give or take the one batch fewer
+						at = slices.IndexFunc(old, holds)
 					}
-				}
-				assert.LessOrEqual(t, len(changed), maxChanged, "changed batches %v of %d, the edit in batch %d", changed, len(got), at)
-				for _, i := range changed {
-					assert.LessOrEqual(t, max(i-at, at-i), maxChanged, "batch %d changed, the edit is in batch %d", i, at)
-				}
-			})
+					require.GreaterOrEqual(t, at, 0)
+					var changed []int
+					for i, b := range got {
+						if !oldContent[b.Content] {
+							changed = append(changed, i)
+						}
+					}
+					assert.LessOrEqual(t, len(changed), maxChanged, "changed batches %v of %d, the edit in batch %d", changed, len(got), at)
+					for _, i := range changed {
+						assert.LessOrEqual(t, max(i-at, at-i), maxChanged, "batch %d changed, the edit is in batch %d", i, at)
+					}
+				})
+			}
 		}
 	}
 }
