@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,6 +41,20 @@ func TestBatchingFlag(t *testing.T) {
 			assert.Contains(t, errOut.String(), tc.wantErr)
 		})
 	}
+	t.Run("plan --json names stable batching", func(t *testing.T) {
+		for _, tc := range []struct{ batching, want string }{{"stable", "stable"}, {"greedy", ""}} {
+			env, out, errOut := testEnv("")
+			code := runMain(context.Background(), env, []string{"plan", "--index", path, "--query", "What changed?", "--json", "--batching", tc.batching})
+			require.Equal(t, 0, code, errOut.String())
+			var plan map[string]any
+			require.NoError(t, json.Unmarshal(out.Bytes(), &plan))
+			if tc.want == "" {
+				assert.NotContains(t, plan, "batching", "a greedy plan prints as it always did")
+			} else {
+				assert.Equal(t, tc.want, plan["batching"])
+			}
+		}
+	})
 	t.Run("help names the variable", func(t *testing.T) {
 		env, out, _ := testEnv("")
 		require.Equal(t, 0, runMain(context.Background(), env, []string{"plan", "-h"}))

@@ -12,12 +12,15 @@ import (
 
 // planOutput is what `plan --json` prints.
 type planOutput struct {
-	SummaryCount            int    `json:"summaryCount"`
-	BatchCount              int    `json:"batchCount"`
-	MapPromptBudget         int    `json:"mapPromptBudget"`
-	ReducePromptBudget      int    `json:"reducePromptBudget"`
-	MapSkeleton             string `json:"mapSkeleton"`
-	ShuffleSeed             int64  `json:"shuffleSeed"`
+	SummaryCount       int    `json:"summaryCount"`
+	BatchCount         int    `json:"batchCount"`
+	MapPromptBudget    int    `json:"mapPromptBudget"`
+	ReducePromptBudget int    `json:"reducePromptBudget"`
+	MapSkeleton        string `json:"mapSkeleton"`
+	ShuffleSeed        int64  `json:"shuffleSeed"`
+	// Batching is "stable" for stable batching (docs/contract.md#stable-batching),
+	// absent for the shuffle, so that a default plan prints as it did.
+	Batching                string `json:"batching,omitempty"`
 	EstimatedMapInputTokens int    `json:"estimatedMapInputTokens"`
 	MaxModelCalls           int    `json:"maxModelCalls"`
 	// ModelCallCeiling is the most the run may make (docs/contract.md#model-call-ceiling): a plan
@@ -46,6 +49,9 @@ func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
 		IndexNotes:  plan.IndexNotes,
 		Diagnostics: planDiagnostics{Coverage: plan.Coverage},
 		Batches:     make([]plannedBatch, len(plan.Batches)),
+	}
+	if p.Batching == globalsearch.BatchingStable {
+		out.Batching = p.Batching
 	}
 	for i, b := range plan.Batches {
 		out.Batches[i] = plannedBatch{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens, Content: b.Content}
