@@ -12,15 +12,13 @@ import (
 
 // planOutput is what `plan --json` prints.
 type planOutput struct {
-	SummaryCount       int    `json:"summaryCount"`
-	BatchCount         int    `json:"batchCount"`
-	MapPromptBudget    int    `json:"mapPromptBudget"`
-	ReducePromptBudget int    `json:"reducePromptBudget"`
-	MapSkeleton        string `json:"mapSkeleton"`
-	ShuffleSeed        int64  `json:"shuffleSeed"`
-	// Batching is "stable" for stable batching (docs/contract.md#stable-batching),
-	// absent for the shuffle, so that a default plan prints as it did.
-	Batching                string `json:"batching,omitempty"`
+	SummaryCount            int    `json:"summaryCount"`
+	BatchCount              int    `json:"batchCount"`
+	MapPromptBudget         int    `json:"mapPromptBudget"`
+	ReducePromptBudget      int    `json:"reducePromptBudget"`
+	MapSkeleton             string `json:"mapSkeleton"`
+	ShuffleSeed             int64  `json:"shuffleSeed"`
+	Batching                string `json:"batching,omitempty"` // "stable" (docs/contract.md#stable-batching); absent for the shuffle, so a default plan prints as it did
 	EstimatedMapInputTokens int    `json:"estimatedMapInputTokens"`
 	MaxModelCalls           int    `json:"maxModelCalls"`
 	// ModelCallCeiling is the most the run may make (docs/contract.md#model-call-ceiling): a plan
