@@ -18,6 +18,7 @@ type planOutput struct {
 	ReducePromptBudget      int    `json:"reducePromptBudget"`
 	MapSkeleton             string `json:"mapSkeleton"`
 	ShuffleSeed             int64  `json:"shuffleSeed"`
+	Batching                string `json:"batching,omitempty"` // "stable" (docs/contract.md#stable-batching); absent for the shuffle, so a default plan prints as it did
 	EstimatedMapInputTokens int    `json:"estimatedMapInputTokens"`
 	MaxModelCalls           int    `json:"maxModelCalls"`
 	// ModelCallCeiling is the most the run may make (docs/contract.md#model-call-ceiling): a plan
@@ -46,6 +47,9 @@ func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
 		IndexNotes:  plan.IndexNotes,
 		Diagnostics: planDiagnostics{Coverage: plan.Coverage},
 		Batches:     make([]plannedBatch, len(plan.Batches)),
+	}
+	if p.Batching == globalsearch.BatchingStable {
+		out.Batching = p.Batching
 	}
 	for i, b := range plan.Batches {
 		out.Batches[i] = plannedBatch{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens, Content: b.Content}
@@ -115,7 +119,7 @@ func planFor(ctx context.Context, e *globalsearch.Engine, p globalsearch.Params)
 func printPlan(w io.Writer, out planOutput, p globalsearch.Params, model *modelOptions) {
 	fmt.Fprintf(w, "%s -> %s (map prompt budget %d, reduce prompt budget %d, %s)\n",
 		count(out.SummaryCount, "summary", "summaries"), count(out.BatchCount, "map batch", "map batches"),
-		out.MapPromptBudget, out.ReducePromptBudget, seedText(out.ShuffleSeed, p.Shuffle))
+		out.MapPromptBudget, out.ReducePromptBudget, seedText(out.ShuffleSeed, p))
 	for i, b := range out.Batches {
 		fmt.Fprintf(w, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, terminalText(strings.Join(b.CommunityIDs, ", ")))
 	}

@@ -38,7 +38,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 	} else if err == nil {
 		fmt.Fprintln(env.stdout, terminalText(res.Answer))
 		fmt.Fprintln(env.stdout)
-		fmt.Fprintln(env.stdout, terminalText(statusLine(res, &f.model, !f.noShuffle)))
+		fmt.Fprintln(env.stdout, terminalText(statusLine(res, &f.model, p)))
 		fmt.Fprintln(env.stdout, res.Diagnostics.Coverage.Line())
 		if res.Status == globalsearch.StatusPartial {
 			printMapErrors(env.stderr, res.MapErrors)
@@ -79,7 +79,7 @@ func levelList(levels []int) string {
 	return list
 }
 
-func statusLine(res globalsearch.Result, model *modelOptions, shuffled bool) string {
+func statusLine(res globalsearch.Result, model *modelOptions, p globalsearch.Params) string {
 	d := res.Diagnostics
 	parts := []string{
 		fmt.Sprintf("status %s", res.Status),
@@ -97,7 +97,7 @@ func statusLine(res globalsearch.Result, model *modelOptions, shuffled bool) str
 	}
 	parts = append(parts,
 		fmt.Sprintf("tokens in %d out %d", d.InputTokens, d.OutputTokens),
-		seedText(d.ShuffleSeed, shuffled),
+		seedText(d.ShuffleSeed, p),
 		fmt.Sprintf("%s in %s", res.QueryID, d.FinishedAt.Sub(d.StartedAt).Round(1e6)))
 	if len(d.AvailableLevels) > 0 {
 		parts = append(parts, "levels that exist: "+levelList(d.AvailableLevels))

@@ -18,6 +18,7 @@ type searchFlags struct {
 	namespace                                                       string
 	level                                                           string
 	responseType                                                    string
+	batching                                                        string
 	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
 	seed                                                            int64
 	maxMapTextMB                                                    int64
@@ -119,6 +120,7 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	}
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed (default: random, recorded in the result)")
 	fs.BoolVar(&f.noShuffle, "no-shuffle", false, "keep summaries in id order")
+	fs.StringVar(&f.batching, "batching", d.Batching, `how batches are ordered and cut: "greedy" (shuffle, then fill each batch) or "stable" (a re-built index re-maps only the batches a change touched); $`+globalsearch.DefaultVariable("batching")+` sets the default`)
 	fs.Int64Var(&f.maxMapTextMB, "max-map-text-mb", 0, fmt.Sprintf("refuse plans whose map texts exceed this many MiB (default %d)", globalsearch.DefaultMaxMapTextBytes>>20))
 	fs.IntVar(&f.maxModelCalls, "max-model-calls", 0, defaultHelp("refuse plans that may make more model calls", "maxModelCalls", d.MaxModelCalls))
 	fs.BoolVar(&f.jsonOut, "json", false, "print the whole result as JSON")
@@ -175,6 +177,9 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 	if f.noShuffle {
 		shuffle := false
 		req.Shuffle = &shuffle
+	}
+	if f.set["batching"] {
+		req.Batching = &f.batching
 	}
 	return req.Params(defaults)
 }

@@ -128,6 +128,10 @@ type packer struct {
 
 	parts []part
 	count tokens.Count // current content: parts joined by "\n"
+
+	// collect keeps every part pending, for stable packing, which chooses
+	// all the boundaries at the end (stable.go).
+	collect bool
 }
 
 func (p *packer) fits(c tokens.Count) bool { return p.prompt.Fits(c, p.budget) }
@@ -205,6 +209,10 @@ func (p *packer) split(it Item, widest tokens.Count) error {
 }
 
 func (p *packer) addPart(pt part) {
+	if p.collect {
+		p.parts = append(p.parts, pt)
+		return
+	}
 	joined := p.count.Add(pt.count)
 	if len(p.parts) > 0 {
 		joined = joined.Add(newline)
@@ -217,6 +225,7 @@ func (p *packer) addPart(pt part) {
 	p.count = joined
 }
 
+// flush closes a batch of every pending part.
 func (p *packer) flush() {
 	if len(p.parts) == 0 {
 		return

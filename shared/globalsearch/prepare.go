@@ -96,14 +96,7 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 		return Plan{}, err
 	}
 	sources := in.allSources()
-	order := make([]int, in.len())
-	for i := range order {
-		order[i] = i
-	}
-	if p.Shuffle {
-		shuffle(order, p.ShuffleSeed)
-	}
-	packed, err := batch.PackSeq(skeleton, p.MapPromptBudget(), in.items(order))
+	packed, err := pack(skeleton, p, in)
 	if err != nil {
 		var tooSmall *batch.TooSmallError
 		if errors.As(err, &tooSmall) || errors.Is(err, batch.ErrPromptTooLarge) {

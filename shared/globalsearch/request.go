@@ -22,6 +22,7 @@ type Request struct {
 	MapConcurrency      *int    `json:"mapConcurrency,omitempty"`
 	ShuffleSeed         *int64  `json:"shuffleSeed,omitempty"`
 	Shuffle             *bool   `json:"shuffle,omitempty"`
+	Batching            *string `json:"batching,omitempty"`
 	QueryID             string  `json:"queryId,omitempty"`
 	ResponseType        *string `json:"responseType,omitempty"`
 	Cache               *bool   `json:"cache,omitempty"`
@@ -51,6 +52,11 @@ type Params struct {
 	MapConcurrency      int    `json:"mapConcurrency"`
 	ShuffleSeed         int64  `json:"shuffleSeed"`
 	Shuffle             bool   `json:"shuffle"`
+	// Batching is how prepare orders and cuts the batches
+	// (docs/contract.md#stable-batching): BatchingGreedy, the shuffle and
+	// greedy pack of docs/contract.md#batching, or BatchingStable. Empty (a
+	// request stored before the field existed) means greedy.
+	Batching string `json:"batching,omitempty"`
 	// ResponseType is the form the reduce prompt asks for (docs/contract.md#request).
 	// Empty (a request stored before the field existed) means
 	// DefaultResponseType.
@@ -79,6 +85,7 @@ func (p Params) SameRequest(q Params) bool {
 		p.ShuffleSeed = q.ShuffleSeed
 	}
 	p.SeedGenerated, q.SeedGenerated = false, false
+	p.Batching, q.Batching = batchingOf(p), batchingOf(q)
 	return p == q
 }
 
@@ -105,6 +112,9 @@ type Defaults struct {
 	MapOutputReserve    int
 	ReduceOutputReserve int
 	MapConcurrency      int
+	// Batching is the request's batching when it names none:
+	// BatchingGreedy or BatchingStable.
+	Batching string
 	// MaxModelCalls is the deployment's ceiling: a request may lower it,
 	// never raise it. 0 is no ceiling.
 	MaxModelCalls int
@@ -131,6 +141,7 @@ var SpecDefaults = Defaults{
 	MapOutputReserve:    512,
 	ReduceOutputReserve: 1024,
 	MapConcurrency:      4,
+	Batching:            BatchingGreedy,
 	MaxModelCalls:       DefaultMaxModelCalls,
 }
 
@@ -202,6 +213,8 @@ var requestFields = []requestField{
 		}
 		return nil
 	}},
+	defaulted("batching", "GRAPHRAG_BATCHING", parseBatching,
+		func(p *Params) *string { return &p.Batching }, func(d *Defaults) *string { return &d.Batching }),
 	{name: "queryId", parse: func(raw json.RawMessage, p *Params) (err error) {
 		p.QueryID, err = parseString(raw, queryIDPattern, "queryId must be 1-80 characters of A-Z a-z 0-9 - _")
 		return err
@@ -236,7 +249,7 @@ func DefaultsFromEnv(lookup func(string) (string, bool)) (Defaults, error) {
 			continue
 		}
 		raw := []byte(v)
-		if f.name == "namespace" || (f.name == "communityLevel" && v == "leaf") {
+		if f.name == "namespace" || f.name == "batching" || (f.name == "communityLevel" && v == "leaf") {
 			raw, _ = json.Marshal(v)
 		}
 		if err := f.setDefault(raw, &d); err != nil {
@@ -306,6 +319,9 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 			return Params{}, &Error{Kind: KindInvalidInput, Err: err}
 		}
 	}
+	if err := batchingFitsShuffle(p); err != nil {
+		return Params{}, err
+	}
 	if err := reservesLeaveRoom(p, prompts); err != nil {
 		return Params{}, err
 	}
@@ -324,6 +340,10 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 	case p.SeedGenerated && !p.Shuffle:
 		// Nothing is shuffled, so no seed is drawn and none is recorded
 		// (docs/contract.md#request): a random one would read as replayable.
+		p.SeedGenerated = false
+	case p.SeedGenerated && p.Batching == BatchingStable:
+		// A random seed would reorder every batch of the next run: stable
+		// batching hashes with seed 0 unless asked (docs/contract.md#stable-batching).
 		p.SeedGenerated = false
 	case p.SeedGenerated:
 		p.ShuffleSeed = randomSeed()
