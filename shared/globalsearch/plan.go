@@ -16,6 +16,10 @@ type Batch struct {
 	// (docs/contract.md#result), kept with the batch rather than the plan item so that
 	// no item outgrows DynamoDB's 400 KB.
 	Sources []Sources `json:"sources,omitempty"`
+	// TextHashes are the content hashes of the communities whose first
+	// part the batch holds, for a standing question's record
+	// (docs/contract.md#standing-questions); none for other runs.
+	TextHashes []CommunityHash `json:"textHashes,omitempty"`
 }
 
 // Plan is what prepare decided: the request, every batch, and what was
@@ -36,6 +40,10 @@ type Plan struct {
 	// the plan item keeps it, so reduce reports it without reading the index.
 	Coverage  Coverage  `json:"coverage"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Changes is what changed since the previous run of the request's
+	// standing question (docs/contract.md#standing-questions), compared
+	// once, when the run is planned.
+	Changes *Changes `json:"changes,omitempty"`
 	// MapSkeleton is the map prompt without content that the batches were
 	// packed against (docs/contract.md#batching), as the engine's prompts
 	// render it. It is not stored: map calls render their own.
