@@ -26,7 +26,7 @@ type Request struct {
 	ResponseType        *string `json:"responseType,omitempty"`
 	Cache               *bool   `json:"cache,omitempty"`
 	MaxModelCalls       *int    `json:"maxModelCalls,omitempty"`
-	StandingQuery       string  `json:"standingQuery,omitempty"`
+	StandingQuery       *string `json:"standingQuery,omitempty"`
 }
 
 // Params validates the request against the defaults (docs/contract.md#request).

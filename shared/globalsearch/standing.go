@@ -6,8 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -209,4 +211,23 @@ func (e *Engine) recordStanding(ctx context.Context, r *reduceRun, status Status
 		e.logger().LogAttrs(ctx, slogError, "standing record not saved", slog.String("queryId", p.QueryID),
 			slog.String("standingQuery", p.StandingQuery), slog.String("error", err.Error()))
 	}
+}
+
+// Line is the report as one line, what run prints under its coverage and
+// plan under its estimate (docs/contract.md#standing-questions). mapped
+// says whether the run's map stage is in it (a result) or not (a plan).
+func (c *Changes) Line(mapped bool) string {
+	var b strings.Builder
+	if c.PreviousQueryID == "" {
+		fmt.Fprintf(&b, "standing question %s: no previous run to compare, %s recorded", c.StandingQuery,
+			Plural(c.Communities, "community", "communities"))
+	} else {
+		fmt.Fprintf(&b, "changes since %s: %s added, %d removed, %d changed, %d unchanged", c.PreviousQueryID,
+			Plural(c.Added.Count, "community", "communities"), c.Removed.Count, c.Changed.Count, c.Unchanged)
+	}
+	if mapped {
+		fmt.Fprintf(&b, "; %d of %s re-mapped, %s reused", c.BatchesRemapped,
+			Plural(c.BatchesRemapped+c.AnswersReused, "batch", "batches"), Plural(c.AnswersReused, "answer", "answers"))
+	}
+	return b.String()
 }

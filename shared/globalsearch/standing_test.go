@@ -51,7 +51,10 @@ func (f faultyStanding) SaveStandingRecord(ctx context.Context, r gs.StandingRec
 // standingParams is a request of the standing question nightly under
 // queryID: one batch per summary, in id order.
 func standingParams(t *testing.T, queryID string) gs.Params {
-	return oneBatchPerSummary(t, "What grew?", func(r *gs.Request) { r.QueryID, r.StandingQuery = queryID, "nightly" })
+	return oneBatchPerSummary(t, "What grew?", func(r *gs.Request) {
+		name := "nightly"
+		r.QueryID, r.StandingQuery = queryID, &name
+	})
 }
 
 // changedIndex is leafNamespace(6) with c1 rewritten, c5 removed and c9
