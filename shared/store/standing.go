@@ -2,14 +2,12 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
@@ -22,6 +20,7 @@ const (
 	prefixStanding = "#standing#"
 	skStanding     = "standing"
 	attrStartedAt  = "startedAt"
+	attrRecordGzip = "recordGzip"
 )
 
 var _ globalsearch.Standing = (*Runs)(nil)
@@ -72,7 +71,9 @@ func (s *Runs) StandingRecord(ctx context.Context, namespace, name string) (glob
 }
 
 // SaveStandingRecord implements globalsearch.Standing with one conditional
-// PutItem: no item, an expired one, or one of a run that started no later.
+// UpdateItem (the reduce function's role may update runs-table items, not
+// put them): it writes when there is no item, an expired one, or one of a
+// run that started no later.
 func (s *Runs) SaveStandingRecord(ctx context.Context, r globalsearch.StandingRecord) error {
 	if err := globalsearch.CheckStandingKey(r.Namespace, r.Name); err != nil {
 		return err
@@ -83,32 +84,21 @@ func (s *Runs) SaveStandingRecord(ctx context.Context, r globalsearch.StandingRe
 		return err
 	}
 	started := r.StartedAt.UnixMilli()
-	m, err := attributevalue.MarshalMapWithOptions(standingItem{
-		QueryID: standingPartition(r.Namespace, r.Name), SK: skStanding,
-		ExpiresAt: s.expiresAt(), StartedAt: started, Record: data,
-	}, jsonTags)
+	it := standingItem{QueryID: standingPartition(r.Namespace, r.Name), SK: skStanding,
+		ExpiresAt: s.expiresAt(), StartedAt: started, Record: data}
+	m, err := attributevalue.MarshalMapWithOptions(it, jsonTags)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", what, err)
 	}
 	if err := checkSize(what, m); err != nil {
 		return err
 	}
+	update := expression.Set(expression.Name(TTLAttribute), expression.Value(it.ExpiresAt)).
+		Set(expression.Name(attrStartedAt), expression.Value(started)).
+		Set(expression.Name(attrRecordGzip), expression.Value(data))
 	cond := absentOrExpired(s.now().Unix()).
 		Or(expression.Name(attrStartedAt).LessThanEqual(expression.Value(started)))
-	expr, err := expression.NewBuilder().WithCondition(cond).Build()
-	if err != nil {
-		return fmt.Errorf("build condition of %s: %w", what, err)
-	}
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: &s.table, Item: m, ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	})
-	var refused *types.ConditionalCheckFailedException
-	if errors.As(err, &refused) {
-		return nil // a later run's record is stored: it stays
-	}
-	if err != nil {
-		return wrap(err, "save %s", what)
-	}
-	return nil
+	// A refused condition means a later run's record is stored: it stays.
+	_, err = s.updateIf(ctx, "save", what, it.QueryID, skStanding, expression.NewBuilder().WithCondition(cond).WithUpdate(update))
+	return err
 }

@@ -65,3 +65,21 @@ func TestStandingItemKeyAndExpiry(t *testing.T) {
 	assert.Equal(t, now.Add(6*24*time.Hour).Unix(), it.ExpiresAt)
 	assert.False(t, globalsearch.ValidQueryID(it.QueryID), "no query id collides with the record")
 }
+
+// Reduce writes the record and prepare reads it with the calls their roles
+// already allow on the runs table (README "IAM"): one UpdateItem, one
+// GetItem.
+func TestStandingUsesTheRolesCalls(t *testing.T) {
+	ctx := context.Background()
+	client := testenv.Minidyn(t)
+	fake := &fakeClient{next: client}
+	runs := newRuns(t, fake, newTables(t, client).Runs)
+	rec := globalsearch.StandingRecord{Namespace: "default", Name: "nightly", QueryID: "q-1", StartedAt: time.Now(),
+		Communities: []globalsearch.CommunityHash{{ID: "c1", Hash: "0123456789abcdef"}}}
+	require.NoError(t, runs.SaveStandingRecord(ctx, rec))
+	assert.Equal(t, map[string]int{"UpdateItem": 1}, fake.Calls())
+	fake.Reset()
+	_, err := runs.StandingRecord(ctx, "default", "nightly")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"GetItem": 1}, fake.Calls())
+}
