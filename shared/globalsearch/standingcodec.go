@@ -12,8 +12,9 @@ import (
 
 // MaxStandingRecordBytes caps an encoded standing record
 // (docs/contract.md#standing-questions): it fits one DynamoDB item (400 KB)
-// with room for its keys, about 25,000 communities of short ids, and the
-// directory store keeps the same cap, so both keep the same records.
+// with room for its keys, some 30,000 communities of short ids (11 bytes
+// each gzipped) or 12,000 of random UUIDs (29), and the directory store
+// keeps the same cap, so both keep the same records.
 const MaxStandingRecordBytes = 350 << 10
 
 // maxStandingJSONBytes bounds what a record decompresses to, so a damaged
