@@ -218,3 +218,53 @@ func TestStandingPlanListsChanges(t *testing.T) {
 	assert.Equal(t, 2, plan.Changes.Unchanged)
 	assert.Zero(t, plan.Changes.BatchesRemapped, "a plan maps nothing")
 }
+
+// scriptedModel fails the map calls whose batch holds failID, and the
+// first failReduces reduce calls; it answers the rest.
+type scriptedModel struct {
+	failID      string
+	failReduces int32
+	reduces     atomic.Int32
+}
+
+func (m *scriptedModel) Complete(_ context.Context, req gs.ModelRequest) (gs.ModelResponse, error) {
+	if req.Stage == gs.StageReduce && m.reduces.Add(1) <= m.failReduces {
+		return gs.ModelResponse{}, gs.Errorf(gs.KindModel, "reduce unavailable")
+	}
+	if req.Stage == gs.StageMap && m.failID != "" && len(req.Parts) > 0 && req.Parts[0].CommunityID == m.failID {
+		return gs.ModelResponse{}, gs.Errorf(gs.KindModel, "model unavailable")
+	}
+	return answerEverything(req, 0)
+}
+
+// A partial run records, and a reduce that needed its retry reports and
+// records once, as a first attempt would.
+func TestStandingQuestionPartialAndRetriedReduce(t *testing.T) {
+	tests := []struct {
+		name       string
+		model      *scriptedModel
+		wantStatus gs.Status
+	}{
+		{"partial", &scriptedModel{failID: "c1"}, gs.StatusPartial},
+		{"reduce retried", &scriptedModel{failReduces: 1}, gs.StatusCompleted},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			e, s := newEngine(t, leafNamespace(3), &countingModel{})
+			_, err := e.Search(ctx, standingParams(t, "q-1"))
+			require.NoError(t, err)
+			e.Model = tc.model
+			res, err := e.Search(ctx, standingParams(t, "q-2"))
+			require.NoError(t, err)
+			require.Equal(t, tc.wantStatus, res.Status)
+			assert.Equal(t, "q-1", res.Diagnostics.Changes.PreviousQueryID)
+			assert.Equal(t, 3, res.Diagnostics.Changes.Unchanged)
+			assert.Equal(t, 3, res.Diagnostics.Changes.BatchesRemapped, "no cache: every batch is mapped")
+			rec, err := s.StandingRecord(ctx, "default", "nightly")
+			require.NoError(t, err)
+			assert.Equal(t, "q-2", rec.QueryID)
+			assert.Len(t, rec.Communities, 3)
+		})
+	}
+}
