@@ -161,6 +161,7 @@ func (e *Engine) compareStanding(ctx context.Context, p Params, batches []Batch)
 			e.logger().LogAttrs(ctx, slogError, "standing record unreadable", slog.String("queryId", p.QueryID),
 				slog.String("standingQuery", p.StandingQuery), slog.String("error", err.Error()))
 		}
+		ch.listed()
 		return ch
 	}
 	started := prev.StartedAt
@@ -183,6 +184,7 @@ func (e *Engine) compareStanding(ctx context.Context, p Params, batches []Batch)
 			i, j = i+1, j+1
 		}
 	}
+	ch.listed()
 	return ch
 }
 
@@ -194,7 +196,18 @@ func (c *Changes) withMapStage(batches, cacheHits int) *Changes {
 	}
 	out := *c
 	out.AnswersReused, out.BatchesRemapped = cacheHits, batches-cacheHits
+	out.listed()
 	return &out
+}
+
+// listed makes every id list a list, never null, however the plan item
+// stored an empty one: a client reads the report's lists without a check.
+func (c *Changes) listed() {
+	for _, l := range []*CommunityChanges{&c.Added, &c.Removed, &c.Changed} {
+		if l.IDs == nil {
+			l.IDs = []string{}
+		}
+	}
 }
 
 // recordStanding leaves the run's record for the next run of its standing

@@ -80,7 +80,8 @@ func TestStandingQuestionReportsChanges(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, gs.StatusCompleted, first.Status)
 	assert.Equal(t, &gs.Changes{StandingQuery: "nightly", Communities: 6, BatchesRemapped: 6,
-		Added: gs.CommunityChanges{}, Removed: gs.CommunityChanges{}, Changed: gs.CommunityChanges{}}, first.Diagnostics.Changes)
+		Added: gs.CommunityChanges{IDs: []string{}}, Removed: gs.CommunityChanges{IDs: []string{}}, Changed: gs.CommunityChanges{IDs: []string{}}},
+		first.Diagnostics.Changes, "lists, never null, on a first run")
 	assert.EqualValues(t, 6, model.maps.Load())
 
 	require.NoError(t, s.ReplaceNamespace(ctx, "default", changedIndex()))

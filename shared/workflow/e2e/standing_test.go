@@ -53,6 +53,7 @@ func TestStandingQuestionAcrossReingest(t *testing.T) {
 	require.NotNil(t, first.Diagnostics.Changes)
 	assert.Empty(t, first.Diagnostics.Changes.PreviousQueryID, "the first run has nothing to compare")
 	assert.Equal(t, 5, first.Diagnostics.Changes.BatchesRemapped)
+	assert.Equal(t, []string{}, first.Diagnostics.Changes.Added.IDs, "a list, not null, after the plan item's round trip")
 	rn1.mu.Lock()
 	assert.Equal(t, map[int]int{-1: 1, 0: 1, 1: 1, 2: 1, 3: 1, 4: 1}, rn1.models)
 	rn1.mu.Unlock()
