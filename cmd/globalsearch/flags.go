@@ -84,3 +84,21 @@ func (o *cacheOptions) open(env *cliEnv) (globalsearch.MapCache, error) {
 	}
 	return dircache.New(filepath.Join(dir, "graphrag-global", "map-answers"), 0, nil), nil
 }
+
+// standing is where the records of standing questions live
+// (docs/contract.md#standing-questions): "standing" inside --cache DIR,
+// else beside the default cache directory, with --no-cache too, since a
+// record is no cache entry.
+func (o *cacheOptions) standing(env *cliEnv) (globalsearch.Standing, error) {
+	if o.dir != "" {
+		return dircache.NewStanding(filepath.Join(o.dir, "standing"), 0, nil), nil
+	}
+	if env.userCacheDir == nil {
+		return nil, &usageError{"--standing needs a directory for its record: give --cache DIR"}
+	}
+	dir, err := env.userCacheDir()
+	if err != nil {
+		return nil, &usageError{fmt.Sprintf("no user cache directory (%v) for the --standing record: give --cache DIR", err)}
+	}
+	return dircache.NewStanding(filepath.Join(dir, "graphrag-global", "standing"), 0, nil), nil
+}

@@ -36,6 +36,9 @@ type planOutput struct {
 
 type planDiagnostics struct {
 	Coverage globalsearch.Coverage `json:"coverage"`
+	// Changes is what changed since the last run of the plan's standing
+	// question (docs/contract.md#standing-questions).
+	Changes *globalsearch.Changes `json:"changes,omitempty"`
 }
 
 // newPlanOutput describes a plan as `plan` prints it.
@@ -45,7 +48,7 @@ func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
 		MapPromptBudget: p.MapPromptBudget(), ReducePromptBudget: p.ReducePromptBudget(),
 		MapSkeleton: plan.MapSkeleton, ShuffleSeed: p.ShuffleSeed,
 		IndexNotes:  plan.IndexNotes,
-		Diagnostics: planDiagnostics{Coverage: plan.Coverage},
+		Diagnostics: planDiagnostics{Coverage: plan.Coverage, Changes: plan.Changes},
 		Batches:     make([]plannedBatch, len(plan.Batches)),
 	}
 	if p.Batching == globalsearch.BatchingStable {
@@ -125,6 +128,9 @@ func printPlan(w io.Writer, out planOutput, p globalsearch.Params, model *modelO
 	}
 	fmt.Fprintf(w, "estimated map input %d tokens; at most %s (ceiling %d)\n", out.EstimatedMapInputTokens, count(out.MaxModelCalls, "model call", "model calls"), out.ModelCallCeiling)
 	fmt.Fprintln(w, out.Diagnostics.Coverage.Line())
+	if ch := out.Diagnostics.Changes; ch != nil {
+		fmt.Fprintln(w, terminalText(ch.Line(false)))
+	}
 	fmt.Fprintf(w, "on AWS: %s\n", awsMode(out.MapMode, out.BatchCount))
 	if usd, ok := out.cost(model, p); ok {
 		fmt.Fprintf(w, "estimated cost at most ~$%.4f (one attempt per call)\n", usd)

@@ -40,6 +40,9 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintln(env.stdout)
 		fmt.Fprintln(env.stdout, terminalText(statusLine(res, &f.model, p)))
 		fmt.Fprintln(env.stdout, res.Diagnostics.Coverage.Line())
+		if ch := res.Diagnostics.Changes; ch != nil {
+			fmt.Fprintln(env.stdout, terminalText(ch.Line(true)))
+		}
 		if res.Status == globalsearch.StatusPartial {
 			printMapErrors(env.stderr, res.MapErrors)
 		}

@@ -19,6 +19,7 @@ type searchFlags struct {
 	level                                                           string
 	responseType                                                    string
 	batching                                                        string
+	standing                                                        string
 	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
 	seed                                                            int64
 	maxMapTextMB                                                    int64
@@ -123,6 +124,7 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	fs.StringVar(&f.batching, "batching", d.Batching, `how batches are ordered and cut: "greedy" (shuffle, then fill each batch) or "stable" (a re-built index re-maps only the batches a change touched); $`+globalsearch.DefaultVariable("batching")+` sets the default`)
 	fs.Int64Var(&f.maxMapTextMB, "max-map-text-mb", 0, fmt.Sprintf("refuse plans whose map texts exceed this many MiB (default %d)", globalsearch.DefaultMaxMapTextBytes>>20))
 	fs.IntVar(&f.maxModelCalls, "max-model-calls", 0, defaultHelp("refuse plans that may make more model calls", "maxModelCalls", d.MaxModelCalls))
+	fs.StringVar(&f.standing, "standing", "", "name of the standing question this run is one run of: the result reports what changed since its last run (its record is kept in the cache directory)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the whole result as JSON")
 	registerVerbose(fs, &f.verbose)
 }
@@ -158,6 +160,9 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 	req := globalsearch.Request{Query: f.query, Namespace: f.namespace}
 	if f.set["response-type"] {
 		req.ResponseType = &f.responseType
+	}
+	if f.set["standing"] {
+		req.StandingQuery = &f.standing
 	}
 	if f.set["level"] {
 		level, err := globalsearch.ParseLevel(f.level)

@@ -58,6 +58,11 @@ func (f *searchFlags) newEngine(ctx context.Context, env *cliEnv, idx globalsear
 	if f.verbose {
 		e.Logger = slog.New(slog.NewJSONHandler(env.stderr, nil))
 	}
+	if f.standing != "" {
+		if e.Standing, err = f.cache.standing(env); err != nil {
+			return nil, err
+		}
+	}
 	if withModel {
 		if e.Model, err = f.model.open(ctx, env); err != nil {
 			return nil, err

@@ -21,6 +21,10 @@ type Engine struct {
 	// set whenever Cache is.
 	Cache   MapCache
 	ModelID string
+	// Standing keeps the records of standing questions
+	// (docs/contract.md#standing-questions); nil uses Runs when it keeps
+	// them too.
+	Standing Standing
 	// MaxBatches refuses plans with more map batches (0: no limit); the
 	// deployed state machine sets it from its history limit (docs/contract.md#plan-limits).
 	MaxBatches int

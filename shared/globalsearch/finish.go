@@ -105,6 +105,7 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	if err := e.Runs.SaveResult(saveContext(ctx, status), *res, r.plan.RunID); err != nil {
 		return *res, fmt.Errorf("save result of %s: %w", res.QueryID, err)
 	}
+	e.recordStanding(ctx, r, status)
 	e.logger().LogAttrs(ctx, slogInfo, "reduced", stepAttrs(res.QueryID, "reduce", r.start,
 		"attempts", d.Reduce.ModelCalls, "tokensIn", d.Reduce.InputTokens, "tokensOut", d.Reduce.OutputTokens,
 		"selected", d.SelectedAnswerCount, "status", string(status))...)
@@ -151,6 +152,7 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 	for _, f := range res.MapErrors {
 		usage.ModelCalls += f.Attempts
 	}
+	res.Diagnostics.Changes = plan.Changes.withMapStage(len(plan.Batches), usage.CacheHits)
 	return res
 }
 

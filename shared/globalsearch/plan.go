@@ -20,6 +20,10 @@ type Batch struct {
 	// namespace (docs/contract.md#centrality), for the map call's parts:
 	// prepare knows the hierarchy, the map step only its batch.
 	Centrality map[string]float64 `json:"centrality,omitempty"`
+	// TextHashes are the content hashes of the communities whose first
+	// part the batch holds, for a standing question's record
+	// (docs/contract.md#standing-questions); none for other runs.
+	TextHashes []CommunityHash `json:"textHashes,omitempty"`
 }
 
 // Plan is what prepare decided: the request, every batch, and what was
@@ -40,6 +44,10 @@ type Plan struct {
 	// the plan item keeps it, so reduce reports it without reading the index.
 	Coverage  Coverage  `json:"coverage"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Changes is what changed since the previous run of the request's
+	// standing question (docs/contract.md#standing-questions), compared
+	// once, when the run is planned.
+	Changes *Changes `json:"changes,omitempty"`
 	// MapSkeleton is the map prompt without content that the batches were
 	// packed against (docs/contract.md#batching), as the engine's prompts
 	// render it. It is not stored: map calls render their own.

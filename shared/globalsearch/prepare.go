@@ -57,6 +57,9 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 		e.logger().LogAttrs(ctx, slogError, "prepare failed", stepAttrs(p.QueryID, "prepare", start, "status", "failed", "error", err.Error())...)
 		return err
 	}
+	if err := e.checkStanding(p); err != nil {
+		return PreparedRun{}, Result{}, fail(err)
+	}
 	stored, _, err := ClaimRequest(ctx, e.Runs, p, owner)
 	if err != nil {
 		if KindOf(err) != KindConflict {
@@ -86,6 +89,9 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 // Plan builds the batches of a search without saving or calling anything:
 // prepare's work, and the CLI's dry run.
 func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
+	if err := e.checkStanding(p); err != nil {
+		return Plan{}, err
+	}
 	skeleton := e.prompts().Map.Skeleton(p.Query)
 	// The budget check needs no data, so bad input costs no read (docs/contract.md#budgets).
 	if err := batch.CheckSkeleton(skeleton, p.MapPromptBudget()); err != nil {
@@ -108,6 +114,10 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 		return Plan{}, err
 	}
 	plan.Batches = planBatches(packed, sources, in.centralities())
+	if p.StandingQuery != "" {
+		withTextHashes(plan.Batches, in.textHashes())
+		plan.Changes = e.compareStanding(ctx, p, plan.Batches)
+	}
 	plan.MapSkeleton = skeleton
 	return plan, nil
 }

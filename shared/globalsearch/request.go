@@ -27,6 +27,7 @@ type Request struct {
 	ResponseType        *string `json:"responseType,omitempty"`
 	Cache               *bool   `json:"cache,omitempty"`
 	MaxModelCalls       *int    `json:"maxModelCalls,omitempty"`
+	StandingQuery       *string `json:"standingQuery,omitempty"`
 }
 
 // Params validates the request against the defaults (docs/contract.md#request).
@@ -73,6 +74,9 @@ type Params struct {
 	// the deployment's ceiling, or a lower one the request chose. 0 (a
 	// Params built in Go, never a parsed request) is no ceiling.
 	MaxModelCalls int `json:"maxModelCalls,omitempty"`
+	// StandingQuery names the standing question the run is one run of
+	// (docs/contract.md#standing-questions); "" is none.
+	StandingQuery string `json:"standingQuery,omitempty"`
 }
 
 // SameRequest reports whether p and q ask for the same run (docs/contract.md#query-ids):
@@ -232,6 +236,10 @@ var requestFields = []requestField{
 			return errors.New("cache must be a boolean")
 		}
 		return nil
+	}},
+	{name: "standingQuery", parse: func(raw json.RawMessage, p *Params) (err error) {
+		p.StandingQuery, err = parseString(raw, queryIDPattern, "standingQuery must be 1-80 characters of A-Z a-z 0-9 - _")
+		return err
 	}},
 }
 

@@ -60,6 +60,7 @@ func TestParseRequestAccepts(t *testing.T) {
 		{"response type trimmed", `{"query":"q","responseType":"  a bulleted list "}`, func(t *testing.T, p gs.Params) { assert.Equal(t, "a bulleted list", p.ResponseType) }},
 		{"response type of 100 code points", `{"query":"q","responseType":"` + strings.Repeat("é", 100) + `"}`, func(t *testing.T, p gs.Params) { assert.Len(t, []rune(p.ResponseType), 100) }},
 		{"no cache", `{"query":"q","cache":false}`, func(t *testing.T, p gs.Params) { assert.False(t, p.Cache) }},
+		{"standing query", `{"query":"q","standingQuery":"nightly-trends_2"}`, func(t *testing.T, p gs.Params) { assert.Equal(t, "nightly-trends_2", p.StandingQuery) }},
 		{"query of 4000 code points", `{"query":"` + strings.Repeat("中", 4000) + `"}`, func(t *testing.T, p gs.Params) { assert.Len(t, []rune(p.Query), 4000) }},
 	}
 	for _, tc := range tests {
@@ -82,6 +83,7 @@ func TestParseRequestRejects(t *testing.T) {
 		seedMsg         = "shuffleSeed must be a non-negative integer"
 		namespaceMsg    = "namespace must be 1-64 characters of a-z 0-9 - _ ."
 		queryIDMsg      = "queryId must be 1-80 characters of A-Z a-z 0-9 - _"
+		standingMsg     = "standingQuery must be 1-80 characters of A-Z a-z 0-9 - _"
 		responseTypeMsg = "responseType must be 1-100 characters of text without line breaks or control characters"
 	)
 	prompts := gs.DefaultPrompts()
@@ -173,6 +175,10 @@ func TestParseRequestRejects(t *testing.T) {
 		{"response type null", `{"query":"q","responseType":null}`, responseTypeMsg},
 		{"cache string", `{"query":"q","cache":"false"}`, "cache must be a boolean"},
 		{"cache null", `{"query":"q","cache":null}`, "cache must be a boolean"},
+		{"standing query empty", `{"query":"q","standingQuery":""}`, standingMsg},
+		{"standing query slash", `{"query":"q","standingQuery":"../nightly"}`, standingMsg},
+		{"standing query too long", `{"query":"q","standingQuery":"` + strings.Repeat("n", 81) + `"}`, standingMsg},
+		{"standing query number", `{"query":"q","standingQuery":7}`, standingMsg},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

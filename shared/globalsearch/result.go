@@ -96,6 +96,7 @@ type Diagnostics struct {
 	AvailableLevels     []int          `json:"availableLevels,omitempty"`
 	InvalidCitations    int            `json:"invalidCitations"`
 	Coverage            Coverage       `json:"coverage"`
+	Changes             *Changes       `json:"changes,omitempty"`
 	StartedAt           time.Time      `json:"startedAt"`
 	FinishedAt          time.Time      `json:"finishedAt"`
 

@@ -257,7 +257,7 @@ func (s *Runs) planItem(ctx context.Context, what, queryID string) (*planHeader,
 // (docs/contract.md#citations).
 var batchMetaAttrs = []string{
 	"queryId", "sk", "expiresAt",
-	"batch.runId", "batch.index", "batch.communityIds", "batch.estimatedTokens", "batch.sources", "batch.centrality",
+	"batch.runId", "batch.index", "batch.communityIds", "batch.estimatedTokens", "batch.sources", "batch.centrality", "batch.textHashes",
 }
 
 // PlanMeta implements globalsearch.Plans: the plan item (one GetItem), then

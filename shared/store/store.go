@@ -33,7 +33,9 @@
 //
 // Runs table: partition key `queryId` (S), sort key `sk` (S): `request`,
 // `plan`, `batch#<runId>#000042`, `answer#<runId>#000042`,
-// `reduce-calls#<runId>`, `map-failure#<runId>#42`, `result`. Batch indexes
+// `reduce-calls#<runId>`, `map-failure#<runId>#42`, `result`; a standing
+// question's record is partition `#standing#<namespace>#<name>`, sort key
+// `standing` (standing.go). Batch indexes
 // are zero-padded to six digits so that sort-key order is index order.
 // Batches, answers and reduce counts are keyed by the run (each plan of a
 // query id is a new run, docs/contract.md#query-ids): a new plan is written

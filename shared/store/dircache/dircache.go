@@ -107,12 +107,19 @@ func (d *Dir) CacheMapAnswer(ctx context.Context, key string, a globalsearch.Cac
 		return globalsearch.Errorf(globalsearch.KindInvalidInput,
 			"map cache entry is %d bytes, over the %d-byte cap", len(data), MaxEntryBytes)
 	}
+	return writeAtomic(name, "map cache entry", data)
+}
+
+// writeAtomic writes data to name through a temporary file beside it,
+// renamed into place: a reader sees the old file whole or the new one
+// whole, and a link at name is replaced, never followed.
+func writeAtomic(name, what string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
-		return fmt.Errorf("create map cache directory: %w", err)
+		return fmt.Errorf("create the directory of %s: %w", what, err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(name), ".entry-*")
 	if err != nil {
-		return fmt.Errorf("write map cache entry: %w", err)
+		return fmt.Errorf("write %s: %w", what, err)
 	}
 	_, err = tmp.Write(data)
 	if cerr := tmp.Close(); err == nil {
@@ -123,7 +130,7 @@ func (d *Dir) CacheMapAnswer(ctx context.Context, key string, a globalsearch.Cac
 	}
 	if err != nil {
 		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("write map cache entry: %w", err)
+		return fmt.Errorf("write %s: %w", what, err)
 	}
 	return nil
 }
@@ -160,6 +167,11 @@ func (d *Dir) readWithin(ctx context.Context, name string) ([]byte, error) {
 // the opened file, so nothing can swap the file between check and read,
 // and the read stops one byte past the cap in case the file grows.
 func readEntry(name string) ([]byte, error) {
+	return readCapped(name, "map cache entry", MaxEntryBytes)
+}
+
+// readCapped is readEntry for a file of what, of at most limit bytes.
+func readCapped(name, what string, limit int64) ([]byte, error) {
 	f, err := openEntry(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -168,44 +180,44 @@ func readEntry(name string) ([]byte, error) {
 		// O_NOFOLLOW's error ("too many levels of symbolic links") does
 		// not say what was found.
 		if fi, lerr := os.Lstat(name); lerr == nil && !fi.Mode().IsRegular() {
-			return nil, notRegular(name, fi.Mode())
+			return nil, notRegular(what, name, fi.Mode())
 		}
-		return nil, fmt.Errorf("read map cache entry: %w", err)
+		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("read map cache entry: %w", err)
+		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, notRegular(name, fi.Mode())
+		return nil, notRegular(what, name, fi.Mode())
 	}
-	if fi.Size() > MaxEntryBytes {
-		return nil, fmt.Errorf("map cache entry %s is %d bytes, over the %d-byte cap", name, fi.Size(), MaxEntryBytes)
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s %s is %d bytes, over the %d-byte cap", what, name, fi.Size(), limit)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxEntryBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("read map cache entry: %w", err)
+		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
-	if len(data) > MaxEntryBytes {
-		return nil, fmt.Errorf("map cache entry %s grew past the %d-byte cap while it was read", name, MaxEntryBytes)
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s %s grew past the %d-byte cap while it was read", what, name, limit)
 	}
 	return data, nil
 }
 
-func notRegular(name string, mode fs.FileMode) error {
-	what := fmt.Sprintf("of mode %v", mode)
+func notRegular(entry, name string, mode fs.FileMode) error {
+	kind := fmt.Sprintf("of mode %v", mode)
 	switch {
 	case mode&fs.ModeSymlink != 0:
-		what = "a symbolic link"
+		kind = "a symbolic link"
 	case mode.IsDir():
-		what = "a directory"
+		kind = "a directory"
 	case mode&fs.ModeNamedPipe != 0:
-		what = "a named pipe"
+		kind = "a named pipe"
 	case mode&fs.ModeSocket != 0:
-		what = "a socket"
+		kind = "a socket"
 	case mode&fs.ModeDevice != 0:
-		what = "a device"
+		kind = "a device"
 	}
-	return fmt.Errorf("map cache entry %s is %s, not a regular file", name, what)
+	return fmt.Errorf("%s %s is %s, not a regular file", entry, name, kind)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/store/cachetest"
 	"github.com/graphrag-global/graphrag-global/shared/store/dircache"
+	"github.com/graphrag-global/graphrag-global/shared/store/storetest"
 )
 
 func TestDirConformance(t *testing.T) {
@@ -76,4 +77,14 @@ func TestDirReadEndsWithTheContext(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.ErrorContains(t, err, "read map cache entry ")
 	assert.False(t, ok)
+}
+
+func TestStandingConformance(t *testing.T) {
+	storetest.RunStanding(t, func(t *testing.T) globalsearch.Standing {
+		return dircache.NewStanding(filepath.Join(t.TempDir(), "standing"), 0, nil)
+	})
+	ttl := 5 * 24 * time.Hour
+	storetest.RunStandingExpiry(t, ttl, func(t *testing.T, clock *storetest.StandingClock) globalsearch.Standing {
+		return dircache.NewStanding(filepath.Join(t.TempDir(), "standing"), ttl, clock.Now)
+	})
 }

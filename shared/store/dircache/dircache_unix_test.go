@@ -187,3 +187,43 @@ func assertNoTemporaryFiles(t *testing.T, dir string) {
 		return nil
 	}))
 }
+
+// A standing record's file is read as a cache entry is: a link at its
+// name (even to a valid record) is an error, not followed, and a save
+// replaces the link rather than writing through it
+// (docs/contract.md#standing-questions).
+func TestStandingRefusesLinks(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := dircache.NewStanding(dir, 0, nil)
+	rec := globalsearch.StandingRecord{Namespace: "default", Name: "nightly", QueryID: "q-1", StartedAt: time.Now(),
+		Communities: []globalsearch.CommunityHash{{ID: "c1", Hash: "0123456789abcdef"}}}
+	require.NoError(t, s.SaveStandingRecord(ctx, rec))
+	name := filepath.Join(dir, "default", "nightly.json")
+	target := filepath.Join(t.TempDir(), "elsewhere.json")
+	require.NoError(t, os.Rename(name, target))
+	require.NoError(t, os.Symlink(target, name))
+
+	_, err := s.StandingRecord(ctx, "default", "nightly")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is a symbolic link, not a regular file")
+
+	rec.QueryID = "q-2"
+	require.NoError(t, s.SaveStandingRecord(ctx, rec))
+	fi, err := os.Lstat(name)
+	require.NoError(t, err)
+	assert.True(t, fi.Mode().IsRegular(), "the link was replaced")
+	got, err := s.StandingRecord(ctx, "default", "nightly")
+	require.NoError(t, err)
+	assert.Equal(t, "q-2", got.QueryID)
+	before, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.NotContains(t, string(before), "q-2", "the link's target was not written")
+
+	require.NoError(t, os.WriteFile(name, []byte("{half"), 0o600))
+	_, err = s.StandingRecord(ctx, "default", "nightly")
+	assert.ErrorContains(t, err, "read standing record")
+	require.NoError(t, s.SaveStandingRecord(ctx, rec), "a damaged file is replaced")
+	_, err = s.StandingRecord(ctx, "default", "nightly")
+	assert.NoError(t, err)
+}

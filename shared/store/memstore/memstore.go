@@ -35,6 +35,8 @@ type Store struct {
 	// DynamoDB store's result item): only it may cancel the run.
 	owner  map[string]string
 	reduce map[runKey]int
+	// standing are the standing questions' records (standing.go).
+	standing standingRecords
 }
 
 // runKey keys what belongs to one run of a query id.
@@ -263,10 +265,15 @@ func clonePlan(p globalsearch.Plan, withContent bool) globalsearch.Plan {
 	p.CreatedAt = p.CreatedAt.Round(0) // no monotonic reading survives a store
 	p.AvailableLevels = cloneNonEmpty(p.AvailableLevels)
 	p.AvailableNamespaces = cloneNonEmpty(p.AvailableNamespaces)
+	if p.Changes != nil {
+		changes := *p.Changes
+		p.Changes = &changes
+	}
 	p.Batches = slices.Clone(p.Batches)
 	for i := range p.Batches {
 		p.Batches[i].CommunityIDs = slices.Clone(p.Batches[i].CommunityIDs)
 		p.Batches[i].Centrality = maps.Clone(p.Batches[i].Centrality)
+		p.Batches[i].TextHashes = cloneNonEmpty(p.Batches[i].TextHashes)
 		if !withContent {
 			p.Batches[i].Content = ""
 		}
