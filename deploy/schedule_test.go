@@ -23,15 +23,11 @@ func TestScheduleInputIsAStandingQuestion(t *testing.T) {
 	assert.Equal(t, "stable", fields["batching"])
 	assert.NotContains(t, fields, "queryId", "each run takes its execution name as its query id")
 
-	// The batching field has its own rules and tests; a build without it
-	// checks the rest of the request.
-	if globalsearch.DefaultVariable("batching") == "" {
-		delete(fields, "batching")
-	}
 	data, err := json.Marshal(fields)
 	require.NoError(t, err)
 	p, err := globalsearch.ParseRequestWithID(data, globalsearch.SpecDefaults, "0b6e0d52-5f7b-4c2e-9c1e-6f0c7d1e2a3b")
 	require.NoError(t, err)
 	assert.Equal(t, "nightly-themes", p.StandingQuery)
+	assert.Equal(t, "stable", p.Batching)
 	assert.Equal(t, "0b6e0d52-5f7b-4c2e-9c1e-6f0c7d1e2a3b", p.QueryID)
 }
