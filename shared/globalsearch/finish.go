@@ -97,9 +97,10 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	}
 	d := &res.Diagnostics
 	d.FinishedAt = e.now()
-	d.ModelCalls = d.Map.ModelCalls + d.Reduce.ModelCalls
-	d.InputTokens = d.Map.InputTokens + d.Reduce.InputTokens
-	d.OutputTokens = d.Map.OutputTokens + d.Reduce.OutputTokens
+	// Rating calls are model calls of the run too (docs/contract.md#dynamic-selection).
+	d.ModelCalls = d.Selection.RatingCalls + d.Map.ModelCalls + d.Reduce.ModelCalls
+	d.InputTokens = d.Selection.RatingInputTokens + d.Map.InputTokens + d.Reduce.InputTokens
+	d.OutputTokens = d.Selection.RatingOutputTokens + d.Map.OutputTokens + d.Reduce.OutputTokens
 	d.Coverage.MapAnswers = mapCoverage(r.answers, len(res.MapErrors), r.selected)
 	d.Coverage.CitedCommunities, d.Coverage.CitedDocuments = citedCoverage(res.Citations)
 	if err := e.Runs.SaveResult(saveContext(ctx, status), *res, r.plan.RunID); err != nil {
@@ -130,6 +131,7 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 			AvailableLevels: plan.AvailableLevels,
 			Coverage:        plan.Coverage,
 			StartedAt:       plan.CreatedAt,
+			Selection:       plan.Selection,
 		},
 	}
 	res.FailedMapBatches = len(res.MapErrors)

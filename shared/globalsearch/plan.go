@@ -36,6 +36,9 @@ type Plan struct {
 	// the plan item keeps it, so reduce reports it without reading the index.
 	Coverage  Coverage  `json:"coverage"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Selection is what dynamic selection rated and chose, kept with the
+	// plan so that reduce reports it (docs/contract.md#dynamic-selection).
+	Selection SelectionReport `json:"selection,omitzero"`
 	// MapSkeleton is the map prompt without content that the batches were
 	// packed against (docs/contract.md#batching), as the engine's prompts
 	// render it. It is not stored: map calls render their own.

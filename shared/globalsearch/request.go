@@ -26,6 +26,8 @@ type Request struct {
 	ResponseType        *string `json:"responseType,omitempty"`
 	Cache               *bool   `json:"cache,omitempty"`
 	MaxModelCalls       *int    `json:"maxModelCalls,omitempty"`
+	Selection           *string `json:"selection,omitempty"`
+	RatingThreshold     *int    `json:"ratingThreshold,omitempty"`
 }
 
 // Params validates the request against the defaults (docs/contract.md#request).
@@ -67,6 +69,12 @@ type Params struct {
 	// the deployment's ceiling, or a lower one the request chose. 0 (a
 	// Params built in Go, never a parsed request) is no ceiling.
 	MaxModelCalls int `json:"maxModelCalls,omitempty"`
+	// Selection is SelectionDynamic for dynamic community selection
+	// (docs/contract.md#dynamic-selection); "" selects by CommunityLevel.
+	Selection string `json:"selection,omitempty"`
+	// RatingThreshold is the score from which dynamic selection counts a
+	// community relevant; 0 unless Selection is dynamic.
+	RatingThreshold int `json:"ratingThreshold,omitempty"`
 }
 
 // SameRequest reports whether p and q ask for the same run (docs/contract.md#query-ids):
@@ -220,6 +228,17 @@ var requestFields = []requestField{
 		}
 		return nil
 	}},
+	{name: "selection", parse: func(raw json.RawMessage, p *Params) (err error) {
+		p.Selection, err = parseSelection(raw)
+		return err
+	}},
+	{name: "ratingThreshold", parse: func(raw json.RawMessage, p *Params) (err error) {
+		p.RatingThreshold, err = parseCount(raw, 1, ratingThresholdRule)
+		if err == nil && p.RatingThreshold > MaxRating {
+			err = errors.New(ratingThresholdRule)
+		}
+		return err
+	}},
 }
 
 // DefaultsFromEnv reads a deployment's defaults from GRAPHRAG_* variables
@@ -305,6 +324,9 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 		if err := f.parse(raw, &p); err != nil {
 			return Params{}, &Error{Kind: KindInvalidInput, Err: err}
 		}
+	}
+	if err := checkSelection(fields, &p); err != nil {
+		return Params{}, err
 	}
 	if err := reservesLeaveRoom(p, prompts); err != nil {
 		return Params{}, err
