@@ -2,6 +2,7 @@ package globalsearch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -32,10 +33,13 @@ func (e *Engine) Reject(ctx context.Context, p Params, owner string, cause error
 // result is saved unconditionally, and runs before it can no longer save
 // theirs.
 func (e *Engine) failRun(ctx context.Context, p Params, cause error) (Result, error) {
+	var rating *RatingError // its calls were tried already (docs/contract.md#dynamic-selection)
 	switch KindOf(cause) {
 	case KindInvalidInput, KindCorruptIndex, KindPlanTooLarge:
 	default:
-		return Result{}, cause
+		if !errors.As(cause, &rating) {
+			return Result{}, cause
+		}
 	}
 	res := FailedResult(p.QueryID, cause.Error(), e.now())
 	res.Namespace, res.Query, res.CommunityLevel = p.Namespace, p.Query, p.CommunityLevel

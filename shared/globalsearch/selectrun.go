@@ -103,7 +103,7 @@ func (e *Engine) openForest(ctx context.Context, p Params) (*hierarchy, error) {
 // one map batch could pass its ceiling (docs/contract.md#model-call-ceiling).
 func (e *Engine) checkRatingCeiling(p Params, h *hierarchy) (int, error) {
 	most := 0
-	for round := h.rateableUnder(h.roots(), nil); len(round) > 0; round = h.nextRound(round, func(string) bool { return true }) {
+	for round := h.firstRound(); len(round) > 0; round = h.nextRound(round, func(string) bool { return true }) {
 		packed, err := packRatings(p, h, round)
 		if err != nil {
 			return 0, err
@@ -116,6 +116,14 @@ func (e *Engine) checkRatingCeiling(p Params, h *hierarchy) (int, error) {
 			most, RatingAttempts, p.MaxModelCalls)
 	}
 	return most, nil
+}
+
+// firstRound is the communities the first round rates: the rateable
+// roots, or what is rateable under a blank one, by id.
+func (h *hierarchy) firstRound() []string {
+	round := h.rateableUnder(h.roots(), nil)
+	slices.Sort(round)
+	return round
 }
 
 // nextRound is the communities the next round rates: the rateable
@@ -162,7 +170,7 @@ func (e *Engine) rateCommunities(ctx context.Context, p Params, report *Selectio
 		s, ok := scores[id]
 		return ok && s >= float64(p.RatingThreshold)
 	}
-	for round := h.rateableUnder(h.roots(), nil); len(round) > 0; round = h.nextRound(round, relevant) {
+	for round := h.firstRound(); len(round) > 0; round = h.nextRound(round, relevant) {
 		if err := e.rateRound(ctx, p, h, round, scores, report); err != nil {
 			return nil, err
 		}
@@ -215,7 +223,7 @@ func (e *Engine) rateRound(ctx context.Context, p Params, h *hierarchy, round []
 		}
 	}
 	if report.Rounds == 1 && last != nil && report.FailedRatingBatches == len(packed) {
-		return fmt.Errorf("every rating batch of the root communities failed, so no community could be selected: %w", last)
+		return &RatingError{Err: fmt.Errorf("every rating batch of the root communities failed, so no community could be selected: %w", last)}
 	}
 	rated, relevant := 0, 0
 	for _, id := range round {
@@ -249,3 +257,12 @@ func (e *Engine) rateBatch(ctx context.Context, p Params, content string, ids []
 	r, err := ParseRatingOutput(resp.Text, ids)
 	return r, resp, err
 }
+
+// RatingError is a dynamic selection that could rate none of the root
+// communities after every attempt of every rating batch: the run is
+// recorded failed at once, as a plan that cannot run is, since trying the
+// step again would repeat those calls.
+type RatingError struct{ Err error }
+
+func (e *RatingError) Error() string { return e.Err.Error() }
+func (e *RatingError) Unwrap() error { return e.Err }
