@@ -40,6 +40,9 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintln(env.stdout)
 		fmt.Fprintln(env.stdout, terminalText(statusLine(res, &f.model, !f.noShuffle)))
 		fmt.Fprintln(env.stdout, res.Diagnostics.Coverage.Line())
+		if p.Selection == globalsearch.SelectionDynamic {
+			fmt.Fprintln(env.stdout, selectionLine(res.Diagnostics.Selection))
+		}
 		if res.Status == globalsearch.StatusPartial {
 			printMapErrors(env.stderr, res.MapErrors)
 		}

@@ -65,6 +65,13 @@ func (f *searchFlags) newEngine(ctx context.Context, env *cliEnv, idx globalsear
 			return nil, err
 		}
 		e.ModelID = strings.TrimSpace(f.model.spec)
+		if f.ratingModel != "" {
+			rating := f.model
+			rating.spec = f.ratingModel
+			if e.RatingModel, err = rating.open(ctx, env); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return e, nil
 }
