@@ -335,3 +335,19 @@ func TestSearchRefusesAThresholdWithoutDynamic(t *testing.T) {
 	assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
 	assert.Zero(t, model.count(gs.StageRate)+model.count(gs.StageMap))
 }
+
+// A step without a model (the deployed prepare) refuses a dynamic
+// selection as invalid input and records the run failed, rather than
+// calling nothing.
+func TestDynamicSelectionNeedsAModel(t *testing.T) {
+	e, s := newEngine(t, forest(), nil)
+	e.Model = nil
+	p := dynamicParams(t, "")
+	_, err := e.Prepare(context.Background(), p)
+	require.Error(t, err)
+	assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
+	assert.Contains(t, err.Error(), `selection "dynamic" needs a model to rate communities`)
+	res, err := s.Result(context.Background(), p.QueryID)
+	require.NoError(t, err)
+	assert.Equal(t, gs.StatusFailed, res.Status)
+}

@@ -23,6 +23,10 @@ func (e *Engine) planRun(ctx context.Context, p Params) (Plan, error) {
 	if p.Selection != SelectionDynamic {
 		return e.planWith(ctx, p, nil, 0)
 	}
+	if e.RatingModel == nil && e.Model == nil {
+		// The deployed prepare step holds no model (docs/contract.md#dynamic-selection).
+		return Plan{Params: p}, Errorf(KindInvalidInput, `selection "dynamic" needs a model to rate communities, and this step has none: select by communityLevel here, or run the search in one process`)
+	}
 	leaf, report, err := e.leafReference(ctx, p)
 	if err != nil || leaf.EmptyNamespace {
 		return leaf, err
