@@ -73,7 +73,9 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 	for i := range plan.Batches {
 		plan.Batches[i].RunID = plan.RunID
 	}
-	plan.CreatedAt = e.now()
+	if plan.CreatedAt.IsZero() { // a dynamic selection's run starts with its rating
+		plan.CreatedAt = e.now()
+	}
 	if err := e.Runs.SavePlan(ctx, plan); err != nil {
 		return PreparedRun{}, Result{}, fail(fmt.Errorf("save plan of %s: %w", p.QueryID, err))
 	}

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -350,4 +353,30 @@ func TestDynamicSelectionNeedsAModel(t *testing.T) {
 	res, err := s.Result(context.Background(), p.QueryID)
 	require.NoError(t, err)
 	assert.Equal(t, gs.StatusFailed, res.Status)
+}
+
+// A dynamic run starts when its rating does: startedAt is read before the
+// first rating call, so the run's time includes the rating.
+func TestDynamicSelectionStartsWithTheRating(t *testing.T) {
+	var ticks atomic.Int64
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var (
+		mu      sync.Mutex
+		ratedAt []int64
+	)
+	model := &fakeModel{complete: func(req gs.ModelRequest, call int) (gs.ModelResponse, error) {
+		if req.Stage == gs.StageRate {
+			mu.Lock()
+			ratedAt = append(ratedAt, ticks.Load())
+			mu.Unlock()
+		}
+		return rater(map[string]int{"a": 5, "a1": 5}, nil)(req, call)
+	}}
+	e, _ := newEngine(t, forest(), model)
+	e.Now = func() time.Time { return base.Add(time.Duration(ticks.Add(1)) * time.Second) }
+	res, err := e.Search(context.Background(), dynamicParams(t, ""))
+	require.NoError(t, err)
+	require.NotEmpty(t, ratedAt)
+	started := res.Diagnostics.StartedAt.Sub(base) / time.Second
+	assert.LessOrEqual(t, int64(started), ratedAt[0], "started no later than the first rating call")
 }

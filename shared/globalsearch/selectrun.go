@@ -27,6 +27,7 @@ func (e *Engine) planRun(ctx context.Context, p Params) (Plan, error) {
 		// The deployed prepare step holds no model (docs/contract.md#dynamic-selection).
 		return Plan{Params: p}, Errorf(KindInvalidInput, `selection "dynamic" needs a model to rate communities, and this step has none: select by communityLevel here, or run the search in one process`)
 	}
+	started, clock := e.now(), time.Now()
 	leaf, report, err := e.leafReference(ctx, p)
 	if err != nil || leaf.EmptyNamespace {
 		return leaf, err
@@ -45,6 +46,10 @@ func (e *Engine) planRun(ctx context.Context, p Params) (Plan, error) {
 		report.MapInputTokens += b.EstimatedTokens
 	}
 	plan.Selection = report
+	plan.CreatedAt = started
+	e.logger().LogAttrs(ctx, slogInfo, "selected", stepAttrs(p.QueryID, "select", clock,
+		"rated", report.Rated, "ratingCalls", report.RatingCalls, "selected", report.Selected,
+		"mapInputTokens", report.MapInputTokens, "leafMapInputTokens", report.LeafMapInputTokens, "status", "ok")...)
 	return plan, nil
 }
 
