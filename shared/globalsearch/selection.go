@@ -89,6 +89,15 @@ func checkSelection(fields map[string]json.RawMessage, p *Params) error {
 	return nil
 }
 
+// ratingThreshold is p's threshold, the default for Params built in Go
+// without one (ParseRequest always sets it for a dynamic selection).
+func (p Params) ratingThreshold() int {
+	if p.RatingThreshold == 0 {
+		return DefaultRatingThreshold
+	}
+	return p.RatingThreshold
+}
+
 // picker chooses the summaries a plan maps from the namespace's forest.
 type picker func(h *hierarchy) []*Summary
 

@@ -380,3 +380,16 @@ func TestDynamicSelectionStartsWithTheRating(t *testing.T) {
 	started := res.Diagnostics.StartedAt.Sub(base) / time.Second
 	assert.LessOrEqual(t, int64(started), ratedAt[0], "started no later than the first rating call")
 }
+
+// Params built in Go with dynamic selection and no threshold rate at the
+// default threshold, as a parsed request does.
+func TestGoParamsTakeTheDefaultThreshold(t *testing.T) {
+	model := &fakeModel{complete: rater(map[string]int{"a": 1, "c": 2, "c1": 2}, nil)}
+	e, _ := newEngine(t, forest(), model)
+	p := dynamicParams(t, "")
+	p.RatingThreshold = 0
+	res, err := e.Search(context.Background(), p)
+	require.NoError(t, err)
+	assert.Equal(t, gs.DefaultRatingThreshold, res.Diagnostics.Selection.Threshold)
+	assert.Equal(t, []string{"c1"}, mappedIDs(res), "a scores 1, below the default 2")
+}

@@ -58,7 +58,7 @@ func (e *Engine) planRun(ctx context.Context, p Params) (Plan, error) {
 // error here: dynamic selection is how such an index is searched, and the
 // figures are then unknown (0).
 func (e *Engine) leafReference(ctx context.Context, p Params) (Plan, SelectionReport, error) {
-	report := SelectionReport{Threshold: p.RatingThreshold}
+	report := SelectionReport{Threshold: p.ratingThreshold()}
 	leaf, err := e.planWith(ctx, p, nil, referencePlan)
 	switch {
 	case KindOf(err) == KindPlanTooLarge:
@@ -177,7 +177,7 @@ func (e *Engine) rateCommunities(ctx context.Context, p Params, report *Selectio
 	scores := map[string]float64{}
 	relevant := func(id string) bool {
 		s, ok := scores[id]
-		return ok && s >= float64(p.RatingThreshold)
+		return ok && s >= float64(p.ratingThreshold())
 	}
 	for round := h.firstRound(); len(round) > 0; round = h.nextRound(round, relevant) {
 		if err := e.rateRound(ctx, p, h, round, scores, report); err != nil {
@@ -238,7 +238,7 @@ func (e *Engine) rateRound(ctx context.Context, p Params, h *hierarchy, round []
 	for _, id := range round {
 		if s, ok := scores[id]; ok {
 			rated++
-			if s >= float64(p.RatingThreshold) {
+			if s >= float64(p.ratingThreshold()) {
 				relevant++
 			}
 		}
