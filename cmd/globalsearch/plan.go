@@ -55,8 +55,8 @@ func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
 		out.EstimatedMapInputTokens += b.EstimatedTokens
 	}
 	out.MaxModelCalls = globalsearch.MostModelCalls(len(plan.Batches))
-	if p.Selection == globalsearch.SelectionDynamic {
-		out.Selection = plan.Selection
+	if plan.Selection != nil {
+		out.Selection = *plan.Selection
 		out.MaxModelCalls += plan.Selection.MostRatingCalls
 	}
 	return out

@@ -135,10 +135,12 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 			AvailableLevels: plan.AvailableLevels,
 			Coverage:        plan.Coverage,
 			StartedAt:       plan.CreatedAt,
-			Selection:       plan.Selection,
 		},
 	}
 	res.FailedMapBatches = len(res.MapErrors)
+	if plan.Selection != nil {
+		res.Diagnostics.Selection = *plan.Selection
+	}
 	res.Diagnostics.EmptyNamespace, res.Diagnostics.AvailableNamespaces = plan.EmptyNamespace, plan.AvailableNamespaces
 	for i, b := range plan.Batches {
 		res.Diagnostics.Batches[i] = BatchSummary{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens}

@@ -37,8 +37,9 @@ type Plan struct {
 	Coverage  Coverage  `json:"coverage"`
 	CreatedAt time.Time `json:"createdAt"`
 	// Selection is what dynamic selection rated and chose, kept with the
-	// plan so that reduce reports it (docs/contract.md#dynamic-selection).
-	Selection SelectionReport `json:"selection,omitzero"`
+	// plan so that reduce reports it (docs/contract.md#dynamic-selection);
+	// nil for a selection by level, so that the plan item holds nothing of it.
+	Selection *SelectionReport `json:"selection,omitempty"`
 	// MapSkeleton is the map prompt without content that the batches were
 	// packed against (docs/contract.md#batching), as the engine's prompts
 	// render it. It is not stored: map calls render their own.

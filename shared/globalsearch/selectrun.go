@@ -45,7 +45,7 @@ func (e *Engine) planRun(ctx context.Context, p Params) (Plan, error) {
 	for _, b := range plan.Batches {
 		report.MapInputTokens += b.EstimatedTokens
 	}
-	plan.Selection = report
+	plan.Selection = &report
 	plan.CreatedAt = started
 	e.logger().LogAttrs(ctx, slogInfo, "selected", stepAttrs(p.QueryID, "select", clock,
 		"rated", report.Rated, "ratingCalls", report.RatingCalls, "selected", report.Selected,
@@ -89,7 +89,7 @@ func (e *Engine) dynamicDryRun(ctx context.Context, p Params) (Plan, error) {
 	if report.MostRatingCalls, err = e.checkRatingCeiling(p, h); err != nil {
 		return Plan{Params: p}, err
 	}
-	leaf.Selection = report
+	leaf.Selection = &report
 	return leaf, nil
 }
 

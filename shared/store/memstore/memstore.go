@@ -263,6 +263,10 @@ func clonePlan(p globalsearch.Plan, withContent bool) globalsearch.Plan {
 	p.CreatedAt = p.CreatedAt.Round(0) // no monotonic reading survives a store
 	p.AvailableLevels = cloneNonEmpty(p.AvailableLevels)
 	p.AvailableNamespaces = cloneNonEmpty(p.AvailableNamespaces)
+	if p.Selection != nil {
+		s := *p.Selection
+		p.Selection = &s
+	}
 	p.Batches = slices.Clone(p.Batches)
 	for i := range p.Batches {
 		p.Batches[i].CommunityIDs = slices.Clone(p.Batches[i].CommunityIDs)
