@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"sync"
+
+	"github.com/graphrag-global/graphrag-global/shared/batch"
 )
 
 //go:embed prompts/rate.txt
@@ -33,6 +35,22 @@ var ratePrompt = sync.OnceValue(func() Template {
 // RatePromptSkeleton is the rating prompt for query without content, the
 // skeleton rating batches are packed against.
 func RatePromptSkeleton(query string) string { return ratePrompt().Skeleton(query) }
+
+// ratingPromptFits is the budget check of docs/contract.md#budgets for
+// the rating prompt of a dynamic selection: its rating batches are packed
+// under the map prompt budget, so the rating skeleton must fit it too.
+func ratingPromptFits(p Params) error {
+	if p.Selection != SelectionDynamic {
+		return nil
+	}
+	if err := batch.CheckSkeleton(RatePromptSkeleton(p.Query), p.MapPromptBudget()); err != nil {
+		need := batch.SmallestBudget(RatePromptSkeleton(p.Query)) + p.MapOutputReserve
+		return Errorf(KindInvalidInput,
+			"map token budget cannot fit the rating prompt: mapTokenBudget must be at least %d for this query with selection \"dynamic\" (the rating prompt takes %d tokens before any content, plus mapOutputReserve %d)",
+			need, need-p.MapOutputReserve, p.MapOutputReserve)
+	}
+	return nil
+}
 
 // rateRequest is the rating call of a batch of community titles and
 // summaries.

@@ -339,6 +339,9 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 	if err := promptsFit(p, prompts); err != nil {
 		return Params{}, err
 	}
+	if err := ratingPromptFits(p); err != nil {
+		return Params{}, err
+	}
 	if p.QueryID == "" {
 		p.QueryID = NewQueryID()
 	}

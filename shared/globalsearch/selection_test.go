@@ -393,3 +393,22 @@ func TestGoParamsTakeTheDefaultThreshold(t *testing.T) {
 	assert.Equal(t, gs.DefaultRatingThreshold, res.Diagnostics.Selection.Threshold)
 	assert.Equal(t, []string{"c1"}, mappedIDs(res), "a scores 1, below the default 2")
 }
+
+// The rating prompt is held to the map budget before anything is read
+// (docs/contract.md#budgets): with a map prompt of one's own shorter than
+// the rating prompt, a budget can fit the one and not the other.
+func TestRatingPromptMustFitTheMapBudget(t *testing.T) {
+	short, err := gs.ParseTemplate("Answer {{query}} from:\n{{content}}\n")
+	require.NoError(t, err)
+	d := gs.SpecDefaults
+	d.Prompts = gs.Prompts{Map: short}
+	body := func(selection string) []byte {
+		return []byte(`{"query":"q","mapTokenBudget":200,"mapOutputReserve":0` + selection + `}`)
+	}
+	_, err = gs.ParseRequest(body(""), d)
+	require.NoError(t, err, "the map prompt fits")
+	_, err = gs.ParseRequest(body(`,"selection":"dynamic"`), d)
+	require.Error(t, err)
+	assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
+	assert.Regexp(t, `^map token budget cannot fit the rating prompt: mapTokenBudget must be at least \d+ for this query with selection "dynamic" \(the rating prompt takes \d+ tokens before any content, plus mapOutputReserve 0\)$`, err.Error())
+}
