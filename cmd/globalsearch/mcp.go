@@ -193,6 +193,7 @@ type searchInput struct {
 	Namespace    string `json:"namespace,omitempty" jsonschema:"the index namespace to search (default: the index file's, else the deployment default)"`
 	Level        any    `json:"level,omitempty" jsonschema:"community level: \"leaf\" (default) or a level number, 0 the coarsest"`
 	ResponseType string `json:"responseType,omitempty" jsonschema:"the form of the answer, e.g. \"a bulleted list\" (default \"multiple paragraphs\")"`
+	Selection    string `json:"selection,omitempty" jsonschema:"\"level\" (default) maps the summaries of level; \"dynamic\" rates communities top-down first and maps only the relevant ones"`
 }
 
 // globalSearchInput is global_search's input: a search and how much of
@@ -233,6 +234,9 @@ func (t *mcpTools) request(in searchInput) (toolRequest, error) {
 	}
 	if in.ResponseType != "" {
 		req.ResponseType = &in.ResponseType
+	}
+	if in.Selection != "" {
+		req.Selection = &in.Selection
 	}
 	if t.flags.set["seed"] {
 		seed := t.flags.seed

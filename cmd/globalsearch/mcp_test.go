@@ -106,8 +106,8 @@ func TestMCPTools(t *testing.T) {
 			inputs[tool.Name] = append(inputs[tool.Name], name)
 		}
 	}
-	assert.ElementsMatch(t, []string{"query", "namespace", "level", "responseType", "detail"}, inputs["global_search"])
-	assert.ElementsMatch(t, []string{"query", "namespace", "level", "responseType"}, inputs["plan_search"])
+	assert.ElementsMatch(t, []string{"query", "namespace", "level", "responseType", "selection", "detail"}, inputs["global_search"])
+	assert.ElementsMatch(t, []string{"query", "namespace", "level", "responseType", "selection"}, inputs["plan_search"])
 	assert.Len(t, inputs, 2, "two tools")
 
 	var out searchOutput

@@ -27,6 +27,9 @@ type planOutput struct {
 	// MapMode is how a deployment's state machine would run the plan
 	// (shared/workflow MapMode): inline or distributed.
 	MapMode string `json:"mapMode"`
+	// Selection is a dynamic selection's worst case and the leaf plan
+	// its batches are (docs/contract.md#dynamic-selection).
+	Selection globalsearch.SelectionReport `json:"selection,omitzero"`
 	globalsearch.IndexNotes
 	// Diagnostics holds the plan's coverage where a result holds its own
 	// (docs/contract.md#coverage), so one reader serves both.
@@ -59,6 +62,10 @@ func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
 		out.EstimatedMapInputTokens += b.EstimatedTokens
 	}
 	out.MaxModelCalls = globalsearch.MostModelCalls(len(plan.Batches))
+	if plan.Selection != nil {
+		out.Selection = *plan.Selection
+		out.MaxModelCalls += plan.Selection.MostRatingCalls
+	}
 	return out
 }
 
@@ -66,7 +73,13 @@ func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
 // per call and every output reserve spent in full, when prices are set.
 func (out planOutput) cost(model *modelOptions, p globalsearch.Params) (float64, bool) {
 	maxOut := out.BatchCount*p.MapOutputReserve + p.ReduceOutputReserve
-	return model.cost(out.EstimatedMapInputTokens+p.ReducePromptBudget(), maxOut)
+	maxIn := out.EstimatedMapInputTokens + p.ReducePromptBudget()
+	// A rating call holds at most a full map prompt and replies within the
+	// map reserve (docs/contract.md#dynamic-selection).
+	ratingCalls := out.Selection.MostRatingCalls / globalsearch.RatingAttempts
+	maxIn += ratingCalls * p.MapPromptBudget()
+	maxOut += ratingCalls * p.MapOutputReserve
+	return model.cost(maxIn, maxOut)
 }
 
 type plannedBatch struct {
@@ -125,6 +138,10 @@ func printPlan(w io.Writer, out planOutput, p globalsearch.Params, model *modelO
 		out.MapPromptBudget, out.ReducePromptBudget, seedText(out.ShuffleSeed, p))
 	for i, b := range out.Batches {
 		fmt.Fprintf(w, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, terminalText(strings.Join(b.CommunityIDs, ", ")))
+	}
+	if p.Selection == globalsearch.SelectionDynamic {
+		fmt.Fprintf(w, "dynamic selection: the batches above map every leaf, what rating every community relevant selects; rating may make up to %s\n",
+			count(out.Selection.MostRatingCalls, "rating call", "rating calls"))
 	}
 	fmt.Fprintf(w, "estimated map input %d tokens; at most %s (ceiling %d)\n", out.EstimatedMapInputTokens, count(out.MaxModelCalls, "model call", "model calls"), out.ModelCallCeiling)
 	fmt.Fprintln(w, out.Diagnostics.Coverage.Line())

@@ -43,6 +43,9 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 		if ch := res.Diagnostics.Changes; ch != nil {
 			fmt.Fprintln(env.stdout, terminalText(ch.Line(true)))
 		}
+		if p.Selection == globalsearch.SelectionDynamic {
+			fmt.Fprintln(env.stdout, selectionLine(res.Diagnostics.Selection))
+		}
 		if res.Status == globalsearch.StatusPartial {
 			printMapErrors(env.stderr, res.MapErrors)
 		}

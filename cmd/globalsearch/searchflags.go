@@ -24,6 +24,8 @@ type searchFlags struct {
 	seed                                                            int64
 	maxMapTextMB                                                    int64
 	maxModelCalls                                                   int
+	selection, ratingModel                                          string
+	ratingThreshold                                                 int
 	noShuffle                                                       bool
 	jsonOut                                                         bool
 	verbose                                                         bool
@@ -78,6 +80,8 @@ func parseSearchFlags(name string, env *cliEnv, args []string) (*searchFlags, er
 		return nil, &usageError{"--max-map-text-mb must be a positive number of MiB"}
 	case f.set["max-model-calls"] && f.maxModelCalls <= 0:
 		return nil, &usageError{"--max-model-calls must be a positive number of model calls"}
+	case f.set["rating-model"] && f.selection != globalsearch.SelectionDynamic:
+		return nil, &usageError{"--rating-model rates communities only with --selection dynamic"}
 	case f.set["seed"] && f.noShuffle:
 		return nil, &usageError{"--seed and --no-shuffle exclude each other"}
 	}
@@ -125,6 +129,9 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	fs.Int64Var(&f.maxMapTextMB, "max-map-text-mb", 0, fmt.Sprintf("refuse plans whose map texts exceed this many MiB (default %d)", globalsearch.DefaultMaxMapTextBytes>>20))
 	fs.IntVar(&f.maxModelCalls, "max-model-calls", 0, defaultHelp("refuse plans that may make more model calls", "maxModelCalls", d.MaxModelCalls))
 	fs.StringVar(&f.standing, "standing", "", "name of the standing question this run is one run of: the result reports what changed since its last run (its record is kept in the cache directory)")
+	fs.StringVar(&f.selection, "selection", "level", `"level" maps --level; "dynamic" rates communities top-down and maps the relevant ones`)
+	fs.IntVar(&f.ratingThreshold, "rating-threshold", 0, fmt.Sprintf("with --selection dynamic, the score (1-5) from which a community is relevant (default %d)", globalsearch.DefaultRatingThreshold))
+	fs.StringVar(&f.ratingModel, "rating-model", "", "with --selection dynamic, the model that rates communities, as --model names one (default: --model)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the whole result as JSON")
 	registerVerbose(fs, &f.verbose)
 }
@@ -178,6 +185,12 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 	}
 	if f.set["seed"] {
 		req.ShuffleSeed = &f.seed
+	}
+	if f.set["selection"] {
+		req.Selection = &f.selection
+	}
+	if f.set["rating-threshold"] {
+		req.RatingThreshold = &f.ratingThreshold
 	}
 	if f.noShuffle {
 		shuffle := false

@@ -75,6 +75,13 @@ func (f *searchFlags) newEngine(ctx context.Context, env *cliEnv, idx globalsear
 			// Its answers change with its rules, which its name does not say.
 			e.ModelID = offline.CacheID
 		}
+		if f.ratingModel != "" {
+			rating := f.model
+			rating.spec = f.ratingModel
+			if e.RatingModel, err = rating.open(ctx, env); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return e, nil
 }

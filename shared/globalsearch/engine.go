@@ -11,7 +11,10 @@ import (
 type Engine struct {
 	Index Index
 	Model Model
-	Runs  Runs
+	// RatingModel makes the rating calls of dynamic selection
+	// (docs/contract.md#dynamic-selection); nil means Model.
+	RatingModel Model
+	Runs        Runs
 	// Prompts are the prompts of every step (docs/contract.md#custom-prompts);
 	// a zero part is the project's own.
 	Prompts Prompts

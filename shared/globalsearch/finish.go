@@ -2,6 +2,7 @@ package globalsearch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -32,10 +33,13 @@ func (e *Engine) Reject(ctx context.Context, p Params, owner string, cause error
 // result is saved unconditionally, and runs before it can no longer save
 // theirs.
 func (e *Engine) failRun(ctx context.Context, p Params, cause error) (Result, error) {
+	var rating *RatingError // its calls were tried already (docs/contract.md#dynamic-selection)
 	switch KindOf(cause) {
 	case KindInvalidInput, KindCorruptIndex, KindPlanTooLarge:
 	default:
-		return Result{}, cause
+		if !errors.As(cause, &rating) {
+			return Result{}, cause
+		}
 	}
 	res := FailedResult(p.QueryID, cause.Error(), e.now())
 	res.Namespace, res.Query, res.CommunityLevel = p.Namespace, p.Query, p.CommunityLevel
@@ -97,9 +101,10 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	}
 	d := &res.Diagnostics
 	d.FinishedAt = e.now()
-	d.ModelCalls = d.Map.ModelCalls + d.Reduce.ModelCalls
-	d.InputTokens = d.Map.InputTokens + d.Reduce.InputTokens
-	d.OutputTokens = d.Map.OutputTokens + d.Reduce.OutputTokens
+	// Rating calls are model calls of the run too (docs/contract.md#dynamic-selection).
+	d.ModelCalls = d.Selection.RatingCalls + d.Map.ModelCalls + d.Reduce.ModelCalls
+	d.InputTokens = d.Selection.RatingInputTokens + d.Map.InputTokens + d.Reduce.InputTokens
+	d.OutputTokens = d.Selection.RatingOutputTokens + d.Map.OutputTokens + d.Reduce.OutputTokens
 	d.Coverage.MapAnswers = mapCoverage(r.answers, len(res.MapErrors), r.selected)
 	d.Coverage.CitedCommunities, d.Coverage.CitedDocuments = citedCoverage(res.Citations)
 	if err := e.Runs.SaveResult(saveContext(ctx, status), *res, r.plan.RunID); err != nil {
@@ -134,6 +139,9 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 		},
 	}
 	res.FailedMapBatches = len(res.MapErrors)
+	if plan.Selection != nil {
+		res.Diagnostics.Selection = *plan.Selection
+	}
 	res.Diagnostics.EmptyNamespace, res.Diagnostics.AvailableNamespaces = plan.EmptyNamespace, plan.AvailableNamespaces
 	for i, b := range plan.Batches {
 		res.Diagnostics.Batches[i] = BatchSummary{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens}

@@ -18,10 +18,13 @@ type OutputSchema struct {
 }
 
 // StageOutputSchema is the schema of stage's answer: map {answer, usefulness},
-// reduce {answer}. Both are closed objects (no other keys) with every key
+// reduce {answer}, rate {ratings: [{id, score}]}. Both are closed objects (no other keys) with every key
 // required, the form strict servers demand.
 func StageOutputSchema(stage Stage) OutputSchema {
 	answer := map[string]any{"type": "string"}
+	if stage == StageRate {
+		return ratingSchema()
+	}
 	if stage == StageReduce {
 		return OutputSchema{
 			Name:        "reduce_answer",

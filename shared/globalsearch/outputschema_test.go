@@ -20,6 +20,7 @@ func TestStageOutputSchemaMatchesTheParser(t *testing.T) {
 			_, err := gs.ParseReduceOutput(s)
 			return err
 		},
+		gs.StageRate: func(s string) error { _, err := gs.ParseRatingOutput(s, []string{"c1"}); return err },
 	}
 	cases := []struct {
 		stage    gs.Stage
@@ -29,6 +30,7 @@ func TestStageOutputSchemaMatchesTheParser(t *testing.T) {
 	}{
 		{gs.StageMap, "map_answer", []any{"answer", "usefulness"}, map[string]any{"answer": "Sorrel Bank is a wind farm.", "usefulness": 80}},
 		{gs.StageReduce, "reduce_answer", []any{"answer"}, map[string]any{"answer": "Sorrel Bank is a wind farm."}},
+		{gs.StageRate, "community_ratings", []any{"ratings"}, map[string]any{"ratings": []any{map[string]any{"id": "c1", "score": 3}}}},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.stage), func(t *testing.T) {
@@ -61,7 +63,7 @@ func TestStageOutputSchemaMatchesTheParser(t *testing.T) {
 }
 
 func TestOutputSchemaJSONIsTheSchema(t *testing.T) {
-	for _, stage := range []gs.Stage{gs.StageMap, gs.StageReduce} {
+	for _, stage := range []gs.Stage{gs.StageMap, gs.StageReduce, gs.StageRate} {
 		t.Run(string(stage), func(t *testing.T) {
 			s := gs.StageOutputSchema(stage)
 			var back map[string]any

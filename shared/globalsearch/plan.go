@@ -48,6 +48,10 @@ type Plan struct {
 	// standing question (docs/contract.md#standing-questions), compared
 	// once, when the run is planned.
 	Changes *Changes `json:"changes,omitempty"`
+	// Selection is what dynamic selection rated and chose, kept with the
+	// plan so that reduce reports it (docs/contract.md#dynamic-selection);
+	// nil for a selection by level, so that the plan item holds nothing of it.
+	Selection *SelectionReport `json:"selection,omitempty"`
 	// MapSkeleton is the map prompt without content that the batches were
 	// packed against (docs/contract.md#batching), as the engine's prompts
 	// render it. It is not stored: map calls render their own.

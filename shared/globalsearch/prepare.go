@@ -67,7 +67,7 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 		}
 		return PreparedRun{}, Result{}, fail(err)
 	}
-	plan, err := e.Plan(ctx, stored)
+	plan, err := e.planRun(ctx, stored)
 	if err != nil {
 		res, err := e.failRun(context.WithoutCancel(ctx), stored, err)
 		return PreparedRun{}, res, fail(err)
@@ -76,7 +76,9 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 	for i := range plan.Batches {
 		plan.Batches[i].RunID = plan.RunID
 	}
-	plan.CreatedAt = e.now()
+	if plan.CreatedAt.IsZero() { // a dynamic selection's run starts with its rating
+		plan.CreatedAt = e.now()
+	}
 	if err := e.Runs.SavePlan(ctx, plan); err != nil {
 		return PreparedRun{}, Result{}, fail(fmt.Errorf("save plan of %s: %w", p.QueryID, err))
 	}
@@ -87,17 +89,29 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 }
 
 // Plan builds the batches of a search without saving or calling anything:
-// prepare's work, and the CLI's dry run.
+// prepare's work, and the CLI's dry run. A dynamic selection's dry run is
+// the plan of every leaf with the most rating calls the run may make
+// (docs/contract.md#dynamic-selection): its communities are known only
+// once they are rated.
 func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 	if err := e.checkStanding(p); err != nil {
 		return Plan{}, err
 	}
+	if p.Selection == SelectionDynamic {
+		return e.dynamicDryRun(ctx, p)
+	}
+	return e.planWith(ctx, p, nil, 0)
+}
+
+// planWith is Plan over the communities pick selects (nil: those of
+// p.CommunityLevel), for a run that made spent model calls already.
+func (e *Engine) planWith(ctx context.Context, p Params, pick picker, spent int) (Plan, error) {
 	skeleton := e.prompts().Map.Skeleton(p.Query)
 	// The budget check needs no data, so bad input costs no read (docs/contract.md#budgets).
 	if err := batch.CheckSkeleton(skeleton, p.MapPromptBudget()); err != nil {
 		return Plan{}, &Error{Kind: KindInvalidInput, Err: err}
 	}
-	in, plan, err := e.mapTexts(ctx, p)
+	in, plan, err := e.mapTexts(ctx, p, pick)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -110,7 +124,7 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 		}
 		return Plan{}, err
 	}
-	if err := e.checkBatchCount(p, len(packed)); err != nil {
+	if err := e.checkBatchCount(p, len(packed), spent); err != nil {
 		return Plan{}, err
 	}
 	plan.Batches = planBatches(packed, sources, in.centralities())
@@ -123,12 +137,21 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 }
 
 // checkBatchCount refuses a plan of more batches than the state machine
-// runs, or than the run's model calls allow (docs/contract.md#plan-limits).
-func (e *Engine) checkBatchCount(p Params, batches int) error {
+// runs, or than the run's model calls allow beside the spent calls a
+// dynamic selection made rating (docs/contract.md#plan-limits).
+func (e *Engine) checkBatchCount(p Params, batches, spent int) error {
+	if spent == referencePlan {
+		return nil
+	}
 	if e.MaxBatches > 0 && batches > e.MaxBatches {
 		return Errorf(KindPlanTooLarge,
 			"the plan needs %d map batches but the state machine runs at most %d: raise mapTokenBudget or choose a coarser communityLevel",
 			batches, e.MaxBatches)
+	}
+	if spent > 0 && p.MaxModelCalls > 0 && spent+MostModelCalls(batches) > p.MaxModelCalls {
+		return Errorf(KindPlanTooLarge,
+			"the communities selected need %s, so up to %d model calls beside the %d rating calls made, but this run may make at most %d: raise maxModelCalls or ratingThreshold",
+			Plural(batches, "map batch", "map batches"), MostModelCalls(batches), spent, p.MaxModelCalls)
 	}
 	if most := MostModelCalls(batches); p.MaxModelCalls > 0 && most > p.MaxModelCalls {
 		return Errorf(KindPlanTooLarge,
@@ -191,13 +214,13 @@ func shuffle[T any](items []T, seed int64) {
 // while it read, what it read may be half deleted, so it reads the new
 // version once more, and refuses as throttled (the state machine retries)
 // a namespace replaced during both reads.
-func (e *Engine) mapTexts(ctx context.Context, p Params) (mapInputs, Plan, error) {
+func (e *Engine) mapTexts(ctx context.Context, p Params, pick picker) (mapInputs, Plan, error) {
 	for attempt := 1; ; attempt++ {
 		snap, err := e.Index.Open(ctx, p.Namespace)
 		if err != nil {
 			return mapInputs{}, Plan{Params: p}, fmt.Errorf("open namespace %s: %w", p.Namespace, err)
 		}
-		in, plan, err := e.mapTextsOf(ctx, snap, p)
+		in, plan, err := e.mapTextsOf(ctx, snap, p, pick)
 		intact, checkErr := snap.Intact(ctx)
 		switch {
 		case checkErr != nil && err == nil:
@@ -216,14 +239,14 @@ func (e *Engine) mapTexts(ctx context.Context, p Params) (mapInputs, Plan, error
 // reads the chunks they cite and sizes the texts. The plan it returns
 // holds what the index said on the way (orphan claims, missing chunks, an
 // empty namespace or level).
-func (e *Engine) mapTextsOf(ctx context.Context, snap Snapshot, p Params) (mapInputs, Plan, error) {
+func (e *Engine) mapTextsOf(ctx context.Context, snap Snapshot, p Params, pick picker) (mapInputs, Plan, error) {
 	plan := Plan{Params: p}
 	// Claims do not depend on the summaries, so their reads (on DynamoDB a
 	// chain of Query pages each) overlap; only the chunks must wait for the
 	// claims that cite them.
 	claims, stopClaims := readClaims(ctx, snap)
 	defer stopClaims()
-	h, selected, err := e.loadSelection(ctx, snap, &plan)
+	h, selected, err := e.loadSelection(ctx, snap, &plan, pick)
 	if err != nil || len(selected) == 0 {
 		return mapInputs{}, plan, err
 	}
@@ -267,7 +290,7 @@ func readClaims(ctx context.Context, snap Snapshot) (claims func() ([]Claim, err
 // requested level (docs/contract.md#selection). Selecting none is no
 // error: plan then says why (an empty namespace and the namespaces that
 // exist, or the levels that do).
-func (e *Engine) loadSelection(ctx context.Context, snap Snapshot, plan *Plan) (*hierarchy, []*Summary, error) {
+func (e *Engine) loadSelection(ctx context.Context, snap Snapshot, plan *Plan, pick picker) (*hierarchy, []*Summary, error) {
 	p := plan.Params
 	summaries, err := snap.Summaries(ctx)
 	if err != nil {
@@ -282,10 +305,13 @@ func (e *Engine) loadSelection(ctx context.Context, snap Snapshot, plan *Plan) (
 	if err != nil {
 		return nil, nil, err
 	}
-	selected := h.selectSummaries(p.CommunityLevel)
+	if pick == nil {
+		pick = func(h *hierarchy) []*Summary { return h.selectSummaries(p.CommunityLevel) }
+	}
+	selected := pick(h)
 	plan.SummaryCount = len(selected)
 	plan.Coverage.CommunitiesSelected, plan.Coverage.CommunitiesInNamespace = len(selected), len(summaries)
-	if len(selected) == 0 && p.CommunityLevel != LeafLevel {
+	if len(selected) == 0 && p.CommunityLevel != LeafLevel && p.Selection != SelectionDynamic {
 		plan.AvailableLevels = h.levels()
 	}
 	return h, selected, nil

@@ -28,6 +28,8 @@ type Request struct {
 	Cache               *bool   `json:"cache,omitempty"`
 	MaxModelCalls       *int    `json:"maxModelCalls,omitempty"`
 	StandingQuery       *string `json:"standingQuery,omitempty"`
+	Selection           *string `json:"selection,omitempty"`
+	RatingThreshold     *int    `json:"ratingThreshold,omitempty"`
 }
 
 // Params validates the request against the defaults (docs/contract.md#request).
@@ -77,6 +79,12 @@ type Params struct {
 	// StandingQuery names the standing question the run is one run of
 	// (docs/contract.md#standing-questions); "" is none.
 	StandingQuery string `json:"standingQuery,omitempty"`
+	// Selection is SelectionDynamic for dynamic community selection
+	// (docs/contract.md#dynamic-selection); "" selects by CommunityLevel.
+	Selection string `json:"selection,omitempty"`
+	// RatingThreshold is the score from which dynamic selection counts a
+	// community relevant; 0 unless Selection is dynamic.
+	RatingThreshold int `json:"ratingThreshold,omitempty"`
 }
 
 // SameRequest reports whether p and q ask for the same run (docs/contract.md#query-ids):
@@ -241,6 +249,17 @@ var requestFields = []requestField{
 		p.StandingQuery, err = parseString(raw, queryIDPattern, "standingQuery must be 1-80 characters of A-Z a-z 0-9 - _")
 		return err
 	}},
+	{name: "selection", parse: func(raw json.RawMessage, p *Params) (err error) {
+		p.Selection, err = parseSelection(raw)
+		return err
+	}},
+	{name: "ratingThreshold", parse: func(raw json.RawMessage, p *Params) (err error) {
+		p.RatingThreshold, err = parseCount(raw, 1, ratingThresholdRule)
+		if err == nil && p.RatingThreshold > MaxRating {
+			err = errors.New(ratingThresholdRule)
+		}
+		return err
+	}},
 }
 
 // DefaultsFromEnv reads a deployment's defaults from GRAPHRAG_* variables
@@ -330,6 +349,9 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 	if err := batchingFitsShuffle(p); err != nil {
 		return Params{}, err
 	}
+	if err := checkSelection(fields, &p); err != nil {
+		return Params{}, err
+	}
 	if err := reservesLeaveRoom(p, prompts); err != nil {
 		return Params{}, err
 	}
@@ -339,6 +361,9 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 			p.MaxModelCalls, d.MaxModelCalls, d.MaxModelCalls)
 	}
 	if err := promptsFit(p, prompts); err != nil {
+		return Params{}, err
+	}
+	if err := ratingPromptFits(p); err != nil {
 		return Params{}, err
 	}
 	if p.QueryID == "" {

@@ -102,6 +102,9 @@ type Diagnostics struct {
 
 	EmptyNamespace      bool     `json:"emptyNamespace,omitempty"`
 	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`
+	// Selection is what dynamic selection rated and chose
+	// (docs/contract.md#dynamic-selection); absent otherwise.
+	Selection SelectionReport `json:"selection,omitzero"`
 }
 
 // Result is the outcome of a run (docs/contract.md#result).

@@ -107,6 +107,8 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 		text, complete, err = mapAnswer(req.Query, req.Parts, req.MaxTokens)
 	case globalsearch.StageReduce:
 		text, complete, err = reduceAnswer(req.Candidates, layoutOf(req.ResponseType), req.MaxTokens)
+	case globalsearch.StageRate:
+		text, complete, err = rateAnswer(req.Query, req.Parts, req.MaxTokens)
 	default:
 		return globalsearch.ModelResponse{}, fmt.Errorf("offline model: unknown stage %q", req.Stage)
 	}

@@ -269,6 +269,10 @@ func clonePlan(p globalsearch.Plan, withContent bool) globalsearch.Plan {
 		changes := *p.Changes
 		p.Changes = &changes
 	}
+	if p.Selection != nil {
+		s := *p.Selection
+		p.Selection = &s
+	}
 	p.Batches = slices.Clone(p.Batches)
 	for i := range p.Batches {
 		p.Batches[i].CommunityIDs = slices.Clone(p.Batches[i].CommunityIDs)

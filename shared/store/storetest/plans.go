@@ -67,6 +67,17 @@ func testPlanRoundTrip(t *testing.T, s Store) {
 	got, err = s.Plan(ctx, "q-plan")
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
+
+	// A dynamic selection's report is kept with its plan
+	// (docs/contract.md#dynamic-selection).
+	dynamic := samplePlan("q-plan-dynamic", 2)
+	dynamic.Params.Selection, dynamic.Params.RatingThreshold = globalsearch.SelectionDynamic, 3
+	dynamic.Selection = &globalsearch.SelectionReport{Threshold: 3, Rounds: 2, Rated: 40, RatingCalls: 3, NotRated: 1,
+		UnknownIDs: 1, Selected: 4, MostRatingCalls: 8, MapInputTokens: 500, MapBatches: 2, LeafMapInputTokens: 9000, LeafMapBatches: 7}
+	require.NoError(t, s.SavePlan(ctx, dynamic))
+	got, err = s.Plan(ctx, "q-plan-dynamic")
+	require.NoError(t, err)
+	assert.Equal(t, dynamic, got)
 }
 
 func testPlanMeta(t *testing.T, s Store) {

@@ -1,0 +1,53 @@
+package offline
+
+import (
+	"math"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
+)
+
+type rating struct {
+	ID    string `json:"id"`
+	Score int    `json:"score"`
+}
+
+type ratingOutput struct {
+	Ratings []rating `json:"ratings"`
+}
+
+// rateAnswer implements the rating stage of dynamic selection
+// (docs/contract.md#dynamic-selection) by the evidence the map stage
+// answers from: each community's text is scored against the query as a
+// map batch of that text alone would be (rank), and its usefulness of 0 to
+// 100 becomes a score of 0 to 5, any match at least 1, so that 0 keeps its
+// meaning of "no query term occurs". A community split over parts is rated
+// by its best part.
+func rateAnswer(query string, parts []globalsearch.MapPart, maxTokens int) (string, bool, error) {
+	q := terms(query)
+	out := ratingOutput{Ratings: []rating{}}
+	at := map[string]int{}
+	for _, p := range parts {
+		in := sectionOther
+		if p.Part > 1 {
+			in = sectionSummary
+		}
+		sents, _ := appendText(nil, p, in)
+		_, usefulness := rank(q, sents)
+		score := int(math.Ceil(float64(usefulness) * globalsearch.MaxRating / 100))
+		if i, seen := at[p.CommunityID]; seen {
+			out.Ratings[i].Score = max(out.Ratings[i].Score, score)
+			continue
+		}
+		at[p.CommunityID] = len(out.Ratings)
+		out.Ratings = append(out.Ratings, rating{ID: p.CommunityID, Score: score})
+	}
+	text, err := encode(out)
+	if err != nil {
+		return "", false, err
+	}
+	if maxTokens > 0 && tokens.Estimate(text) > maxTokens {
+		return cut(text, maxTokens), false, nil
+	}
+	return text, true, nil
+}
