@@ -71,7 +71,11 @@ func CalibrationSamples(results []Result, model string) (samples []CalibrationSa
 			})
 		}
 	}
-	if len(samples) == 0 {
+	switch {
+	case len(results) > 0 && skipped == len(results):
+		return nil, "", skipped, Errorf(KindInvalidInput,
+			"every result is of the offline model, which reports the estimate as its usage: calibrate the results of a real model")
+	case len(samples) == 0:
 		return nil, modelID, skipped, Errorf(KindInvalidInput,
 			"no map call to calibrate from in %s: a call counts when the model answered it and reported its input tokens "+
 				"(cached answers, failed batches, the offline model and results recorded before usage was do not)",
