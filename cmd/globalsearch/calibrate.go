@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,14 +17,19 @@ import (
 )
 
 const calibrateUsage = `usage: globalsearch calibrate [flags] [RESULT.json ...]
+       globalsearch calibrate --count-tokens --model bedrock:ID [plan flags]
 
 fits the ASCII and non-ASCII characters-per-token rates of a model from the
 map calls of recorded results (docs/contract.md#calibrate): files as
 run --json writes them ("-" reads standard input; a file may hold several),
-and/or results read from a DynamoDB runs table by query id
+and/or results read from a DynamoDB runs table by query id. With
+--count-tokens first, it plans a search instead (plan's flags) and counts
+each map prompt with Bedrock's CountTokens: no inference, no charge.
 
 flags:
 `
+
+const quantileHelp = "share of map calls the printed headroom covers, in (0, 1]"
 
 // maxResultFileBytes bounds one results file: a result of the largest plan
 // the state machine runs is a few MiB.
@@ -33,6 +39,9 @@ const maxResultFileBytes = 256 << 20
 type calibrateOutput struct {
 	ModelID string `json:"modelId,omitempty"`
 	Results int    `json:"results"`
+	// CountedPlan says the calls are a plan's map prompts counted with
+	// the model's CountTokens (--count-tokens), not recorded results.
+	CountedPlan bool `json:"countedPlan,omitempty"`
 	// SkippedOfflineResults are results of the offline model, which
 	// reports the estimate and so has no rate to fit.
 	SkippedOfflineResults int `json:"skippedOfflineResults"`
@@ -40,6 +49,9 @@ type calibrateOutput struct {
 }
 
 func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) > 0 && (args[0] == "--count-tokens" || args[0] == "-count-tokens") {
+		return calibrateCountTokens(ctx, env, args[1:])
+	}
 	fs := newFlagSet("calibrate", env)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), calibrateUsage)
@@ -49,8 +61,9 @@ func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 		table    = fs.String("table", "", "DynamoDB runs table to read results from, with --query-id (endpoint from AWS_ENDPOINT_URL_DYNAMODB when set)")
 		ids      stringList
 		model    = fs.String("model", "", "fit only the results of this model id (diagnostics.usage.modelId); needed when the results are of several")
-		quantile = fs.Float64("quantile", 0.99, "share of map calls the printed headroom covers, in (0, 1]")
+		quantile = fs.Float64("quantile", 0.99, quantileHelp)
 		jsonOut  = fs.Bool("json", false, "print the calibration as JSON")
+		counted  = fs.Bool("count-tokens", false, "first argument only: plan a search (plan's flags) and count its map prompts with Bedrock's CountTokens")
 	)
 	fs.Var(&ids, "query-id", "query id of a result in --table (repeat, or separate with commas)")
 	if err := parseQuiet(fs, args); err != nil {
@@ -58,14 +71,16 @@ func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	files := fs.Args()
 	switch {
+	case *counted:
+		return &usageError{"--count-tokens goes first: it takes plan's flags (globalsearch calibrate --count-tokens --model bedrock:ID --index FILE --query Q)"}
 	case len(files) == 0 && *table == "":
 		return &usageError{"calibrate needs result files or --table with --query-id (see globalsearch calibrate -h)"}
 	case *table != "" && len(ids) == 0:
 		return &usageError{"--table needs --query-id: the query ids of the results to read"}
 	case *table == "" && len(ids) > 0:
 		return &usageError{"--query-id needs --table: the runs table that holds the results"}
-	case !(*quantile > 0 && *quantile <= 1):
-		return &usageError{fmt.Sprintf("--quantile %v is not in (0, 1]: 0.99 covers 99%% of the map calls", *quantile)}
+	case !validQuantile(*quantile):
+		return quantileError(*quantile)
 	}
 	// Files first: a bad file is refused before any AWS call.
 	var results []globalsearch.Result
@@ -92,10 +107,68 @@ func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	out := calibrateOutput{ModelID: modelID, Results: len(results), SkippedOfflineResults: skipped, Calibration: c}
-	if *jsonOut {
-		return writeJSON(env.stdout, out)
+	return writeCalibration(env.stdout, out, *jsonOut)
+}
+
+func validQuantile(q float64) bool { return q > 0 && q <= 1 }
+
+func quantileError(q float64) error {
+	return &usageError{fmt.Sprintf("--quantile %v is not in (0, 1]: 0.99 covers 99%% of the map calls", q)}
+}
+
+// calibrateCountTokens is calibrate --count-tokens: the plan's map prompts,
+// counted by the model's own tokenizer, are the calls fitted.
+func calibrateCountTokens(ctx context.Context, env *cliEnv, args []string) error {
+	var quantile float64
+	f, err := parseSearchFlagsWith("calibrate", env, args, func(fs *flag.FlagSet) {
+		fs.Float64Var(&quantile, "quantile", 0.99, quantileHelp)
+	})
+	if err != nil {
+		return err
 	}
-	printCalibration(env.stdout, out)
+	if !validQuantile(quantile) {
+		return quantileError(quantile)
+	}
+	spec, err := parseModelSpec(f.model.spec)
+	if err != nil {
+		return err
+	}
+	if spec.provider != providerBedrock {
+		return &usageError{"--count-tokens counts with Bedrock's CountTokens: give --model bedrock:<model-id>"}
+	}
+	// The request and the index first: a bad one costs no AWS call.
+	e, p, err := f.engine(ctx, env, false)
+	if err != nil {
+		return err
+	}
+	if err := f.model.resolve(env); err != nil {
+		return err
+	}
+	m, err := f.model.build(ctx, env, spec)
+	if err != nil {
+		return err
+	}
+	counter, ok := m.(globalsearch.TokenCounter)
+	if !ok {
+		return fmt.Errorf("model %s counts no tokens", f.model.spec)
+	}
+	samples, err := e.CountedSamples(ctx, p, counter)
+	if err != nil {
+		return err
+	}
+	c, err := globalsearch.Calibrate(samples, quantile)
+	if err != nil {
+		return err
+	}
+	out := calibrateOutput{ModelID: strings.TrimSpace(f.model.spec), CountedPlan: true, Calibration: c}
+	return writeCalibration(env.stdout, out, f.jsonOut)
+}
+
+func writeCalibration(w io.Writer, out calibrateOutput, jsonOut bool) error {
+	if jsonOut {
+		return writeJSON(w, out)
+	}
+	printCalibration(w, out)
 	return nil
 }
 
@@ -209,7 +282,11 @@ func printCalibration(w io.Writer, out calibrateOutput) {
 	if out.ModelID != "" {
 		model = ", model " + out.ModelID
 	}
-	fmt.Fprintf(w, "fitted from %s in %s%s\n", count(c.Calls, "map call", "map calls"), count(out.Results, "result", "results"), model)
+	if out.CountedPlan {
+		fmt.Fprintf(w, "fitted from %s counted with CountTokens (no inference)%s\n", count(c.Calls, "planned map prompt", "planned map prompts"), model)
+	} else {
+		fmt.Fprintf(w, "fitted from %s in %s%s\n", count(c.Calls, "map call", "map calls"), count(out.Results, "result", "results"), model)
+	}
 	if out.SkippedOfflineResults > 0 {
 		fmt.Fprintf(w, "skipped %s of the offline model, which reports the estimate\n", count(out.SkippedOfflineResults, "result", "results"))
 	}
