@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,12 +61,17 @@ func fakeTokenizer(c modeltest.ConverseCall) modeltest.ConverseReply {
 			sent.WriteString(p.Text)
 		}
 	}
-	n := tokens.Of(sent.String())
-	in := int(math.Round(float64(n.ASCII)/fakeASCIIRate + float64(n.NonASCII)/fakeNonASCIIRate))
+	in := fakeCount(sent.String())
 	if strings.Contains(sent.String(), "<community_data>") {
 		return modeltest.ConverseText(`{"answer":"Trade grew [Data: Communities (c00)].","usefulness":60}`, in, 12)
 	}
 	return modeltest.ConverseText(`{"answer":"Trade grew."}`, in, 8)
+}
+
+// fakeCount is the fake tokenizer's count of text.
+func fakeCount(text string) int {
+	n := tokens.Of(text)
+	return int(math.Round(float64(n.ASCII)/fakeASCIIRate + float64(n.NonASCII)/fakeNonASCIIRate))
 }
 
 // bedrockEnv points the AWS configuration chain at a fake Converse
@@ -232,4 +241,93 @@ func TestOfflineRunUsage(t *testing.T) {
 	assert.Equal(t, 1.0, u.Map.Ratio)
 	assert.Equal(t, 1.0, u.Map.WorstBatchRatio)
 	assert.Equal(t, 1.0, u.Reduce.Ratio)
+}
+
+// countTokensServer is a Bedrock runtime that only counts tokens, with the
+// fake tokenizer: any inference call fails the test.
+func countTokensServer(t *testing.T) (url string, counted func() int) {
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/count-tokens") {
+			t.Errorf("unexpected %s %s: counting tokens makes no inference", r.Method, r.URL.Path)
+			http.Error(w, "unexpected", http.StatusNotFound)
+			return
+		}
+		var body struct {
+			Input struct {
+				Converse struct {
+					System   []struct{ Text string }
+					Messages []struct{ Content []struct{ Text string } }
+				}
+			}
+		}
+		data, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(data, &body)
+		var sent strings.Builder
+		for _, s := range body.Input.Converse.System {
+			sent.WriteString(s.Text)
+		}
+		for _, m := range body.Input.Converse.Messages {
+			for _, c := range m.Content {
+				sent.WriteString(c.Text)
+			}
+		}
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprintf(w, `{"inputTokens": %d}`, fakeCount(sent.String()))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, func() int { mu.Lock(); defer mu.Unlock(); return calls }
+}
+
+// calibrate --count-tokens plans a search and fits the rates from the
+// model's own counts of its map prompts, with no inference.
+func TestCalibrateCountTokens(t *testing.T) {
+	bedrockEnv(t, "")
+	url, counted := countTokensServer(t)
+	t.Setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", url)
+	index := writeIndex(t, mixedIndex())
+	budget := tokens.Estimate(globalsearch.DefaultPrompts().Map.Skeleton("What grew?")) + 160
+	plan := []string{"--index", index, "--query", "What grew?", "--map-budget", fmt.Sprint(budget), "--map-reserve", "0", "--no-shuffle"}
+
+	env, out, errOut := testEnv("")
+	args := append([]string{"calibrate", "--count-tokens", "--json", "--model", fakeModel}, plan...)
+	require.Equal(t, 0, runMain(t.Context(), env, args), errOut.String())
+	var got calibrateOutput
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
+	assert.True(t, got.CountedPlan)
+	assert.Equal(t, fakeModel, got.ModelID)
+	assert.Equal(t, 12, got.Calls)
+	assert.Equal(t, 12, counted())
+	assert.InEpsilon(t, fakeASCIIRate, got.ASCIIRate, 0.01)
+	assert.InEpsilon(t, fakeNonASCIIRate, got.NonASCIIRate, 0.01)
+
+	env, out, errOut = testEnv("")
+	args = append([]string{"calibrate", "--count-tokens", "--model", fakeModel, "--quantile", "1"}, plan...)
+	require.Equal(t, 0, runMain(t.Context(), env, args), errOut.String())
+	assert.Contains(t, out.String(), "fitted from 12 planned map prompts counted with CountTokens (no inference), model "+fakeModel+"\n")
+	assert.Contains(t, out.String(), "(100% of the calls within")
+
+	refusals := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"not a Bedrock model", append([]string{"--count-tokens", "--model", "offline"}, plan...), "--count-tokens counts with Bedrock's CountTokens"},
+		{"not first", append([]string{"--json", "--count-tokens"}, index), "--count-tokens goes first"},
+		{"bad quantile", append([]string{"--count-tokens", "--model", fakeModel, "--quantile", "2"}, plan...), "--quantile 2 is not in (0, 1]"},
+		{"no query", []string{"--count-tokens", "--model", fakeModel, "--index", index}, "query must not be empty"},
+	}
+	before := counted()
+	for _, tc := range refusals {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, errOut := testEnv("")
+			assert.Equal(t, 2, runMain(t.Context(), env, append([]string{"calibrate"}, tc.args...)))
+			assert.Contains(t, errOut.String(), tc.want)
+		})
+	}
+	assert.Equal(t, before, counted(), "a refused command counts nothing")
 }
