@@ -1,5 +1,5 @@
 // Command globalsearch runs GraphRAG global search on a laptop and manages
-// indexes: run, plan, tokens, ingest, delete-namespace, import, invoke, mcp, a file each. It
+// indexes: run, plan, tokens, calibrate, ingest, delete-namespace, import, invoke, mcp, a file each. It
 // is the only place that reads flags and environment and wires adapters together.
 package main
 
@@ -41,6 +41,7 @@ func commands() map[string]command {
 		"run":              {"run a global search and print the answer", runCommand},
 		"plan":             {"dry run: print the batches a search would send, with no model call", planCommand},
 		"tokens":           {"print the token estimate (docs/contract.md#token-estimate) of standard input", tokensCommand},
+		"calibrate":        {"fit a model's characters-per-token rates from recorded results (docs/contract.md#calibrate)", calibrateCommand},
 		"import":           {"import a Microsoft GraphRAG output folder (parquet) as an index", importCommand},
 		"invoke":           {"run a Lambda handler on an events/ file with local adapters", invokeCommand},
 		"ingest":           {"upload an index file into a DynamoDB index table, replacing its namespace", ingestCommand},

@@ -67,9 +67,18 @@ func defaultHelp(what, field string, value any) string {
 }
 
 func parseSearchFlags(name string, env *cliEnv, args []string) (*searchFlags, error) {
+	return parseSearchFlagsWith(name, env, args, nil)
+}
+
+// parseSearchFlagsWith is parseSearchFlags for a command that adds flags
+// of its own (extra registers them; nil adds none).
+func parseSearchFlagsWith(name string, env *cliEnv, args []string, extra func(*flag.FlagSet)) (*searchFlags, error) {
 	f := &searchFlags{}
 	fs := newFlagSet(name, env)
 	f.register(fs, helpDefaults(env))
+	if extra != nil {
+		extra(fs)
+	}
 	set, err := parseFlags(fs, args)
 	if err != nil {
 		return nil, err

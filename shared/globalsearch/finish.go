@@ -107,6 +107,7 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	d.OutputTokens = d.Selection.RatingOutputTokens + d.Map.OutputTokens + d.Reduce.OutputTokens
 	d.Coverage.MapAnswers = mapCoverage(r.answers, len(res.MapErrors), r.selected)
 	d.Coverage.CitedCommunities, d.Coverage.CitedDocuments = citedCoverage(res.Citations)
+	e.recordUsage(r)
 	if err := e.Runs.SaveResult(saveContext(ctx, status), *res, r.plan.RunID); err != nil {
 		return *res, fmt.Errorf("save result of %s: %w", res.QueryID, err)
 	}

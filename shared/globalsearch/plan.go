@@ -12,6 +12,11 @@ type Batch struct {
 	CommunityIDs    []string `json:"communityIds"`
 	EstimatedTokens int      `json:"estimatedTokens"`
 	Content         string   `json:"content"`
+	// ASCIICodePoints and NonASCIICodePoints count the map prompt that
+	// EstimatedTokens measures, so reduce reports them without the content
+	// (docs/contract.md#usage). A plan stored before they were has neither.
+	ASCIICodePoints    int `json:"asciiCodePoints,omitempty"`
+	NonASCIICodePoints int `json:"nonAsciiCodePoints,omitempty"`
 	// Sources are the claims and chunks of each community in the batch
 	// (docs/contract.md#result), kept with the batch rather than the plan item so that
 	// no item outgrows DynamoDB's 400 KB.

@@ -73,6 +73,7 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 		return PreparedRun{}, res, fail(err)
 	}
 	plan.RunID, plan.Owner = NewRunID(), owner
+	countCodePoints(&plan)
 	for i := range plan.Batches {
 		plan.Batches[i].RunID = plan.RunID
 	}

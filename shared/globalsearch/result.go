@@ -51,10 +51,16 @@ type SelectedAnswer struct {
 	CitedCommunityIDs []string `json:"citedCommunityIds,omitempty"`
 }
 
-// BatchSummary describes one batch in the diagnostics.
+// BatchSummary describes one batch in the diagnostics. The code points are
+// those of its map prompt, and ReportedInputTokens what the model reported
+// for the call that answered it, absent for a failed or cached batch
+// (docs/contract.md#usage).
 type BatchSummary struct {
-	CommunityIDs    []string `json:"communityIds"`
-	EstimatedTokens int      `json:"estimatedTokens"`
+	CommunityIDs        []string `json:"communityIds"`
+	EstimatedTokens     int      `json:"estimatedTokens"`
+	ASCIICodePoints     int      `json:"asciiCodePoints,omitempty"`
+	NonASCIICodePoints  int      `json:"nonAsciiCodePoints,omitempty"`
+	ReportedInputTokens int      `json:"reportedInputTokens,omitempty"`
 }
 
 // MapScore is the usefulness one batch scored.
@@ -97,6 +103,7 @@ type Diagnostics struct {
 	InvalidCitations    int            `json:"invalidCitations"`
 	Coverage            Coverage       `json:"coverage"`
 	Changes             *Changes       `json:"changes,omitempty"`
+	Usage               Usage          `json:"usage"`
 	StartedAt           time.Time      `json:"startedAt"`
 	FinishedAt          time.Time      `json:"finishedAt"`
 

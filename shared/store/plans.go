@@ -258,6 +258,7 @@ func (s *Runs) planItem(ctx context.Context, what, queryID string) (*planHeader,
 var batchMetaAttrs = []string{
 	"queryId", "sk", "expiresAt",
 	"batch.runId", "batch.index", "batch.communityIds", "batch.estimatedTokens", "batch.sources", "batch.centrality", "batch.textHashes",
+	"batch.asciiCodePoints", "batch.nonAsciiCodePoints",
 }
 
 // PlanMeta implements globalsearch.Plans: the plan item (one GetItem), then

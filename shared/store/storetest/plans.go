@@ -34,6 +34,9 @@ func samplePlan(queryID string, n int) globalsearch.Plan {
 			CommunityIDs:    []string{fmt.Sprintf("c%d", 2*i), fmt.Sprintf("c%d", 2*i+1)},
 			EstimatedTokens: 100 + i,
 			Content:         fmt.Sprintf("[Community ID: c%d | summary part 1]\nbatch %d text", 2*i, i),
+			// Reduce reports usage from these (docs/contract.md#usage), so
+			// the metadata read keeps them too.
+			ASCIICodePoints: 300 + i, NonASCIICodePoints: 40 + i,
 			// Reduce resolves citations and counts cited documents from
 			// these, so the metadata read keeps them.
 			Sources: []globalsearch.Sources{

@@ -128,12 +128,18 @@ func sampleResult(queryID string, batches int) globalsearch.Result {
 				},
 				CitedCommunities: 1, CitedDocuments: 1,
 			},
+			Usage: globalsearch.Usage{
+				ModelID: "bedrock:model-a", SystemPrompt: globalsearch.CodePoints{ASCII: 300, NonASCII: 2},
+				Map:    globalsearch.StageEstimate{Calls: batches - 1, EstimatedInputTokens: 7000, ReportedInputTokens: 7700, Ratio: 1.1, WorstBatchRatio: 1.25, WorstBatchIndex: new(int)},
+				Reduce: globalsearch.StageEstimate{Calls: 1, EstimatedInputTokens: 500, ReportedInputTokens: 550, Ratio: 1.1},
+			},
 		},
 	}
 	for i := range batches {
 		r.Diagnostics.Batches = append(r.Diagnostics.Batches, globalsearch.BatchSummary{
 			CommunityIDs:    []string{fmt.Sprintf("community-%06d", 3*i), fmt.Sprintf("community-%06d", 3*i+1), fmt.Sprintf("community-%06d", 3*i+2)},
 			EstimatedTokens: 7000 + i%400,
+			ASCIICodePoints: 20000 + i, NonASCIICodePoints: 1000 + i, ReportedInputTokens: 7100 + i%300,
 		})
 		r.Diagnostics.MapScores = append(r.Diagnostics.MapScores, globalsearch.MapScore{BatchIndex: i, Usefulness: float64(i % 101)})
 	}

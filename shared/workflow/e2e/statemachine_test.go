@@ -261,6 +261,32 @@ func TestStateMachine(t *testing.T) {
 				require.Len(t, res.MapErrors, 1)
 				assert.Contains(t, res.MapErrors[0].Message, "ModelError", "the Catch passes the error name on to reduce")
 				assert.Equal(t, []string{"c1"}, res.MapErrors[0].CommunityIDs)
+				// The reduce Lambda compares the estimate with the model's
+				// report from the runs table alone (docs/contract.md#usage):
+				// the code points come through the plan's metadata read.
+				d := res.Diagnostics
+				require.Len(t, d.Batches, 3)
+				var estimated int
+				for i, b := range d.Batches {
+					counted := tokens.Count{ASCII: b.ASCIICodePoints, NonASCII: b.NonASCIICodePoints}
+					assert.Equal(t, b.EstimatedTokens, counted.Tokens(), "batch %d: the code points its estimate counts", i)
+					if i == 1 {
+						assert.Zero(t, b.ReportedInputTokens, "a failed batch has no report")
+						continue
+					}
+					assert.Equal(t, 100, b.ReportedInputTokens, "batch %d: what the model reported", i)
+					estimated += b.EstimatedTokens
+				}
+				m := d.Usage.Map
+				assert.Equal(t, 2, m.Calls)
+				assert.Equal(t, estimated, m.EstimatedInputTokens)
+				assert.Equal(t, 200, m.ReportedInputTokens)
+				assert.InDelta(t, 200/float64(estimated), m.Ratio, 1e-4)
+				require.NotNil(t, m.WorstBatchIndex)
+				assert.Contains(t, []int{0, 2}, *m.WorstBatchIndex)
+				assert.Equal(t, globalsearch.StageEstimate{Calls: 1, EstimatedInputTokens: d.ReducePromptTokens, ReportedInputTokens: 100,
+					Ratio: d.Usage.Reduce.Ratio}, d.Usage.Reduce)
+				assert.Positive(t, d.Usage.SystemPrompt.ASCII)
 			},
 		},
 		{

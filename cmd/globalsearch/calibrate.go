@@ -1,0 +1,310 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/store"
+)
+
+const calibrateUsage = `usage: globalsearch calibrate [flags] [RESULT.json ...]
+       globalsearch calibrate --count-tokens --model bedrock:ID [plan flags]
+
+fits the ASCII and non-ASCII characters-per-token rates of a model from the
+map calls of recorded results (docs/contract.md#calibrate): files as
+run --json writes them ("-" reads standard input; a file may hold several),
+and/or results read from a DynamoDB runs table by query id. With
+--count-tokens first, it plans a search instead (plan's flags) and counts
+each map prompt with Bedrock's CountTokens: no inference, no charge.
+
+flags:
+`
+
+const quantileHelp = "share of map calls the printed headroom covers, in (0, 1]"
+
+// maxResultFileBytes bounds one results file: a result of the largest plan
+// the state machine runs is a few MiB.
+const maxResultFileBytes = 256 << 20
+
+// calibrateOutput is what calibrate --json prints.
+type calibrateOutput struct {
+	ModelID string `json:"modelId,omitempty"`
+	Results int    `json:"results"`
+	// CountedPlan says the calls are a plan's map prompts counted with
+	// the model's CountTokens (--count-tokens), not recorded results.
+	CountedPlan bool `json:"countedPlan,omitempty"`
+	// SkippedOfflineResults are results of the offline model, which
+	// reports the estimate and so has no rate to fit.
+	SkippedOfflineResults int `json:"skippedOfflineResults"`
+	globalsearch.Calibration
+}
+
+func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) > 0 && (args[0] == "--count-tokens" || args[0] == "-count-tokens") {
+		return calibrateCountTokens(ctx, env, args[1:])
+	}
+	fs := newFlagSet("calibrate", env)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), calibrateUsage)
+		fs.PrintDefaults()
+	}
+	var (
+		table    = fs.String("table", "", "DynamoDB runs table to read results from, with --query-id (endpoint from AWS_ENDPOINT_URL_DYNAMODB when set)")
+		ids      stringList
+		model    = fs.String("model", "", "fit only the results of this model id (diagnostics.usage.modelId); needed when the results are of several")
+		quantile = fs.Float64("quantile", 0.99, quantileHelp)
+		jsonOut  = fs.Bool("json", false, "print the calibration as JSON")
+		counted  = fs.Bool("count-tokens", false, "first argument only: plan a search (plan's flags) and count its map prompts with Bedrock's CountTokens")
+	)
+	fs.Var(&ids, "query-id", "query id of a result in --table (repeat, or separate with commas)")
+	if err := parseQuiet(fs, args); err != nil {
+		return err
+	}
+	files := fs.Args()
+	switch {
+	case *counted:
+		return &usageError{"--count-tokens goes first: it takes plan's flags (globalsearch calibrate --count-tokens --model bedrock:ID --index FILE --query Q)"}
+	case len(files) == 0 && *table == "":
+		return &usageError{"calibrate needs result files or --table with --query-id (see globalsearch calibrate -h)"}
+	case *table != "" && len(ids) == 0:
+		return &usageError{"--table needs --query-id: the query ids of the results to read"}
+	case *table == "" && len(ids) > 0:
+		return &usageError{"--query-id needs --table: the runs table that holds the results"}
+	case !validQuantile(*quantile):
+		return quantileError(*quantile)
+	}
+	// Files first: a bad file is refused before any AWS call.
+	var results []globalsearch.Result
+	for _, name := range files {
+		rs, err := readResults(env, name)
+		if err != nil {
+			return err
+		}
+		results = append(results, rs...)
+	}
+	if *table != "" {
+		rs, err := tableResults(ctx, *table, ids)
+		if err != nil {
+			return err
+		}
+		results = append(results, rs...)
+	}
+	samples, modelID, skipped, err := globalsearch.CalibrationSamples(results, *model)
+	if err != nil {
+		return err
+	}
+	c, err := globalsearch.Calibrate(samples, *quantile)
+	if err != nil {
+		return err
+	}
+	out := calibrateOutput{ModelID: modelID, Results: len(results), SkippedOfflineResults: skipped, Calibration: c}
+	return writeCalibration(env.stdout, out, *jsonOut)
+}
+
+func validQuantile(q float64) bool { return q > 0 && q <= 1 }
+
+func quantileError(q float64) error {
+	return &usageError{fmt.Sprintf("--quantile %v is not in (0, 1]: 0.99 covers 99%% of the map calls", q)}
+}
+
+// calibrateCountTokens is calibrate --count-tokens: the plan's map prompts,
+// counted by the model's own tokenizer, are the calls fitted.
+func calibrateCountTokens(ctx context.Context, env *cliEnv, args []string) error {
+	var quantile float64
+	f, err := parseSearchFlagsWith("calibrate", env, args, func(fs *flag.FlagSet) {
+		fs.Float64Var(&quantile, "quantile", 0.99, quantileHelp)
+	})
+	if err != nil {
+		return err
+	}
+	if !validQuantile(quantile) {
+		return quantileError(quantile)
+	}
+	spec, err := parseModelSpec(f.model.spec)
+	if err != nil {
+		return err
+	}
+	if spec.provider != providerBedrock {
+		return &usageError{"--count-tokens counts with Bedrock's CountTokens: give --model bedrock:<model-id>"}
+	}
+	// The request and the index first: a bad one costs no AWS call.
+	e, p, err := f.engine(ctx, env, false)
+	if err != nil {
+		return err
+	}
+	if err := f.model.resolve(env); err != nil {
+		return err
+	}
+	m, err := f.model.build(ctx, env, spec)
+	if err != nil {
+		return err
+	}
+	counter, ok := m.(globalsearch.TokenCounter)
+	if !ok {
+		return fmt.Errorf("model %s counts no tokens", f.model.spec)
+	}
+	samples, err := e.CountedSamples(ctx, p, counter)
+	if err != nil {
+		return err
+	}
+	c, err := globalsearch.Calibrate(samples, quantile)
+	if err != nil {
+		return err
+	}
+	out := calibrateOutput{ModelID: strings.TrimSpace(f.model.spec), CountedPlan: true, Calibration: c}
+	return writeCalibration(env.stdout, out, f.jsonOut)
+}
+
+func writeCalibration(w io.Writer, out calibrateOutput, jsonOut bool) error {
+	if jsonOut {
+		return writeJSON(w, out)
+	}
+	printCalibration(w, out)
+	return nil
+}
+
+// stringList is a flag that may be repeated, each value a comma-separated
+// list.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(s string) error {
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			*l = append(*l, v)
+		}
+	}
+	return nil
+}
+
+// readResults reads the results of one file ("-": standard input): one
+// JSON result, or several one after another. Anything else is invalid
+// input naming the file, so a plan or a misnamed file never counts as a
+// result without calls.
+func readResults(env *cliEnv, name string) ([]globalsearch.Result, error) {
+	var r io.Reader = env.stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "read results: %v", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxResultFileBytes+1))
+	switch {
+	case err != nil:
+		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "read results from %s: %v", name, err)
+	case len(data) > maxResultFileBytes:
+		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "%s is larger than %d MiB: no result is that large", name, maxResultFileBytes>>20)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var out []globalsearch.Result
+	for n := 1; ; n++ {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "%s: value %d is not JSON: %v", name, n, err)
+		}
+		res, err := decodeResult(raw)
+		if err != nil {
+			return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "%s: value %d is not a result as run --json writes it: %v", name, n, err)
+		}
+		out = append(out, res)
+	}
+	if len(out) == 0 {
+		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "%s holds no result", name)
+	}
+	return out, nil
+}
+
+// decodeResult decodes one result: an object with a query id and
+// diagnostics. Unknown fields are allowed, so a newer version's results
+// still read.
+func decodeResult(raw json.RawMessage) (globalsearch.Result, error) {
+	var probe struct {
+		QueryID     string          `json:"queryId"`
+		Diagnostics json.RawMessage `json:"diagnostics"`
+	}
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return globalsearch.Result{}, err
+	}
+	if probe.QueryID == "" || len(probe.Diagnostics) == 0 {
+		return globalsearch.Result{}, errors.New("it has no queryId or no diagnostics")
+	}
+	var res globalsearch.Result
+	err := json.Unmarshal(raw, &res)
+	return res, err
+}
+
+// tableResults reads the results of ids from the runs table.
+func tableResults(ctx context.Context, table string, ids []string) ([]globalsearch.Result, error) {
+	client, err := dynamoDBClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := store.NewRuns(store.NewClient(client), table)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]globalsearch.Result, 0, len(ids))
+	for _, id := range ids {
+		res, err := runs.Result(ctx, id)
+		if err != nil {
+			if errors.Is(err, globalsearch.ErrNotFound) {
+				return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "query id %s has no result in table %s", id, table)
+			}
+			return nil, missingTable(fmt.Errorf("read result of %s: %w", id, err), table)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// printCalibration prints c for a person: the rates, then the headroom
+// each needs.
+func printCalibration(w io.Writer, out calibrateOutput) {
+	c := out.Calibration
+	model := ""
+	if out.ModelID != "" {
+		model = ", model " + out.ModelID
+	}
+	if out.CountedPlan {
+		fmt.Fprintf(w, "fitted from %s counted with CountTokens (no inference)%s\n", count(c.Calls, "planned map prompt", "planned map prompts"), model)
+	} else {
+		fmt.Fprintf(w, "fitted from %s in %s%s\n", count(c.Calls, "map call", "map calls"), count(out.Results, "result", "results"), model)
+	}
+	if out.SkippedOfflineResults > 0 {
+		fmt.Fprintf(w, "skipped %s of the offline model, which reports the estimate\n", count(out.SkippedOfflineResults, "result", "results"))
+	}
+	fmt.Fprintf(w, "ASCII:     %s characters a token%s\n", rate(c.ASCIIRate), held(c.ASCIIFitted, globalsearch.EstimateASCIIRate))
+	fmt.Fprintf(w, "non-ASCII: %s characters a token%s\n", rate(c.NonASCIIRate), held(c.NonASCIIFitted, globalsearch.EstimateNonASCIIRate))
+	pct := strconv.FormatFloat(c.Quantile*100, 'f', -1, 64) + "%"
+	fmt.Fprintf(w, "headroom:  %s (%s of the calls within the count at these rates x %s; worst %s)\n",
+		rate(c.Headroom), pct, rate(c.Headroom), rate(c.WorstRatio))
+	fmt.Fprintf(w, "the estimate: reported / estimated %s overall, %s at %s, worst %s\n",
+		rate(c.Estimate.Ratio), rate(c.Estimate.Headroom), pct, rate(c.Estimate.Worst))
+}
+
+func rate(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+
+// held says when a rate was not fitted but held at the estimate's.
+func held(fitted bool, estimate float64) string {
+	if fitted {
+		return ""
+	}
+	return fmt.Sprintf(" (held at the estimate's %s: the calls do not separate it)", strconv.FormatFloat(estimate, 'f', -1, 64))
+}
