@@ -235,7 +235,7 @@ func TestOfflineRunUsage(t *testing.T) {
 	var res globalsearch.Result
 	require.NoError(t, json.Unmarshal(data, &res))
 	u := res.Diagnostics.Usage
-	assert.Equal(t, globalsearch.OfflineModelID, u.ModelID)
+	assert.True(t, globalsearch.IsOfflineModelID(u.ModelID), u.ModelID)
 	assert.Equal(t, 12, u.Map.Calls)
 	assert.Equal(t, u.Map.EstimatedInputTokens, u.Map.ReportedInputTokens)
 	assert.Equal(t, 1.0, u.Map.Ratio)

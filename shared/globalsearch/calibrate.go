@@ -25,8 +25,14 @@ const (
 )
 
 // OfflineModelID is the model id of the offline model, which reports the
-// estimate itself: its results have nothing to teach a calibration.
+// estimate itself: its results have nothing to teach a calibration. A run
+// records it with its rules' version ("offline/2", the map-cache id).
 const OfflineModelID = "offline"
+
+// IsOfflineModelID reports whether id names the offline model, of any version.
+func IsOfflineModelID(id string) bool {
+	return id == OfflineModelID || strings.HasPrefix(id, OfflineModelID+"/")
+}
 
 // CalibrationSamples gathers the map calls of results that a calibration
 // can compare: batches whose model reported input tokens and whose plan
@@ -40,7 +46,7 @@ func CalibrationSamples(results []Result, model string) (samples []CalibrationSa
 	for _, r := range results {
 		id := r.Diagnostics.Usage.ModelID
 		switch {
-		case id == OfflineModelID:
+		case IsOfflineModelID(id):
 			skipped++
 		case model == "" || id == model:
 			models[id] = true
