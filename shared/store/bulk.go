@@ -3,9 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -32,12 +30,11 @@ func (s *Client) queryAll(ctx context.Context, table string, b expression.Builde
 	if err != nil {
 		return nil, fmt.Errorf("build query: %w", err)
 	}
-	names, keyCondition, projection := fixedWidthNames(expr.Names(), expr.KeyCondition(), expr.Projection())
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(table),
-		KeyConditionExpression:    keyCondition,
-		ProjectionExpression:      projection,
-		ExpressionAttributeNames:  names,
+		KeyConditionExpression:    expr.KeyCondition(),
+		ProjectionExpression:      expr.Projection(),
+		ExpressionAttributeNames:  expr.Names(),
 		ExpressionAttributeValues: expr.Values(),
 	}
 	if consistent {
@@ -208,32 +205,4 @@ func untilProcessed[T any](s *Client, ctx context.Context, pending []T, send fun
 		}
 	}
 	return nil
-}
-
-// nameAlias is an attribute-name placeholder as the expression builder
-// writes it (#0, #1, ... #12).
-var nameAlias = regexp.MustCompile(`#(\d+)`)
-
-// fixedWidthNames rewrites the builder's name placeholders to one width
-// (#n000, #n001, ...), in the names map and in the expressions that use
-// them. DynamoDB reads either; the in-process emulator the tests run
-// substitutes a placeholder inside a longer one ("#1" inside "#12"), which
-// a projection of ten names or more meets (PlanMeta's does), and no
-// placeholder of one width is a prefix of another.
-func fixedWidthNames(names map[string]string, keyCondition, projection *string) (map[string]string, *string, *string) {
-	widen := func(alias string) string {
-		n, _ := strconv.Atoi(alias[1:])
-		return fmt.Sprintf("#n%03d", n)
-	}
-	out := make(map[string]string, len(names))
-	for alias, name := range names {
-		out[widen(alias)] = name
-	}
-	rewrite := func(e *string) *string {
-		if e == nil {
-			return nil
-		}
-		return aws.String(nameAlias.ReplaceAllStringFunc(*e, widen))
-	}
-	return out, rewrite(keyCondition), rewrite(projection)
 }
