@@ -11,16 +11,24 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
 
-// citingModel answers each map batch citing its first community and an
-// id of no batch; reduce cites the community named cite.
+// citingModel answers each map batch citing the community named cite (its
+// first community when the batch lacks it) and an id of no batch; reduce
+// cites cite. Whatever order the shuffle gives the parts, the map answer
+// and the reduce answer cite the same community.
 type citingModel struct{ cite string }
 
 func (m citingModel) Complete(_ context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
 	if req.Stage == globalsearch.StageReduce {
 		return globalsearch.ModelResponse{Text: `{"answer":"Solar rose ` + globalsearch.CitationMark([]string{m.cite}) + `."}`}, nil
 	}
+	cited := req.Parts[0].CommunityID
+	for _, part := range req.Parts {
+		if part.CommunityID == m.cite {
+			cited = m.cite
+		}
+	}
 	return globalsearch.ModelResponse{Text: `{"answer":"Solar rose ` +
-		globalsearch.CitationMark([]string{req.Parts[0].CommunityID, "zz"}) + `.","usefulness":50}`}, nil
+		globalsearch.CitationMark([]string{cited, "zz"}) + `.","usefulness":50}`}, nil
 }
 
 // TestReduceStepReadsProvenanceFromTheRunsTable runs the steps as the
