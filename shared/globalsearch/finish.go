@@ -100,6 +100,10 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	d.ModelCalls = d.Map.ModelCalls + d.Reduce.ModelCalls
 	d.InputTokens = d.Map.InputTokens + d.Reduce.InputTokens
 	d.OutputTokens = d.Map.OutputTokens + d.Reduce.OutputTokens
+	if e.Prices != nil {
+		cost := e.Prices.UsageCost(d.Map, d.Reduce)
+		d.Cost = &cost
+	}
 	d.Coverage.MapAnswers = mapCoverage(r.answers, len(res.MapErrors), r.selected)
 	d.Coverage.CitedCommunities, d.Coverage.CitedDocuments = citedCoverage(res.Citations)
 	if err := e.Runs.SaveResult(saveContext(ctx, status), *res, r.plan.RunID); err != nil {
@@ -130,6 +134,7 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 			AvailableLevels: plan.AvailableLevels,
 			Coverage:        plan.Coverage,
 			StartedAt:       plan.CreatedAt,
+			AutoLevel:       plan.AutoLevel,
 		},
 	}
 	res.FailedMapBatches = len(res.MapErrors)

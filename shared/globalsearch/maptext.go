@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/batch"
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
 // Section markers of a map text (docs/contract.md#map-text).
@@ -134,26 +135,50 @@ func (m mapInputs) mapText(i int, w *walkScratch) string {
 // mapTextSize is the exact length of mapText's result, computed without
 // building it.
 func (m mapInputs) mapTextSize(i int, w *walkScratch) int {
-	size := len(summaryHeader) + len(m.selected[i].Summary)
+	size := 0
+	m.pieces(i, w, func(s string) { size += len(s) })
+	return size
+}
+
+// mapTextCount is the code point count of mapText's result, the estimate's
+// input (docs/contract.md#token-estimate), computed without building it.
+func (m mapInputs) mapTextCount(i int, w *walkScratch) tokens.Count {
+	var c tokens.Count
+	m.pieces(i, w, func(s string) { c = c.Add(tokens.Of(s)) })
+	return c
+}
+
+// pieces hands emit every string mapText writes for summary i, though not
+// in its order (each excerpt comes with its claim), so a measure that adds
+// up cannot disagree with the text.
+func (m mapInputs) pieces(i int, w *walkScratch, emit func(string)) {
+	emit(summaryHeader)
+	emit(m.selected[i].Summary)
 	claims, chunks := 0, 0
 	for c, fresh := range m.walk(i, w) {
 		claims++
-		size += len("\n- ") + len(c.Subject) + len(": ") + len(c.Description)
+		emit("\n- ")
+		emit(c.Subject)
+		emit(": ")
+		emit(c.Description)
 		if c.Object != "" {
-			size += len(" -> ") + len(c.Object)
+			emit(" -> ")
+			emit(c.Object)
 		}
 		for _, x := range fresh {
 			chunks++
-			size += len("\n- (") + len(x.id) + len(") ") + len(x.text)
+			emit("\n- (")
+			emit(x.id)
+			emit(") ")
+			emit(x.text)
 		}
 	}
 	if claims > 0 {
-		size += len(claimsHeader)
+		emit(claimsHeader)
 	}
 	if chunks > 0 {
-		size += len(excerptsHeader)
+		emit(excerptsHeader)
 	}
-	return size
 }
 
 // sources lists the claims and existing chunks of summary i's map text, in

@@ -34,12 +34,24 @@ type Plan struct {
 	IndexNotes
 	// Coverage is what the map input holds (docs/contract.md#coverage);
 	// the plan item keeps it, so reduce reports it without reading the index.
-	Coverage  Coverage  `json:"coverage"`
-	CreatedAt time.Time `json:"createdAt"`
+	Coverage Coverage `json:"coverage"`
+	// AutoLevel is what communityLevel "auto" chose (docs/contract.md#auto-level);
+	// the plan item keeps it, so the result reports it.
+	AutoLevel *LevelChoice `json:"autoLevel,omitempty"`
+	CreatedAt time.Time    `json:"createdAt"`
 	// MapSkeleton is the map prompt without content that the batches were
 	// packed against (docs/contract.md#batching), as the engine's prompts
 	// render it. It is not stored: map calls render their own.
 	MapSkeleton string `json:"-"`
+}
+
+// MapInputTokens is the estimated tokens of every map prompt of the plan.
+func (p Plan) MapInputTokens() int {
+	total := 0
+	for _, b := range p.Batches {
+		total += b.EstimatedTokens
+	}
+	return total
 }
 
 // IndexNotes is what prepare noticed about the index on the way
