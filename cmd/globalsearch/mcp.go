@@ -334,8 +334,8 @@ func (t *mcpTools) planSearch(ctx context.Context, _ *mcp.CallToolRequest, in se
 	out := newPlanOutput(plan, p)
 	res := planToolOutput{Summaries: out.SummaryCount, Batches: out.BatchCount,
 		EstimatedTokens: out.EstimatedMapInputTokens, MaxModelCalls: out.MaxModelCalls}
-	if usd, ok := out.cost(&t.flags.model, p); ok {
-		res.CostUSD = &usd
+	if c := newPlanCost(e.Prices, out, p); c != nil {
+		res.CostUSD = &c.Total
 	}
 	return nil, res, nil
 }

@@ -38,7 +38,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 	} else if err == nil {
 		fmt.Fprintln(env.stdout, terminalText(res.Answer))
 		fmt.Fprintln(env.stdout)
-		fmt.Fprintln(env.stdout, terminalText(statusLine(res, &f.model, !f.noShuffle)))
+		fmt.Fprintln(env.stdout, terminalText(statusLine(res, !f.noShuffle)))
 		fmt.Fprintln(env.stdout, res.Diagnostics.Coverage.Line())
 		if res.Status == globalsearch.StatusPartial {
 			printMapErrors(env.stderr, res.MapErrors)
@@ -79,7 +79,7 @@ func levelList(levels []int) string {
 	return list
 }
 
-func statusLine(res globalsearch.Result, model *modelOptions, shuffled bool) string {
+func statusLine(res globalsearch.Result, shuffled bool) string {
 	d := res.Diagnostics
 	parts := []string{
 		fmt.Sprintf("status %s", res.Status),
@@ -105,8 +105,8 @@ func statusLine(res globalsearch.Result, model *modelOptions, shuffled bool) str
 	if d.EmptyNamespace {
 		parts = append(parts, emptyNamespaceNote(res.Namespace, d.AvailableNamespaces))
 	}
-	if usd, ok := model.cost(d.InputTokens, d.OutputTokens); ok {
-		parts = append(parts, fmt.Sprintf("cost ~$%.4f", usd))
+	if d.Cost != nil {
+		parts = append(parts, fmt.Sprintf("cost ~$%.4f (map $%.4f, reduce $%.4f)", d.Cost.Total(), d.Cost.Map, d.Cost.Reduce))
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }

@@ -57,14 +57,22 @@ func (f *searchFlags) newEngine(ctx context.Context, env *cliEnv, idx globalsear
 	if f.verbose {
 		e.Logger = slog.New(slog.NewJSONHandler(env.stderr, nil))
 	}
+	// Prices hold maxCostUsd in plan too, which opens no model.
+	if err := f.model.resolve(env); err != nil {
+		return nil, err
+	}
+	if e.Prices, err = f.model.prices(env); err != nil {
+		return nil, err
+	}
 	if withModel {
-		if e.Model, err = f.model.open(ctx, env); err != nil {
+		if e.Model, e.ReduceModel, err = f.model.openStages(ctx, env); err != nil {
 			return nil, err
 		}
 		if e.Cache, err = f.cache.open(env); err != nil {
 			return nil, err
 		}
-		e.ModelID = strings.TrimSpace(f.model.spec)
+		// The cache keys by the map model (docs/contract.md#map-cache).
+		e.ModelID = strings.TrimSpace(f.model.mapSpec())
 	}
 	return e, nil
 }

@@ -79,7 +79,7 @@ func (e *Engine) checkCost(p Params, mapInputTokens, batches int) error {
 	}
 	return Errorf(KindPlanTooLarge,
 		"the plan's worst case costs $%s (map $%s over %s with every retry, reduce $%s), but this run may cost at most $%s: raise maxCostUsd, choose a coarser communityLevel or communityLevel \"auto\" with a lower maxMapInputTokens, or a cheaper map model",
-		usd(worst.Total()), usd(worst.Map), Plural(batches, "map batch", "map batches"), usd(worst.Reduce), usd(p.MaxCostUSD))
+		usdCost(worst.Total()), usdCost(worst.Map), Plural(batches, "map batch", "map batches"), usdCost(worst.Reduce), usd(p.MaxCostUSD))
 }
 
 // needPrices refuses a cost ceiling the engine cannot price, before any
@@ -93,8 +93,13 @@ func (e *Engine) needPrices(p Params) error {
 	return nil
 }
 
-// usd writes an amount of dollars as short as it reads exactly.
+// usd writes an amount of dollars as short as it reads exactly: a ceiling
+// as the request gave it.
 func usd(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// usdCost writes a computed cost to a millionth of a dollar, which no
+// price per 1,000 tokens needs more than.
+func usdCost(v float64) string { return usd(math.Round(v*1e6) / 1e6) }
 
 var errUSD = errors.New("maxCostUsd must be a positive number of US dollars")
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -63,8 +65,7 @@ func TestCostCeilingRefusedBeforeAnyModelCall(t *testing.T) {
 }
 
 func usdText(v float64) string {
-	data, _ := json.Marshal(v)
-	return string(data)
+	return strconv.FormatFloat(math.Round(v*1e6)/1e6, 'f', -1, 64)
 }
 
 // A cost ceiling the engine cannot price is refused before any read.
