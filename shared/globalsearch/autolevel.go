@@ -100,10 +100,10 @@ func (in *mapInputs) chooseLevel(h *hierarchy, p Params, plan *Plan) error {
 	if in.len() == 0 {
 		return nil
 	}
-	w := newWalkScratch()
+	w, memo := newWalkScratch(), newCountMemo()
 	tokens := make([]int, in.len())
 	for i := range in.selected {
-		tokens[i] = in.mapTextCount(i, w).Tokens()
+		tokens[i] = in.mapTextCount(i, w, memo).Tokens()
 	}
 	ladder := h.ladder(in.selected, tokens)
 	if len(ladder) == 0 {

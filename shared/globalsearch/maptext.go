@@ -142,35 +142,59 @@ func (m mapInputs) mapTextSize(i int, w *walkScratch) int {
 
 // mapTextCount is the code point count of mapText's result, the estimate's
 // input (docs/contract.md#token-estimate), computed without building it.
-func (m mapInputs) mapTextCount(i int, w *walkScratch) tokens.Count {
+// memo keeps the count of each claim's and excerpt's lines, which the map
+// texts of every level above a leaf repeat.
+func (m mapInputs) mapTextCount(i int, w *walkScratch, memo *countMemo) tokens.Count {
 	var c tokens.Count
-	m.pieces(i, w, func(s string) { c = c.Add(tokens.Of(s)) })
+	add := func(s string) { c = c.Add(tokens.Of(s)) }
+	m.layout(i, w, add, func(cl *Claim) {
+		n, ok := memo.claims[cl]
+		if !ok {
+			claimPieces(cl, func(s string) { n = n.Add(tokens.Of(s)) })
+			memo.claims[cl] = n
+		}
+		c = c.Add(n)
+	}, func(x excerpt) {
+		n, ok := memo.chunks[x.id]
+		if !ok {
+			excerptPieces(x, func(s string) { n = n.Add(tokens.Of(s)) })
+			memo.chunks[x.id] = n
+		}
+		c = c.Add(n)
+	})
 	return c
+}
+
+// countMemo is what mapTextCount remembers across the map texts of a plan.
+type countMemo struct {
+	claims map[*Claim]tokens.Count
+	chunks map[string]tokens.Count
+}
+
+func newCountMemo() *countMemo {
+	return &countMemo{claims: map[*Claim]tokens.Count{}, chunks: map[string]tokens.Count{}}
 }
 
 // pieces hands emit every string mapText writes for summary i, though not
 // in its order (each excerpt comes with its claim), so a measure that adds
 // up cannot disagree with the text.
 func (m mapInputs) pieces(i int, w *walkScratch, emit func(string)) {
+	m.layout(i, w, emit, func(c *Claim) { claimPieces(c, emit) }, func(x excerpt) { excerptPieces(x, emit) })
+}
+
+// layout hands the parts of summary i's map text to the sinks: the headers
+// and the summary to emit, each claim line to claim and each excerpt line
+// to chunk.
+func (m mapInputs) layout(i int, w *walkScratch, emit func(string), claim func(*Claim), chunk func(excerpt)) {
 	emit(summaryHeader)
 	emit(m.selected[i].Summary)
 	claims, chunks := 0, 0
 	for c, fresh := range m.walk(i, w) {
 		claims++
-		emit("\n- ")
-		emit(c.Subject)
-		emit(": ")
-		emit(c.Description)
-		if c.Object != "" {
-			emit(" -> ")
-			emit(c.Object)
-		}
+		claim(c)
 		for _, x := range fresh {
 			chunks++
-			emit("\n- (")
-			emit(x.id)
-			emit(") ")
-			emit(x.text)
+			chunk(x)
 		}
 	}
 	if claims > 0 {
@@ -179,6 +203,26 @@ func (m mapInputs) pieces(i int, w *walkScratch, emit func(string)) {
 	if chunks > 0 {
 		emit(excerptsHeader)
 	}
+}
+
+// claimPieces and excerptPieces are one line of a map text, as mapText
+// writes it.
+func claimPieces(c *Claim, emit func(string)) {
+	emit("\n- ")
+	emit(c.Subject)
+	if c.Object != "" {
+		emit(" -> ")
+		emit(c.Object)
+	}
+	emit(": ")
+	emit(c.Description)
+}
+
+func excerptPieces(x excerpt, emit func(string)) {
+	emit("\n- (")
+	emit(x.id)
+	emit(") ")
+	emit(x.text)
 }
 
 // sources lists the claims and existing chunks of summary i's map text, in
