@@ -189,10 +189,12 @@ func guardTool[In, Out any](env *cliEnv, h mcp.ToolHandlerFor[In, Out]) mcp.Tool
 // searchInput is what both tools take. level is "leaf" or a level number,
 // as a string or a number.
 type searchInput struct {
-	Query        string `json:"query" jsonschema:"the question to answer"`
-	Namespace    string `json:"namespace,omitempty" jsonschema:"the index namespace to search (default: the index file's, else the deployment default)"`
-	Level        any    `json:"level,omitempty" jsonschema:"community level: \"leaf\" (default) or a level number, 0 the coarsest"`
-	ResponseType string `json:"responseType,omitempty" jsonschema:"the form of the answer, e.g. \"a bulleted list\" (default \"multiple paragraphs\")"`
+	Query     string `json:"query" jsonschema:"the question to answer"`
+	Namespace string `json:"namespace,omitempty" jsonschema:"the index namespace to search (default: the index file's, else the deployment default)"`
+	Level     any    `json:"level,omitempty" jsonschema:"community level: \"leaf\" (default), \"auto\" (the finest that fits maxMapInputTokens) or a level number, 0 the coarsest"`
+	// MaxMapInputTokens is the ceiling of level "auto" (docs/contract.md#auto-level).
+	MaxMapInputTokens *int   `json:"maxMapInputTokens,omitempty" jsonschema:"with level \"auto\": the most estimated map input tokens it may choose"`
+	ResponseType      string `json:"responseType,omitempty" jsonschema:"the form of the answer, e.g. \"a bulleted list\" (default \"multiple paragraphs\")"`
 }
 
 // globalSearchInput is global_search's input: a search and how much of
@@ -234,6 +236,7 @@ func (t *mcpTools) request(in searchInput) (toolRequest, error) {
 	if in.ResponseType != "" {
 		req.ResponseType = &in.ResponseType
 	}
+	req.MaxMapInputTokens = in.MaxMapInputTokens
 	if t.flags.set["seed"] {
 		seed := t.flags.seed
 		req.ShuffleSeed = &seed
@@ -336,6 +339,9 @@ func (t *mcpTools) planSearch(ctx context.Context, _ *mcp.CallToolRequest, in se
 		EstimatedTokens: out.EstimatedMapInputTokens, MaxModelCalls: out.MaxModelCalls}
 	if c := newPlanCost(e.Prices, out, p); c != nil {
 		res.CostUSD = &c.Total
+	}
+	if plan.AutoLevel != nil {
+		res.LevelUsed = plan.AutoLevel.LevelUsed.String()
 	}
 	return nil, res, nil
 }
