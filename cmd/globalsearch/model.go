@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -111,13 +110,8 @@ func parseTimeout(s string) (time.Duration, error) {
 	return d, nil
 }
 
-func parsePrice(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, fmt.Errorf("price must be a non-negative number of USD per 1,000 tokens, got %q", s)
-	}
-	return v, nil
-}
+// parsePrice is the rule of docs/contract.md#cost, as the variables read it.
+func parsePrice(s string) (float64, error) { return globalsearch.ParsePrice(s) }
 
 func (o *modelOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.spec, "model", providerOffline, "model: "+modelUsage)

@@ -18,6 +18,16 @@ const (
 	EnvReducePriceOut = "GRAPHRAG_REDUCE_PRICE_OUT"
 )
 
+// ParsePrice reads a price as a variable or a flag gives it: a
+// non-negative, finite number of USD per 1,000 tokens.
+func ParsePrice(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Errorf("price must be a non-negative number of USD per 1,000 tokens, got %q", s)
+	}
+	return v, nil
+}
+
 // PricesFromEnv reads the models' prices through lookup
 // (docs/contract.md#cost): each stage takes its own pair
 // (GRAPHRAG_MAP_PRICE_IN/OUT, GRAPHRAG_REDUCE_PRICE_IN/OUT), and what it
@@ -31,9 +41,9 @@ func PricesFromEnv(lookup func(string) (string, bool)) (*Prices, error) {
 		if !ok || strings.TrimSpace(v) == "" {
 			return 0, false, nil
 		}
-		usd, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || usd < 0 || math.IsInf(usd, 0) || math.IsNaN(usd) {
-			return 0, false, Errorf(KindInvalidInput, "%s: price must be a non-negative number of USD per 1,000 tokens, got %q", name, v)
+		usd, err := ParsePrice(v)
+		if err != nil {
+			return 0, false, Errorf(KindInvalidInput, "%s: %w", name, err)
 		}
 		return usd, true, nil
 	}
