@@ -86,6 +86,10 @@ func statusLine(res globalsearch.Result, shuffled bool) string {
 		count(d.SummaryCount, "summary", "summaries"),
 		count(d.BatchCount, "batch", "batches"),
 	}
+	if d.AutoLevel != nil {
+		// docs/contract.md#auto-level: the level "auto" chose.
+		parts = append(parts[:1], append([]string{"level auto: " + d.AutoLevel.LevelUsed.String()}, parts[1:]...)...)
+	}
 	if res.FailedMapBatches > 0 {
 		parts = append(parts, fmt.Sprintf("%d failed", res.FailedMapBatches))
 	}

@@ -44,6 +44,10 @@ func TestPlanAutoLevel(t *testing.T) {
 	assert.Contains(t, out.String(), "level auto under "+ceiling+" map input tokens: level 0\n")
 	assert.Contains(t, out.String(), " * 0     1 summary, "+strconv.Itoa(ladder[1].MapInputTokens)+" tokens (level 0 and the leaves above it)\n")
 
+	env, out, errOut = testEnv("")
+	require.Equal(t, 0, runMain(context.Background(), env, append([]string{"run", "--level", "auto", "--max-map-tokens", ceiling}, q...)), errOut.String())
+	assert.Contains(t, out.String(), "[status completed, level auto: 0, 1 summary, 1 batch,", "run's status line says the level used")
+
 	env, _, errOut = testEnv("")
 	assert.Equal(t, 2, runMain(context.Background(), env, append([]string{"plan", "--level", "auto", "--max-map-tokens", "1"}, q...)))
 	assert.Contains(t, errOut.String(), "raise maxMapInputTokens to at least "+strconv.Itoa(ladder[1].MapInputTokens))
