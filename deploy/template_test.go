@@ -65,8 +65,13 @@ func TestRolePolicies(t *testing.T) {
 		index  = " ${IndexTable.Arn}"
 		region = "arn:${AWS::Partition}:bedrock:${AWS::Region}"
 	)
-	model := func(s *stack) []string {
+	// model is what a stage's function may call: its own model's
+	// parameter when set (docs/contract.md#stage-models), else FoundationModelId.
+	model := func(s *stack, stageParam string) []string {
 		fm := s.params["FoundationModelId"]
+		if own := s.params[stageParam]; own != "" {
+			fm = own
+		}
 		prefix := s.params["InferenceProfilePrefix"]
 		if prefix == "" {
 			return []string{"bedrock:InvokeModel " + region + "::foundation-model/" + fm}
@@ -96,11 +101,11 @@ func TestRolePolicies(t *testing.T) {
 		"MapFunctionRole": func(s *stack) []string {
 			// docs/contract.md#map-cache: the map function alone reads and writes the map cache.
 			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs,
-				"dynamodb:GetItem ${MapCacheTable.Arn}", "dynamodb:PutItem ${MapCacheTable.Arn}"}, model(s)...)
+				"dynamodb:GetItem ${MapCacheTable.Arn}", "dynamodb:PutItem ${MapCacheTable.Arn}"}, model(s, "MapFoundationModelId")...)
 		},
 		"ReduceFunctionRole": func(s *stack) []string {
 			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:Query" + runs,
-				"dynamodb:UpdateItem" + runs}, model(s)...)
+				"dynamodb:UpdateItem" + runs}, model(s, "ReduceFoundationModelId")...)
 		},
 		"ApiFunctionRole": func(*stack) []string {
 			// docs/contract.md#cancel: DELETE stops this state machine's
@@ -136,6 +141,8 @@ func TestRolePolicies(t *testing.T) {
 	}{
 		{"inference profile (default)", nil},
 		{"foundation model in this region", map[string]string{"InferenceProfilePrefix": ""}},
+		{"a model per stage", map[string]string{"MapFoundationModelId": "amazon.nova-micro-v1:0", "ReduceFoundationModelId": "anthropic.claude-sonnet-4-5-20250929-v1:0"}},
+		{"a map model of its own, in this region", map[string]string{"MapFoundationModelId": "amazon.nova-micro-v1:0", "InferenceProfilePrefix": ""}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := translate(t, tc.overrides)

@@ -14,6 +14,10 @@ import (
 func TestInvoke(t *testing.T) {
 	otherNamespace := filepath.Join(t.TempDir(), "prepare-other.json")
 	require.NoError(t, os.WriteFile(otherNamespace, []byte(`{"request": {"query": "q", "namespace": "other", "queryId": "q-other"}}`), 0o600))
+	costly := filepath.Join(t.TempDir(), "prepare-costly.json")
+	require.NoError(t, os.WriteFile(costly, []byte(`{"request": {"query": "q", "queryId": "q-costly", "maxCostUsd": 0.0001}}`), 0o600))
+	auto := filepath.Join(t.TempDir(), "prepare-auto.json")
+	require.NoError(t, os.WriteFile(auto, []byte(`{"request": {"query": "q", "queryId": "q-auto", "communityLevel": "auto", "maxMapInputTokens": 1}}`), 0o600))
 	cases := []struct {
 		name       string
 		args       []string
@@ -24,6 +28,9 @@ func TestInvoke(t *testing.T) {
 		{"prepare", []string{"prepare", "--event", "../../events/prepare.json"}, 0, `"batchIndexes":[`, ""},
 		{"prepare rejects", []string{"prepare", "--event", "../../events/prepare-bad.json"}, 1, `"errorType":"InvalidInputError"`, ""},
 		{"prepare: a namespace the file does not hold", []string{"prepare", "--event", otherNamespace}, 1, `holds namespace \"sample\", not \"other\"`, ""},
+		{"prepare holds maxCostUsd to the prices given", []string{"prepare", "--event", costly, "--price-in", "3", "--price-out", "15"}, 1,
+			`"errorType":"PlanTooLargeError"`, ""},
+		{"prepare applies communityLevel auto", []string{"prepare", "--event", auto}, 1, `raise maxMapInputTokens to at least`, ""},
 		{"map seeds a plan", []string{"map", "--event", "../../events/map.json"}, 0, `"batchIndex":0`, ""},
 		{"reduce seeds answers", []string{"reduce", "--event", "../../events/reduce-partial.json"}, 0, `"status":"partial"`, ""},
 		{"api post", []string{"api", "--event", "../../events/api-post.json"}, 0, `"statusCode":202`, ""},

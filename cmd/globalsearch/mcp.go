@@ -189,11 +189,13 @@ func guardTool[In, Out any](env *cliEnv, h mcp.ToolHandlerFor[In, Out]) mcp.Tool
 // searchInput is what both tools take. level is "leaf" or a level number,
 // as a string or a number.
 type searchInput struct {
-	Query        string `json:"query" jsonschema:"the question to answer"`
-	Namespace    string `json:"namespace,omitempty" jsonschema:"the index namespace to search (default: the index file's, else the deployment default)"`
-	Level        any    `json:"level,omitempty" jsonschema:"community level: \"leaf\" (default) or a level number, 0 the coarsest"`
-	ResponseType string `json:"responseType,omitempty" jsonschema:"the form of the answer, e.g. \"a bulleted list\" (default \"multiple paragraphs\")"`
-	Selection    string `json:"selection,omitempty" jsonschema:"\"level\" (default) maps the summaries of level; \"dynamic\" rates communities top-down first and maps only the relevant ones"`
+	Query     string `json:"query" jsonschema:"the question to answer"`
+	Namespace string `json:"namespace,omitempty" jsonschema:"the index namespace to search (default: the index file's, else the deployment default)"`
+	Level     any    `json:"level,omitempty" jsonschema:"community level: \"leaf\" (default), \"auto\" (the finest that fits maxMapInputTokens) or a level number, 0 the coarsest"`
+	// MaxMapInputTokens is the ceiling of level "auto" (docs/contract.md#auto-level).
+	MaxMapInputTokens *int   `json:"maxMapInputTokens,omitempty" jsonschema:"with level \"auto\": the most estimated map input tokens it may choose"`
+	ResponseType      string `json:"responseType,omitempty" jsonschema:"the form of the answer, e.g. \"a bulleted list\" (default \"multiple paragraphs\")"`
+	Selection         string `json:"selection,omitempty" jsonschema:"\"level\" (default) maps the summaries of level; \"dynamic\" rates communities top-down first and maps only the relevant ones"`
 }
 
 // globalSearchInput is global_search's input: a search and how much of
@@ -238,6 +240,7 @@ func (t *mcpTools) request(in searchInput) (toolRequest, error) {
 	if in.Selection != "" {
 		req.Selection = &in.Selection
 	}
+	req.MaxMapInputTokens = in.MaxMapInputTokens
 	if t.flags.set["seed"] {
 		seed := t.flags.seed
 		req.ShuffleSeed = &seed
@@ -338,8 +341,11 @@ func (t *mcpTools) planSearch(ctx context.Context, _ *mcp.CallToolRequest, in se
 	out := newPlanOutput(plan, p)
 	res := planToolOutput{Summaries: out.SummaryCount, Batches: out.BatchCount,
 		EstimatedTokens: out.EstimatedMapInputTokens, MaxModelCalls: out.MaxModelCalls}
-	if usd, ok := out.cost(&t.flags.model, p); ok {
-		res.CostUSD = &usd
+	if c := newPlanCost(e.Prices, out, p); c != nil {
+		res.CostUSD = &c.Total
+	}
+	if plan.AutoLevel != nil {
+		res.LevelUsed = plan.AutoLevel.LevelUsed.String()
 	}
 	return nil, res, nil
 }

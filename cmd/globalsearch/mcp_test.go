@@ -106,8 +106,8 @@ func TestMCPTools(t *testing.T) {
 			inputs[tool.Name] = append(inputs[tool.Name], name)
 		}
 	}
-	assert.ElementsMatch(t, []string{"query", "namespace", "level", "responseType", "selection", "detail"}, inputs["global_search"])
-	assert.ElementsMatch(t, []string{"query", "namespace", "level", "responseType", "selection"}, inputs["plan_search"])
+	assert.ElementsMatch(t, []string{"query", "namespace", "level", "maxMapInputTokens", "responseType", "selection", "detail"}, inputs["global_search"])
+	assert.ElementsMatch(t, []string{"query", "namespace", "level", "maxMapInputTokens", "responseType", "selection"}, inputs["plan_search"])
 	assert.Len(t, inputs, 2, "two tools")
 
 	var out searchOutput
@@ -130,6 +130,12 @@ func TestMCPTools(t *testing.T) {
 	assert.Positive(t, plan.EstimatedTokens)
 	require.NotNil(t, plan.CostUSD, "prices are set")
 	assert.Positive(t, *plan.CostUSD)
+	assert.Empty(t, plan.LevelUsed, "a fixed level")
+
+	var auto planToolOutput
+	res = callTool(t, cs, "plan_search", map[string]any{"query": "How did solar power change?", "level": "auto", "maxMapInputTokens": 100000}, &auto)
+	require.False(t, res.IsError, toolText(res))
+	assert.Equal(t, "leaf", auto.LevelUsed, "docs/contract.md#auto-level: everything fits, the leaves")
 }
 
 func TestMCPPlanWithoutPricesHasNoCost(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -53,6 +52,7 @@ type modelOptions struct {
 	priceIn, priceOut priceFlag
 	timeout           durationFlag
 	kinds             modelKindOptions
+	stages            stageOptions
 	// envRead is set once resolve has applied GRAPHRAG_PRICE_IN/OUT.
 	envRead bool
 }
@@ -110,13 +110,8 @@ func parseTimeout(s string) (time.Duration, error) {
 	return d, nil
 }
 
-func parsePrice(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, fmt.Errorf("price must be a non-negative number of USD per 1,000 tokens, got %q", s)
-	}
-	return v, nil
-}
+// parsePrice is the rule of docs/contract.md#cost, as the variables read it.
+func parsePrice(s string) (float64, error) { return globalsearch.ParsePrice(s) }
 
 func (o *modelOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.spec, "model", providerOffline, "model: "+modelUsage)
@@ -124,6 +119,7 @@ func (o *modelOptions) register(fs *flag.FlagSet) {
 	fs.Var(&o.priceOut, "price-out", "USD per 1,000 output tokens, to print a cost (default $"+envPriceOut+")")
 	fs.Var(&o.timeout, "model-timeout", "longest wait for one model call, e.g. 90s (default $"+envTimeout+", else "+defaultModelTimeout.String()+")")
 	o.kinds.register(fs)
+	o.stages.register(fs)
 }
 
 // resolve fills the prices not given as flags from GRAPHRAG_PRICE_IN/OUT and
@@ -134,7 +130,11 @@ func (o *modelOptions) resolve(env *cliEnv) error {
 	if o.envRead {
 		return nil
 	}
-	if err := o.kinds.check(o.spec); err != nil {
+	if err := o.checkStageSpecs(); err != nil {
+		return err
+	}
+	// A kind flag must apply to the model of some stage.
+	if err := o.kinds.check(o.mapSpec()); err != nil && o.kinds.check(o.reduceSpec()) != nil {
 		return err
 	}
 	for _, p := range []struct {
@@ -171,15 +171,6 @@ func (o *modelOptions) resolve(env *cliEnv) error {
 		return &usageError{"--price-in and --price-out (or " + envPriceIn + " and " + envPriceOut + ") go together: give both or neither"}
 	}
 	return nil
-}
-
-// cost is the USD cost of tokens, those a run reported or the most a plan
-// may spend; ok is false when no price was given.
-func (o *modelOptions) cost(inputTokens, outputTokens int) (usd float64, ok bool) {
-	if !o.priceIn.set || !o.priceOut.set {
-		return 0, false
-	}
-	return float64(inputTokens)/1000*o.priceIn.usd + float64(outputTokens)/1000*o.priceOut.usd, true
 }
 
 // parseModelSpec parses a --model value; a bad one is a usageError that says
@@ -222,7 +213,12 @@ func parseModelSpec(s string) (modelSpec, error) {
 // open builds the model the flags name, each call bounded by the model
 // timeout.
 func (o *modelOptions) open(ctx context.Context, env *cliEnv) (globalsearch.Model, error) {
-	spec, err := parseModelSpec(o.spec)
+	return o.openSpec(ctx, env, o.spec)
+}
+
+// openSpec is open for the model specText names (a stage's, or --model).
+func (o *modelOptions) openSpec(ctx context.Context, env *cliEnv, specText string) (globalsearch.Model, error) {
+	spec, err := parseModelSpec(specText)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +229,7 @@ func (o *modelOptions) open(ctx context.Context, env *cliEnv) (globalsearch.Mode
 	if err != nil {
 		return nil, err
 	}
-	return globalsearch.TimeoutModel{Model: m, Name: strings.TrimSpace(o.spec), Timeout: o.timeout.d}, nil
+	return globalsearch.TimeoutModel{Model: m, Name: strings.TrimSpace(specText), Timeout: o.timeout.d}, nil
 }
 
 func (o *modelOptions) build(ctx context.Context, env *cliEnv, spec modelSpec) (globalsearch.Model, error) {

@@ -116,9 +116,14 @@ func TestPrices(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			usd, ok := o.cost(2000, 500)
-			assert.Equal(t, tc.wantOK, ok)
-			assert.InDelta(t, tc.wantCost, usd, 1e-12)
+			prices, err := o.prices(fakeEnv(tc.env))
+			require.NoError(t, err)
+			assert.Equal(t, tc.wantOK, prices != nil)
+			if prices != nil {
+				usd := prices.UsageCost(globalsearch.StageUsage{InputTokens: 2000, OutputTokens: 500}, globalsearch.StageUsage{})
+				assert.InDelta(t, tc.wantCost, usd.Map, 1e-12)
+				assert.Equal(t, prices.Map, prices.Reduce, "the shared pair prices both stages")
+			}
 		})
 	}
 }

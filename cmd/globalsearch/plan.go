@@ -34,7 +34,10 @@ type planOutput struct {
 	// Diagnostics holds the plan's coverage where a result holds its own
 	// (docs/contract.md#coverage), so one reader serves both.
 	Diagnostics planDiagnostics `json:"diagnostics"`
-	Batches     []plannedBatch  `json:"batches"`
+	// Cost is what the plan may cost per stage, when prices are set
+	// (docs/contract.md#cost).
+	Cost    *planCost      `json:"cost,omitempty"`
+	Batches []plannedBatch `json:"batches"`
 }
 
 type planDiagnostics struct {
@@ -42,6 +45,9 @@ type planDiagnostics struct {
 	// Changes is what changed since the last run of the plan's standing
 	// question (docs/contract.md#standing-questions).
 	Changes *globalsearch.Changes `json:"changes,omitempty"`
+	// AutoLevel is the ladder of communityLevel "auto" and its choice
+	// (docs/contract.md#auto-level), where a result holds it.
+	AutoLevel *globalsearch.LevelChoice `json:"autoLevel,omitempty"`
 }
 
 // newPlanOutput describes a plan as `plan` prints it.
@@ -51,7 +57,7 @@ func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
 		MapPromptBudget: p.MapPromptBudget(), ReducePromptBudget: p.ReducePromptBudget(),
 		MapSkeleton: plan.MapSkeleton, ShuffleSeed: p.ShuffleSeed,
 		IndexNotes:  plan.IndexNotes,
-		Diagnostics: planDiagnostics{Coverage: plan.Coverage, Changes: plan.Changes},
+		Diagnostics: planDiagnostics{Coverage: plan.Coverage, Changes: plan.Changes, AutoLevel: plan.AutoLevel},
 		Batches:     make([]plannedBatch, len(plan.Batches)),
 	}
 	if p.Batching == globalsearch.BatchingStable {
@@ -69,19 +75,6 @@ func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
 	return out
 }
 
-// cost is the most the plan can cost at the model's prices, one attempt
-// per call and every output reserve spent in full, when prices are set.
-func (out planOutput) cost(model *modelOptions, p globalsearch.Params) (float64, bool) {
-	maxOut := out.BatchCount*p.MapOutputReserve + p.ReduceOutputReserve
-	maxIn := out.EstimatedMapInputTokens + p.ReducePromptBudget()
-	// A rating call holds at most a full map prompt and replies within the
-	// map reserve (docs/contract.md#dynamic-selection).
-	ratingCalls := out.Selection.MostRatingCalls / globalsearch.RatingAttempts
-	maxIn += ratingCalls * p.MapPromptBudget()
-	maxOut += ratingCalls * p.MapOutputReserve
-	return model.cost(maxIn, maxOut)
-}
-
 type plannedBatch struct {
 	CommunityIDs    []string `json:"communityIds"`
 	EstimatedTokens int      `json:"estimatedTokens"`
@@ -93,16 +86,10 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	// plan calls no model, but a bad --model or price fails here as it
+	// would in run: the engine resolves the models' flags and prices.
 	e, p, err := f.engine(ctx, env, false)
 	if err != nil {
-		return err
-	}
-	// plan calls no model, but a bad --model or price must fail here as it
-	// would in run, and prices may come from the environment.
-	if _, err := parseModelSpec(f.model.spec); err != nil {
-		return err
-	}
-	if err := f.model.resolve(env); err != nil {
 		return err
 	}
 	out, err := planFor(ctx, e, p)
@@ -114,7 +101,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	} else {
-		printPlan(env.stdout, out, p, &f.model)
+		printPlan(env.stdout, out, p)
 	}
 	return checkSomethingToSearch(p.Namespace, p.CommunityLevel, out.EmptyNamespace, out.AvailableNamespaces, out.AvailableLevels)
 }
@@ -126,13 +113,14 @@ func planFor(ctx context.Context, e *globalsearch.Engine, p globalsearch.Params)
 		return planOutput{}, err
 	}
 	out := newPlanOutput(plan, p)
+	out.Cost = newPlanCost(e.Prices, out, p)
 	out.ModelCallCeiling = p.MaxModelCalls
 	out.MapMode = workflow.MapMode(len(plan.Batches), 0)
 	return out, nil
 }
 
 // printPlan is plan's text output.
-func printPlan(w io.Writer, out planOutput, p globalsearch.Params, model *modelOptions) {
+func printPlan(w io.Writer, out planOutput, p globalsearch.Params) {
 	fmt.Fprintf(w, "%s -> %s (map prompt budget %d, reduce prompt budget %d, %s)\n",
 		count(out.SummaryCount, "summary", "summaries"), count(out.BatchCount, "map batch", "map batches"),
 		out.MapPromptBudget, out.ReducePromptBudget, seedText(out.ShuffleSeed, p))
@@ -149,8 +137,10 @@ func printPlan(w io.Writer, out planOutput, p globalsearch.Params, model *modelO
 		fmt.Fprintln(w, terminalText(ch.Line(false)))
 	}
 	fmt.Fprintf(w, "on AWS: %s\n", awsMode(out.MapMode, out.BatchCount))
-	if usd, ok := out.cost(model, p); ok {
-		fmt.Fprintf(w, "estimated cost at most ~$%.4f (one attempt per call)\n", usd)
+	printAutoLevel(w, out.Diagnostics.AutoLevel)
+	if c := out.Cost; c != nil {
+		fmt.Fprintf(w, "estimated cost at most ~$%.4f (one attempt per call: map $%.4f, reduce $%.4f); with every retry $%.4f\n",
+			c.Total, c.Map, c.Reduce, c.WorstCase)
 	}
 	if len(out.AvailableLevels) > 0 {
 		fmt.Fprintf(w, "no summary at level %s; levels that exist: %s\n", p.CommunityLevel, levelList(out.AvailableLevels))

@@ -38,7 +38,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 	} else if err == nil {
 		fmt.Fprintln(env.stdout, terminalText(res.Answer))
 		fmt.Fprintln(env.stdout)
-		fmt.Fprintln(env.stdout, terminalText(statusLine(res, &f.model, p)))
+		fmt.Fprintln(env.stdout, terminalText(statusLine(res, p)))
 		fmt.Fprintln(env.stdout, res.Diagnostics.Coverage.Line())
 		if ch := res.Diagnostics.Changes; ch != nil {
 			fmt.Fprintln(env.stdout, terminalText(ch.Line(true)))
@@ -85,12 +85,16 @@ func levelList(levels []int) string {
 	return list
 }
 
-func statusLine(res globalsearch.Result, model *modelOptions, p globalsearch.Params) string {
+func statusLine(res globalsearch.Result, p globalsearch.Params) string {
 	d := res.Diagnostics
 	parts := []string{
 		fmt.Sprintf("status %s", res.Status),
 		count(d.SummaryCount, "summary", "summaries"),
 		count(d.BatchCount, "batch", "batches"),
+	}
+	if d.AutoLevel != nil {
+		// docs/contract.md#auto-level: the level "auto" chose.
+		parts = append(parts[:1], append([]string{"level auto: " + d.AutoLevel.LevelUsed.String()}, parts[1:]...)...)
 	}
 	if res.FailedMapBatches > 0 {
 		parts = append(parts, fmt.Sprintf("%d failed", res.FailedMapBatches))
@@ -111,8 +115,8 @@ func statusLine(res globalsearch.Result, model *modelOptions, p globalsearch.Par
 	if d.EmptyNamespace {
 		parts = append(parts, emptyNamespaceNote(res.Namespace, d.AvailableNamespaces))
 	}
-	if usd, ok := model.cost(d.InputTokens, d.OutputTokens); ok {
-		parts = append(parts, fmt.Sprintf("cost ~$%.4f", usd))
+	if d.Cost != nil {
+		parts = append(parts, fmt.Sprintf("cost ~$%.4f (map $%.4f, reduce $%.4f)", d.Cost.Total(), d.Cost.Map, d.Cost.Reduce))
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }

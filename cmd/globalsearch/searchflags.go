@@ -23,7 +23,8 @@ type searchFlags struct {
 	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
 	seed                                                            int64
 	maxMapTextMB                                                    int64
-	maxModelCalls                                                   int
+	maxModelCalls, maxMapTokens                                     int
+	maxCostUSD                                                      float64
 	selection, ratingModel                                          string
 	ratingThreshold                                                 int
 	noShuffle                                                       bool
@@ -91,6 +92,8 @@ func parseSearchFlagsWith(name string, env *cliEnv, args []string, extra func(*f
 		return nil, &usageError{"--max-model-calls must be a positive number of model calls"}
 	case f.set["rating-model"] && f.selection != globalsearch.SelectionDynamic:
 		return nil, &usageError{"--rating-model rates communities only with --selection dynamic"}
+	case f.set["max-cost"] && !(f.maxCostUSD > 0):
+		return nil, &usageError{"--max-cost must be a positive number of US dollars"}
 	case f.set["seed"] && f.noShuffle:
 		return nil, &usageError{"--seed and --no-shuffle exclude each other"}
 	}
@@ -127,7 +130,7 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	// GRAPHRAG_NAMESPACE, and a table's default is the contract's.
 	fs.StringVar(&f.namespace, "namespace", "", fmt.Sprintf("namespace to search (default: the index file's; with --graphrag the one the folder is read into, %q; with --table $GRAPHRAG_NAMESPACE, else %q)",
 		globalsearch.SpecDefaults.Namespace, globalsearch.SpecDefaults.Namespace))
-	fs.StringVar(&f.level, "level", d.CommunityLevel.String(), `community level: "leaf" or a level number (0 is the coarsest); $`+globalsearch.DefaultVariable("communityLevel")+` sets the default`)
+	fs.StringVar(&f.level, "level", d.CommunityLevel.String(), `community level: "leaf", "auto" (the finest that fits --max-map-tokens) or a level number (0 is the coarsest); $`+globalsearch.DefaultVariable("communityLevel")+` sets the default`)
 	fs.StringVar(&f.responseType, "response-type", "", fmt.Sprintf("the form of the answer, free text (default %q)", globalsearch.DefaultResponseType))
 	for _, fl := range intFlags {
 		fs.IntVar(fl.value(f), fl.name, 0, defaultHelp(fl.what, fl.field, fl.def(d)))
@@ -141,6 +144,8 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	fs.StringVar(&f.selection, "selection", "level", `"level" maps --level; "dynamic" rates communities top-down and maps the relevant ones`)
 	fs.IntVar(&f.ratingThreshold, "rating-threshold", 0, fmt.Sprintf("with --selection dynamic, the score (1-5) from which a community is relevant (default %d)", globalsearch.DefaultRatingThreshold))
 	fs.StringVar(&f.ratingModel, "rating-model", "", "with --selection dynamic, the model that rates communities, as --model names one (default: --model)")
+	fs.IntVar(&f.maxMapTokens, "max-map-tokens", 0, defaultHelp("the most estimated map input tokens --level auto may choose", "maxMapInputTokens", d.MaxMapInputTokens))
+	fs.Float64Var(&f.maxCostUSD, "max-cost", 0, defaultHelp("refuse plans whose worst case costs more USD at the prices given", "maxCostUsd", d.MaxCostUSD))
 	fs.BoolVar(&f.jsonOut, "json", false, "print the whole result as JSON")
 	registerVerbose(fs, &f.verbose)
 }
@@ -170,6 +175,10 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 	if f.set["max-model-calls"] {
 		defaults.MaxModelCalls = f.maxModelCalls
 	}
+	// Likewise the cost ceiling (docs/contract.md#cost-ceiling).
+	if f.set["max-cost"] {
+		defaults.MaxCostUSD = f.maxCostUSD
+	}
 	if defaults.Prompts, err = f.prompts.load(); err != nil {
 		return globalsearch.Params{}, err
 	}
@@ -191,6 +200,9 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 		if f.set[fl.name] {
 			*fl.request(&req) = fl.value(f)
 		}
+	}
+	if f.set["max-map-tokens"] {
+		req.MaxMapInputTokens = &f.maxMapTokens
 	}
 	if f.set["seed"] {
 		req.ShuffleSeed = &f.seed

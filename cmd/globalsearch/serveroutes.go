@@ -89,8 +89,8 @@ func (l *localAPI) plans(ctx context.Context, req events.APIGatewayV2HTTPRequest
 		return l.planFailure(ctx, err), nil
 	}
 	res := servePlan{planOutput: out}
-	if usd, ok := out.cost(l.model, p); ok {
-		res.CostUSD = &usd
+	if out.Cost != nil {
+		res.CostUSD = &out.Cost.Total
 	}
 	return api.Reply(http.StatusOK, res), nil
 }

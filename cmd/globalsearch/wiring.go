@@ -63,14 +63,22 @@ func (f *searchFlags) newEngine(ctx context.Context, env *cliEnv, idx globalsear
 			return nil, err
 		}
 	}
+	// Prices hold maxCostUsd in plan too, which opens no model.
+	if err := f.model.resolve(env); err != nil {
+		return nil, err
+	}
+	if e.Prices, err = f.model.prices(env); err != nil {
+		return nil, err
+	}
 	if withModel {
-		if e.Model, err = f.model.open(ctx, env); err != nil {
+		if e.Model, e.ReduceModel, err = f.model.openStages(ctx, env); err != nil {
 			return nil, err
 		}
 		if e.Cache, err = f.cache.open(env); err != nil {
 			return nil, err
 		}
-		e.ModelID = strings.TrimSpace(f.model.spec)
+		// The cache keys by the map model (docs/contract.md#map-cache).
+		e.ModelID = strings.TrimSpace(f.model.mapSpec())
 		if e.ModelID == providerOffline {
 			// Its answers change with its rules, which its name does not say.
 			e.ModelID = offline.CacheID

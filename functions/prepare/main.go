@@ -14,7 +14,9 @@ func main() {
 	f := wiring.Load(workflow.EnvIndexTable, workflow.EnvMapMaxConcurrency, workflow.EnvMaxBatches)
 	h := &workflow.Handlers{
 		// No model: prepare plans without calling one.
-		Engine:   &globalsearch.Engine{Index: f.Index, Runs: f.Runs, MaxBatches: f.Config.MaxBatches, Logger: f.Logger},
+		Engine: &globalsearch.Engine{Index: f.Index, Runs: f.Runs, MaxBatches: f.Config.MaxBatches, Logger: f.Logger,
+			// The cost ceiling is held to the deployment's prices (docs/contract.md#cost-ceiling).
+			Prices: f.Config.Prices},
 		Defaults: f.Config.Defaults,
 		// The Map's MaxConcurrencyPath reads prepare's output (docs/contract.md#state-machine).
 		MapMaxConcurrency: f.Config.MapMaxConcurrency,

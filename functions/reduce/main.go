@@ -16,7 +16,7 @@ import (
 func main() {
 	f := wiring.Load(workflow.EnvModelID)
 	h := &workflow.Handlers{
-		Engine: &globalsearch.Engine{Model: f.Model, Runs: f.Runs, Logger: f.Logger, ModelID: f.Config.ModelID},
+		Engine: &globalsearch.Engine{Model: f.Model, Runs: f.Runs, Logger: f.Logger, ModelID: f.Config.ModelID, Prices: f.Config.Prices},
 		// After a Distributed Map the failed batches are in the runs table.
 		Failures: f.Runs,
 	}

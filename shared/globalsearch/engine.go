@@ -10,18 +10,24 @@ import (
 // Lambda handlers call the same steps, so each rule has one implementation.
 type Engine struct {
 	Index Index
-	Model Model
+	// Model is the map model, and the reduce model when ReduceModel is nil
+	// (docs/contract.md#stage-models).
+	Model       Model
+	ReduceModel Model
 	// RatingModel makes the rating calls of dynamic selection
 	// (docs/contract.md#dynamic-selection); nil means Model.
 	RatingModel Model
 	Runs        Runs
+	// Prices, when set, price the plan and the result per stage and let a
+	// request set maxCostUsd (docs/contract.md#cost).
+	Prices *Prices
 	// Prompts are the prompts of every step (docs/contract.md#custom-prompts);
 	// a zero part is the project's own.
 	Prompts Prompts
 	// Cache, when set, keeps map answers across runs (docs/contract.md#map-cache); a
-	// request with cache false bypasses it. ModelID names the model in the
-	// cache key, so answers of one model never serve another: it must be
-	// set whenever Cache is.
+	// request with cache false bypasses it. ModelID names the map model in
+	// the cache key, so answers of one model never serve another: it must
+	// be set whenever Cache is.
 	Cache   MapCache
 	ModelID string
 	// Standing keeps the records of standing questions
@@ -68,6 +74,13 @@ func (e *Engine) logger() *slog.Logger {
 		return e.Logger
 	}
 	return slog.New(slog.NewJSONHandler(io.Discard, nil))
+}
+
+func (e *Engine) reduceModel() Model {
+	if e.ReduceModel != nil {
+		return e.ReduceModel
+	}
+	return e.Model
 }
 
 func (e *Engine) prompts() Prompts { return e.Prompts.orDefault() }

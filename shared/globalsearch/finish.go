@@ -105,6 +105,14 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	d.ModelCalls = d.Selection.RatingCalls + d.Map.ModelCalls + d.Reduce.ModelCalls
 	d.InputTokens = d.Selection.RatingInputTokens + d.Map.InputTokens + d.Reduce.InputTokens
 	d.OutputTokens = d.Selection.RatingOutputTokens + d.Map.OutputTokens + d.Reduce.OutputTokens
+	if e.Prices != nil {
+		// Rating calls are map-stage calls at the map model's prices.
+		mapUsage := d.Map
+		mapUsage.InputTokens += d.Selection.RatingInputTokens
+		mapUsage.OutputTokens += d.Selection.RatingOutputTokens
+		cost := e.Prices.UsageCost(mapUsage, d.Reduce)
+		d.Cost = &cost
+	}
 	d.Coverage.MapAnswers = mapCoverage(r.answers, len(res.MapErrors), r.selected)
 	d.Coverage.CitedCommunities, d.Coverage.CitedDocuments = citedCoverage(res.Citations)
 	e.recordUsage(r)
@@ -137,6 +145,7 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 			AvailableLevels: plan.AvailableLevels,
 			Coverage:        plan.Coverage,
 			StartedAt:       plan.CreatedAt,
+			AutoLevel:       plan.AutoLevel,
 		},
 	}
 	res.FailedMapBatches = len(res.MapErrors)

@@ -135,14 +135,15 @@ func (h *hierarchy) levels() []int {
 }
 
 // selectSummaries applies docs/contract.md#selection: leaves or one level, non-blank
-// summaries only, ordered by id.
+// summaries only, ordered by id. AutoLevel selects every non-blank summary,
+// the candidates of docs/contract.md#auto-level, which chooseLevel narrows.
 func (h *hierarchy) selectSummaries(level Level) []*Summary {
 	var out []*Summary
 	for id, s := range h.byID {
 		if strings.TrimSpace(s.Summary) == "" {
 			continue
 		}
-		if (level == LeafLevel && h.isLeaf(id)) || (level != LeafLevel && s.Level == int(level)) {
+		if level == AutoLevel || (level == LeafLevel && h.isLeaf(id)) || (level >= 0 && s.Level == int(level)) {
 			out = append(out, s)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/batch"
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
 // Section markers of a map text (docs/contract.md#map-text).
@@ -134,26 +135,94 @@ func (m mapInputs) mapText(i int, w *walkScratch) string {
 // mapTextSize is the exact length of mapText's result, computed without
 // building it.
 func (m mapInputs) mapTextSize(i int, w *walkScratch) int {
-	size := len(summaryHeader) + len(m.selected[i].Summary)
+	size := 0
+	m.pieces(i, w, func(s string) { size += len(s) })
+	return size
+}
+
+// mapTextCount is the code point count of mapText's result, the estimate's
+// input (docs/contract.md#token-estimate), computed without building it.
+// memo keeps the count of each claim's and excerpt's lines, which the map
+// texts of every level above a leaf repeat.
+func (m mapInputs) mapTextCount(i int, w *walkScratch, memo *countMemo) tokens.Count {
+	var c tokens.Count
+	add := func(s string) { c = c.Add(tokens.Of(s)) }
+	m.layout(i, w, add, func(cl *Claim) {
+		n, ok := memo.claims[cl]
+		if !ok {
+			claimPieces(cl, func(s string) { n = n.Add(tokens.Of(s)) })
+			memo.claims[cl] = n
+		}
+		c = c.Add(n)
+	}, func(x excerpt) {
+		n, ok := memo.chunks[x.id]
+		if !ok {
+			excerptPieces(x, func(s string) { n = n.Add(tokens.Of(s)) })
+			memo.chunks[x.id] = n
+		}
+		c = c.Add(n)
+	})
+	return c
+}
+
+// countMemo is what mapTextCount remembers across the map texts of a plan.
+type countMemo struct {
+	claims map[*Claim]tokens.Count
+	chunks map[string]tokens.Count
+}
+
+func newCountMemo() *countMemo {
+	return &countMemo{claims: map[*Claim]tokens.Count{}, chunks: map[string]tokens.Count{}}
+}
+
+// pieces hands emit every string mapText writes for summary i, though not
+// in its order (each excerpt comes with its claim), so a measure that adds
+// up cannot disagree with the text.
+func (m mapInputs) pieces(i int, w *walkScratch, emit func(string)) {
+	m.layout(i, w, emit, func(c *Claim) { claimPieces(c, emit) }, func(x excerpt) { excerptPieces(x, emit) })
+}
+
+// layout hands the parts of summary i's map text to the sinks: the headers
+// and the summary to emit, each claim line to claim and each excerpt line
+// to chunk.
+func (m mapInputs) layout(i int, w *walkScratch, emit func(string), claim func(*Claim), chunk func(excerpt)) {
+	emit(summaryHeader)
+	emit(m.selected[i].Summary)
 	claims, chunks := 0, 0
 	for c, fresh := range m.walk(i, w) {
 		claims++
-		size += len("\n- ") + len(c.Subject) + len(": ") + len(c.Description)
-		if c.Object != "" {
-			size += len(" -> ") + len(c.Object)
-		}
+		claim(c)
 		for _, x := range fresh {
 			chunks++
-			size += len("\n- (") + len(x.id) + len(") ") + len(x.text)
+			chunk(x)
 		}
 	}
 	if claims > 0 {
-		size += len(claimsHeader)
+		emit(claimsHeader)
 	}
 	if chunks > 0 {
-		size += len(excerptsHeader)
+		emit(excerptsHeader)
 	}
-	return size
+}
+
+// claimPieces and excerptPieces are one line of a map text, as mapText
+// writes it.
+func claimPieces(c *Claim, emit func(string)) {
+	emit("\n- ")
+	emit(c.Subject)
+	if c.Object != "" {
+		emit(" -> ")
+		emit(c.Object)
+	}
+	emit(": ")
+	emit(c.Description)
+}
+
+func excerptPieces(x excerpt, emit func(string)) {
+	emit("\n- (")
+	emit(x.id)
+	emit(") ")
+	emit(x.text)
 }
 
 // sources lists the claims and existing chunks of summary i's map text, in

@@ -57,10 +57,22 @@ type Plan struct {
 	// plan so that reduce reports it (docs/contract.md#dynamic-selection);
 	// nil for a selection by level, so that the plan item holds nothing of it.
 	Selection *SelectionReport `json:"selection,omitempty"`
+	// AutoLevel is what communityLevel "auto" chose (docs/contract.md#auto-level);
+	// the plan item keeps it, so the result reports it.
+	AutoLevel *LevelChoice `json:"autoLevel,omitempty"`
 	// MapSkeleton is the map prompt without content that the batches were
 	// packed against (docs/contract.md#batching), as the engine's prompts
 	// render it. It is not stored: map calls render their own.
 	MapSkeleton string `json:"-"`
+}
+
+// MapInputTokens is the estimated tokens of every map prompt of the plan.
+func (p Plan) MapInputTokens() int {
+	total := 0
+	for _, b := range p.Batches {
+		total += b.EstimatedTokens
+	}
+	return total
 }
 
 // IndexNotes is what prepare noticed about the index on the way

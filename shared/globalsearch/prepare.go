@@ -112,6 +112,9 @@ func (e *Engine) planWith(ctx context.Context, p Params, pick picker, spent int)
 	if err := batch.CheckSkeleton(skeleton, p.MapPromptBudget()); err != nil {
 		return Plan{}, &Error{Kind: KindInvalidInput, Err: err}
 	}
+	if err := e.needPrices(p); err != nil {
+		return Plan{}, err
+	}
 	in, plan, err := e.mapTexts(ctx, p, pick)
 	if err != nil {
 		return Plan{}, err
@@ -129,6 +132,13 @@ func (e *Engine) planWith(ctx context.Context, p Params, pick picker, spent int)
 		return Plan{}, err
 	}
 	plan.Batches = planBatches(packed, sources, in.centralities())
+	// The leaf plan a dynamic selection is measured against is never run,
+	// so no ceiling applies to it (checkBatchCount).
+	if spent != referencePlan {
+		if err := e.checkCost(p, plan.MapInputTokens(), len(plan.Batches)); err != nil {
+			return Plan{}, err
+		}
+	}
 	if p.StandingQuery != "" {
 		withTextHashes(plan.Batches, in.textHashes())
 		plan.Changes = e.compareStanding(ctx, p, plan.Batches)
@@ -263,6 +273,11 @@ func (e *Engine) mapTextsOf(ctx context.Context, snap Snapshot, p Params, pick p
 	if plan.MissingChunks, err = in.readCited(ctx, snap); err != nil {
 		return mapInputs{}, plan, fmt.Errorf("load cited chunks of %s: %w", p.Namespace, err)
 	}
+	if p.CommunityLevel == AutoLevel {
+		if err := in.chooseLevel(h, p, &plan); err != nil {
+			return mapInputs{}, plan, err
+		}
+	}
 	if err := e.sizeMapTexts(p, &in); err != nil {
 		return mapInputs{}, plan, err
 	}
@@ -312,7 +327,7 @@ func (e *Engine) loadSelection(ctx context.Context, snap Snapshot, plan *Plan, p
 	selected := pick(h)
 	plan.SummaryCount = len(selected)
 	plan.Coverage.CommunitiesSelected, plan.Coverage.CommunitiesInNamespace = len(selected), len(summaries)
-	if len(selected) == 0 && p.CommunityLevel != LeafLevel && p.Selection != SelectionDynamic {
+	if len(selected) == 0 && p.CommunityLevel >= 0 && p.Selection != SelectionDynamic {
 		plan.AvailableLevels = h.levels()
 	}
 	return h, selected, nil
@@ -340,18 +355,7 @@ func groupClaims(h *hierarchy, claims []Claim) (byLeaf map[string][]*Claim, orph
 // readCited reads the chunks the map texts' claims cite, each once, in
 // first-cited order, and counts the cited ids that name no chunk.
 func (m *mapInputs) readCited(ctx context.Context, snap Snapshot) (missing int, err error) {
-	var cited []string
-	seen := map[string]bool{}
-	for i := range m.selected {
-		for c := range m.claims(i) {
-			for _, id := range c.SourceChunkIDs {
-				if !seen[id] {
-					seen[id] = true
-					cited = append(cited, id)
-				}
-			}
-		}
-	}
+	cited := m.citedIDs()
 	m.chunkText, m.chunkDoc = map[string]string{}, map[string]string{}
 	if len(cited) > 0 {
 		chunks, err := snap.Chunks(ctx, cited)
@@ -440,6 +444,24 @@ func (e *Engine) namespaces(ctx context.Context, empty string) []string {
 	names = slices.DeleteFunc(names, func(n string) bool { return n == empty })
 	slices.Sort(names)
 	return names[:min(len(names), maxListedNamespaces)]
+}
+
+// citedIDs lists the chunk ids the selected summaries' claims cite, each
+// once, in first-cited order.
+func (m *mapInputs) citedIDs() []string {
+	var cited []string
+	seen := map[string]bool{}
+	for i := range m.selected {
+		for c := range m.claims(i) {
+			for _, id := range c.SourceChunkIDs {
+				if !seen[id] {
+					seen[id] = true
+					cited = append(cited, id)
+				}
+			}
+		}
+	}
+	return cited
 }
 
 func sortClaims(cs []*Claim) {

@@ -12,24 +12,26 @@ const MaxQueryRunes = 4000
 // Request is a search request as a Go caller builds it; nil fields take
 // their defaults. Params validates it through the same path as JSON.
 type Request struct {
-	Query               string  `json:"query"`
-	Namespace           string  `json:"namespace,omitempty"`
-	CommunityLevel      *Level  `json:"communityLevel,omitempty"`
-	MapTokenBudget      *int    `json:"mapTokenBudget,omitempty"`
-	ReduceTokenBudget   *int    `json:"reduceTokenBudget,omitempty"`
-	MapOutputReserve    *int    `json:"mapOutputReserve,omitempty"`
-	ReduceOutputReserve *int    `json:"reduceOutputReserve,omitempty"`
-	MapConcurrency      *int    `json:"mapConcurrency,omitempty"`
-	ShuffleSeed         *int64  `json:"shuffleSeed,omitempty"`
-	Shuffle             *bool   `json:"shuffle,omitempty"`
-	Batching            *string `json:"batching,omitempty"`
-	QueryID             string  `json:"queryId,omitempty"`
-	ResponseType        *string `json:"responseType,omitempty"`
-	Cache               *bool   `json:"cache,omitempty"`
-	MaxModelCalls       *int    `json:"maxModelCalls,omitempty"`
-	StandingQuery       *string `json:"standingQuery,omitempty"`
-	Selection           *string `json:"selection,omitempty"`
-	RatingThreshold     *int    `json:"ratingThreshold,omitempty"`
+	Query               string   `json:"query"`
+	Namespace           string   `json:"namespace,omitempty"`
+	CommunityLevel      *Level   `json:"communityLevel,omitempty"`
+	MapTokenBudget      *int     `json:"mapTokenBudget,omitempty"`
+	ReduceTokenBudget   *int     `json:"reduceTokenBudget,omitempty"`
+	MapOutputReserve    *int     `json:"mapOutputReserve,omitempty"`
+	ReduceOutputReserve *int     `json:"reduceOutputReserve,omitempty"`
+	MapConcurrency      *int     `json:"mapConcurrency,omitempty"`
+	ShuffleSeed         *int64   `json:"shuffleSeed,omitempty"`
+	Shuffle             *bool    `json:"shuffle,omitempty"`
+	Batching            *string  `json:"batching,omitempty"`
+	QueryID             string   `json:"queryId,omitempty"`
+	ResponseType        *string  `json:"responseType,omitempty"`
+	Cache               *bool    `json:"cache,omitempty"`
+	MaxModelCalls       *int     `json:"maxModelCalls,omitempty"`
+	StandingQuery       *string  `json:"standingQuery,omitempty"`
+	Selection           *string  `json:"selection,omitempty"`
+	RatingThreshold     *int     `json:"ratingThreshold,omitempty"`
+	MaxMapInputTokens   *int     `json:"maxMapInputTokens,omitempty"`
+	MaxCostUSD          *float64 `json:"maxCostUsd,omitempty"`
 }
 
 // Params validates the request against the defaults (docs/contract.md#request).
@@ -85,6 +87,12 @@ type Params struct {
 	// RatingThreshold is the score from which dynamic selection counts a
 	// community relevant; 0 unless Selection is dynamic.
 	RatingThreshold int `json:"ratingThreshold,omitempty"`
+	// MaxMapInputTokens is the ceiling communityLevel "auto" chooses under
+	// (docs/contract.md#auto-level); 0 is none, and a fixed level reads it not.
+	MaxMapInputTokens int `json:"maxMapInputTokens,omitempty"`
+	// MaxCostUSD is the most the run's worst case may cost at the
+	// deployment's prices (docs/contract.md#cost-ceiling); 0 is no ceiling.
+	MaxCostUSD float64 `json:"maxCostUsd,omitempty"`
 }
 
 // SameRequest reports whether p and q ask for the same run (docs/contract.md#query-ids):
@@ -130,6 +138,13 @@ type Defaults struct {
 	// MaxModelCalls is the deployment's ceiling: a request may lower it,
 	// never raise it. 0 is no ceiling.
 	MaxModelCalls int
+	// MaxMapInputTokens is the default ceiling of communityLevel "auto"
+	// (docs/contract.md#auto-level); 0 is none.
+	MaxMapInputTokens int
+	// MaxCostUSD is the deployment's cost ceiling per run
+	// (docs/contract.md#cost-ceiling): a request may lower it, never raise
+	// it. 0 is none.
+	MaxCostUSD float64
 	// Prompts are the prompts the budgets are checked against
 	// (docs/contract.md#budgets): the engine's, which a prompts directory
 	// may set (docs/contract.md#custom-prompts); a zero part is the
@@ -235,6 +250,10 @@ var requestFields = []requestField{
 	// which it may only lower.
 	defaulted("maxModelCalls", "GRAPHRAG_MAX_MODEL_CALLS", count(1, "maxModelCalls must be a positive integer"),
 		func(p *Params) *int { return &p.MaxModelCalls }, func(d *Defaults) *int { return &d.MaxModelCalls }),
+	defaulted("maxMapInputTokens", "GRAPHRAG_MAX_MAP_INPUT_TOKENS", count(1, "maxMapInputTokens must be a positive integer"),
+		func(p *Params) *int { return &p.MaxMapInputTokens }, func(d *Defaults) *int { return &d.MaxMapInputTokens }),
+	defaulted("maxCostUsd", "GRAPHRAG_MAX_COST_USD", parseUSD,
+		func(p *Params) *float64 { return &p.MaxCostUSD }, func(d *Defaults) *float64 { return &d.MaxCostUSD }),
 	{name: "responseType", parse: func(raw json.RawMessage, p *Params) (err error) {
 		p.ResponseType, err = parseResponseType(raw)
 		return err
@@ -276,7 +295,7 @@ func DefaultsFromEnv(lookup func(string) (string, bool)) (Defaults, error) {
 			continue
 		}
 		raw := []byte(v)
-		if f.name == "namespace" || f.name == "batching" || (f.name == "communityLevel" && v == "leaf") {
+		if f.name == "namespace" || f.name == "batching" || (f.name == "communityLevel" && (v == "leaf" || v == "auto")) {
 			raw, _ = json.Marshal(v)
 		}
 		if err := f.setDefault(raw, &d); err != nil {
@@ -359,6 +378,9 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 		return Params{}, Errorf(KindInvalidInput,
 			"maxModelCalls %d is above this deployment's ceiling of %d model calls per run: ask for at most %d, or raise the deployment's MaxModelCalls",
 			p.MaxModelCalls, d.MaxModelCalls, d.MaxModelCalls)
+	}
+	if err := ceilingsHold(p, d); err != nil {
+		return Params{}, err
 	}
 	if err := promptsFit(p, prompts); err != nil {
 		return Params{}, err

@@ -74,7 +74,7 @@ func TestParseRequestAccepts(t *testing.T) {
 
 func TestParseRequestRejects(t *testing.T) {
 	const (
-		levelMsg        = `communityLevel must be "leaf" or a non-negative integer`
+		levelMsg        = `communityLevel must be "leaf", "auto" or a non-negative integer`
 		mapBudgetMsg    = "mapTokenBudget must be a positive integer"
 		reduceBudget    = "reduceTokenBudget must be a positive integer"
 		mapReserveMsg   = "mapOutputReserve must be a non-negative integer"
@@ -346,7 +346,7 @@ func TestSearchValidatesParams(t *testing.T) {
 		{"no query id", func(p *gs.Params) { p.QueryID = "" }, "queryId must be 1-80 characters of A-Z a-z 0-9 - _"},
 		{"blank query", func(p *gs.Params) { p.Query = "  " }, "query must not be empty"},
 		{"no namespace", func(p *gs.Params) { p.Namespace = "" }, "namespace must be 1-64 characters of a-z 0-9 - _ ."},
-		{"level below leaf", func(p *gs.Params) { p.CommunityLevel = -7 }, `communityLevel must be "leaf" or a non-negative integer`},
+		{"level below leaf", func(p *gs.Params) { p.CommunityLevel = -7 }, `communityLevel must be "leaf", "auto" or a non-negative integer`},
 		{"zero budget", func(p *gs.Params) { p.MapTokenBudget = 0 }, "mapTokenBudget must be a positive integer"},
 		{"negative reserve", func(p *gs.Params) { p.ReduceOutputReserve = -1 }, "reduceOutputReserve must be a non-negative integer"},
 		{"reserve eats the budget", func(p *gs.Params) { p.MapOutputReserve = p.MapTokenBudget }, "mapTokenBudget 8000 is not above mapOutputReserve 8000"},

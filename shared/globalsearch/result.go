@@ -112,6 +112,12 @@ type Diagnostics struct {
 	// Selection is what dynamic selection rated and chose
 	// (docs/contract.md#dynamic-selection); absent otherwise.
 	Selection SelectionReport `json:"selection,omitzero"`
+	// AutoLevel is what communityLevel "auto" chose and from which
+	// candidates (docs/contract.md#auto-level); absent for a fixed level.
+	AutoLevel *LevelChoice `json:"autoLevel,omitempty"`
+	// Cost is what the models' reported tokens cost per stage at the
+	// engine's prices (docs/contract.md#cost); absent without prices.
+	Cost *StageCost `json:"cost,omitempty"`
 }
 
 // Result is the outcome of a run (docs/contract.md#result).

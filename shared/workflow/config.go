@@ -39,6 +39,10 @@ type Config struct {
 	RunsTable string
 	RunsTTL   time.Duration
 	Defaults  globalsearch.Defaults // GRAPHRAG_* (docs/contract.md#request deployment defaults)
+	// Prices are the models' prices (GRAPHRAG_*_PRICE_*, docs/contract.md#cost),
+	// nil when the deployment sets none: prepare holds maxCostUsd to them,
+	// reduce prices the result with them.
+	Prices *globalsearch.Prices
 
 	// Set for the functions that name them in ConfigFromEnv's need.
 	IndexTable        string
@@ -83,6 +87,9 @@ func ConfigFromEnv(lookup func(string) (string, bool), need ...string) (Config, 
 	}
 	var err error
 	if c.Defaults, err = globalsearch.DefaultsFromEnv(lookup); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Prices, err = globalsearch.PricesFromEnv(lookup); err != nil {
 		errs = append(errs, err)
 	}
 	for _, name := range need {

@@ -27,6 +27,12 @@ func samplePlan(queryID string, n int) globalsearch.Plan {
 		Batches:   []globalsearch.Batch{},
 	}
 	p.EmptyNamespace, p.AvailableNamespaces = true, []string{"a", "b"}
+	// communityLevel "auto" and its choice, with the ceilings it and
+	// maxCostUsd set, read back as saved (docs/contract.md#auto-level).
+	p.Params.CommunityLevel, p.Params.MaxMapInputTokens, p.Params.MaxCostUSD = globalsearch.AutoLevel, 40000, 0.25
+	p.AutoLevel = &globalsearch.LevelChoice{MaxMapInputTokens: 40000, LevelUsed: 1, Ladder: []globalsearch.Rung{
+		{Level: globalsearch.LeafLevel, Summaries: 3 * n, MapInputTokens: 50000}, {Level: 1, Summaries: 2 * n, MapInputTokens: 39000},
+	}}
 	for i := range n {
 		p.Batches = append(p.Batches, globalsearch.Batch{
 			RunID:           p.RunID,

@@ -474,6 +474,48 @@ func TestStateMachine(t *testing.T) {
 			wantTaskErrors: map[string]int{"InvalidInputError": 1},
 		},
 		{
+			// docs/contract.md#auto-level: the request's level and ceiling
+			// pass the API's edge into prepare, and the reduce Lambda's
+			// result records the level used from the runs table.
+			name:      "communityLevel auto under its ceiling",
+			summaries: 3,
+			input: func(queryID, namespace string) map[string]any {
+				r := request(queryID, namespace)
+				r["communityLevel"], r["maxMapInputTokens"] = "auto", 1_000_000
+				return r
+			},
+			model:         healthyModel,
+			wantExecution: sfntypes.ExecutionStatusSucceeded,
+			wantStatus:    globalsearch.StatusCompleted,
+			wantInvokes:   map[string]int{"prepare": 1, "map": 3, "reduce": 1},
+			wantBatches:   map[int]int{0: 1, 1: 1, 2: 1},
+			check: func(t *testing.T, _ *env, _ string, res globalsearch.Result) {
+				assert.Equal(t, globalsearch.AutoLevel, res.CommunityLevel)
+				require.NotNil(t, res.Diagnostics.AutoLevel)
+				assert.Equal(t, globalsearch.LeafLevel, res.Diagnostics.AutoLevel.LevelUsed)
+				assert.Equal(t, 1_000_000, res.Diagnostics.AutoLevel.MaxMapInputTokens)
+			},
+		},
+		{
+			name:      "communityLevel auto with nothing that fits",
+			summaries: 1,
+			input: func(queryID, namespace string) map[string]any {
+				r := request(queryID, namespace)
+				r["communityLevel"], r["maxMapInputTokens"] = "auto", 1
+				return r
+			},
+			wantExecution:  sfntypes.ExecutionStatusFailed,
+			wantError:      "InvalidInputError",
+			wantStatus:     globalsearch.StatusFailed,
+			wantInvokes:    map[string]int{"prepare": 1, "map": 0, "reduce": 0},
+			wantBatches:    map[int]int{},
+			wantModel:      map[int]int{},
+			wantTaskErrors: map[string]int{"InvalidInputError": 1},
+			check: func(t *testing.T, _ *env, _ string, res globalsearch.Result) {
+				assert.Contains(t, res.Error, "raise maxMapInputTokens to at least")
+			},
+		},
+		{
 			// docs/contract.md#model-call-ceiling: 3 batches may make 2 x 3 + 2 = 8 model calls; a
 			// request that allows 7 is refused by prepare before any map
 			// invocation, and the runs table says why.

@@ -1,0 +1,134 @@
+package globalsearch
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Price is what one model charges, in USD per 1,000 tokens.
+type Price struct {
+	In  float64 `json:"inUsdPer1k"`
+	Out float64 `json:"outUsdPer1k"`
+}
+
+// Prices are the prices of the map and the reduce model
+// (docs/contract.md#cost). The engine holds them when a deployment or the
+// CLI sets them; without them a run reports no cost and refuses maxCostUsd.
+type Prices struct {
+	Map    Price `json:"map"`
+	Reduce Price `json:"reduce"`
+}
+
+// StageCost is what a plan or a run costs, per stage, in USD.
+type StageCost struct {
+	Map    float64 `json:"mapUsd"`
+	Reduce float64 `json:"reduceUsd"`
+}
+
+// Total is the cost of both stages.
+func (c StageCost) Total() float64 { return c.Map + c.Reduce }
+
+// PlanCost is what a plan of batches map batches holding mapInputTokens
+// estimated tokens may cost (docs/contract.md#cost): every map call with
+// its whole output reserve, the reduce with its whole prompt budget and
+// reserve, each map call made mapAttempts times and the reduce
+// reduceAttempts times. A plan with no batch calls no model
+// (MostModelCalls), so it costs nothing.
+func (pr Prices) PlanCost(p Params, mapInputTokens, batches, mapAttempts, reduceAttempts int) StageCost {
+	if batches == 0 {
+		return StageCost{}
+	}
+	return StageCost{
+		Map:    float64(mapAttempts) * pr.Map.cost(mapInputTokens, batches*p.MapOutputReserve),
+		Reduce: float64(reduceAttempts) * pr.Reduce.cost(p.ReducePromptBudget(), p.ReduceOutputReserve),
+	}
+}
+
+// WorstCase is PlanCost with every attempt of docs/contract.md#state-machine
+// made: what the cost ceiling is held to, as the model-call ceiling is held
+// to MostModelCalls.
+func (pr Prices) WorstCase(p Params, mapInputTokens, batches int) StageCost {
+	return pr.PlanCost(p, mapInputTokens, batches, MapAttempts, ReduceAttempts)
+}
+
+// UsageCost is what the model-reported tokens of a run's stages cost.
+func (pr Prices) UsageCost(mapUsage, reduceUsage StageUsage) StageCost {
+	return StageCost{
+		Map:    pr.Map.cost(mapUsage.InputTokens, mapUsage.OutputTokens),
+		Reduce: pr.Reduce.cost(reduceUsage.InputTokens, reduceUsage.OutputTokens),
+	}
+}
+
+func (p Price) cost(in, out int) float64 {
+	return float64(in)/1000*p.In + float64(out)/1000*p.Out
+}
+
+// checkCost refuses a plan whose worst case passes the run's maxCostUsd
+// (docs/contract.md#cost-ceiling), before any model call, as checkBatchCount
+// refuses one over the model-call ceiling.
+func (e *Engine) checkCost(p Params, mapInputTokens, batches int) error {
+	if p.MaxCostUSD <= 0 || e.Prices == nil {
+		return nil
+	}
+	worst := e.Prices.WorstCase(p, mapInputTokens, batches)
+	if worst.Total() <= p.MaxCostUSD {
+		return nil
+	}
+	return Errorf(KindPlanTooLarge,
+		"the plan's worst case costs $%s (map $%s over %s with every retry, reduce $%s), but this run may cost at most $%s: raise maxCostUsd, choose a coarser communityLevel or communityLevel \"auto\" with a lower maxMapInputTokens, or a cheaper map model",
+		usdCost(worst.Total()), usdCost(worst.Map), Plural(batches, "map batch", "map batches"), usdCost(worst.Reduce), usd(p.MaxCostUSD))
+}
+
+// needPrices refuses a cost ceiling the engine cannot price, before any
+// read: without prices every plan would cost $0 and pass it unseen.
+func (e *Engine) needPrices(p Params) error {
+	if p.MaxCostUSD > 0 && e.Prices == nil {
+		return Errorf(KindInvalidInput,
+			"maxCostUsd %s needs the models' prices, and none are set: set the deployment's MapPriceIn, MapPriceOut, ReducePriceIn and ReducePriceOut (the CLI's --price-in and --price-out)",
+			usd(p.MaxCostUSD))
+	}
+	return nil
+}
+
+// usd writes an amount of dollars as short as it reads exactly: a ceiling
+// as the request gave it.
+func usd(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// usdCost writes a computed cost to a millionth of a dollar, which no
+// price per 1,000 tokens needs more than.
+func usdCost(v float64) string { return usd(math.Round(v*1e6) / 1e6) }
+
+var errUSD = errors.New("maxCostUsd must be a positive number of US dollars")
+
+// parseUSD reads a positive, finite JSON number.
+func parseUSD(raw json.RawMessage) (float64, error) {
+	s := strings.TrimSpace(string(raw))
+	if s == "" || s[0] == '"' {
+		return 0, errUSD
+	}
+	var v float64
+	if err := json.Unmarshal([]byte(s), &v); err != nil || s == "null" || !(v > 0) || math.IsInf(v, 0) {
+		return 0, errUSD
+	}
+	return v, nil
+}
+
+// ceilingsHold applies the rules of the request's ceilings that need no
+// data: "auto" needs a token ceiling to choose under
+// (docs/contract.md#auto-level), and a request may lower the deployment's
+// cost ceiling, never raise it (docs/contract.md#cost-ceiling).
+func ceilingsHold(p Params, d Defaults) error {
+	if p.CommunityLevel == AutoLevel && p.MaxMapInputTokens == 0 {
+		return Errorf(KindInvalidInput,
+			`communityLevel "auto" needs maxMapInputTokens, the most estimated map input tokens it may choose (or the deployment's GRAPHRAG_MAX_MAP_INPUT_TOKENS)`)
+	}
+	if d.MaxCostUSD > 0 && p.MaxCostUSD > d.MaxCostUSD {
+		return Errorf(KindInvalidInput,
+			"maxCostUsd %s is above this deployment's ceiling of $%s per run: ask for at most %s, or raise the deployment's MaxCostUsd",
+			usd(p.MaxCostUSD), usd(d.MaxCostUSD), usd(d.MaxCostUSD))
+	}
+	return nil
+}
