@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/offline"
 )
 
 func planJSON(t *testing.T, args ...string) planOutput {
@@ -126,7 +127,7 @@ func TestStageModelFlags(t *testing.T) {
 			e, _, err := f.engine(context.Background(), env, true)
 			require.NoError(t, err)
 			assert.Equal(t, tc.wantMap, e.Model.(globalsearch.TimeoutModel).Name)
-			assert.Equal(t, tc.wantMap, e.ModelID)
+			assert.Equal(t, offline.CacheID, e.ModelID, "the cache keys by the map model, the offline one by its versioned id")
 			if tc.wantRed == "" {
 				assert.Nil(t, e.ReduceModel)
 				return
