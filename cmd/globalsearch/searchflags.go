@@ -3,8 +3,12 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
+	// The CLI packs prompts, so it counts with the exact vocabularies.
+	_ "github.com/graphrag-global/graphrag-global/shared/tokens/bpe"
 )
 
 // searchFlags are the flags run and plan share; they map one to one onto
@@ -18,6 +22,7 @@ type searchFlags struct {
 	namespace                                                       string
 	level                                                           string
 	responseType                                                    string
+	tokenizer                                                       string
 	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
 	seed                                                            int64
 	maxMapTextMB                                                    int64
@@ -113,6 +118,8 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	fs.StringVar(&f.namespace, "namespace", "", fmt.Sprintf("namespace to search (default: the index file's; with --graphrag the one the folder is read into, %q; with --table $GRAPHRAG_NAMESPACE, else %q)",
 		globalsearch.SpecDefaults.Namespace, globalsearch.SpecDefaults.Namespace))
 	fs.StringVar(&f.level, "level", d.CommunityLevel.String(), `community level: "leaf" or a level number (0 is the coarsest); $`+globalsearch.DefaultVariable("communityLevel")+` sets the default`)
+	fs.StringVar(&f.tokenizer, "tokenizer", "", "how budgets count tokens: "+strings.Join(tokens.Names, ", ")+
+		" (default: by --model, o200k or cl100k for OpenAI models, calibrated for others, estimate offline; $"+globalsearch.DefaultVariable("tokenizer")+" sets the default)")
 	fs.StringVar(&f.responseType, "response-type", "", fmt.Sprintf("the form of the answer, free text (default %q)", globalsearch.DefaultResponseType))
 	for _, fl := range intFlags {
 		fs.IntVar(fl.value(f), fl.name, 0, defaultHelp(fl.what, fl.field, fl.def(d)))
@@ -153,7 +160,12 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 	if defaults.Prompts, err = f.prompts.load(); err != nil {
 		return globalsearch.Params{}, err
 	}
+	// The tokenizer default is the model's family's (docs/contract.md#token-estimate).
+	defaults = defaults.ForModel(f.model.spec)
 	req := globalsearch.Request{Query: f.query, Namespace: f.namespace}
+	if f.set["tokenizer"] {
+		req.Tokenizer = &f.tokenizer
+	}
 	if f.set["response-type"] {
 		req.ResponseType = &f.responseType
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/functions/internal/wiring"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	// This function packs prompts, so it counts with the exact vocabularies.
+	_ "github.com/graphrag-global/graphrag-global/shared/tokens/bpe"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
@@ -14,7 +16,8 @@ func main() {
 	f := wiring.Load(workflow.EnvIndexTable, workflow.EnvMapMaxConcurrency, workflow.EnvMaxBatches)
 	h := &workflow.Handlers{
 		// No model: prepare plans without calling one.
-		Engine:   &globalsearch.Engine{Index: f.Index, Runs: f.Runs, MaxBatches: f.Config.MaxBatches, Logger: f.Logger},
+		Engine: &globalsearch.Engine{Index: f.Index, Runs: f.Runs, MaxBatches: f.Config.MaxBatches, Logger: f.Logger,
+			ModelID: f.Config.ModelID}, // its family's calibrated rates
 		Defaults: f.Config.Defaults,
 		// The Map's MaxConcurrencyPath reads prepare's output (docs/contract.md#state-machine).
 		MapMaxConcurrency: f.Config.MapMaxConcurrency,

@@ -10,13 +10,15 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/functions/internal/wiring"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	// This function packs prompts, so it counts with the exact vocabularies.
+	_ "github.com/graphrag-global/graphrag-global/shared/tokens/bpe"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
 func main() {
 	f := wiring.Load(workflow.EnvModelID)
 	h := &workflow.Handlers{
-		Engine: &globalsearch.Engine{Model: f.Model, Runs: f.Runs, Logger: f.Logger},
+		Engine: &globalsearch.Engine{Model: f.Model, Runs: f.Runs, Logger: f.Logger, ModelID: f.Config.ModelID},
 		// After a Distributed Map the failed batches are in the runs table.
 		Failures: f.Runs,
 	}

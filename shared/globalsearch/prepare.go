@@ -87,8 +87,12 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 // prepare's work, and the CLI's dry run.
 func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 	skeleton := e.prompts().Map.Skeleton(p.Query)
+	counter, err := e.counter(p)
+	if err != nil {
+		return Plan{}, err
+	}
 	// The budget check needs no data, so bad input costs no read (docs/contract.md#budgets).
-	if err := batch.CheckSkeleton(skeleton, p.MapPromptBudget()); err != nil {
+	if err := batch.CheckSkeletonWith(counter, skeleton, p.MapPromptBudget()); err != nil {
 		return Plan{}, &Error{Kind: KindInvalidInput, Err: err}
 	}
 	in, plan, err := e.mapTexts(ctx, p)
@@ -103,7 +107,7 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 	if p.Shuffle {
 		shuffle(order, p.ShuffleSeed)
 	}
-	packed, err := batch.PackSeq(skeleton, p.MapPromptBudget(), in.items(order))
+	packed, err := batch.PackSeqWith(counter, skeleton, p.MapPromptBudget(), in.items(order))
 	if err != nil {
 		var tooSmall *batch.TooSmallError
 		if errors.As(err, &tooSmall) || errors.Is(err, batch.ErrPromptTooLarge) {

@@ -26,6 +26,7 @@ type Request struct {
 	ResponseType        *string `json:"responseType,omitempty"`
 	Cache               *bool   `json:"cache,omitempty"`
 	MaxModelCalls       *int    `json:"maxModelCalls,omitempty"`
+	Tokenizer           *string `json:"tokenizer,omitempty"`
 }
 
 // Params validates the request against the defaults (docs/contract.md#request).
@@ -67,6 +68,10 @@ type Params struct {
 	// the deployment's ceiling, or a lower one the request chose. 0 (a
 	// Params built in Go, never a parsed request) is no ceiling.
 	MaxModelCalls int `json:"maxModelCalls,omitempty"`
+	// Tokenizer counts every budget (docs/contract.md#token-estimate); ""
+	// is the estimate, which is also how a request stored before the field
+	// existed reads.
+	Tokenizer string `json:"tokenizer,omitempty"`
 }
 
 // SameRequest reports whether p and q ask for the same run (docs/contract.md#query-ids):
@@ -108,6 +113,9 @@ type Defaults struct {
 	// MaxModelCalls is the deployment's ceiling: a request may lower it,
 	// never raise it. 0 is no ceiling.
 	MaxModelCalls int
+	// Tokenizer is the deployment's tokenizer option; "" is the model
+	// family's default, which ForModel fills in (docs/contract.md#token-estimate).
+	Tokenizer string
 	// Prompts are the prompts the budgets are checked against
 	// (docs/contract.md#budgets): the engine's, which a prompts directory
 	// may set (docs/contract.md#custom-prompts); a zero part is the
@@ -214,6 +222,7 @@ var requestFields = []requestField{
 		p.ResponseType, err = parseResponseType(raw)
 		return err
 	}},
+	tokenizerField,
 	{name: "cache", parse: func(raw json.RawMessage, p *Params) error {
 		if err := json.Unmarshal(raw, &p.Cache); err != nil || string(raw) == "null" {
 			return errors.New("cache must be a boolean")
@@ -236,7 +245,7 @@ func DefaultsFromEnv(lookup func(string) (string, bool)) (Defaults, error) {
 			continue
 		}
 		raw := []byte(v)
-		if f.name == "namespace" || (f.name == "communityLevel" && v == "leaf") {
+		if f.name == "namespace" || f.name == "tokenizer" || (f.name == "communityLevel" && v == "leaf") {
 			raw, _ = json.Marshal(v)
 		}
 		if err := f.setDefault(raw, &d); err != nil {
