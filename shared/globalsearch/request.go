@@ -222,13 +222,13 @@ var requestFields = []requestField{
 		p.ResponseType, err = parseResponseType(raw)
 		return err
 	}},
-	tokenizerField,
 	{name: "cache", parse: func(raw json.RawMessage, p *Params) error {
 		if err := json.Unmarshal(raw, &p.Cache); err != nil || string(raw) == "null" {
 			return errors.New("cache must be a boolean")
 		}
 		return nil
 	}},
+	tokenizerField,
 }
 
 // DefaultsFromEnv reads a deployment's defaults from GRAPHRAG_* variables

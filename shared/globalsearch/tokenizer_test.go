@@ -134,3 +134,42 @@ func TestCalibratedAgainstExact(t *testing.T) {
 		})
 	}
 }
+
+func TestTokenizerField(t *testing.T) {
+	claude := globalsearch.SpecDefaults.ForModel("us.anthropic.claude-3-5-haiku-20241022-v1:0")
+	tests := []struct {
+		name     string
+		body     string
+		defaults globalsearch.Defaults
+		want     string
+		wantErr  string
+	}{
+		{"absent, no model: the estimate", `{"query":"q"}`, globalsearch.SpecDefaults, "", ""},
+		{"absent, Claude: calibrated", `{"query":"q"}`, claude, tokens.NameCalibrated, ""},
+		{"absent, gpt-4o: o200k", `{"query":"q"}`, globalsearch.SpecDefaults.ForModel("openai:gpt-4o@http://x"), tokens.NameO200k, ""},
+		{"named estimate is stored as none", `{"query":"q","tokenizer":"estimate"}`, claude, "", ""},
+		{"named wins over the family", `{"query":"q","tokenizer":"cl100k"}`, claude, tokens.NameCL100k, ""},
+		{"unknown", `{"query":"q","tokenizer":"p50k"}`, claude, "", "tokenizer must be one of estimate, o200k, cl100k, calibrated"},
+		{"not a string", `{"query":"q","tokenizer":1}`, claude, "", "tokenizer must be one of estimate, o200k, cl100k, calibrated"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := globalsearch.ParseRequest([]byte(tc.body), tc.defaults)
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
+				assert.Contains(t, err.Error(), tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, p.Tokenizer)
+		})
+	}
+	t.Run("deployment variable", func(t *testing.T) {
+		d, err := globalsearch.DefaultsFromEnv(func(k string) (string, bool) { return "o200k", k == "GRAPHRAG_TOKENIZER" })
+		require.NoError(t, err)
+		assert.Equal(t, tokens.NameO200k, d.ForModel("anthropic.claude").Tokenizer, "the deployment's choice wins over the family")
+		_, err = globalsearch.DefaultsFromEnv(func(k string) (string, bool) { return "bpe", k == "GRAPHRAG_TOKENIZER" })
+		assert.ErrorContains(t, err, "GRAPHRAG_TOKENIZER: tokenizer must be one of")
+	})
+}
