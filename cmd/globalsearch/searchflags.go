@@ -134,12 +134,14 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 
 // requestDefaults are the defaults every command resolves a request with:
 // the deployment's (GRAPHRAG_*), except that an index file's namespace wins
-// over GRAPHRAG_NAMESPACE, since the file holds no other namespace.
-func requestDefaults(env *cliEnv, fileNamespace string) (globalsearch.Defaults, error) {
+// over GRAPHRAG_NAMESPACE, since the file holds no other namespace, and
+// the tokenizer default is that of model's family (docs/contract.md#tokenizer).
+func requestDefaults(env *cliEnv, fileNamespace, model string) (globalsearch.Defaults, error) {
 	defaults, err := globalsearch.DefaultsFromEnv(env.lookupEnv)
 	if err != nil {
 		return globalsearch.Defaults{}, err
 	}
+	defaults = defaults.ForModel(model)
 	if fileNamespace != "" {
 		defaults.Namespace = fileNamespace
 	}
@@ -148,7 +150,7 @@ func requestDefaults(env *cliEnv, fileNamespace string) (globalsearch.Defaults, 
 
 // params validates the flags as a request, through the same path as JSON.
 func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Params, error) {
-	defaults, err := requestDefaults(env, fileNamespace)
+	defaults, err := requestDefaults(env, fileNamespace, f.model.spec)
 	if err != nil {
 		return globalsearch.Params{}, err
 	}
@@ -160,8 +162,6 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 	if defaults.Prompts, err = f.prompts.load(); err != nil {
 		return globalsearch.Params{}, err
 	}
-	// The tokenizer default is the model's family's (docs/contract.md#token-estimate).
-	defaults = defaults.ForModel(f.model.spec)
 	req := globalsearch.Request{Query: f.query, Namespace: f.namespace}
 	if f.set["tokenizer"] {
 		req.Tokenizer = &f.tokenizer
