@@ -17,10 +17,11 @@ import (
 
 // JoinMargin is the tokens a "\n" join may cost beyond the newline's own
 // token. Joining two texts at "\n" can merge the newline into the last
-// pre-token of the text before it (".\n" is one token), which only saves
-// tokens, but the merged pre-token may also split differently than its
-// two halves; TestJoinsNeverUndercount measures the worst case over the
-// project's corpora and this margin holds it.
+// pre-split piece of the text before it (".\n" is one token), which saves
+// a token, but the merged piece may also split differently than its two
+// halves. TestJoinsNeverUndercount finds no join on Carol and the edge
+// cases that costs more than the newline's token; the margin covers the
+// joins it does not show, at a token a join.
 const JoinMargin = 1
 
 // Counter counts with one vocabulary. It is safe for concurrent use.

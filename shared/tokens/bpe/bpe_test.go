@@ -77,3 +77,39 @@ func TestRegistered(t *testing.T) {
 	}
 	assert.Equal(t, 2, bpe.O200k.Count("hello world"))
 }
+
+// TestJoinsNeverUndercount joins texts as packing does, text + "\n" +
+// part header..., and checks the joined count never exceeds the parts'
+// counts plus Join: the newline's token and JoinMargin. It logs the worst
+// excess over the parts' sum, which says how much of the margin a join
+// used (docs/contract.md#tokenizer).
+func TestJoinsNeverUndercount(t *testing.T) {
+	var texts []string
+	texts = append(texts, edgeTexts...)
+	texts = append(texts, "end with spaces   ", "ends with a dot.", "ends with a slash /", "trailing tab\t", "数字123", "。", "」")
+	if dir, ok := carolDir(t); ok {
+		recs, _, err := graphrag.Import(context.Background(), dir, graphrag.Options{})
+		require.NoError(t, err)
+		for _, s := range recs.Summaries[:min(40, len(recs.Summaries))] {
+			texts = append(texts, s.Summary)
+		}
+	}
+	for _, c := range counters {
+		worst := -1 << 30
+		for _, a := range texts {
+			for _, b := range []string{"[Community ID: c1 | summary part 1]\nbody", "</data>\nreminder"} {
+				excess := c.Count(a+"\n"+b) - c.Count(a) - c.Count(b)
+				worst = max(worst, excess)
+				assert.LessOrEqual(t, excess, c.Tokens(c.Join()), "%s %q", c.Name(), a)
+			}
+		}
+		t.Logf("%s: a join costs at most %d tokens over its parts (Join allows %d)", c.Name(), worst, c.Tokens(c.Join()))
+	}
+}
+
+// carolDir is the Carol corpus, or false (with a log) where it is absent.
+func carolDir(t *testing.T) (string, bool) {
+	var dir string
+	ok := t.Run("carol present", func(t *testing.T) { dir = corpus.Dir(t, corpus.ChristmasCarol) })
+	return dir, ok && dir != ""
+}
