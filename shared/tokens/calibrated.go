@@ -83,7 +83,6 @@ func Family(model string) string {
 	if m == "" || m == "offline" {
 		return FamilyOffline
 	}
-	name := m[strings.LastIndexAny(m, ":/.")+1:]
 	switch {
 	case strings.Contains(m, "claude") || strings.Contains(m, "anthropic"):
 		return FamilyClaude
@@ -92,7 +91,8 @@ func Family(model string) string {
 	case strings.Contains(m, "llama"):
 		return FamilyLlama
 	}
-	// OpenAI names: the part after the provider prefix.
+	// An OpenAI name: after the CLI's provider prefix and any vendor/.
+	name := m
 	if i := strings.Index(m, ":"); i >= 0 {
 		name = m[i+1:]
 	}
