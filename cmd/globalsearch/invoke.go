@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
@@ -78,7 +79,7 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	s := idx.Store
-	defaults, err := requestDefaults(env, fileNamespace)
+	defaults, err := requestDefaults(env, fileNamespace, model.spec)
 	if err != nil {
 		return err
 	}
@@ -86,7 +87,8 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if verbose {
 		logOut = env.stderr
 	}
-	engine := &globalsearch.Engine{Index: idx, Runs: s, MaxBatches: workflow.DefaultMaxBatches, Logger: slog.New(slog.NewJSONHandler(logOut, nil))}
+	engine := &globalsearch.Engine{Index: idx, Runs: s, MaxBatches: workflow.DefaultMaxBatches, Logger: slog.New(slog.NewJSONHandler(logOut, nil)),
+		ModelID: strings.TrimSpace(model.spec)} // the calibrated rates follow the model (docs/contract.md#tokenizer)
 	if name != "prepare" {
 		if engine.Model, err = model.open(ctx, env); err != nil {
 			return err

@@ -259,7 +259,7 @@ func (t *mcpTools) params(in searchInput, fileNamespace string) (globalsearch.Pa
 	if err != nil {
 		return globalsearch.Params{}, globalsearch.Errorf(globalsearch.KindInvalidInput, "encode request: %w", err)
 	}
-	defaults, err := requestDefaults(t.env, fileNamespace)
+	defaults, err := requestDefaults(t.env, fileNamespace, t.flags.model.mapSpec())
 	if err != nil {
 		return globalsearch.Params{}, err
 	}

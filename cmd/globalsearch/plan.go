@@ -12,10 +12,12 @@ import (
 
 // planOutput is what `plan --json` prints.
 type planOutput struct {
-	SummaryCount            int    `json:"summaryCount"`
-	BatchCount              int    `json:"batchCount"`
-	MapPromptBudget         int    `json:"mapPromptBudget"`
-	ReducePromptBudget      int    `json:"reducePromptBudget"`
+	SummaryCount       int `json:"summaryCount"`
+	BatchCount         int `json:"batchCount"`
+	MapPromptBudget    int `json:"mapPromptBudget"`
+	ReducePromptBudget int `json:"reducePromptBudget"`
+	// Tokenizer counted the budgets (docs/contract.md#tokenizer); absent for the estimate.
+	Tokenizer               string `json:"tokenizer,omitempty"`
 	MapSkeleton             string `json:"mapSkeleton"`
 	ShuffleSeed             int64  `json:"shuffleSeed"`
 	Batching                string `json:"batching,omitempty"` // "stable" (docs/contract.md#stable-batching); absent for the shuffle, so a default plan prints as it did
@@ -55,7 +57,7 @@ func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
 	out := planOutput{
 		SummaryCount: plan.SummaryCount, BatchCount: len(plan.Batches),
 		MapPromptBudget: p.MapPromptBudget(), ReducePromptBudget: p.ReducePromptBudget(),
-		MapSkeleton: plan.MapSkeleton, ShuffleSeed: p.ShuffleSeed,
+		MapSkeleton: plan.MapSkeleton, ShuffleSeed: p.ShuffleSeed, Tokenizer: p.Tokenizer,
 		IndexNotes:  plan.IndexNotes,
 		Diagnostics: planDiagnostics{Coverage: plan.Coverage, Changes: plan.Changes, AutoLevel: plan.AutoLevel},
 		Batches:     make([]plannedBatch, len(plan.Batches)),
@@ -124,6 +126,9 @@ func printPlan(w io.Writer, out planOutput, p globalsearch.Params) {
 	fmt.Fprintf(w, "%s -> %s (map prompt budget %d, reduce prompt budget %d, %s)\n",
 		count(out.SummaryCount, "summary", "summaries"), count(out.BatchCount, "map batch", "map batches"),
 		out.MapPromptBudget, out.ReducePromptBudget, seedText(out.ShuffleSeed, p))
+	if out.Tokenizer != "" {
+		fmt.Fprintf(w, "tokens counted with %s (batch tokens bound the prompt sent)\n", out.Tokenizer)
+	}
 	for i, b := range out.Batches {
 		fmt.Fprintf(w, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, terminalText(strings.Join(b.CommunityIDs, ", ")))
 	}

@@ -3,8 +3,12 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
+	// The CLI packs prompts, so it counts with the exact vocabularies.
+	_ "github.com/graphrag-global/graphrag-global/shared/tokens/bpe"
 )
 
 // searchFlags are the flags run and plan share; they map one to one onto
@@ -20,6 +24,7 @@ type searchFlags struct {
 	responseType                                                    string
 	batching                                                        string
 	standing                                                        string
+	tokenizer                                                       string
 	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
 	seed                                                            int64
 	maxMapTextMB                                                    int64
@@ -131,6 +136,8 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	fs.StringVar(&f.namespace, "namespace", "", fmt.Sprintf("namespace to search (default: the index file's; with --graphrag the one the folder is read into, %q; with --table $GRAPHRAG_NAMESPACE, else %q)",
 		globalsearch.SpecDefaults.Namespace, globalsearch.SpecDefaults.Namespace))
 	fs.StringVar(&f.level, "level", d.CommunityLevel.String(), `community level: "leaf", "auto" (the finest that fits --max-map-tokens) or a level number (0 is the coarsest); $`+globalsearch.DefaultVariable("communityLevel")+` sets the default`)
+	fs.StringVar(&f.tokenizer, "tokenizer", "", "how budgets count tokens: "+strings.Join(tokens.Names, ", ")+
+		" (default: by --model, o200k or cl100k for OpenAI models, calibrated for others, estimate offline; $"+globalsearch.DefaultVariable("tokenizer")+" sets the default)")
 	fs.StringVar(&f.responseType, "response-type", "", fmt.Sprintf("the form of the answer, free text (default %q)", globalsearch.DefaultResponseType))
 	for _, fl := range intFlags {
 		fs.IntVar(fl.value(f), fl.name, 0, defaultHelp(fl.what, fl.field, fl.def(d)))
@@ -152,12 +159,14 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 
 // requestDefaults are the defaults every command resolves a request with:
 // the deployment's (GRAPHRAG_*), except that an index file's namespace wins
-// over GRAPHRAG_NAMESPACE, since the file holds no other namespace.
-func requestDefaults(env *cliEnv, fileNamespace string) (globalsearch.Defaults, error) {
+// over GRAPHRAG_NAMESPACE, since the file holds no other namespace, and
+// the tokenizer default is that of model's family (docs/contract.md#tokenizer).
+func requestDefaults(env *cliEnv, fileNamespace, model string) (globalsearch.Defaults, error) {
 	defaults, err := globalsearch.DefaultsFromEnv(env.lookupEnv)
 	if err != nil {
 		return globalsearch.Defaults{}, err
 	}
+	defaults = defaults.ForModel(model)
 	if fileNamespace != "" {
 		defaults.Namespace = fileNamespace
 	}
@@ -166,7 +175,7 @@ func requestDefaults(env *cliEnv, fileNamespace string) (globalsearch.Defaults, 
 
 // params validates the flags as a request, through the same path as JSON.
 func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Params, error) {
-	defaults, err := requestDefaults(env, fileNamespace)
+	defaults, err := requestDefaults(env, fileNamespace, f.model.mapSpec())
 	if err != nil {
 		return globalsearch.Params{}, err
 	}
@@ -183,6 +192,9 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 		return globalsearch.Params{}, err
 	}
 	req := globalsearch.Request{Query: f.query, Namespace: f.namespace}
+	if f.set["tokenizer"] {
+		req.Tokenizer = &f.tokenizer
+	}
 	if f.set["response-type"] {
 		req.ResponseType = &f.responseType
 	}

@@ -189,7 +189,7 @@ func TestHelpExitsZero(t *testing.T) {
 		{[]string{"import", "graphrag", "-h"}, 0, "usage: globalsearch import graphrag [flags]"},
 		{[]string{"invoke", "--help"}, 0, "usage: globalsearch invoke <prepare|map|reduce|api>"},
 		{[]string{"invoke", "map", "-h"}, 0, "usage: globalsearch invoke <prepare|map|reduce|api>"},
-		{[]string{"tokens", "-h"}, 0, "usage: globalsearch tokens < FILE"},
+		{[]string{"tokens", "-h"}, 0, "usage: globalsearch tokens [--tokenizer T [--model M]] < FILE"},
 		{[]string{"mcp", "-h"}, 0, "usage: globalsearch mcp [flags]"},
 	}
 	for _, tc := range tests {

@@ -187,7 +187,7 @@ func newLocalAPI(ctx context.Context, env *cliEnv, f *searchFlags) (*localAPI, e
 	if err != nil {
 		return nil, err
 	}
-	defaults, err := requestDefaults(env, fileNamespace)
+	defaults, err := requestDefaults(env, fileNamespace, f.model.mapSpec())
 	if err != nil {
 		return nil, err
 	}

@@ -55,6 +55,9 @@ func (f *searchFlags) newEngine(ctx context.Context, env *cliEnv, idx globalsear
 		return nil, err
 	}
 	e := &globalsearch.Engine{Index: idx, Runs: memstore.New(), Prompts: prompts, MaxMapTextBytes: min(f.maxMapTextMB, 1<<40) << 20}
+	// The model's id picks the calibrated rates even where no model is
+	// called (plan), so that plan packs as run does.
+	e.ModelID = strings.TrimSpace(f.model.spec)
 	if f.verbose {
 		e.Logger = slog.New(slog.NewJSONHandler(env.stderr, nil))
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/functions/internal/wiring"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	// This function packs prompts, so it counts with the exact vocabularies.
+	_ "github.com/graphrag-global/graphrag-global/shared/tokens/bpe"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
@@ -15,8 +17,9 @@ func main() {
 	h := &workflow.Handlers{
 		// No model: prepare plans without calling one.
 		Engine: &globalsearch.Engine{Index: f.Index, Runs: f.Runs, MaxBatches: f.Config.MaxBatches, Logger: f.Logger,
-			// The cost ceiling is held to the deployment's prices (docs/contract.md#cost-ceiling).
-			Prices: f.Config.Prices},
+			// The cost ceiling is held to the deployment's prices (docs/contract.md#cost-ceiling),
+			// and the model id picks its family's tokenizer rates.
+			Prices: f.Config.Prices, ModelID: f.Config.ModelID},
 		Defaults: f.Config.Defaults,
 		// The Map's MaxConcurrencyPath reads prepare's output (docs/contract.md#state-machine).
 		MapMaxConcurrency: f.Config.MapMaxConcurrency,

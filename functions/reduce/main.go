@@ -10,6 +10,8 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/functions/internal/wiring"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	// This function packs prompts, so it counts with the exact vocabularies.
+	_ "github.com/graphrag-global/graphrag-global/shared/tokens/bpe"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 

@@ -39,8 +39,11 @@ var ErrPromptTooLarge = errors.New("map token budget cannot fit the map prompt")
 
 // SmallestBudget is the least budget at which skeleton alone passes the fit
 // test, beside empty content: the estimate of skeleton + "\n".
-func SmallestBudget(skeleton string) int {
-	return tokens.NewPrompt(skeleton).Tokens(tokens.Count{})
+func SmallestBudget(skeleton string) int { return SmallestBudgetWith(tokens.EstimateCounter, skeleton) }
+
+// SmallestBudgetWith is SmallestBudget measured by c.
+func SmallestBudgetWith(c tokens.Counter, skeleton string) int {
+	return tokens.NewPromptWith(c, skeleton).Tokens(tokens.Count{})
 }
 
 // CheckSkeleton is the fit test with no content: ErrPromptTooLarge when no
@@ -48,7 +51,12 @@ func SmallestBudget(skeleton string) int {
 // place that rule is decided: packing applies it before drawing an item,
 // and a caller applies it to a request before reading anything to pack.
 func CheckSkeleton(skeleton string, budget int) error {
-	if budget < SmallestBudget(skeleton) {
+	return CheckSkeletonWith(tokens.EstimateCounter, skeleton, budget)
+}
+
+// CheckSkeletonWith is CheckSkeleton measured by c.
+func CheckSkeletonWith(c tokens.Counter, skeleton string, budget int) error {
+	if budget < SmallestBudgetWith(c, skeleton) {
 		return ErrPromptTooLarge
 	}
 	return nil
@@ -99,10 +107,21 @@ func Pack(skeleton string, budget int, items []Item) ([]Batch, error) {
 // as it is drawn never holds every text at once. A skeleton that fails the
 // fit test draws no item.
 func PackSeq(skeleton string, budget int, items iter.Seq[Item]) ([]Batch, error) {
-	if err := CheckSkeleton(skeleton, budget); err != nil {
+	return PackSeqWith(tokens.EstimateCounter, skeleton, budget, items)
+}
+
+// PackSeqWith is PackSeq measured by c (docs/contract.md#token-estimate):
+// with the estimate it is PackSeq exactly. An exact counter counts each
+// part whole, header included, on several cores ahead of the packing, and
+// adds c.Join per join, so a batch's Tokens bounds the prompt sent.
+func PackSeqWith(c tokens.Counter, skeleton string, budget int, items iter.Seq[Item]) ([]Batch, error) {
+	if err := CheckSkeletonWith(c, skeleton, budget); err != nil {
 		return nil, err
 	}
-	p := packer{prompt: tokens.NewPrompt(skeleton), budget: budget}
+	p := packer{prompt: tokens.NewPromptWith(c, skeleton), counter: c, newline: c.Join(), budget: budget}
+	if !c.ByCodePoint() {
+		return p.packCounted(items)
+	}
 	for it := range items {
 		if err := p.addItem(it); err != nil {
 			return nil, err
@@ -111,8 +130,6 @@ func PackSeq(skeleton string, budget int, items iter.Seq[Item]) ([]Batch, error)
 	p.flush()
 	return p.batches, nil
 }
-
-var newline = tokens.Count{ASCII: 1}
 
 type part struct {
 	id     string
@@ -123,6 +140,8 @@ type part struct {
 
 type packer struct {
 	prompt  tokens.Prompt
+	counter tokens.Counter
+	newline tokens.Count // what a "\n" join adds
 	budget  int
 	batches []Batch
 
@@ -137,6 +156,7 @@ type packer struct {
 func (p *packer) fits(c tokens.Count) bool { return p.prompt.Fits(c, p.budget) }
 
 func (p *packer) addItem(it Item) error {
+	newline := p.newline
 	widest := tokens.Of(Header(it.ID, widestPartNumber)).Add(newline)
 	// docs/contract.md#token-estimate charges no byte less than a quarter of a non-ASCII code
 	// point (a 4-byte code point is the cheapest per byte), so a text whose
@@ -202,7 +222,7 @@ func (p *packer) split(it Item, widest tokens.Count) error {
 		}
 		header := Header(it.ID, number)
 		prefix := tokens.Count{ASCII: c.ASCII - widest.ASCII, NonASCII: c.NonASCII - widest.NonASCII}
-		p.addPart(part{id: it.ID, header: header, text: text[:end], count: tokens.Of(header).Add(newline).Add(prefix)})
+		p.addPart(part{id: it.ID, header: header, text: text[:end], count: tokens.Of(header).Add(p.newline).Add(prefix)})
 		text = text[end:]
 	}
 	return nil
@@ -215,7 +235,7 @@ func (p *packer) addPart(pt part) {
 	}
 	joined := p.count.Add(pt.count)
 	if len(p.parts) > 0 {
-		joined = joined.Add(newline)
+		joined = joined.Add(p.newline)
 	}
 	if len(p.parts) > 0 && !p.fits(joined) {
 		p.flush()

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"iter"
 	"math"
 	"slices"
@@ -66,10 +67,25 @@ func PackStable(skeleton string, budget int, seed int64, items []Item) ([]Batch,
 // of all the items until then, about what the batches hold; each part is
 // let go once its batch is built.
 func PackStableSeq(skeleton string, budget int, seed int64, items iter.Seq[Item]) ([]Batch, error) {
-	if err := CheckSkeleton(skeleton, budget); err != nil {
+	return PackStableSeqWith(tokens.EstimateCounter, skeleton, budget, seed, items)
+}
+
+// ErrStableNeedsCodePoints refuses stable batching with a counter that
+// does not count by code point: its boundaries are chosen over running
+// counts that add, which an exact tokenizer's do not (PackSeqWith counts
+// those whole, ahead of a greedy pack).
+var ErrStableNeedsCodePoints = errors.New(`batching "stable" counts tokens by code point: use tokenizer "estimate" or "calibrated" with it`)
+
+// PackStableSeqWith is PackStableSeq counting with c, which must count by
+// code point (the estimate, or calibrated rates).
+func PackStableSeqWith(c tokens.Counter, skeleton string, budget int, seed int64, items iter.Seq[Item]) ([]Batch, error) {
+	if !c.ByCodePoint() {
+		return nil, ErrStableNeedsCodePoints
+	}
+	if err := CheckSkeletonWith(c, skeleton, budget); err != nil {
 		return nil, err
 	}
-	p := packer{prompt: tokens.NewPrompt(skeleton), budget: budget, collect: true}
+	p := packer{prompt: tokens.NewPromptWith(c, skeleton), counter: c, newline: c.Join(), budget: budget, collect: true}
 	for it := range items {
 		if err := p.addItem(it); err != nil {
 			return nil, err
@@ -77,8 +93,8 @@ func PackStableSeq(skeleton string, budget int, seed int64, items iter.Seq[Item]
 	}
 	all := p.parts
 	start := 0
-	for _, end := range stableEnds(p.prompt, budget, seed, all) {
-		p.parts, p.count = all[start:end], contentCount(all[start:end])
+	for _, end := range stableEnds(p.prompt, p.newline, budget, seed, all) {
+		p.parts, p.count = all[start:end], contentCount(p.newline, all[start:end])
 		p.flush()
 		start = end
 	}
@@ -93,7 +109,7 @@ func PackStableSeq(skeleton string, budget int, seed int64, items iter.Seq[Item]
 // it still fits, so this is linear in the parts times the parts a batch
 // holds. A part that fits nowhere beside others is a batch of its own, as
 // in Pack.
-func stableEnds(prompt tokens.Prompt, budget int, seed int64, parts []part) []int {
+func stableEnds(prompt tokens.Prompt, newline tokens.Count, budget int, seed int64, parts []part) []int {
 	n := len(parts)
 	weights := make([]float64, n+1)
 	for j := 1; j <= n; j++ {
@@ -144,8 +160,8 @@ func boundaryWeight(seed int64, parts []part, j int) float64 {
 	return e * math.Sqrt(e)
 }
 
-// contentCount is the count of parts joined by "\n".
-func contentCount(parts []part) tokens.Count {
+// contentCount is the count of parts joined by "\n", which adds newline.
+func contentCount(newline tokens.Count, parts []part) tokens.Count {
 	var c tokens.Count
 	for i, pt := range parts {
 		if i > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/graphrag-global/graphrag-global/shared/batch"
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
 // The request's words for its batching (docs/contract.md#stable-batching).
@@ -43,19 +44,27 @@ func batchingFitsShuffle(p Params) error {
 		return Errorf(KindInvalidInput,
 			`shuffle false keeps summaries in id order, which batching "stable" does not: it orders them by a seeded hash of their ids; ask for batching "greedy" with shuffle false, or drop shuffle`)
 	}
+	// Refused with the request, before any read (pack refuses it too).
+	if p.Batching == BatchingStable && (p.Tokenizer == tokens.NameO200k || p.Tokenizer == tokens.NameCL100k) {
+		return &Error{Kind: KindInvalidInput, Err: batch.ErrStableNeedsCodePoints}
+	}
 	return nil
 }
 
 // pack orders the map texts of in and packs them as p's batching says
 // (docs/contract.md#batching, docs/contract.md#stable-batching).
-func pack(skeleton string, p Params, in mapInputs) ([]batch.Batch, error) {
+func pack(counter tokens.Counter, skeleton string, p Params, in mapInputs) ([]batch.Batch, error) {
 	if p.Batching == BatchingStable {
 		ids := make([]string, in.len())
 		for i, s := range in.selected {
 			ids[i] = s.ID
 		}
 		order := batch.StableOrder(ids, p.ShuffleSeed)
-		return batch.PackStableSeq(skeleton, p.MapPromptBudget(), p.ShuffleSeed, in.items(order))
+		packed, err := batch.PackStableSeqWith(counter, skeleton, p.MapPromptBudget(), p.ShuffleSeed, in.items(order))
+		if errors.Is(err, batch.ErrStableNeedsCodePoints) {
+			return nil, &Error{Kind: KindInvalidInput, Err: err}
+		}
+		return packed, err
 	}
 	order := make([]int, in.len())
 	for i := range order {
@@ -64,5 +73,5 @@ func pack(skeleton string, p Params, in mapInputs) ([]batch.Batch, error) {
 	if p.Shuffle {
 		shuffle(order, p.ShuffleSeed)
 	}
-	return batch.PackSeq(skeleton, p.MapPromptBudget(), in.items(order))
+	return batch.PackSeqWith(counter, skeleton, p.MapPromptBudget(), in.items(order))
 }

@@ -176,3 +176,30 @@ func TestPlanStable(t *testing.T) {
 }
 
 func ptrInt(n int) *int { return &n }
+
+// Stable batching chooses its boundaries over counts that add, so an
+// exact tokenizer is refused with the request; code-point counters pack.
+func TestStableBatchingNeedsACodePointCounter(t *testing.T) {
+	tests := []struct {
+		tokenizer string
+		wantErr   bool
+	}{
+		{"estimate", false},
+		{"calibrated", false},
+		{"o200k", true},
+		{"cl100k", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.tokenizer, func(t *testing.T) {
+			body := `{"query":"q","batching":"stable","shuffleSeed":1,"tokenizer":"` + tc.tokenizer + `"}`
+			_, err := gs.ParseRequest([]byte(body), gs.SpecDefaults)
+			if !tc.wantErr {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
+			assert.Contains(t, err.Error(), `batching "stable" counts tokens by code point`)
+		})
+	}
+}

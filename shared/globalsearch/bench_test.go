@@ -11,6 +11,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
 // benchIndex is a generated namespace of 10,000 summaries in three levels
@@ -90,15 +91,20 @@ func BenchmarkPrepare(b *testing.B) {
 	store, size := benchIndex()
 	e := &globalsearch.Engine{Index: store, Runs: store}
 	for _, bc := range []struct {
-		name  string
-		level globalsearch.Level
+		name      string
+		level     globalsearch.Level
+		tokenizer string
 	}{
-		{"leaf", globalsearch.LeafLevel},
-		{"level0", 0},
+		{"leaf", globalsearch.LeafLevel, ""},
+		{"level0", 0, ""},
+		// docs/contract.md#tokenizer: an exact count is far slower per byte.
+		{"leaf-o200k", globalsearch.LeafLevel, tokens.NameO200k},
+		{"leaf-calibrated", globalsearch.LeafLevel, tokens.NameCalibrated},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := context.Background()
 			p := benchParams(bc.level, "bench-prepare")
+			p.Tokenizer = bc.tokenizer
 			var plan globalsearch.Plan
 			for b.Loop() {
 				var err error

@@ -108,8 +108,12 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 // p.CommunityLevel), for a run that made spent model calls already.
 func (e *Engine) planWith(ctx context.Context, p Params, pick picker, spent int) (Plan, error) {
 	skeleton := e.prompts().Map.Skeleton(p.Query)
+	counter, err := e.counter(p)
+	if err != nil {
+		return Plan{}, err
+	}
 	// The budget check needs no data, so bad input costs no read (docs/contract.md#budgets).
-	if err := batch.CheckSkeleton(skeleton, p.MapPromptBudget()); err != nil {
+	if err := batch.CheckSkeletonWith(counter, skeleton, p.MapPromptBudget()); err != nil {
 		return Plan{}, &Error{Kind: KindInvalidInput, Err: err}
 	}
 	if err := e.needPrices(p); err != nil {
@@ -120,7 +124,7 @@ func (e *Engine) planWith(ctx context.Context, p Params, pick picker, spent int)
 		return Plan{}, err
 	}
 	sources := in.allSources()
-	packed, err := pack(skeleton, p, in)
+	packed, err := pack(counter, skeleton, p, in)
 	if err != nil {
 		var tooSmall *batch.TooSmallError
 		if errors.As(err, &tooSmall) || errors.Is(err, batch.ErrPromptTooLarge) {

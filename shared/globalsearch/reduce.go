@@ -58,6 +58,11 @@ const candidateSeparator = "\n\n"
 // shorter answer may still fit). It returns the selection, the content and
 // the estimated tokens of the whole Reduce prompt.
 func SelectAnswers(skeleton string, budget int, answers []MapAnswer) ([]MapAnswer, string, int) {
+	return SelectAnswersWith(tokens.EstimateCounter, skeleton, budget, answers)
+}
+
+// SelectAnswersWith is SelectAnswers measured by c (docs/contract.md#token-estimate).
+func SelectAnswersWith(c tokens.Counter, skeleton string, budget int, answers []MapAnswer) ([]MapAnswer, string, int) {
 	ranked := make([]MapAnswer, 0, len(answers))
 	for _, a := range answers {
 		if a.Usefulness > 0 {
@@ -67,8 +72,8 @@ func SelectAnswers(skeleton string, budget int, answers []MapAnswer) ([]MapAnswe
 	slices.SortStableFunc(ranked, func(a, b MapAnswer) int {
 		return cmp.Or(cmp.Compare(b.Usefulness, a.Usefulness), cmp.Compare(a.BatchIndex, b.BatchIndex))
 	})
-	prompt := tokens.NewPrompt(skeleton)
-	sep := tokens.Of(candidateSeparator)
+	prompt := tokens.NewPromptWith(c, skeleton)
+	sep := tokens.Separator(c, candidateSeparator)
 	var (
 		selected []MapAnswer
 		rendered []string
@@ -76,7 +81,7 @@ func SelectAnswers(skeleton string, budget int, answers []MapAnswer) ([]MapAnswe
 	)
 	for _, a := range ranked {
 		text := RenderCandidate(a)
-		grown := content.Add(tokens.Of(text))
+		grown := content.Add(c.Of(text))
 		if len(selected) > 0 {
 			grown = grown.Add(sep)
 		}
@@ -170,13 +175,14 @@ type reduceRun struct {
 	res      Result
 	start    time.Time
 	selected int
+	counter  tokens.Counter // the plan's tokenizer (docs/contract.md#token-estimate)
 }
 
 // selectAnswers is SelectAnswers over the run's answers with its request's
 // prompt and budget, remembered for the result's coverage.
 func (r *reduceRun) selectAnswers(reducePrompt Template) ([]MapAnswer, string, int) {
 	p := r.plan.Params
-	selected, content, promptTokens := SelectAnswers(reducePrompt.Skeleton(p.Query), p.ReducePromptBudget(), r.answers)
+	selected, content, promptTokens := SelectAnswersWith(r.counter, reducePrompt.Skeleton(p.Query), p.ReducePromptBudget(), r.answers)
 	r.selected = len(selected)
 	return selected, content, promptTokens
 }
@@ -196,5 +202,9 @@ func (e *Engine) loadReduce(ctx context.Context, queryID, runID string, failures
 		return nil, fmt.Errorf("load map answers of %s: %w", queryID, err)
 	}
 	answers = withoutReported(answers, failures)
-	return &reduceRun{plan: plan, answers: answers, res: newResult(plan, answers, failures), start: start}, nil
+	counter, err := e.counter(plan.Params)
+	if err != nil {
+		return nil, err
+	}
+	return &reduceRun{plan: plan, answers: answers, res: newResult(plan, answers, failures), start: start, counter: counter}, nil
 }

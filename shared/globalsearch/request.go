@@ -32,6 +32,7 @@ type Request struct {
 	RatingThreshold     *int     `json:"ratingThreshold,omitempty"`
 	MaxMapInputTokens   *int     `json:"maxMapInputTokens,omitempty"`
 	MaxCostUSD          *float64 `json:"maxCostUsd,omitempty"`
+	Tokenizer           *string  `json:"tokenizer,omitempty"`
 }
 
 // Params validates the request against the defaults (docs/contract.md#request).
@@ -93,6 +94,10 @@ type Params struct {
 	// MaxCostUSD is the most the run's worst case may cost at the
 	// deployment's prices (docs/contract.md#cost-ceiling); 0 is no ceiling.
 	MaxCostUSD float64 `json:"maxCostUsd,omitempty"`
+	// Tokenizer counts every budget (docs/contract.md#token-estimate); ""
+	// is the estimate, which is also how a request stored before the field
+	// existed reads.
+	Tokenizer string `json:"tokenizer,omitempty"`
 }
 
 // SameRequest reports whether p and q ask for the same run (docs/contract.md#query-ids):
@@ -145,6 +150,9 @@ type Defaults struct {
 	// (docs/contract.md#cost-ceiling): a request may lower it, never raise
 	// it. 0 is none.
 	MaxCostUSD float64
+	// Tokenizer is the deployment's tokenizer option; "" is the model
+	// family's default, which ForModel fills in (docs/contract.md#token-estimate).
+	Tokenizer string
 	// Prompts are the prompts the budgets are checked against
 	// (docs/contract.md#budgets): the engine's, which a prompts directory
 	// may set (docs/contract.md#custom-prompts); a zero part is the
@@ -279,6 +287,7 @@ var requestFields = []requestField{
 		}
 		return err
 	}},
+	tokenizerField,
 }
 
 // DefaultsFromEnv reads a deployment's defaults from GRAPHRAG_* variables
@@ -295,7 +304,7 @@ func DefaultsFromEnv(lookup func(string) (string, bool)) (Defaults, error) {
 			continue
 		}
 		raw := []byte(v)
-		if f.name == "namespace" || f.name == "batching" || (f.name == "communityLevel" && (v == "leaf" || v == "auto")) {
+		if f.name == "namespace" || f.name == "batching" || f.name == "tokenizer" || (f.name == "communityLevel" && (v == "leaf" || v == "auto")) {
 			raw, _ = json.Marshal(v)
 		}
 		if err := f.setDefault(raw, &d); err != nil {

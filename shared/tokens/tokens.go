@@ -16,6 +16,9 @@ import "unicode/utf8"
 type Count struct {
 	ASCII    int
 	NonASCII int
+	// Exact is the tokens an exact Counter counted, joins and their margins
+	// included; the estimate leaves it 0.
+	Exact int
 }
 
 // Of counts the code points of s. Invalid UTF-8 bytes count as one non-ASCII
@@ -35,7 +38,7 @@ func Of(s string) Count {
 
 // Add returns the count of two texts joined where a code point ends (an ASCII byte on either side suffices: "\xe4" + "\xb8\xad" is one rune, not three).
 func (c Count) Add(o Count) Count {
-	return Count{ASCII: c.ASCII + o.ASCII, NonASCII: c.NonASCII + o.NonASCII}
+	return Count{ASCII: c.ASCII + o.ASCII, NonASCII: c.NonASCII + o.NonASCII, Exact: c.Exact + o.Exact}
 }
 
 // Runes is the number of code points counted.
@@ -56,13 +59,32 @@ func Estimate(s string) int { return Of(s).Tokens() }
 // was, so it fits a budget when Estimate(skeleton + "\n" + content) <=
 // budget. Counts add, so a caller growing the content piece by piece
 // measures each piece once. Map packing and reduce selection both use it.
-type Prompt struct{ base Count }
+type Prompt struct {
+	counter Counter
+	base    Count
+}
 
 // NewPrompt measures skeleton and the newline that joins it to the content.
-func NewPrompt(skeleton string) Prompt { return Prompt{base: Of(skeleton).Add(Count{ASCII: 1})} }
+func NewPrompt(skeleton string) Prompt { return NewPromptWith(EstimateCounter, skeleton) }
 
-// Tokens is the estimate of the whole prompt holding content.
-func (p Prompt) Tokens(content Count) int { return p.base.Add(content).Tokens() }
+// NewPromptWith is NewPrompt measured by c. The content goes in where the
+// skeleton's content line was, so the prompt sent has one more join than
+// skeleton + "\n" + content: the content's own closing join, which c's
+// Join bounds like every other (docs/contract.md#token-estimate). The
+// estimate counts that newline in the skeleton already.
+func NewPromptWith(c Counter, skeleton string) Prompt {
+	base := c.Of(skeleton).Add(c.Join())
+	if !c.ByCodePoint() {
+		base = base.Add(c.Join())
+	}
+	return Prompt{counter: c, base: base}
+}
+
+// Counter is the counter that measures the prompt.
+func (p Prompt) Counter() Counter { return p.counter }
+
+// Tokens is the token count of the whole prompt holding content.
+func (p Prompt) Tokens(content Count) int { return p.counter.Tokens(p.base.Add(content)) }
 
 // Fits reports whether the prompt holding content is within budget.
 func (p Prompt) Fits(content Count, budget int) bool { return p.Tokens(content) <= budget }

@@ -113,6 +113,13 @@ func ConfigFromEnv(lookup func(string) (string, bool), need ...string) (Config, 
 			errs = append(errs, fmt.Errorf("unknown configuration variable %s", name))
 		}
 	}
+	// Every function reads the model id where it is set, needed or not:
+	// the tokenizer default and the calibrated rates follow the model's
+	// family (docs/contract.md#token-estimate), in the API as in prepare.
+	if c.ModelID == "" {
+		c.ModelID, _ = lookup(EnvModelID)
+	}
+	c.Defaults = c.Defaults.ForModel(c.ModelID)
 	return c, errors.Join(errs...)
 }
 

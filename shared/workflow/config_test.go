@@ -34,6 +34,18 @@ func TestConfigFromEnv(t *testing.T) {
 			assert.Equal(t, 7*24*time.Hour, c.RunsTTL)
 			assert.Equal(t, 8000, c.Defaults.MapTokenBudget)
 		}},
+		// docs/contract.md#tokenizer: every function takes the model's family's default.
+		{"tokenizer: no model, the estimate", base, nil, "", func(t *testing.T, c workflow.Config) {
+			assert.Equal(t, "estimate", c.Defaults.Tokenizer)
+		}},
+		{"tokenizer: Claude, calibrated, without needing the model", with(map[string]string{"MODEL_ID": "us.anthropic.claude-3-5-haiku-20241022-v1:0"}), nil, "",
+			func(t *testing.T, c workflow.Config) {
+				assert.Equal(t, "calibrated", c.Defaults.Tokenizer)
+				assert.Equal(t, "us.anthropic.claude-3-5-haiku-20241022-v1:0", c.ModelID, "prepare's calibrated rates follow it")
+			}},
+		{"tokenizer: the deployment's choice", with(map[string]string{"MODEL_ID": "anthropic.claude-3-haiku", "GRAPHRAG_TOKENIZER": "o200k"}), nil, "",
+			func(t *testing.T, c workflow.Config) { assert.Equal(t, "o200k", c.Defaults.Tokenizer) }},
+		{"tokenizer: a bad one", with(map[string]string{"GRAPHRAG_TOKENIZER": "bpe"}), nil, "GRAPHRAG_TOKENIZER: tokenizer must be one of estimate, o200k, cl100k, calibrated", nil},
 		{"prepare", with(map[string]string{"INDEX_TABLE": "idx", "GRAPHRAG_MAP_TOKEN_BUDGET": "12000"}), []string{workflow.EnvIndexTable}, "",
 			func(t *testing.T, c workflow.Config) {
 				assert.Equal(t, "idx", c.IndexTable)
