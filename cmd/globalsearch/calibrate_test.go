@@ -103,7 +103,9 @@ func recordRun(t *testing.T, model string) []byte {
 	budget := tokens.Estimate(globalsearch.DefaultPrompts().Map.Skeleton("What grew?")) + 160
 	env, out, errOut := testEnv("")
 	args := []string{"run", "--json", "--no-cache", "--index", index, "--query", "What grew?", "--model", model,
-		"--map-budget", fmt.Sprint(budget), "--map-reserve", "0", "--no-shuffle"}
+		"--map-budget", fmt.Sprint(budget), "--map-reserve", "0", "--no-shuffle",
+		// The estimate packs the batches, whose ratios the fake tokenizer then reports.
+		"--tokenizer", "estimate"}
 	require.Equal(t, 0, runMain(context.Background(), env, args), errOut.String())
 	return out.Bytes()
 }
@@ -291,7 +293,7 @@ func TestCalibrateCountTokens(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", url)
 	index := writeIndex(t, mixedIndex())
 	budget := tokens.Estimate(globalsearch.DefaultPrompts().Map.Skeleton("What grew?")) + 160
-	plan := []string{"--index", index, "--query", "What grew?", "--map-budget", fmt.Sprint(budget), "--map-reserve", "0", "--no-shuffle"}
+	plan := []string{"--index", index, "--query", "What grew?", "--map-budget", fmt.Sprint(budget), "--map-reserve", "0", "--no-shuffle", "--tokenizer", "estimate"}
 
 	env, out, errOut := testEnv("")
 	args := append([]string{"calibrate", "--count-tokens", "--json", "--model", fakeModel}, plan...)
