@@ -99,6 +99,8 @@ type Index struct {
 type Runs struct {
 	*Client
 	table string
+	// payloads, when set, holds the batch texts (WithPayloads).
+	payloads *Payloads
 }
 
 // Cache is the map-answer cache table (globalsearch.MapCache). It is safe
