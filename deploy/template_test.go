@@ -59,10 +59,13 @@ func grants(t *testing.T, s *stack, role string) []string {
 // (README "IAM"): a widened action or resource fails here.
 func TestRolePolicies(t *testing.T) {
 	const (
-		basic  = "managed arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
-		xray   = "managed arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess"
-		runs   = " ${RunsTable.Arn}"
-		index  = " ${IndexTable.Arn}"
+		basic = "managed arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
+		xray  = "managed arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess"
+		runs  = " ${RunsTable.Arn}"
+		index = " ${IndexTable.Arn}"
+		// docs/contract.md#payloads-bucket: prepare only writes the batch
+		// texts, map only reads them, nobody else reaches them.
+		texts  = " ${PayloadBucket.Arn}/runs/*"
 		region = "arn:${AWS::Partition}:bedrock:${AWS::Region}"
 	)
 	model := func(s *stack) []string {
@@ -91,11 +94,12 @@ func TestRolePolicies(t *testing.T) {
 	want := map[string]func(s *stack) []string{
 		"PrepareFunctionRole": func(*stack) []string {
 			return []string{basic, xray, "dynamodb:Query" + index, "dynamodb:BatchGetItem" + index,
-				"dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs, "dynamodb:UpdateItem" + runs, "dynamodb:BatchWriteItem" + runs}
+				"dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs, "dynamodb:UpdateItem" + runs, "dynamodb:BatchWriteItem" + runs,
+				"s3:PutObject" + texts}
 		},
 		"MapFunctionRole": func(s *stack) []string {
 			// docs/contract.md#map-cache: the map function alone reads and writes the map cache.
-			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs,
+			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs, "s3:GetObject" + texts,
 				"dynamodb:GetItem ${MapCacheTable.Arn}", "dynamodb:PutItem ${MapCacheTable.Arn}"}, model(s)...)
 		},
 		"ReduceFunctionRole": func(s *stack) []string {

@@ -11,7 +11,7 @@ import (
 )
 
 func main() {
-	f := wiring.Load(workflow.EnvIndexTable, workflow.EnvMapMaxConcurrency, workflow.EnvMaxBatches)
+	f := wiring.Load(workflow.EnvIndexTable, workflow.EnvMapMaxConcurrency, workflow.EnvMaxBatches, workflow.EnvPayloadBucket)
 	h := &workflow.Handlers{
 		// No model: prepare plans without calling one.
 		Engine:   &globalsearch.Engine{Index: f.Index, Runs: f.Runs, MaxBatches: f.Config.MaxBatches, Logger: f.Logger},

@@ -70,6 +70,9 @@ func TestConfigFromEnv(t *testing.T) {
 			func(t *testing.T, c workflow.Config) { assert.Equal(t, 20000, c.MaxBatches) }},
 		{"plan limit past what prepare's output can list", with(map[string]string{"MAX_BATCHES": "30001"}), []string{workflow.EnvMaxBatches},
 			"MAX_BATCHES must be at most 30000 (prepare's output lists every batch index), not 30001", nil},
+		{"payload bucket", with(map[string]string{"PAYLOAD_BUCKET": "texts"}), []string{workflow.EnvPayloadBucket}, "",
+			func(t *testing.T, c workflow.Config) { assert.Equal(t, "texts", c.PayloadBucket) }},
+		{"payload bucket not set", base, []string{workflow.EnvPayloadBucket}, "PAYLOAD_BUCKET is not set", nil},
 		{"unknown need", base, []string{"NOPE"}, "unknown configuration variable NOPE", nil},
 	}
 	for _, tc := range tests {
