@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/assert"
@@ -58,6 +59,9 @@ type env struct {
 	index  *store.Index
 	runs   *store.Runs
 	tables store.Tables
+	// s3 and bucket hold the batch texts.
+	s3     *s3.Client
+	bucket string
 	lambda *fakeLambda
 	// handlers serve the fake Lambda API; a test may lower
 	// InlineMaxBatches before it starts an execution.
@@ -99,6 +103,13 @@ func newEnv(t *testing.T) *env {
 	require.NoError(t, err)
 	e.runs, err = store.NewRuns(c, e.tables.Runs)
 	require.NoError(t, err)
+	// moto serves S3 too: the batch texts live in a bucket of its own, as
+	// deployed (docs/contract.md#payloads-bucket).
+	e.s3 = testenv.S3Client(t, e.moto)
+	e.bucket = testenv.NewBucket(t, e.s3)
+	payloads, err := store.NewPayloads(e.s3, e.bucket)
+	require.NoError(t, err)
+	e.runs = e.runs.WithPayloads(payloads)
 	e.sfn = sfn.New(sfn.Options{
 		Region:       region,
 		BaseEndpoint: aws.String(e.moto),
