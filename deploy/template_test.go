@@ -122,7 +122,7 @@ func TestRolePolicies(t *testing.T) {
 			// (named in the template: a !Ref to itself would be circular).
 			self := "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:"
 			return append(append([]string{xray, invoke("PrepareFunction"), invoke("MapFunction"), invoke("ReduceFunction"),
-				"dynamodb:PutItem" + runs, "dynamodb:UpdateItem" + runs,
+				"dynamodb:PutItem" + runs, "dynamodb:UpdateItem" + runs, "s3:GetObject" + texts,
 				"states:StartExecution " + self + "stateMachine:${AWS::StackName}-globalsearch",
 				"states:DescribeExecution " + self + "execution:${AWS::StackName}-globalsearch/*",
 				"states:StopExecution " + self + "execution:${AWS::StackName}-globalsearch/*"},
@@ -208,7 +208,7 @@ func TestPrepareLimits(t *testing.T) {
 	require.GreaterOrEqual(t, def, 4, "the cap admits the default mapConcurrency")
 	assert.Equal(t, strconv.Itoa(workflow.DefaultMaxBatches), defaults.params["MaxBatches"])
 	assert.Equal(t, strconv.Itoa(workflow.MaxBatchesLimit), defaults.maxValues["MaxBatches"],
-		"prepare's output lists every batch index, which must fit a state")
+		"the runs table's six-digit batch keys; the Distributed Map reads its items from the payload bucket")
 	for _, tc := range []struct {
 		name, param, env string
 		value            string // "" = the template's default

@@ -20,6 +20,8 @@ func main() {
 		MapMaxConcurrency: f.Config.MapMaxConcurrency,
 		// Failure items of a Distributed Map expire with the run.
 		RunsTTL: f.Config.RunsTTL,
+		// A Distributed Map reads its items from the payload bucket.
+		Items: f.Payloads,
 	}
 	lambda.StartWithOptions(h.Prepare, workflow.Options()...)
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -42,6 +43,9 @@ func NewPayloads(api S3API, bucket string) (*Payloads, error) {
 	}
 	return &Payloads{client: api, bucket: bucket}, nil
 }
+
+// Bucket is the bucket's name.
+func (p *Payloads) Bucket() string { return p.bucket }
 
 // PayloadPrefix is the key prefix of every object the store writes; the
 // template's lifecycle rule and IAM policies name the same prefix.
@@ -84,10 +88,10 @@ func textsObject(p globalsearch.Plan) (string, []byte, []textRef) {
 }
 
 // put writes one object.
-func (p *Payloads) put(ctx context.Context, key string, body []byte) error {
+func (p *Payloads) put(ctx context.Context, key, contentType string, body []byte) error {
 	_, err := p.client.PutObject(ctx, &s3.PutObjectInput{
 		Bucket: aws.String(p.bucket), Key: aws.String(key), Body: bytes.NewReader(body),
-		ContentLength: aws.Int64(int64(len(body))), ContentType: aws.String("text/plain; charset=utf-8"),
+		ContentLength: aws.Int64(int64(len(body))), ContentType: aws.String(contentType),
 	})
 	if err != nil {
 		return wrapS3(err, "write s3://%s/%s", p.bucket, key)
@@ -202,4 +206,31 @@ func (s *Runs) readTexts(ctx context.Context, what, queryID, runID string, items
 		batches[it.Batch.Index].Content = string(body[ref.Offset : ref.Offset+ref.Length])
 	}
 	return nil
+}
+
+// PutMapItems implements workflow.MapItems: the batch indexes of a run as
+// one JSON array, the input a Distributed Map's ItemReader takes. The key
+// names the count, so a retried prepare of the same run writes the same
+// object again, never another list under the same name.
+func (p *Payloads) PutMapItems(ctx context.Context, queryID, runID string, batches int) (string, error) {
+	if err := requireQueryID(queryID); err != nil {
+		return "", err
+	}
+	if runID == "" || strings.Contains(runID, "/") || batches < 0 || batches > maxBatchIndex+1 {
+		return "", globalsearch.Errorf(globalsearch.KindInternal, "map items of query %s: run %q with %d batches", queryID, runID, batches)
+	}
+	body := make([]byte, 0, 7*batches+2)
+	body = append(body, '[')
+	for i := range batches {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = strconv.AppendInt(body, int64(i), 10)
+	}
+	body = append(body, ']')
+	key := runPrefix(queryID, runID) + "map-items-" + strconv.Itoa(batches) + ".json"
+	if err := p.put(ctx, key, "application/json", body); err != nil {
+		return "", fmt.Errorf("map items of query %s: %w", queryID, err)
+	}
+	return key, nil
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -247,6 +248,47 @@ func TestPayloadReadFailures(t *testing.T) {
 				_, err = runs.Plan(ctx, "q-read")
 				assert.ErrorContains(t, err, tc.wantErr, "the whole plan is refused too")
 			}
+		})
+	}
+}
+
+// PutMapItems writes the batch indexes a Distributed Map's ItemReader
+// reads: a JSON array under the run's prefix (docs/contract.md#payloads-bucket).
+func TestPutMapItems(t *testing.T) {
+	s3c := testenv.S3Client(t, testenv.Moto(t, testenv.MotoOptions{}))
+	ctx := context.Background()
+	p, err := store.NewPayloads(s3c, testenv.NewBucket(t, s3c))
+	require.NoError(t, err)
+	tests := []struct {
+		name    string
+		queryID string
+		runID   string
+		batches int
+		wantKey string
+		want    []int
+		wantErr string
+	}{
+		{name: "three batches", queryID: "q-items", runID: "run-1", batches: 3, wantKey: "runs/q-items/run-1/map-items-3.json", want: []int{0, 1, 2}},
+		{name: "no batch", queryID: "q-items", runID: "run-2", batches: 0, wantKey: "runs/q-items/run-2/map-items-0.json", want: []int{}},
+		{name: "no query id", runID: "run-1", batches: 3, wantErr: "queryId must not be empty"},
+		{name: "a run id that would leave its prefix", queryID: "q-items", runID: "run/../x", batches: 3, wantErr: `run "run/../x"`},
+		{name: "past the runs table's keys", queryID: "q-items", runID: "run-1", batches: 1_000_001, wantErr: "with 1000001 batches"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			key, err := p.PutMapItems(ctx, tc.queryID, tc.runID, tc.batches)
+			if tc.wantErr != "" {
+				assert.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.wantKey, key)
+			out, err := s3c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(p.Bucket()), Key: aws.String(key)})
+			require.NoError(t, err)
+			defer out.Body.Close()
+			var got []int
+			require.NoError(t, json.NewDecoder(out.Body).Decode(&got))
+			assert.Equal(t, tc.want, got)
 		})
 	}
 }

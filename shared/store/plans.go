@@ -73,7 +73,7 @@ func (s *Runs) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 		return err
 	}
 	if items.textsKey != "" {
-		if err := s.payloads.put(ctx, items.textsKey, items.texts); err != nil {
+		if err := s.payloads.put(ctx, items.textsKey, "text/plain; charset=utf-8", items.texts); err != nil {
 			return fmt.Errorf("save plan of query %s: %w", id, err)
 		}
 	}

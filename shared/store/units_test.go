@@ -10,6 +10,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
 // BenchmarkSavePlanUnits reports what saving the plan of an index costs in
@@ -68,4 +69,10 @@ func BenchmarkSavePlanUnits(b *testing.B) {
 			b.ReportMetric(float64(textBytes)/1e6, "s3-MB/op")
 		})
 	}
+}
+
+// The deployment's largest MaxBatches is what the runs table's batch keys
+// hold (six digits): a larger plan would be refused here as too large.
+func TestMaxBatchesLimitIsTheKeyLayout(t *testing.T) {
+	require.Equal(t, maxBatchIndex+1, workflow.MaxBatchesLimit)
 }

@@ -101,7 +101,7 @@ func ConfigFromEnv(lookup func(string) (string, bool), need ...string) (Config, 
 			c.MapMaxConcurrency = positive(name, get(name), &errs)
 		case EnvMaxBatches:
 			if c.MaxBatches = positive(name, get(name), &errs); c.MaxBatches > MaxBatchesLimit {
-				errs = append(errs, fmt.Errorf("%s must be at most %d (prepare's output lists every batch index), not %d", name, MaxBatchesLimit, c.MaxBatches))
+				errs = append(errs, fmt.Errorf("%s must be at most %d (the runs table keys batches by a six-digit index), not %d", name, MaxBatchesLimit, c.MaxBatches))
 			}
 		case EnvMapCacheTable:
 			c.MapCacheTable = get(name)

@@ -32,6 +32,9 @@ type Function struct {
 	// batch texts in the payload bucket when the function needs
 	// workflow.EnvPayloadBucket.
 	Runs *store.Runs
+	// Payloads is the payload bucket, set when the function needs
+	// workflow.EnvPayloadBucket.
+	Payloads *store.Payloads
 	// Index is set when the function needs workflow.EnvIndexTable.
 	Index *store.Index
 	// Cache is set when the function needs workflow.EnvMapCacheTable.
@@ -78,7 +81,7 @@ func (f *Function) tables(need []string) error {
 		if err != nil {
 			return err
 		}
-		f.Runs = f.Runs.WithPayloads(p)
+		f.Payloads, f.Runs = p, f.Runs.WithPayloads(p)
 	}
 	if slices.Contains(need, workflow.EnvIndexTable) {
 		f.Index, indexErr = store.NewIndex(c, f.Config.IndexTable)

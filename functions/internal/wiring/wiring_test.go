@@ -41,6 +41,7 @@ func TestTables(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.NotNil(t, f.Runs)
+			assert.Equal(t, tc.config.PayloadBucket != "", f.Payloads != nil, "the payload bucket when named")
 			assert.Equal(t, tc.wantIndex, f.Index != nil)
 			assert.Equal(t, tc.wantCache, f.Cache != nil)
 		})
