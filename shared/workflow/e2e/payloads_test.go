@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/store"
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
 // recordingS3 records the object requests of the functions.
@@ -125,4 +127,18 @@ func (e *env) batchContents(t *testing.T, queryID, runID string) []string {
 		}
 	}
 	return contents
+}
+
+// preparedOutput is the Prepare state's output in an execution's history.
+func (e *env) preparedOutput(t *testing.T, m machine, arn string) workflow.PrepareOutput {
+	t.Helper()
+	for _, ev := range e.events(t, m, arn) {
+		if d := ev.StateExitedEventDetails; d != nil && aws.ToString(d.Name) == "Prepare" {
+			var out workflow.PrepareOutput
+			require.NoError(t, json.Unmarshal([]byte(aws.ToString(d.Output)), &out))
+			return out
+		}
+	}
+	require.FailNow(t, "the execution's history has no Prepare output")
+	return workflow.PrepareOutput{}
 }
