@@ -47,14 +47,19 @@ func BenchmarkSavePlanUnits(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			runs := &Runs{Client: NewClient(nil), table: "runs", payloads: tc.payloads}
-			var units, puts, textBytes int
+			var units, puts, textBytes, batchBytes, readUnits, planBytes int
 			for b.Loop() {
 				items, err := runs.encodePlan(plan)
 				require.NoError(b, err)
-				units, textBytes = 0, len(items.texts)
+				units, textBytes, batchBytes, readUnits = 0, len(items.texts), 0, 0
 				for _, w := range items.batches {
-					units += (itemSize(w.PutRequest.Item) + 1023) / 1024
+					n := itemSize(w.PutRequest.Item)
+					units += (n + 1023) / 1024
+					// What a map task's strongly consistent GetItem of it costs.
+					readUnits += (n + 4095) / 4096
+					batchBytes += n
 				}
+				planBytes = itemSize(items.plan)
 				for _, it := range []item{items.plan, items.request, items.running} {
 					units += 2 * ((itemSize(it) + 1023) / 1024) // in a transaction: twice
 				}
@@ -67,6 +72,9 @@ func BenchmarkSavePlanUnits(b *testing.B) {
 			b.ReportMetric(float64(units), "write-units/op")
 			b.ReportMetric(float64(puts), "s3-puts/op")
 			b.ReportMetric(float64(textBytes)/1e6, "s3-MB/op")
+			b.ReportMetric(float64(batchBytes)/float64(max(len(plan.Batches), 1)), "batch-item-bytes")
+			b.ReportMetric(float64(readUnits), "batch-read-units")
+			b.ReportMetric(float64(planBytes), "plan-item-bytes")
 		})
 	}
 }

@@ -7,7 +7,7 @@
 // the deployed workflow cannot drift apart.
 //
 // Payloads stay small (docs/contract.md#payloads): states carry ids, indexes and counts; batch
-// text, answers and results live in the runs table.
+// text lives in the payload bucket, answers and results in the runs table.
 package workflow
 
 import (
