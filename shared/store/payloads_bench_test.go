@@ -16,7 +16,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
 
-// The two layouts the issue left open for a run's batch texts, measured on
+// The two layouts a run's batch texts could have, measured on
 // moto with the 10,000-summary plan's shape (1,226 batches, about 35 MB):
 // one object per save read by range (what the store does,
 // docs/contract.md#payloads-bucket), or one object per batch. Each reports
