@@ -141,9 +141,6 @@ func (d *Double) batchGet(r *http.Request, body []byte) *httptest.ResponseRecord
 		}
 	}
 	if len(admitted) == 0 && len(left) > 0 {
-		d.mu.Lock()
-		d.stats.Throttled++
-		d.mu.Unlock()
 		return d.throttled(table, reads)
 	}
 	rec := d.withUnprocessed(r, in, admitted, left, "RequestItems", "UnprocessedKeys")

@@ -98,7 +98,6 @@ func (d *Double) admit(ws []write) bool {
 	for key, n := range need {
 		b := d.bucketLocked(key, d.limits.WriteUnits)
 		if b.tokens <= 0 || b.tokens < min(n, b.capacity) {
-			d.stats.Throttled++
 			return false
 		}
 	}
@@ -166,9 +165,6 @@ func (d *Double) singleRead(r *http.Request, op string, body []byte) *httptest.R
 	key := bucketKey(reads, in.TableName, partition)
 	d.mu.Lock()
 	ok := d.take(key, d.limits.ReadUnits, 0)
-	if !ok {
-		d.stats.Throttled++
-	}
 	d.mu.Unlock()
 	if !ok {
 		return d.throttled(in.TableName, reads)
@@ -258,6 +254,9 @@ func (d *Double) partitionKey(table string) string {
 // over its rate: HTTP 400, ProvisionedThroughputExceededException, with
 // its throttling reason (docs/contract.md#limits-model).
 func (d *Double) throttled(table, kind string) *httptest.ResponseRecorder {
+	d.mu.Lock()
+	d.stats.Throttled++
+	d.mu.Unlock()
 	reason := "TableWriteKeyRangeThroughputExceeded"
 	if kind == reads {
 		reason = "TableReadKeyRangeThroughputExceeded"
