@@ -95,6 +95,9 @@ func (d *Double) admit(ws []write) bool {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.limits.WriteUnits <= 0 {
+		need = nil
+	}
 	for key, n := range need {
 		b := d.bucketLocked(key, d.limits.WriteUnits)
 		if b.tokens <= 0 || b.tokens < min(n, b.capacity) {

@@ -21,10 +21,15 @@ import (
 	"net/http/httptest"
 	"sync"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
 
-// Limits are the rates the double enforces, per second, and the time each
-// request takes.
+// Limits are the rates the double enforces, per second (0: no limit), and
+// the time each request takes.
 type Limits struct {
 	// WriteUnits and ReadUnits are the capacity units one DynamoDB
 	// partition key serves a second.
@@ -94,6 +99,16 @@ func New(next http.Handler, limits Limits) *Double {
 		stats: Stats{WriteUnits: map[string]float64{}, ReadUnits: map[string]float64{}}}
 }
 
+// DynamoDB returns an SDK client whose requests go through d, with the
+// SDK's default retryer (as the functions' clients have) unless optFns
+// set another.
+func (d *Double) DynamoDB(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String("http://dynamodb.limits.test"),
+		Credentials: testenv.StaticCredentials(), HTTPClient: d,
+	}, optFns...)
+}
+
 // Stats returns a copy of the counts so far.
 func (d *Double) Stats() Stats {
 	d.mu.Lock()
@@ -144,6 +159,9 @@ func (d *Double) serve(r *http.Request, body []byte) *httptest.ResponseRecorder 
 // take admits cost from the bucket named key (created at rate), all or
 // nothing; a cost of 0 is admitted while the bucket is not in debt.
 func (d *Double) take(key string, rate, cost float64) bool {
+	if rate <= 0 {
+		return true
+	}
 	b := d.bucketLocked(key, rate)
 	// A request larger than the whole burst is admitted to a full bucket
 	// and leaves it in debt: the service lets it through, then waits.
@@ -157,7 +175,9 @@ func (d *Double) take(key string, rate, cost float64) bool {
 // charge takes cost after the fact (a read), leaving the bucket in debt
 // when it had less.
 func (d *Double) charge(key string, rate, cost float64) {
-	d.bucketLocked(key, rate).tokens -= cost
+	if rate > 0 {
+		d.bucketLocked(key, rate).tokens -= cost
+	}
 }
 
 // bucketLocked returns the refilled bucket named key; d.mu is held.

@@ -28,10 +28,7 @@ func env(t *testing.T, lim limits.Limits, attempts int) (*dynamodb.Client, *limi
 	t.Helper()
 	h, _ := testenv.MinidynHandler()
 	d := limits.New(h, lim)
-	c := dynamodb.New(dynamodb.Options{
-		Region: "us-east-1", BaseEndpoint: aws.String("http://dynamodb.limits.test"),
-		Credentials: testenv.StaticCredentials(), HTTPClient: d, RetryMaxAttempts: attempts,
-	})
+	c := d.DynamoDB(func(o *dynamodb.Options) { o.RetryMaxAttempts = attempts })
 	_, err := c.CreateTable(t.Context(), &dynamodb.CreateTableInput{
 		TableName:            aws.String(table),
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}, {AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS}},
