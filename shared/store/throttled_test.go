@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -111,4 +113,54 @@ func assertPlan(t *testing.T, runs *store.Runs, want globalsearch.Plan) {
 	b, err := runs.Batch(ctx, "q", len(want.Batches)-1)
 	require.NoError(t, err)
 	assert.Equal(t, want.Batches[len(want.Batches)-1].Content, b.Content)
+}
+
+// TestThrottledBatchCallIsWaitedOut: a BatchWriteItem refused whole for
+// load, after the SDK's own retries, counts as an attempt that wrote
+// nothing: the store backs off and sends it again, and gives up only after
+// its attempts without progress, with DynamoDB's error; any other error
+// stops the save at once.
+func TestThrottledBatchCallIsWaitedOut(t *testing.T) {
+	throttle := &smithy.GenericAPIError{Code: "ProvisionedThroughputExceededException", Message: "hot key"}
+	invalid := &smithy.GenericAPIError{Code: "ValidationException", Message: "bad item"}
+	cases := []struct {
+		name      string
+		fail      int // calls refused before the table takes writes
+		err       error
+		wantCalls int
+		wantErr   bool
+		wantKind  globalsearch.Kind
+	}{
+		{name: "refused twice, then written", fail: 2, err: throttle, wantCalls: 3},
+		{name: "refused past the attempts", fail: 1000, err: throttle, wantCalls: fastBackoff.Attempts, wantErr: true, wantKind: globalsearch.KindThrottled},
+		{name: "another error stops at once", fail: 1000, err: invalid, wantCalls: 1, wantErr: true, wantKind: globalsearch.KindInternal},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			raw := testenv.Minidyn(t)
+			require.NoError(t, store.CreateTables(ctx, raw, store.Tables{Runs: "runs"}))
+			var calls atomic.Int32
+			fake := &fakeClient{next: raw, batchWriteItem: func(ctx context.Context, in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
+				if int(calls.Add(1)) <= tc.fail {
+					return nil, tc.err
+				}
+				return raw.BatchWriteItem(ctx, in)
+			}}
+			runs := newRuns(t, fake, "runs", store.WithBackoff(fastBackoff))
+			p := throttledPlan("run-1", 20, 10)
+			err := runs.SavePlan(ctx, p)
+			assert.Equal(t, tc.wantCalls, int(calls.Load()), "BatchWriteItem calls")
+			if !tc.wantErr {
+				require.NoError(t, err)
+				assertPlan(t, runs, p)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, tc.wantKind, globalsearch.KindOf(err), "%v", err)
+			assert.ErrorIs(t, err, tc.err)
+			_, err = runs.Plan(ctx, "q")
+			assert.ErrorIs(t, err, globalsearch.ErrNotFound, "no plan switched to")
+		})
+	}
 }

@@ -157,5 +157,5 @@ func (d *Double) batchGet(r *http.Request, body []byte) *httptest.ResponseRecord
 // partitionOfLocked is partitionOf with d.mu held: the key schema of a
 // table is known by then (asked before the lock), or the key is "".
 func (d *Double) partitionOfLocked(table string, it rawItem) string {
-	return string(it[d.keys[table]])
+	return string(it[d.keys[table][0]])
 }

@@ -124,17 +124,33 @@ func TestReadRate(t *testing.T) {
 		require.NoError(t, get("b", "small", false))
 		assert.Equal(t, 1.5, d.Stats().ReadUnits[table], "4 KB strongly consistent, then eventually")
 
-		query := func() error {
-			_, err := c.Query(t.Context(), &dynamodb.QueryInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+		// A Query reads 1 MB a page: eleven 100 KB items, 275 units.
+		query := func() (pages int, err error) {
+			p := dynamodb.NewQueryPaginator(c, &dynamodb.QueryInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
 				KeyConditionExpression:    aws.String("#pk = :pk"),
 				ExpressionAttributeNames:  map[string]string{"#pk": "pk"},
 				ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "a"}}})
-			return err
+			n := 0
+			for p.HasMorePages() {
+				page, err := p.NextPage(t.Context())
+				if err != nil {
+					return pages, err
+				}
+				pages++
+				n += len(page.Items)
+			}
+			assert.Equal(t, 100, n, "every item, once")
+			return pages, nil
 		}
-		require.NoError(t, query())
+		var out *dynamodb.BatchGetItemOutput
+		pages, err := query()
+		require.NoError(t, err)
+		assert.Equal(t, 10, pages)
 		assert.Equal(t, 2501.5, d.Stats().ReadUnits[table])
-		require.NoError(t, query(), "the partition had 500 units left")
-		requireThrottled(t, query(), "TableReadKeyRangeThroughputExceeded")
+		// 500 units left: two pages, and the third finds the partition in debt.
+		pages, err = query()
+		requireThrottled(t, err, "TableReadKeyRangeThroughputExceeded")
+		assert.Equal(t, 2, pages)
 		require.NoError(t, get("b", "small", true), "another partition is not in debt")
 
 		keys := func(pks ...string) []map[string]types.AttributeValue {
@@ -148,7 +164,7 @@ func TestReadRate(t *testing.T) {
 			}
 			return out
 		}
-		out, err := c.BatchGetItem(t.Context(), &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{table: {Keys: keys("a", "b"), ConsistentRead: aws.Bool(true)}}})
+		out, err = c.BatchGetItem(t.Context(), &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{table: {Keys: keys("a", "b"), ConsistentRead: aws.Bool(true)}}})
 		require.NoError(t, err)
 		assert.Len(t, out.Responses[table], 1)
 		assert.Equal(t, keys("a"), out.UnprocessedKeys[table].Keys)
@@ -156,8 +172,9 @@ func TestReadRate(t *testing.T) {
 		_, err = c.BatchGetItem(t.Context(), &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{table: {Keys: keys("a")}}})
 		requireThrottled(t, err, "TableReadKeyRangeThroughputExceeded")
 
-		time.Sleep(time.Second) // 2,000 units of debt paid back, and more
-		require.NoError(t, query())
+		time.Sleep(time.Second) // 50 units of debt paid back, and room for a whole Query
+		_, err = query()
+		require.NoError(t, err)
 	})
 }
 

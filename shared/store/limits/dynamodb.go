@@ -179,11 +179,43 @@ func (d *Double) singleRead(r *http.Request, op string, body []byte) *httptest.R
 	}
 	_ = json.Unmarshal(rec.Body.Bytes(), &out)
 	size := itemSize(out.Item)
-	for _, it := range out.Items {
-		size += itemSize(it)
+	if op == "Query" && rec.Code == http.StatusOK {
+		rec, size = d.page(in.TableName, rec, out.Items)
 	}
 	d.chargeRead(in.TableName, key, units(size, readUnit), in.ConsistentRead)
 	return rec
+}
+
+// MaxPage is the most a Query reads in one page, 1 MB: the emulator
+// answers a Query whole, which DynamoDB does not.
+const MaxPage = 1 << 20
+
+// page cuts a Query's answer after the item that takes it to MaxPage, with
+// the LastEvaluatedKey that lets the caller read on, and returns the
+// answer and the size of the items it holds.
+func (d *Double) page(table string, rec *httptest.ResponseRecorder, items []rawItem) (*httptest.ResponseRecorder, int) {
+	size, cut := 0, len(items)
+	for i, it := range items {
+		size += itemSize(it)
+		if size >= MaxPage && i < len(items)-1 {
+			cut = i + 1
+			break
+		}
+	}
+	hash, rng := d.keySchema(table)
+	if cut == len(items) || items[cut-1][hash] == nil || items[cut-1][rng] == nil {
+		return rec, size
+	}
+	var out map[string]json.RawMessage
+	if json.Unmarshal(rec.Body.Bytes(), &out) != nil {
+		return rec, size
+	}
+	last := items[cut-1]
+	out["Items"], _ = json.Marshal(items[:cut])
+	out["Count"], out["ScannedCount"] = json.RawMessage(strconv.Itoa(cut)), json.RawMessage(strconv.Itoa(cut))
+	out["LastEvaluatedKey"], _ = json.Marshal(rawItem{hash: last[hash], rng: last[rng]})
+	raw, _ := json.Marshal(out)
+	return jsonResponse(http.StatusOK, raw), size
 }
 
 func (d *Double) chargeRead(table, key string, n float64, consistent bool) {
@@ -220,14 +252,20 @@ func (d *Double) partitionOf(table string, it rawItem) string {
 	return string(it[d.partitionKey(table)])
 }
 
-// partitionKey is the partition key attribute of table, asked of the
-// emulator once.
+// partitionKey is the partition key attribute of table.
 func (d *Double) partitionKey(table string) string {
+	hash, _ := d.keySchema(table)
+	return hash
+}
+
+// keySchema is the partition and sort key attributes of table, asked of
+// the emulator once.
+func (d *Double) keySchema(table string) (hash, rng string) {
 	d.mu.Lock()
-	pk, ok := d.keys[table]
+	k, ok := d.keys[table]
 	d.mu.Unlock()
 	if ok {
-		return pk
+		return k[0], k[1]
 	}
 	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"TableName":`+strconv.Quote(table)+`}`))
 	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.DescribeTable")
@@ -241,16 +279,19 @@ func (d *Double) partitionKey(table string) string {
 	}
 	_ = json.Unmarshal(rec.Body.Bytes(), &out)
 	for _, k := range out.Table.KeySchema {
-		if k.KeyType == "HASH" {
-			pk = k.AttributeName
+		switch k.KeyType {
+		case "HASH":
+			hash = k.AttributeName
+		case "RANGE":
+			rng = k.AttributeName
 		}
 	}
-	if pk != "" {
+	if hash != "" {
 		d.mu.Lock()
-		d.keys[table] = pk
+		d.keys[table] = [2]string{hash, rng}
 		d.mu.Unlock()
 	}
-	return pk
+	return hash, rng
 }
 
 // throttled is the error DynamoDB answers when a partition key's range is

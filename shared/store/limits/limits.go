@@ -87,7 +87,7 @@ type Double struct {
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
-	keys    map[string]string // table -> partition key attribute
+	keys    map[string][2]string // table -> partition and sort key attributes
 	stats   Stats
 }
 
@@ -95,7 +95,7 @@ type Double struct {
 // called in process: no socket, so simulated time is not stopped by
 // network waits).
 func New(next http.Handler, limits Limits) *Double {
-	return &Double{next: next, limits: limits, buckets: map[string]*bucket{}, keys: map[string]string{},
+	return &Double{next: next, limits: limits, buckets: map[string]*bucket{}, keys: map[string][2]string{},
 		stats: Stats{WriteUnits: map[string]float64{}, ReadUnits: map[string]float64{}}}
 }
 
