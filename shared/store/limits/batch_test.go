@@ -3,7 +3,6 @@ package limits_test
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -183,12 +182,13 @@ func TestReadRate(t *testing.T) {
 // second, has room.
 func TestS3Rates(t *testing.T) {
 	cases := []struct {
-		name     string
-		method   string
-		n        int
-		other    string // the last request's path, if not the prefix's
-		wait     time.Duration
-		wantSlow bool
+		name      string
+		method    string
+		n         int
+		other     string // the last request's path, if not the prefix's
+		wait      time.Duration
+		unlimited bool
+		wantSlow  bool
 	}{
 		{name: "puts under the rate", method: http.MethodPut, n: 3500},
 		{name: "puts over the rate", method: http.MethodPut, n: 3501, wantSlow: true},
@@ -197,14 +197,21 @@ func TestS3Rates(t *testing.T) {
 		{name: "gets over the rate", method: http.MethodGet, n: 5501, wantSlow: true},
 		{name: "another prefix", method: http.MethodPut, n: 3501, other: "/bucket/q2/r1/000001"},
 		{name: "the next second", method: http.MethodPut, n: 3501, wait: time.Second},
+		{name: "a rate of 0 is no limit", method: http.MethodPut, n: 10_000, unlimited: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				served := 0
-				d := limits.New(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { served++ }), noLatency())
+				lim := noLatency()
+				if tc.unlimited {
+					lim.S3Puts = 0
+				}
+				d := limits.New(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { served++ }), lim)
 				do := func(path string) *http.Response {
-					resp, err := d.Do(httptest.NewRequest(tc.method, "http://s3.limits.test"+path, nil))
+					r, err := http.NewRequest(tc.method, "http://s3.limits.test"+path, nil) // no body, as the SDK sends a GET
+					require.NoError(t, err)
+					resp, err := d.Do(r)
 					require.NoError(t, err)
 					return resp
 				}

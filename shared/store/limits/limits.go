@@ -126,11 +126,14 @@ func (d *Double) Stats() Stats {
 
 // Do implements aws.HTTPClient.
 func (d *Double) Do(r *http.Request) (*http.Response, error) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return nil, err
+	var body []byte
+	if r.Body != nil { // a GET has none
+		var err error
+		if body, err = io.ReadAll(r.Body); err != nil {
+			return nil, err
+		}
+		_ = r.Body.Close()
 	}
-	_ = r.Body.Close()
 	time.Sleep(d.limits.Latency)
 	d.mu.Lock()
 	d.stats.Requests++
