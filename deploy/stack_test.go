@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -73,13 +74,13 @@ func translate(t *testing.T, overrides map[string]string) *stack {
 	s := &stack{params: map[string]string{}, patterns: map[string]string{}, maxValues: map[string]string{}, resources: map[string]resource{}}
 	for name, p := range out.Parameters {
 		if p.Default != nil {
-			s.params[name] = fmt.Sprint(p.Default)
+			s.params[name] = scalar(p.Default)
 		}
 		if p.AllowedPattern != "" {
 			s.patterns[name] = p.AllowedPattern
 		}
 		if p.MaxValue != nil {
-			s.maxValues[name] = fmt.Sprint(p.MaxValue)
+			s.maxValues[name] = scalar(p.MaxValue)
 		}
 	}
 	for name, value := range overrides {
@@ -92,6 +93,15 @@ func translate(t *testing.T, overrides map[string]string) *stack {
 	}
 	translated[key] = s
 	return s
+}
+
+// scalar is a parameter value as the template writes it: JSON decodes
+// numbers as float64, which fmt would print as 1e+06.
+func scalar(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
 
 // resource returns the resource id, of type typ, failing the test if the

@@ -59,10 +59,13 @@ func grants(t *testing.T, s *stack, role string) []string {
 // (README "IAM"): a widened action or resource fails here.
 func TestRolePolicies(t *testing.T) {
 	const (
-		basic  = "managed arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
-		xray   = "managed arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess"
-		runs   = " ${RunsTable.Arn}"
-		index  = " ${IndexTable.Arn}"
+		basic = "managed arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
+		xray  = "managed arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess"
+		runs  = " ${RunsTable.Arn}"
+		index = " ${IndexTable.Arn}"
+		// docs/contract.md#payloads-bucket: prepare only writes the batch
+		// texts, map only reads them, nobody else reaches them.
+		texts  = " ${PayloadBucket.Arn}/runs/*"
 		region = "arn:${AWS::Partition}:bedrock:${AWS::Region}"
 	)
 	model := func(s *stack) []string {
@@ -91,11 +94,12 @@ func TestRolePolicies(t *testing.T) {
 	want := map[string]func(s *stack) []string{
 		"PrepareFunctionRole": func(*stack) []string {
 			return []string{basic, xray, "dynamodb:Query" + index, "dynamodb:BatchGetItem" + index,
-				"dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs, "dynamodb:UpdateItem" + runs, "dynamodb:BatchWriteItem" + runs}
+				"dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs, "dynamodb:UpdateItem" + runs, "dynamodb:BatchWriteItem" + runs,
+				"s3:PutObject" + texts}
 		},
 		"MapFunctionRole": func(s *stack) []string {
 			// docs/contract.md#map-cache: the map function alone reads and writes the map cache.
-			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs,
+			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs, "s3:GetObject" + texts,
 				"dynamodb:GetItem ${MapCacheTable.Arn}", "dynamodb:PutItem ${MapCacheTable.Arn}"}, model(s)...)
 		},
 		"ReduceFunctionRole": func(s *stack) []string {
@@ -118,7 +122,7 @@ func TestRolePolicies(t *testing.T) {
 			// (named in the template: a !Ref to itself would be circular).
 			self := "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:"
 			return append(append([]string{xray, invoke("PrepareFunction"), invoke("MapFunction"), invoke("ReduceFunction"),
-				"dynamodb:PutItem" + runs, "dynamodb:UpdateItem" + runs,
+				"dynamodb:PutItem" + runs, "dynamodb:UpdateItem" + runs, "s3:GetObject" + texts,
 				"states:StartExecution " + self + "stateMachine:${AWS::StackName}-globalsearch",
 				"states:DescribeExecution " + self + "execution:${AWS::StackName}-globalsearch/*",
 				"states:StopExecution " + self + "execution:${AWS::StackName}-globalsearch/*"},
@@ -204,7 +208,7 @@ func TestPrepareLimits(t *testing.T) {
 	require.GreaterOrEqual(t, def, 4, "the cap admits the default mapConcurrency")
 	assert.Equal(t, strconv.Itoa(workflow.DefaultMaxBatches), defaults.params["MaxBatches"])
 	assert.Equal(t, strconv.Itoa(workflow.MaxBatchesLimit), defaults.maxValues["MaxBatches"],
-		"prepare's output lists every batch index, which must fit a state")
+		"the runs table's six-digit batch keys; the Distributed Map reads its items from the payload bucket")
 	for _, tc := range []struct {
 		name, param, env string
 		value            string // "" = the template's default

@@ -173,8 +173,17 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 		assert.Contains(t, result, f)
 	}
 	assert.Equal(t, "$.batchIndexes", ss["MapBatches"]["ItemsPath"])
-	assert.Equal(t, "$.batchIndexes", ss["MapBatchesDistributed"]["ItemsPath"])
 	assert.Contains(t, jsonFields(workflow.PrepareOutput{}), "batchIndexes")
+	// The Distributed Map's items are the JSON array prepare wrote to the
+	// payload bucket (docs/contract.md#payloads-bucket), not a state's list.
+	dist := ss["MapBatchesDistributed"]
+	assert.NotContains(t, dist, "ItemsPath")
+	assert.Equal(t, map[string]any{
+		"Resource":     "arn:aws:states:::s3:getObject",
+		"ReaderConfig": map[string]any{"InputType": "JSON"},
+		"Parameters":   map[string]any{"Bucket": "${PayloadBucketName}", "Key.$": "$.itemsKey"},
+	}, dist["ItemReader"])
+	assert.Contains(t, jsonFields(workflow.PrepareOutput{}), "itemsKey")
 	// The request's concurrency, as prepare capped it (docs/contract.md#state-machine).
 	assert.Equal(t, "$.mapConcurrency", ss["MapBatches"]["MaxConcurrencyPath"])
 	assert.NotContains(t, ss["MapBatches"], "MaxConcurrency")
@@ -248,6 +257,10 @@ func TestSubstitutionsAreTemplateFunctions(t *testing.T) {
 		assert.True(t, used[name], "template.yaml substitutes %s, which the ASL never uses", name)
 		if name == "RunsTableName" {
 			assert.Equal(t, "!Ref RunsTable", value)
+			continue
+		}
+		if name == "PayloadBucketName" {
+			assert.Equal(t, "!Ref PayloadBucket", value)
 			continue
 		}
 		m := regexp.MustCompile(`^!GetAtt (\w+)\.Arn$`).FindStringSubmatch(value)

@@ -13,7 +13,7 @@ import (
 )
 
 func main() {
-	f := wiring.Load(workflow.EnvModelID, workflow.EnvMapCacheTable)
+	f := wiring.Load(workflow.EnvModelID, workflow.EnvMapCacheTable, workflow.EnvPayloadBucket)
 	h := &workflow.Handlers{Engine: &globalsearch.Engine{Model: f.Model, Runs: f.Runs, Logger: f.Logger,
 		Cache: f.Cache, ModelID: f.Config.ModelID}}
 	lambda.StartWithOptions(h.Map, workflow.Options()...)

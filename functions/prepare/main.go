@@ -11,7 +11,7 @@ import (
 )
 
 func main() {
-	f := wiring.Load(workflow.EnvIndexTable, workflow.EnvMapMaxConcurrency, workflow.EnvMaxBatches)
+	f := wiring.Load(workflow.EnvIndexTable, workflow.EnvMapMaxConcurrency, workflow.EnvMaxBatches, workflow.EnvPayloadBucket)
 	h := &workflow.Handlers{
 		// No model: prepare plans without calling one.
 		Engine:   &globalsearch.Engine{Index: f.Index, Runs: f.Runs, MaxBatches: f.Config.MaxBatches, Logger: f.Logger},
@@ -20,6 +20,8 @@ func main() {
 		MapMaxConcurrency: f.Config.MapMaxConcurrency,
 		// Failure items of a Distributed Map expire with the run.
 		RunsTTL: f.Config.RunsTTL,
+		// A Distributed Map reads its items from the payload bucket.
+		Items: f.Payloads,
 	}
 	lambda.StartWithOptions(h.Prepare, workflow.Options()...)
 }

@@ -32,12 +32,18 @@ type planHeader struct {
 type planItems struct {
 	batches                []types.WriteRequest
 	plan, request, running item
+	// textsKey and texts are the object of the batch texts, when the
+	// store has a payload bucket and the plan has batches.
+	textsKey string
+	texts    []byte
 }
 
 // SavePlan implements globalsearch.Plans. A new run is written beside the
 // current one and switched to with one conditional write
 // (docs/contract.md#query-ids):
 //
+//  0. with a payload bucket, the batch texts, one object under the run's
+//     prefix (docs/contract.md#payloads-bucket), before any item names it;
 //  1. the batches, keyed by run (batch#<runId>#000042), so they never
 //     overwrite the batches of the current run or of a racing save;
 //  2. one transaction: the plan item, on the condition that the plan
@@ -66,6 +72,11 @@ func (s *Runs) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	if err != nil {
 		return err
 	}
+	if items.textsKey != "" {
+		if err := s.payloads.put(ctx, items.textsKey, "text/plain; charset=utf-8", items.texts); err != nil {
+			return fmt.Errorf("save plan of query %s: %w", id, err)
+		}
+	}
 	if err := s.batchWrite(ctx, s.table, items.batches); err != nil {
 		return fmt.Errorf("save plan of query %s: %w", id, err)
 	}
@@ -89,7 +100,11 @@ func (s *Runs) encodePlan(p globalsearch.Plan) (planItems, error) {
 	exp := s.expiresAt()
 	var items planItems
 	var err error
-	if items.batches, err = s.encodeBatches(p, exp); err != nil {
+	var refs []textRef
+	if s.payloads != nil && len(p.Batches) > 0 {
+		items.textsKey, items.texts, refs = textsObject(p)
+	}
+	if items.batches, err = s.encodeBatches(p, exp, refs); err != nil {
 		return planItems{}, err
 	}
 	params := p.Params
@@ -109,8 +124,9 @@ func (s *Runs) encodePlan(p globalsearch.Plan) (planItems, error) {
 }
 
 // encodeBatches encodes the batches of p, keyed by its run; a batch out of
-// its place is a bug of the caller.
-func (s *Runs) encodeBatches(p globalsearch.Plan, exp int64) ([]types.WriteRequest, error) {
+// its place is a bug of the caller. With refs (one per batch), each item
+// names its text in the payload bucket instead of holding it.
+func (s *Runs) encodeBatches(p globalsearch.Plan, exp int64, refs []textRef) ([]types.WriteRequest, error) {
 	id := p.Params.QueryID
 	batches := make([]types.WriteRequest, 0, len(p.Batches))
 	for i := range p.Batches {
@@ -119,7 +135,11 @@ func (s *Runs) encodeBatches(p globalsearch.Plan, exp int64) ([]types.WriteReque
 			return nil, globalsearch.Errorf(globalsearch.KindInternal, "plan of query %s: batch at position %d has index %d", id, i, b.Index)
 		}
 		b.RunID = p.RunID
-		m, err := s.marshalRun(fmt.Sprintf("batch %d of query %s", i, id), runItem{QueryID: id, SK: batchSK(p.RunID, i), ExpiresAt: exp, Batch: &b})
+		it := runItem{QueryID: id, SK: batchSK(p.RunID, i), ExpiresAt: exp, Batch: &b}
+		if refs != nil {
+			b.Content, it.Text = "", &refs[i]
+		}
+		m, err := s.marshalRun(fmt.Sprintf("batch %d of query %s", i, id), it)
 		if err != nil {
 			return nil, err
 		}
@@ -294,6 +314,11 @@ func (s *Runs) readPlan(ctx context.Context, what, queryID string, header *planH
 			return globalsearch.Plan{}, fmt.Errorf("%s: batch %d of %d is missing", what, i, header.BatchCount)
 		}
 	}
+	if len(project) == 0 {
+		if err := s.readTexts(ctx, what, queryID, header.RunID, items, batches); err != nil {
+			return globalsearch.Plan{}, err
+		}
+	}
 	plan := header.Plan
 	plan.Batches = batches
 	return plan, nil
@@ -322,6 +347,11 @@ func (s *Runs) Batch(ctx context.Context, queryID string, index int) (globalsear
 	}
 	if it.Batch == nil {
 		return globalsearch.Batch{}, fmt.Errorf("%s has no batch attribute", what)
+	}
+	if it.Text != nil {
+		if it.Batch.Content, err = s.readText(ctx, what, queryID, plan.Plan.RunID, it.Text); err != nil {
+			return globalsearch.Batch{}, err
+		}
 	}
 	return *it.Batch, nil
 }

@@ -32,11 +32,14 @@ type runItem struct {
 	// run's failure itself (RecordFailure's condition): the one that
 	// claimed the query id, or that started its current run
 	// (docs/contract.md#query-ids).
-	Owner   string                  `json:"owner,omitempty"`
-	Request *globalsearch.Params    `json:"request,omitempty"`
-	Plan    *planHeader             `json:"plan,omitempty"`
-	Batch   *globalsearch.Batch     `json:"batch,omitempty"`
-	Answer  *globalsearch.MapAnswer `json:"answer,omitempty"`
+	Owner   string               `json:"owner,omitempty"`
+	Request *globalsearch.Params `json:"request,omitempty"`
+	Plan    *planHeader          `json:"plan,omitempty"`
+	Batch   *globalsearch.Batch  `json:"batch,omitempty"`
+	// Text, beside a batch saved with a payload bucket, is where its
+	// content is; the batch's own content is then empty.
+	Text   *textRef                `json:"text,omitempty"`
+	Answer *globalsearch.MapAnswer `json:"answer,omitempty"`
 	// A result is stored as gzipped JSON: its diagnostics grow with the
 	// batch count (thousands of entries for the largest plans the state
 	// machine accepts), which as plain attributes would pass 400 KB.

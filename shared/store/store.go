@@ -44,6 +44,11 @@
 // DynamoDB deletes expired items lazily (up to days later), reads treat an
 // item whose expiresAt has passed as absent. Runs reads are strongly
 // consistent: reduce must see every answer the map tasks wrote.
+//
+// Payload bucket (Payloads, Runs.WithPayloads): the batch texts of a save,
+// one object under runs/<queryId>/<runId>/, written before the batch items
+// that name them (key, offset, length in the item's `text`), and a
+// Distributed Map's items beside them (docs/contract.md#payloads-bucket).
 package store
 
 import (
@@ -99,6 +104,8 @@ type Index struct {
 type Runs struct {
 	*Client
 	table string
+	// payloads, when set, holds the batch texts (WithPayloads).
+	payloads *Payloads
 }
 
 // Cache is the map-answer cache table (globalsearch.MapCache). It is safe

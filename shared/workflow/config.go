@@ -25,6 +25,9 @@ const (
 	// map function needs it with EnvMapCacheTTLDays, the days an entry lives.
 	EnvMapCacheTable   = "MAP_CACHE_TABLE"
 	EnvMapCacheTTLDays = "MAP_CACHE_TTL_DAYS"
+	// EnvPayloadBucket names the bucket of the batch texts
+	// (docs/contract.md#payloads-bucket): prepare writes them, map reads them.
+	EnvPayloadBucket = "PAYLOAD_BUCKET"
 )
 
 // MaxExecution is the longest an execution of the state machine lasts: its
@@ -48,6 +51,7 @@ type Config struct {
 	MaxBatches        int
 	MapCacheTable     string
 	MapCacheTTL       time.Duration
+	PayloadBucket     string
 }
 
 // ConfigFromEnv reads the configuration every function shares (the runs
@@ -97,11 +101,13 @@ func ConfigFromEnv(lookup func(string) (string, bool), need ...string) (Config, 
 			c.MapMaxConcurrency = positive(name, get(name), &errs)
 		case EnvMaxBatches:
 			if c.MaxBatches = positive(name, get(name), &errs); c.MaxBatches > MaxBatchesLimit {
-				errs = append(errs, fmt.Errorf("%s must be at most %d (prepare's output lists every batch index), not %d", name, MaxBatchesLimit, c.MaxBatches))
+				errs = append(errs, fmt.Errorf("%s must be at most %d (the runs table keys batches by a six-digit index), not %d", name, MaxBatchesLimit, c.MaxBatches))
 			}
 		case EnvMapCacheTable:
 			c.MapCacheTable = get(name)
 			c.MapCacheTTL = days(EnvMapCacheTTLDays)
+		case EnvPayloadBucket:
+			c.PayloadBucket = get(name)
 		default:
 			errs = append(errs, fmt.Errorf("unknown configuration variable %s", name))
 		}

@@ -68,8 +68,13 @@ func TestConfigFromEnv(t *testing.T) {
 			`MAP_MAX_CONCURRENCY must be a positive integer, not "0"`, nil},
 		{"prepare's plan limit", with(map[string]string{"MAX_BATCHES": "20000"}), []string{workflow.EnvMaxBatches}, "",
 			func(t *testing.T, c workflow.Config) { assert.Equal(t, 20000, c.MaxBatches) }},
-		{"plan limit past what prepare's output can list", with(map[string]string{"MAX_BATCHES": "30001"}), []string{workflow.EnvMaxBatches},
-			"MAX_BATCHES must be at most 30000 (prepare's output lists every batch index), not 30001", nil},
+		{"a plan limit once past what prepare's output could list", with(map[string]string{"MAX_BATCHES": "30001"}), []string{workflow.EnvMaxBatches}, "",
+			func(t *testing.T, c workflow.Config) { assert.Equal(t, 30001, c.MaxBatches) }},
+		{"plan limit past what the runs table keys", with(map[string]string{"MAX_BATCHES": "1000001"}), []string{workflow.EnvMaxBatches},
+			"MAX_BATCHES must be at most 1000000 (the runs table keys batches by a six-digit index), not 1000001", nil},
+		{"payload bucket", with(map[string]string{"PAYLOAD_BUCKET": "texts"}), []string{workflow.EnvPayloadBucket}, "",
+			func(t *testing.T, c workflow.Config) { assert.Equal(t, "texts", c.PayloadBucket) }},
+		{"payload bucket not set", base, []string{workflow.EnvPayloadBucket}, "PAYLOAD_BUCKET is not set", nil},
 		{"unknown need", base, []string{"NOPE"}, "unknown configuration variable NOPE", nil},
 	}
 	for _, tc := range tests {

@@ -74,7 +74,8 @@ type PrepareInput struct {
 
 // PrepareOutput is what Prepare hands the Map state: small enough for a
 // state (docs/contract.md#tables), with the batches themselves in the runs table.
-// BatchIndexes (0 to BatchCount-1) are the Map state's items.
+// BatchIndexes (0 to BatchCount-1) are the inline Map's items; the
+// Distributed Map reads the same list from ItemsKey.
 // MapConcurrency is the Map's MaxConcurrencyPath: the request's
 // mapConcurrency capped by the deployment's maximum (docs/contract.md#state-machine). Mode is
 // MapMode's choice. ExpiresAt (epoch seconds, distributed mode only) is the
@@ -88,6 +89,10 @@ type PrepareOutput struct {
 	MapConcurrency int    `json:"mapConcurrency"`
 	Mode           string `json:"mode"`
 	ExpiresAt      int64  `json:"expiresAt,omitempty"`
+	// ItemsKey (distributed mode only, where BatchIndexes is null) is the
+	// payload-bucket object holding the batch indexes, which the
+	// Distributed Map's ItemReader reads (docs/contract.md#payloads-bucket).
+	ItemsKey string `json:"itemsKey,omitempty"`
 }
 
 // MapInput is one Map iteration's task payload. Attempt is 1-based, from

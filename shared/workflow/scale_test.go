@@ -36,6 +36,8 @@ func TestPrepareChoosesMapMode(t *testing.T) {
 			h, _ := fixture(t, answering(50))
 			h.InlineMaxBatches = tc.inlineMax
 			h.RunsTTL = 48 * time.Hour
+			items := &mapItems{}
+			h.Items = items
 			before := time.Now()
 			out, err := invoke(t, h.Prepare, `{"request":{"query":"q"},"executionName":"exec"}`)
 			require.NoError(t, err)
@@ -45,10 +47,18 @@ func TestPrepareChoosesMapMode(t *testing.T) {
 			assert.Equal(t, tc.wantMode, got.Mode)
 			if tc.wantMode == workflow.ModeInline {
 				assert.Zero(t, got.ExpiresAt)
+				assert.Equal(t, []int{0, 1, 2}, got.BatchIndexes, "the inline Map's items")
+				assert.Empty(t, got.ItemsKey)
+				assert.Empty(t, items.asked, "nothing written to the bucket")
 				return
 			}
 			assert.GreaterOrEqual(t, got.ExpiresAt, before.Add(h.RunsTTL).Unix())
 			assert.LessOrEqual(t, got.ExpiresAt, time.Now().Add(h.RunsTTL).Unix())
+			// docs/contract.md#payloads-bucket: the Distributed Map reads its
+			// items from the bucket, so no state lists them.
+			assert.Nil(t, got.BatchIndexes)
+			assert.Equal(t, []string{"exec/" + got.RunID + "/3"}, items.asked)
+			assert.Equal(t, "items-of-exec", got.ItemsKey)
 		})
 	}
 }
@@ -103,7 +113,8 @@ func TestPrepareAcceptsLargePlanInDistributedMode(t *testing.T) {
 			// ceiling with MaxBatches; the batch limit is what this tests.
 			defaults := globalsearch.SpecDefaults
 			defaults.MaxModelCalls = globalsearch.MostModelCalls(n)
-			h := &workflow.Handlers{Engine: &globalsearch.Engine{Index: s, Runs: s, MaxBatches: tc.maxBatches}, Defaults: defaults}
+			items := &mapItems{}
+			h := &workflow.Handlers{Engine: &globalsearch.Engine{Index: s, Runs: s, MaxBatches: tc.maxBatches}, Defaults: defaults, Items: items}
 			out, err := invoke(t, h.Prepare, request)
 			if tc.wantErr != "" {
 				require.Error(t, err)
@@ -115,30 +126,53 @@ func TestPrepareAcceptsLargePlanInDistributedMode(t *testing.T) {
 			var got workflow.PrepareOutput
 			require.NoError(t, json.Unmarshal([]byte(out), &got))
 			assert.Equal(t, n, got.BatchCount)
-			assert.Equal(t, n, len(got.BatchIndexes))
+			assert.Empty(t, got.BatchIndexes)
+			assert.Equal(t, []string{fmt.Sprintf("exec/%s/%d", got.RunID, n)}, items.asked)
 			assert.Equal(t, workflow.ModeDistributed, got.Mode)
 		})
 	}
 }
 
-// TestPrepareOutputFitsAState: the Distributed Map takes its items from
-// prepare's output, which lists every batch index, so the largest plan a
-// deployment may allow (MaxBatchesLimit, with the longest ids) must leave
-// room in a state's 256 KiB for what the states after it add: a caught
-// error's cause (Lambda truncates it to 32 KiB).
+// TestPrepareOutputFitsAState: prepare's output lists the batch indexes
+// only for the inline Map, whose largest plan (InlineMaxBatches, with the
+// longest ids) must leave room in a state's 256 KiB for what the states
+// after it add: a caught error's cause (Lambda truncates it to 32 KiB) and
+// the Map's results (inline). A distributed plan's output names the items object
+// instead, so its size does not grow with the plan up to MaxBatchesLimit.
 func TestPrepareOutputFitsAState(t *testing.T) {
-	out := workflow.PrepareOutput{
-		QueryID: strings.Repeat("q", 80), RunID: strings.Repeat("r", 32), BatchCount: workflow.MaxBatchesLimit,
-		BatchIndexes: make([]int, workflow.MaxBatchesLimit), MapConcurrency: 10_000, Mode: workflow.ModeDistributed,
-		ExpiresAt: time.Now().Add(10 * 365 * 24 * time.Hour).Unix(),
+	long := func(mode string, n int) workflow.PrepareOutput {
+		out := workflow.PrepareOutput{
+			QueryID: strings.Repeat("q", 80), RunID: strings.Repeat("r", 32), BatchCount: n,
+			MapConcurrency: 10_000, Mode: mode,
+		}
+		if mode == workflow.ModeInline {
+			out.BatchIndexes = make([]int, n)
+			for i := range out.BatchIndexes {
+				out.BatchIndexes[i] = i
+			}
+			return out
+		}
+		out.ExpiresAt = time.Now().Add(10 * 365 * 24 * time.Hour).Unix()
+		out.ItemsKey = "runs/" + out.QueryID + "/" + out.RunID + "/map-items-" + fmt.Sprint(n) + ".json"
+		return out
 	}
-	for i := range out.BatchIndexes {
-		out.BatchIndexes[i] = i
+	for _, tc := range []struct {
+		mode string
+		n    int
+	}{
+		{workflow.ModeInline, workflow.InlineMaxBatches},
+		{workflow.ModeDistributed, workflow.MaxBatchesLimit},
+	} {
+		raw, err := json.Marshal(long(tc.mode, tc.n))
+		require.NoError(t, err)
+		t.Logf("prepare's output for %d batches (%s): %d bytes", tc.n, tc.mode, len(raw))
+		results := 0 // the Distributed Map's results stay out of the state
+		if tc.mode == workflow.ModeInline {
+			// A caught failure, the longest result: {"failed":true,"batchIndex":599,"error":"Lambda.TooManyRequestsException"}.
+			results = tc.n * 80
+		}
+		assert.LessOrEqual(t, len(raw)+32<<10+results, 256<<10, tc.mode)
 	}
-	raw, err := json.Marshal(out)
-	require.NoError(t, err)
-	t.Logf("prepare's output for %d batches: %d bytes", workflow.MaxBatchesLimit, len(raw))
-	assert.LessOrEqual(t, len(raw)+32<<10, 256<<10)
 
 	// The default deployment's largest plan needs the Distributed Map, and
 	// the functions accept it as MAX_BATCHES; one past the limit they refuse.
@@ -154,6 +188,42 @@ func TestPrepareOutputFitsAState(t *testing.T) {
 	assert.Equal(t, workflow.DefaultMaxBatches, c.MaxBatches)
 	_, err = workflow.ConfigFromEnv(env(workflow.MaxBatchesLimit+1), workflow.EnvMaxBatches)
 	assert.ErrorContains(t, err, fmt.Sprintf("MAX_BATCHES must be at most %d", workflow.MaxBatchesLimit))
+}
+
+// mapItems is a MapItems that records what it was asked to write.
+type mapItems struct {
+	asked []string
+	err   error
+}
+
+func (m *mapItems) PutMapItems(_ context.Context, queryID, runID string, batches int) (string, error) {
+	m.asked = append(m.asked, fmt.Sprintf("%s/%s/%d", queryID, runID, batches))
+	return "items-of-" + queryID, m.err
+}
+
+// TestPrepareCannotWriteMapItems: a distributed plan whose items cannot be
+// written fails prepare with a named error the state machine retries or
+// records; nothing runs on a list that is not there.
+func TestPrepareCannotWriteMapItems(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		items    workflow.MapItems
+		wantType string
+		wantMsg  string
+	}{
+		{"no bucket wired", nil, "InternalError", "cannot write a Distributed Map's items"},
+		{"bucket throttled", &mapItems{err: globalsearch.Errorf(globalsearch.KindThrottled, "SlowDown")}, "ThrottledError", "SlowDown"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, _ := fixture(t, answering(50))
+			h.InlineMaxBatches = 2
+			h.Items = tc.items
+			_, err := invoke(t, h.Prepare, `{"request":{"query":"q"},"executionName":"exec"}`)
+			require.Error(t, err)
+			assert.Equal(t, tc.wantType, workflow.ErrorType(err))
+			assert.ErrorContains(t, err, tc.wantMsg)
+		})
+	}
 }
 
 // recorded is a RecordedFailures with fixed contents.

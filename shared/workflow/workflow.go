@@ -7,7 +7,7 @@
 // the deployed workflow cannot drift apart.
 //
 // Payloads stay small (docs/contract.md#payloads): states carry ids, indexes and counts; batch
-// text, answers and results live in the runs table.
+// text lives in the payload bucket, answers and results in the runs table.
 package workflow
 
 import (
@@ -50,14 +50,21 @@ const InlineMaxBatches = 600
 
 // DefaultMaxBatches is the largest plan a deployment runs when it sets no
 // other (template parameter MaxBatches; docs/contract.md#state-machine): plans past
-// InlineMaxBatches run in the Distributed Map, whose items are the batch
-// indexes of prepare's output. MaxBatchesLimit is the most that output can
-// list and stay well inside a state's 256 KiB (about 6 bytes an index:
-// TestPrepareOutputFitsAState).
+// InlineMaxBatches run in the Distributed Map, whose items prepare writes
+// to the payload bucket (MapItems), so no state holds them.
+// MaxBatchesLimit is the most the runs table keys (six-digit batch
+// indexes: shared/store refuses a larger plan as too large).
 const (
 	DefaultMaxBatches = 20_000
-	MaxBatchesLimit   = 30_000
+	MaxBatchesLimit   = 1_000_000
 )
+
+// MapItems writes the items of a Distributed Map, the batch indexes 0 to
+// batches-1 of a run, where its ItemReader reads them, and returns the key
+// prepare's output names (docs/contract.md#payloads-bucket).
+type MapItems interface {
+	PutMapItems(ctx context.Context, queryID, runID string, batches int) (string, error)
+}
 
 // The two ways the state machine runs a plan's map batches (prepare's
 // output names one; the ASL's MapMode Choice reads it).
@@ -111,6 +118,8 @@ type Handlers struct {
 	RunsTTL time.Duration
 	// Failures reads what a Distributed Map recorded (reduce only).
 	Failures RecordedFailures
+	// Items writes a Distributed Map's items (prepare only).
+	Items MapItems
 }
 
 // mapConcurrency is the concurrency the Map runs a request with: a request
@@ -141,18 +150,25 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 	if err != nil {
 		return PrepareOutput{}, handlerError(ctx, err)
 	}
-	indexes := make([]int, out.BatchCount)
-	for i := range indexes {
-		indexes[i] = i
-	}
-	res := PrepareOutput{QueryID: out.QueryID, RunID: out.RunID, BatchCount: out.BatchCount, BatchIndexes: indexes,
+	res := PrepareOutput{QueryID: out.QueryID, RunID: out.RunID, BatchCount: out.BatchCount,
 		MapConcurrency: h.mapConcurrency(p.MapConcurrency), Mode: MapMode(out.BatchCount, h.InlineMaxBatches)}
-	if res.Mode == ModeDistributed {
-		ttl := h.RunsTTL
-		if ttl <= 0 {
-			ttl = globalsearch.DefaultRunsTTL
+	if res.Mode == ModeInline {
+		res.BatchIndexes = make([]int, out.BatchCount)
+		for i := range res.BatchIndexes {
+			res.BatchIndexes[i] = i
 		}
-		res.ExpiresAt = time.Now().Add(ttl).Unix()
+		return res, nil
+	}
+	ttl := h.RunsTTL
+	if ttl <= 0 {
+		ttl = globalsearch.DefaultRunsTTL
+	}
+	res.ExpiresAt = time.Now().Add(ttl).Unix()
+	if h.Items == nil {
+		return PrepareOutput{}, &InternalError{"this prepare function cannot write a Distributed Map's items"}
+	}
+	if res.ItemsKey, err = h.Items.PutMapItems(ctx, out.QueryID, out.RunID, out.BatchCount); err != nil {
+		return PrepareOutput{}, handlerError(ctx, err)
 	}
 	return res, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
@@ -27,8 +28,13 @@ type Function struct {
 	Logger *slog.Logger
 	Config workflow.Config
 	AWS    aws.Config
-	// Runs is the runs table, which every function reaches.
+	// Runs is the runs table, which every function reaches; with the
+	// batch texts in the payload bucket when the function needs
+	// workflow.EnvPayloadBucket.
 	Runs *store.Runs
+	// Payloads is the payload bucket, set when the function needs
+	// workflow.EnvPayloadBucket.
+	Payloads *store.Payloads
 	// Index is set when the function needs workflow.EnvIndexTable.
 	Index *store.Index
 	// Cache is set when the function needs workflow.EnvMapCacheTable.
@@ -70,6 +76,13 @@ func (f *Function) tables(need []string) error {
 	c := store.NewClient(dynamodb.NewFromConfig(f.AWS), store.WithTTL(f.Config.RunsTTL), store.WithCacheTTL(f.Config.MapCacheTTL))
 	var runsErr, indexErr, cacheErr error
 	f.Runs, runsErr = store.NewRuns(c, f.Config.RunsTable)
+	if slices.Contains(need, workflow.EnvPayloadBucket) && runsErr == nil {
+		p, err := store.NewPayloads(s3.NewFromConfig(f.AWS), f.Config.PayloadBucket)
+		if err != nil {
+			return err
+		}
+		f.Payloads, f.Runs = p, f.Runs.WithPayloads(p)
+	}
 	if slices.Contains(need, workflow.EnvIndexTable) {
 		f.Index, indexErr = store.NewIndex(c, f.Config.IndexTable)
 	}

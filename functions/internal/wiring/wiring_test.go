@@ -24,6 +24,9 @@ func TestTables(t *testing.T) {
 		{"api and reduce: the runs table alone", named, nil, false, false, ""},
 		{"prepare: and the index table", named, []string{workflow.EnvIndexTable, workflow.EnvMaxBatches}, true, false, ""},
 		{"map: and the cache table", named, []string{workflow.EnvModelID, workflow.EnvMapCacheTable}, false, true, ""},
+		{"prepare and map: the batch texts in the payload bucket", workflow.Config{RunsTable: "runs", PayloadBucket: "texts"},
+			[]string{workflow.EnvPayloadBucket}, false, false, ""},
+		{"a payload bucket without a name", named, []string{workflow.EnvPayloadBucket}, false, false, "the payload bucket has no name"},
 		{"no runs table", workflow.Config{IndexTable: "index"}, []string{workflow.EnvIndexTable}, true, false, "the runs table has no name"},
 		{"a named table without a name", workflow.Config{RunsTable: "runs"}, []string{workflow.EnvIndexTable, workflow.EnvMapCacheTable}, false, false,
 			"the index table has no name\nthe map cache table has no name"},
@@ -38,6 +41,7 @@ func TestTables(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.NotNil(t, f.Runs)
+			assert.Equal(t, tc.config.PayloadBucket != "", f.Payloads != nil, "the payload bucket when named")
 			assert.Equal(t, tc.wantIndex, f.Index != nil)
 			assert.Equal(t, tc.wantCache, f.Cache != nil)
 		})

@@ -179,3 +179,27 @@ func testPlanEmpty(t *testing.T, s Store) {
 	_, err = s.Batch(ctx, "q-empty", 0)
 	assertNotFound(t, err, "batch of a plan without batches")
 }
+
+// testPlanResavedTexts saves one run twice with other batch texts (a
+// prepare retried after the index changed): every read has the second
+// save's texts, none the first's (docs/contract.md#payloads-bucket).
+func testPlanResavedTexts(t *testing.T, s Store) {
+	ctx := context.Background()
+	require.NoError(t, s.SavePlan(ctx, samplePlan("q-texts", 4)))
+	again := samplePlan("q-texts", 3)
+	for i := range again.Batches {
+		again.Batches[i].Content = fmt.Sprintf("second save, batch %d, a longer text than the first", i)
+	}
+	again.Batches[2].Content = ""
+	require.NoError(t, s.SavePlan(ctx, again))
+	got, err := s.Plan(ctx, "q-texts")
+	require.NoError(t, err)
+	assert.Equal(t, again, got)
+	for i, want := range again.Batches {
+		b, err := s.Batch(ctx, "q-texts", i)
+		require.NoError(t, err)
+		assert.Equal(t, want.Content, b.Content, "batch %d", i)
+	}
+	_, err = s.Batch(ctx, "q-texts", 3)
+	assertNotFound(t, err, "a batch past the second save's")
+}

@@ -66,6 +66,7 @@ func Run(t *testing.T, open func(t *testing.T) Store, opts ...Option) {
 		{"not found", false, testNotFound},
 		{"plan round trip past ten batches", false, testPlanRoundTrip},
 		{"plan saved again replaces it", false, testPlanReplaced},
+		{"a run saved again with other texts reads the new ones", false, testPlanResavedTexts},
 		{"plan without batches", false, testPlanEmpty},
 		{"plan metadata is the plan without content", false, testPlanMeta},
 		{"callers' changes never reach the store", false, testMutationIsolation},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
+	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 	"github.com/graphrag-global/graphrag-global/statemachine"
 )
@@ -109,6 +110,11 @@ func TestDistributedMap(t *testing.T) {
 				assert.Equal(t, tc.wantError, aws.ToString(out.Error), "cause: %s", aws.ToString(out.Cause))
 			}
 			assert.Contains(t, e.history(m, arn), "MapRunStarted", "the plan ran in the Distributed Map")
+			// Its items came from the payload bucket (docs/contract.md#payloads-bucket):
+			// prepare's output names the object and lists no index.
+			prepared := e.preparedOutput(t, m, arn)
+			assert.Nil(t, prepared.BatchIndexes)
+			assert.True(t, strings.HasPrefix(prepared.ItemsKey, store.PayloadPrefix+queryID+"/"+prepared.RunID+"/"), prepared.ItemsKey)
 			// The batches' events are in their child executions: the parent's
 			// history is what the states outside the Map write.
 			assert.LessOrEqual(t, len(e.events(t, m, arn)), statemachine.EventsOutsideMap(), "the parent's history")

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/assert"
@@ -41,6 +42,8 @@ const (
 	modelID = "anthropic.claude-e2e-v1:0"
 	// runsTable is the runs table, as the ASL's ${RunsTableName}.
 	runsTable = "graphrag-runs"
+	// payloadBucket is the payload bucket, as the ASL's ${PayloadBucketName}.
+	payloadBucket = "graphrag-payloads"
 )
 
 // functionARN is the ARN the state machine invokes for a function; the
@@ -58,6 +61,9 @@ type env struct {
 	index  *store.Index
 	runs   *store.Runs
 	tables store.Tables
+	// s3 and bucket hold the batch texts.
+	s3     *s3.Client
+	bucket string
 	lambda *fakeLambda
 	// handlers serve the fake Lambda API; a test may lower
 	// InlineMaxBatches before it starts an execution.
@@ -87,7 +93,7 @@ func newEnv(t *testing.T) *env {
 	e.moto = testenv.Moto(t, testenv.MotoOptions{Env: []string{"MOTO_PORT=" + lambdaURL.Port()}})
 	motoURL, err := url.Parse(e.moto)
 	require.NoError(t, err)
-	fl.forwardDynamoDB(motoURL)
+	fl.forwardToMoto(motoURL)
 	motoPost(t, e.moto+"/moto-api/config", `{"stepfunctions":{"execute_state_machine":true}}`)
 
 	e.ddb = testenv.DynamoDBClient(t, e.moto)
@@ -99,6 +105,15 @@ func newEnv(t *testing.T) *env {
 	require.NoError(t, err)
 	e.runs, err = store.NewRuns(c, e.tables.Runs)
 	require.NoError(t, err)
+	// moto serves S3 too: the batch texts live in a bucket of its own, as
+	// deployed (docs/contract.md#payloads-bucket).
+	e.s3 = testenv.S3Client(t, e.moto)
+	e.bucket = payloadBucket
+	_, err = e.s3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(e.bucket)})
+	require.NoError(t, err)
+	payloads, err := store.NewPayloads(e.s3, e.bucket)
+	require.NoError(t, err)
+	e.runs = e.runs.WithPayloads(payloads)
 	e.sfn = sfn.New(sfn.Options{
 		Region:       region,
 		BaseEndpoint: aws.String(e.moto),
@@ -124,6 +139,7 @@ func newEnv(t *testing.T) *env {
 		Engine:   e.engine,
 		Defaults: globalsearch.SpecDefaults,
 		Failures: e.runs,
+		Items:    payloads,
 	}
 	e.handlers = h
 	fl.setHandlers(map[string]lambda.Handler{
@@ -177,6 +193,8 @@ func definition(t testing.TB) string {
 			return functionARN(strings.ToLower(strings.TrimSuffix(name, "FunctionArn")))
 		case name == "RunsTableName":
 			return runsTable
+		case name == "PayloadBucketName":
+			return payloadBucket
 		case strings.HasSuffix(name, "Seconds"):
 			return "1"
 		}

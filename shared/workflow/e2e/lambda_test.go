@@ -120,6 +120,8 @@ type fakeLambda struct {
 	// dynamodb forwards the state machine's DynamoDB service integrations
 	// (RecordFailure), which moto also sends to $MOTO_PORT, to moto itself.
 	dynamodb http.Handler
+	// s3 forwards the ItemReader's GetObject to moto.
+	s3 http.Handler
 }
 
 // tablesRegion is where the tables live, whatever region a state machine
@@ -128,11 +130,12 @@ const tablesRegion = region
 
 var credentialRegion = regexp.MustCompile(`(Credential=[^/]+/[0-9]{8}/)[^/]+(/dynamodb/)`)
 
-// forwardDynamoDB makes the fake pass DynamoDB calls on to moto at motoURL,
+// forwardToMoto makes the fake pass DynamoDB calls on to moto at motoURL,
 // in the tables' region: moto signs each integration's call for the state
 // machine's region, and reads the region back from the credential scope
-// (it checks no signature).
-func (f *fakeLambda) forwardDynamoDB(motoURL *url.URL) {
+// (it checks no signature). S3 calls (the Distributed Map's ItemReader)
+// go to moto as they are: buckets are not regional there.
+func (f *fakeLambda) forwardToMoto(motoURL *url.URL) {
 	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
 		r.SetURL(motoURL)
 		r.Out.Header.Set("Authorization", credentialRegion.ReplaceAllString(r.In.Header.Get("Authorization"), "${1}"+tablesRegion+"${2}"))
@@ -140,6 +143,7 @@ func (f *fakeLambda) forwardDynamoDB(motoURL *url.URL) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.dynamodb = proxy
+	f.s3 = &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(motoURL) }}
 }
 
 // setHandlers installs the functions; the handlers need the store, which
@@ -156,10 +160,14 @@ func newFakeLambda(t testing.TB) (*fakeLambda, *httptest.Server) {
 	mux.HandleFunc("POST /2015-03-31/functions/{name}/invocations", f.invoke)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
-		ddb := f.dynamodb
+		ddb, s3 := f.dynamodb, f.s3
 		f.mu.Unlock()
 		if ddb != nil && strings.HasPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_") {
 			ddb.ServeHTTP(w, r)
+			return
+		}
+		if s3 != nil && strings.Contains(r.Header.Get("Authorization"), "/s3/aws4_request") {
+			s3.ServeHTTP(w, r)
 			return
 		}
 		// Anything else moto sends here is a call this fake does not speak:

@@ -37,7 +37,8 @@ const rieEnv = "GRAPHRAG_RIE"
 // TestBootstrapUnderRIE builds functions/prepare the way the Makefile builds
 // every function (CGO off, -tags lambda.norpc, -trimpath), for the host
 // instead of arm64 so it runs here, and invokes it once under
-// aws-lambda-rie with events/prepare.json, its DynamoDB tables in minidyn.
+// aws-lambda-rie with events/prepare.json, its DynamoDB tables in minidyn,
+// its payload bucket in moto.
 // It proves what the in-process tests cannot: main's wiring reads its
 // environment, the binary speaks the Runtime API, and init is quick.
 func TestBootstrapUnderRIE(t *testing.T) {
@@ -63,6 +64,13 @@ func TestBootstrapUnderRIE(t *testing.T) {
 	require.NoError(t, err)
 	runs, err := store.NewRuns(c, tables.Runs)
 	require.NoError(t, err)
+	// The batch texts go to a bucket of moto's (docs/contract.md#payloads-bucket).
+	s3Endpoint := testenv.Moto(t, testenv.MotoOptions{})
+	s3c := testenv.S3Client(t, s3Endpoint)
+	bucket := testenv.NewBucket(t, s3c)
+	payloads, err := store.NewPayloads(s3c, bucket)
+	require.NoError(t, err)
+	runs = runs.WithPayloads(payloads)
 	require.NoError(t, idx.ReplaceNamespace(ctx, "sample", globalsearch.Records{Summaries: []globalsearch.Summary{
 		{ID: "c1", Level: 0, Title: "Harbour", Summary: "The harbour doubled its trade."},
 		{ID: "c2", Level: 0, Title: "Schools", Summary: "Three schools opened in the valley."},
@@ -84,6 +92,7 @@ func TestBootstrapUnderRIE(t *testing.T) {
 		"AWS_CONFIG_FILE=" + os.DevNull, "AWS_SHARED_CREDENTIALS_FILE=" + os.DevNull,
 		"AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ENDPOINT_URL_DYNAMODB=" + aws.ToString(client.Options().BaseEndpoint),
+		"AWS_ENDPOINT_URL_S3=" + s3Endpoint, "PAYLOAD_BUCKET=" + bucket,
 		"INDEX_TABLE=" + tables.Index, "RUNS_TABLE=" + tables.Runs, "RUNS_TTL_DAYS=7",
 		"MAP_MAX_CONCURRENCY=8", "MAX_BATCHES=20000",
 		"AWS_LAMBDA_FUNCTION_TIMEOUT=30", "AWS_LAMBDA_FUNCTION_NAME=prepare",
@@ -108,6 +117,11 @@ func TestBootstrapUnderRIE(t *testing.T) {
 	plan, err := runs.Plan(ctx, "q-example-1")
 	require.NoError(t, err, "the bootstrap saved the plan in the runs table")
 	assert.Equal(t, int64(42), plan.Params.ShuffleSeed)
+	require.NotEmpty(t, plan.Batches[0].Content)
+	bare, err := store.NewRuns(c, tables.Runs)
+	require.NoError(t, err)
+	_, err = bare.Batch(ctx, "q-example-1", 0)
+	assert.ErrorContains(t, err, "payload bucket", "the bootstrap wrote the batch text to the bucket, not the table")
 
 	// The REPORT line's Init Duration times only the emulator's dispatch of
 	// init (rie/handlers.go, InitHandler returns before the runtime is

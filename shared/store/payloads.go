@@ -1,0 +1,236 @@
+// The payload bucket: a run's batch texts, the bulk of a plan, live in S3
+// rather than in its DynamoDB partition (docs/contract.md#payloads-bucket).
+
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// S3API is the part of *s3.Client the store uses; tests wrap it to count
+// requests or inject faults. Only these two: prepare may only put objects
+// and the map function only get them (docs/contract.md#payloads-bucket),
+// and nothing deletes one (the bucket's lifecycle rule does).
+type S3API interface {
+	PutObject(ctx context.Context, in *s3.PutObjectInput, optFns ...func(*s3.Options)) (*s3.PutObjectOutput, error)
+	GetObject(ctx context.Context, in *s3.GetObjectInput, optFns ...func(*s3.Options)) (*s3.GetObjectOutput, error)
+}
+
+// Payloads is the payload bucket. It is safe for concurrent use.
+type Payloads struct {
+	client S3API
+	bucket string
+}
+
+// NewPayloads returns the payload bucket called bucket.
+func NewPayloads(api S3API, bucket string) (*Payloads, error) {
+	if bucket == "" {
+		return nil, errors.New("the payload bucket has no name")
+	}
+	return &Payloads{client: api, bucket: bucket}, nil
+}
+
+// Bucket is the bucket's name.
+func (p *Payloads) Bucket() string { return p.bucket }
+
+// PayloadPrefix is the key prefix of every object the store writes; the
+// template's lifecycle rule and IAM policies name the same prefix.
+const PayloadPrefix = "runs/"
+
+// textRef, on a batch item, says where the batch's text is: bytes
+// [Offset, Offset+Length) of object Key. The object holds every batch text
+// of one save, one after another, so a save is one PutObject and a map task
+// one ranged GetObject (docs/contract.md#payloads-bucket).
+type textRef struct {
+	Key    string `json:"key"`
+	Offset int64  `json:"offset"`
+	Length int64  `json:"length"`
+}
+
+// runPrefix is the key prefix of a run's objects: its query id, then its
+// run id. Query ids and run ids are plain ASCII without '/'
+// (globalsearch.ValidQueryID, NewRunID), so no two runs share a prefix.
+func runPrefix(queryID, runID string) string {
+	return PayloadPrefix + queryID + "/" + runID + "/"
+}
+
+// textsObject lays out the batch texts of p as one object: its key, under
+// the run's prefix and named by its digest, so that a resave of the same
+// run with other texts writes a new object instead of changing one a map
+// task may be reading; its body; and each batch's place in it.
+func textsObject(p globalsearch.Plan) (string, []byte, []textRef) {
+	var body bytes.Buffer
+	refs := make([]textRef, len(p.Batches))
+	for i, b := range p.Batches {
+		refs[i] = textRef{Offset: int64(body.Len()), Length: int64(len(b.Content))}
+		body.WriteString(b.Content)
+	}
+	sum := sha256.Sum256(body.Bytes())
+	key := runPrefix(p.Params.QueryID, p.RunID) + "texts-" + hex.EncodeToString(sum[:16])
+	for i := range refs {
+		refs[i].Key = key
+	}
+	return key, body.Bytes(), refs
+}
+
+// put writes one object.
+func (p *Payloads) put(ctx context.Context, key, contentType string, body []byte) error {
+	_, err := p.client.PutObject(ctx, &s3.PutObjectInput{
+		Bucket: aws.String(p.bucket), Key: aws.String(key), Body: bytes.NewReader(body),
+		ContentLength: aws.Int64(int64(len(body))), ContentType: aws.String(contentType),
+	})
+	if err != nil {
+		return wrapS3(err, "write s3://%s/%s", p.bucket, key)
+	}
+	return nil
+}
+
+// get reads length bytes of an object from offset; a whole object when
+// length is negative.
+func (p *Payloads) get(ctx context.Context, key string, offset, length int64) ([]byte, error) {
+	in := &s3.GetObjectInput{Bucket: aws.String(p.bucket), Key: aws.String(key)}
+	if length == 0 {
+		return []byte{}, nil
+	}
+	if length > 0 {
+		in.Range = aws.String(fmt.Sprintf("bytes=%d-%d", offset, offset+length-1))
+	}
+	out, err := p.client.GetObject(ctx, in)
+	if err != nil {
+		return nil, wrapS3(err, "read s3://%s/%s", p.bucket, key)
+	}
+	defer func() { _ = out.Body.Close() }()
+	data, err := io.ReadAll(out.Body)
+	if err != nil {
+		return nil, wrapS3(err, "read s3://%s/%s", p.bucket, key)
+	}
+	if length > 0 && int64(len(data)) != length {
+		return nil, fmt.Errorf("read s3://%s/%s: %d bytes at %d, not the %d the batch item names", p.bucket, key, len(data), offset, length)
+	}
+	return data, nil
+}
+
+// s3ThrottleCodes are the codes S3 answers when it refuses for load (503
+// SlowDown per prefix); the SDK has already retried them.
+var s3ThrottleCodes = map[string]bool{"SlowDown": true, "ServiceUnavailable": true, "RequestLimitExceeded": true}
+
+// wrapS3 is wrap for S3: throttling is KindThrottled. A missing object
+// stays an internal error: a live batch item's object outlives it (the
+// lifecycle rule keeps objects as long as the runs table keeps items), so
+// its absence is corruption, not a run that is gone.
+func wrapS3(err error, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) && s3ThrottleCodes[apiErr.ErrorCode()] {
+		return globalsearch.Errorf(globalsearch.KindThrottled, "%s: throttled by S3: %w", msg, err)
+	}
+	return wrap(err, "%s", msg)
+}
+
+// checkRef refuses a batch item whose text lies outside its own run's
+// prefix: a new run never reads a superseded run's objects, even from a
+// corrupt item.
+func checkRef(what, queryID, runID string, ref *textRef) error {
+	if !strings.HasPrefix(ref.Key, runPrefix(queryID, runID)) || ref.Offset < 0 || ref.Length < 0 {
+		return fmt.Errorf("%s names text %q [%d,+%d), which is not its run's", what, ref.Key, ref.Offset, ref.Length)
+	}
+	return nil
+}
+
+// WithPayloads returns the runs table with its batch texts in payloads
+// (docs/contract.md#payloads-bucket): SavePlan writes them there, and Plan
+// and Batch read them back. Without it, SavePlan keeps each text in its
+// batch item, and a batch item that names a text cannot be read.
+func (s *Runs) WithPayloads(p *Payloads) *Runs {
+	c := *s
+	c.payloads = p
+	return &c
+}
+
+// readText reads the text of one batch item of run runID: one ranged
+// GetObject.
+func (s *Runs) readText(ctx context.Context, what, queryID, runID string, ref *textRef) (string, error) {
+	if err := checkRef(what, queryID, runID, ref); err != nil {
+		return "", err
+	}
+	if s.payloads == nil {
+		return "", globalsearch.Errorf(globalsearch.KindInternal, "%s: its text is in the payload bucket, which this store has no access to", what)
+	}
+	data, err := s.payloads.get(ctx, ref.Key, ref.Offset, ref.Length)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", what, err)
+	}
+	return string(data), nil
+}
+
+// readTexts fills in the content of batches from the texts their items
+// name: each object once, whole (a save writes one), then sliced.
+func (s *Runs) readTexts(ctx context.Context, what, queryID, runID string, items []runItem, batches []globalsearch.Batch) error {
+	objects := map[string][]byte{}
+	for _, it := range items {
+		if it.Text == nil || it.Batch == nil || it.Batch.RunID != runID || it.Batch.Index < 0 || it.Batch.Index >= len(batches) {
+			continue
+		}
+		ref := it.Text
+		if err := checkRef(what, queryID, runID, ref); err != nil {
+			return err
+		}
+		if s.payloads == nil {
+			return globalsearch.Errorf(globalsearch.KindInternal, "%s: its texts are in the payload bucket, which this store has no access to", what)
+		}
+		body, ok := objects[ref.Key]
+		if !ok {
+			var err error
+			if body, err = s.payloads.get(ctx, ref.Key, 0, -1); err != nil {
+				return fmt.Errorf("%s: %w", what, err)
+			}
+			objects[ref.Key] = body
+		}
+		if ref.Offset+ref.Length > int64(len(body)) {
+			return fmt.Errorf("%s: batch %d's text [%d,+%d) lies past the end of %s (%d bytes)", what, it.Batch.Index, ref.Offset, ref.Length, ref.Key, len(body))
+		}
+		batches[it.Batch.Index].Content = string(body[ref.Offset : ref.Offset+ref.Length])
+	}
+	return nil
+}
+
+// PutMapItems implements workflow.MapItems: the batch indexes of a run as
+// one JSON array, the input a Distributed Map's ItemReader takes. The key
+// names the count, so a retried prepare of the same run writes the same
+// object again, never another list under the same name.
+func (p *Payloads) PutMapItems(ctx context.Context, queryID, runID string, batches int) (string, error) {
+	if err := requireQueryID(queryID); err != nil {
+		return "", err
+	}
+	if runID == "" || strings.Contains(runID, "/") || batches < 0 || batches > maxBatchIndex+1 {
+		return "", globalsearch.Errorf(globalsearch.KindInternal, "map items of query %s: run %q with %d batches", queryID, runID, batches)
+	}
+	body := make([]byte, 0, 7*batches+2)
+	body = append(body, '[')
+	for i := range batches {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = strconv.AppendInt(body, int64(i), 10)
+	}
+	body = append(body, ']')
+	key := runPrefix(queryID, runID) + "map-items-" + strconv.Itoa(batches) + ".json"
+	if err := p.put(ctx, key, "application/json", body); err != nil {
+		return "", fmt.Errorf("map items of query %s: %w", queryID, err)
+	}
+	return key, nil
+}
