@@ -33,6 +33,9 @@ import (
 const (
 	envSummaries = "GLOBALSEARCH_LIMITS_SUMMARIES"
 	envFigures   = "GLOBALSEARCH_LIMITS_FIGURES"
+	// envPayloads, when set, saves the batch texts in the payload bucket
+	// (docs/contract.md#payloads-bucket) instead of the runs table.
+	envPayloads = "GLOBALSEARCH_LIMITS_PAYLOADS"
 )
 
 // firstMapCall is what one simulated search measured.
@@ -118,11 +121,12 @@ func (m *firstCallModel) Complete(_ context.Context, req globalsearch.ModelReque
 // beforehand without limits. It returns the simulated time from prepare's
 // start to the map task's model call, and checks that the plan saved reads
 // back whole.
-func simulate(t *testing.T, n int, f indexfile.File) firstMapCall {
+func simulate(t *testing.T, n int, f indexfile.File, payloads bool) firstMapCall {
 	var got firstMapCall
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		h, _ := testenv.MinidynHandler()
+		dynamo, _ := testenv.MinidynHandler()
+		h := limits.Services(dynamo, limits.NewMemoryS3())
 		tables := store.Tables{Index: "index", Runs: "runs"}
 		free := limits.New(h, limits.Limits{}).DynamoDB()
 		require.NoError(t, store.CreateTables(ctx, free, tables))
@@ -136,10 +140,17 @@ func simulate(t *testing.T, n int, f indexfile.File) firstMapCall {
 		require.NoError(t, err)
 		runs, err := store.NewRuns(c, tables.Runs)
 		require.NoError(t, err)
+		// The Distributed Map's items are in the bucket either way; the
+		// batch texts only with payloads.
+		bucket, err := store.NewPayloads(d.S3(), "payloads")
+		require.NoError(t, err)
+		if payloads {
+			runs = runs.WithPayloads(bucket)
+		}
 		defaults := globalsearch.SpecDefaults
 		defaults.Namespace = f.Namespace
 		defaults.MaxModelCalls = globalsearch.MostModelCalls(workflow.DefaultMaxBatches)
-		prepare := &workflow.Handlers{Engine: &globalsearch.Engine{Index: idx, Runs: runs, MaxBatches: workflow.DefaultMaxBatches}, Defaults: defaults}
+		prepare := &workflow.Handlers{Engine: &globalsearch.Engine{Index: idx, Runs: runs, MaxBatches: workflow.DefaultMaxBatches}, Defaults: defaults, Items: bucket}
 		model := &firstCallModel{}
 		mapper := &workflow.Handlers{Engine: &globalsearch.Engine{Model: model, Runs: runs}}
 
@@ -175,7 +186,7 @@ func TestTimeToFirstMapCall(t *testing.T) {
 		n, err = strconv.Atoi(v)
 		require.NoError(t, err, envSummaries)
 	}
-	got := simulate(t, n, generated(t, n))
+	got := simulate(t, n, generated(t, n), os.Getenv(envPayloads) != "")
 	t.Logf("%+v", got)
 	burst := limits.AWS.WriteUnits * limits.AWS.Burst.Seconds()
 	assert.GreaterOrEqual(t, got.Seconds, (got.WriteUnits-burst)/limits.AWS.WriteUnits, "no faster than one partition's write rate")
@@ -194,13 +205,23 @@ func TestTimeToFirstMapCall(t *testing.T) {
 // process of this test binary; the figures are simulated, the benchmark's
 // own ns/op is only what the simulation cost.
 func BenchmarkPrepareTimeToFirstMapCall(b *testing.B) {
-	for _, n := range []int{1000, 10_000} {
-		b.Run(fmt.Sprintf("summaries=%d", n), func(b *testing.B) {
+	for _, tc := range []struct {
+		n        int
+		payloads bool
+	}{{1000, false}, {10_000, false}, {1000, true}, {10_000, true}} {
+		where := "table"
+		if tc.payloads {
+			where = "bucket"
+		}
+		b.Run(fmt.Sprintf("summaries=%d/texts=%s", tc.n, where), func(b *testing.B) {
 			var got firstMapCall
 			for b.Loop() {
 				path := filepath.Join(b.TempDir(), "figures.json")
 				cmd := exec.Command(os.Args[0], "-test.run=^TestTimeToFirstMapCall$", "-test.count=1")
-				cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", envSummaries, n), envFigures+"="+path)
+				cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", envSummaries, tc.n), envFigures+"="+path, envPayloads+"=")
+				if tc.payloads {
+					cmd.Env = append(cmd.Env, envPayloads+"=1")
+				}
 				out, err := cmd.CombinedOutput()
 				require.NoError(b, err, "%s", out)
 				raw, err := os.ReadFile(path)

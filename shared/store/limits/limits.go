@@ -24,6 +24,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
@@ -106,6 +107,17 @@ func (d *Double) DynamoDB(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
 		Region: "us-east-1", BaseEndpoint: aws.String("http://dynamodb.limits.test"),
 		Credentials: testenv.StaticCredentials(), HTTPClient: d,
+	}, optFns...)
+}
+
+// S3 returns an S3 client whose requests go through d, path-style, with
+// checksums only where S3 requires them (the double reads plain bodies).
+func (d *Double) S3(optFns ...func(*s3.Options)) *s3.Client {
+	return s3.New(s3.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String("http://s3.limits.test"), UsePathStyle: true,
+		Credentials: testenv.StaticCredentials(), HTTPClient: d,
+		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
 	}, optFns...)
 }
 
