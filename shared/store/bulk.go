@@ -181,11 +181,20 @@ func (s *Client) batchGet(ctx context.Context, table string, keys []item) ([]ite
 // sending again what it returns unprocessed, with backoff. Only attempts
 // that make no progress count against the limit, so a large batch under
 // light throttling is not cut short; when they run out, gaveUp says why.
+// A call refused whole for load (KindThrottled, once the SDK's own retries
+// are spent) is an attempt that processed nothing: DynamoDB refuses a
+// batch whole when none of its items fits the partition's rate, which
+// several writers of one partition meet in turn, so it is waited out like
+// unprocessed items, not given up on (docs/contract.md#limits-model).
 func untilProcessed[T any](s *Client, ctx context.Context, pending []T, send func([]T) ([]T, error), gaveUp func(left, stalled int) error) error {
 	stalled := 0
+	var throttled error
 	for len(pending) > 0 {
 		left, err := send(pending)
-		if err != nil {
+		switch {
+		case err != nil && globalsearch.KindOf(err) == globalsearch.KindThrottled && ctx.Err() == nil:
+			left, throttled = pending, err
+		case err != nil:
 			return err
 		}
 		if len(left) < len(pending) {
@@ -198,6 +207,9 @@ func untilProcessed[T any](s *Client, ctx context.Context, pending []T, send fun
 			return nil
 		}
 		if stalled >= s.backoff.Attempts {
+			if throttled != nil {
+				return fmt.Errorf("%w: %w", gaveUp(len(pending), stalled), throttled)
+			}
 			return gaveUp(len(pending), stalled)
 		}
 		if err := s.sleep(ctx, stalled); err != nil {

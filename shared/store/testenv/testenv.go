@@ -58,6 +58,15 @@ func MinidynEndpoint(t testing.TB) (string, *server.Server) {
 	return hs.URL, srv
 }
 
+// MinidynHandler returns a minidyn server as an http.Handler, with the
+// adaptations of MinidynEndpoint, for callers that serve requests in
+// process without a socket (shared/store/limits, inside a testing/synctest
+// bubble, where network waits would stop simulated time).
+func MinidynHandler() (http.Handler, *server.Server) {
+	srv := server.NewServer()
+	return shim{srv}, srv
+}
+
 // shim adapts minidyn to what the SDK and store.CreateTables expect: it
 // answers the TTL operations minidyn does not implement (minidyn never
 // expires items; tests of expiry move the store's clock instead), fills in
