@@ -23,10 +23,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-
-	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
 
 // Limits are the rates the double enforces, per second (0: no limit), and
@@ -106,7 +105,7 @@ func New(next http.Handler, limits Limits) *Double {
 func (d *Double) DynamoDB(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
 		Region: "us-east-1", BaseEndpoint: aws.String("http://dynamodb.limits.test"),
-		Credentials: testenv.StaticCredentials(), HTTPClient: d,
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), HTTPClient: d,
 	}, optFns...)
 }
 
@@ -115,7 +114,7 @@ func (d *Double) DynamoDB(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 func (d *Double) S3(optFns ...func(*s3.Options)) *s3.Client {
 	return s3.New(s3.Options{
 		Region: "us-east-1", BaseEndpoint: aws.String("http://s3.limits.test"), UsePathStyle: true,
-		Credentials: testenv.StaticCredentials(), HTTPClient: d,
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), HTTPClient: d,
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
 		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
 	}, optFns...)
