@@ -29,13 +29,7 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 	f.set = set
 	// The prompts are the user's own configuration, like the flags: a bad
 	// one stops the server at once, before the index is read.
-	if err := f.prompts.check(f.set); err != nil {
-		return err
-	}
-	if _, err := f.prompts.load(); err != nil {
-		return err
-	}
-	if err := f.cache.check(f.set); err != nil {
+	if err := f.checkFiles(); err != nil {
 		return err
 	}
 	if !f.index.given() {

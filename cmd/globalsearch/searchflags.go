@@ -90,11 +90,10 @@ func parseSearchFlagsWith(name string, env *cliEnv, args []string, extra func(*f
 		return nil, err
 	}
 	f.set = set
+	if err := f.checkLimits(); err != nil {
+		return nil, err
+	}
 	switch {
-	case f.set["max-map-text-mb"] && f.maxMapTextMB <= 0:
-		return nil, &usageError{"--max-map-text-mb must be a positive number of MiB"}
-	case f.set["max-model-calls"] && f.maxModelCalls <= 0:
-		return nil, &usageError{"--max-model-calls must be a positive number of model calls"}
 	case f.set["rating-model"] && f.selection != globalsearch.SelectionDynamic:
 		return nil, &usageError{"--rating-model rates communities only with --selection dynamic"}
 	case f.set["max-cost"] && !(f.maxCostUSD > 0):
@@ -102,16 +101,35 @@ func parseSearchFlagsWith(name string, env *cliEnv, args []string, extra func(*f
 	case f.set["seed"] && f.noShuffle:
 		return nil, &usageError{"--seed and --no-shuffle exclude each other"}
 	}
-	if err := f.cache.check(f.set); err != nil {
-		return nil, err
-	}
-	if err := f.prompts.check(f.set); err != nil {
-		return nil, err
-	}
-	if _, err := f.prompts.load(); err != nil {
+	if err := f.checkFiles(); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// checkLimits refuses the plan limits a command line may set but not
+// sensibly: every command that plans (run, plan, serve) shares them.
+func (f *searchFlags) checkLimits() error {
+	switch {
+	case f.set["max-map-text-mb"] && f.maxMapTextMB <= 0:
+		return &usageError{"--max-map-text-mb must be a positive number of MiB"}
+	case f.set["max-model-calls"] && f.maxModelCalls <= 0:
+		return &usageError{"--max-model-calls must be a positive number of model calls"}
+	}
+	return nil
+}
+
+// checkFiles checks the cache flags and loads the prompts directory: the
+// user's own configuration, refused at once, before the index is read.
+func (f *searchFlags) checkFiles() error {
+	if err := f.cache.check(f.set); err != nil {
+		return err
+	}
+	if err := f.prompts.check(f.set); err != nil {
+		return err
+	}
+	_, err := f.prompts.load()
+	return err
 }
 
 // helpDefaults are the defaults the help text shows: this environment's.

@@ -63,19 +63,10 @@ func openServe(ctx context.Context, env *cliEnv, args []string) (*served, error)
 	}
 	f := &o.search
 	f.set = set
-	switch {
-	case f.set["max-model-calls"] && f.maxModelCalls <= 0:
-		return nil, &usageError{"--max-model-calls must be a positive number of model calls"}
-	case f.set["max-map-text-mb"] && f.maxMapTextMB <= 0:
-		return nil, &usageError{"--max-map-text-mb must be a positive number of MiB"}
-	}
-	if err := f.cache.check(f.set); err != nil {
+	if err := f.checkLimits(); err != nil {
 		return nil, err
 	}
-	if err := f.prompts.check(f.set); err != nil {
-		return nil, err
-	}
-	if _, err := f.prompts.load(); err != nil {
+	if err := f.checkFiles(); err != nil {
 		return nil, err
 	}
 	if err := f.index.check(); err != nil {
