@@ -196,29 +196,28 @@ func (l *localAPI) readCommunity(ctx context.Context, ns, id string, cited *glob
 	if err != nil {
 		return serveCommunity{}, err
 	}
-	byID := make(map[string]globalsearch.Claim, len(claims))
-	for _, c := range claims {
-		byID[c.ID] = c
-	}
-	for _, cid := range cited.ClaimIDs {
-		if c, ok := byID[cid]; ok {
-			out.Claims = append(out.Claims, c)
-		}
-	}
+	out.Claims = inCitedOrder(out.Claims, claims, cited.ClaimIDs, func(c globalsearch.Claim) string { return c.ID })
 	chunks, err := snap.Chunks(ctx, cited.ChunkIDs)
 	if err != nil {
 		return serveCommunity{}, err
 	}
-	chunkByID := make(map[string]globalsearch.Chunk, len(chunks))
-	for _, c := range chunks {
-		chunkByID[c.ID] = c
+	out.Excerpts = inCitedOrder(out.Excerpts, chunks, cited.ChunkIDs, func(c globalsearch.Chunk) string { return c.ID })
+	return out, nil
+}
+
+// inCitedOrder appends to out the records among all that ids names, in the
+// order of ids (a citation's order); an id with no record is left out.
+func inCitedOrder[T any](out, all []T, ids []string, idOf func(T) string) []T {
+	byID := make(map[string]T, len(all))
+	for _, r := range all {
+		byID[idOf(r)] = r
 	}
-	for _, cid := range cited.ChunkIDs {
-		if c, ok := chunkByID[cid]; ok {
-			out.Excerpts = append(out.Excerpts, c)
+	for _, id := range ids {
+		if r, ok := byID[id]; ok {
+			out = append(out, r)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // notFoundOr is err unless it is a not found (or nil: the query is
