@@ -1,6 +1,10 @@
 package globalsearch
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+)
 
 // OutputSchema is the JSON schema of one stage's answer, as data: the model
 // adapters hand it to servers that constrain their output to a schema
@@ -29,30 +33,30 @@ func StageOutputSchema(stage Stage) OutputSchema {
 		return OutputSchema{
 			Name:        "reduce_answer",
 			Description: "The synthesised answer to the question, with its citations.",
-			Schema: map[string]any{
-				"type":                 "object",
-				"properties":           map[string]any{"answer": answer},
-				"required":             []any{"answer"},
-				"additionalProperties": false,
-			},
+			Schema:      closedObject(map[string]any{"answer": answer}),
 		}
 	}
 	return OutputSchema{
 		Name:        "map_answer",
 		Description: "The answer from this batch of community data and how useful the batch is to the question.",
-		Schema: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"answer": answer,
-				"usefulness": map[string]any{
-					"type":        "number",
-					"description": "0 to 100: how much this batch helps answer the question; 0 when nothing is relevant.",
-				},
+		Schema: closedObject(map[string]any{
+			"answer": answer,
+			"usefulness": map[string]any{
+				"type":        "number",
+				"description": "0 to 100: how much this batch helps answer the question; 0 when nothing is relevant.",
 			},
-			"required":             []any{"answer", "usefulness"},
-			"additionalProperties": false,
-		},
+		}),
 	}
+}
+
+// closedObject is the schema of an object with exactly properties, every
+// one required (in name order): the form strict servers demand.
+func closedObject(properties map[string]any) map[string]any {
+	required := make([]any, 0, len(properties))
+	for _, name := range slices.Sorted(maps.Keys(properties)) {
+		required = append(required, name)
+	}
+	return map[string]any{"type": "object", "properties": properties, "required": required, "additionalProperties": false}
 }
 
 // JSON is the schema as compact JSON text, the form Bedrock's Converse

@@ -128,23 +128,13 @@ func parseRating(item any) (string, float64, error) {
 
 // ratingSchema is the schema of a rating reply (StageOutputSchema).
 func ratingSchema() OutputSchema {
-	item := map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"id":    map[string]any{"type": "string"},
-			"score": map[string]any{"type": "number", "description": "0 to 5: how likely the community helps answer the question."},
-		},
-		"required":             []any{"id", "score"},
-		"additionalProperties": false,
-	}
+	item := closedObject(map[string]any{
+		"id":    map[string]any{"type": "string"},
+		"score": map[string]any{"type": "number", "description": "0 to 5: how likely the community helps answer the question."},
+	})
 	return OutputSchema{
 		Name:        "community_ratings",
 		Description: "A score for each community of the batch: how likely it helps answer the question.",
-		Schema: map[string]any{
-			"type":                 "object",
-			"properties":           map[string]any{"ratings": map[string]any{"type": "array", "items": item}},
-			"required":             []any{"ratings"},
-			"additionalProperties": false,
-		},
+		Schema:      closedObject(map[string]any{"ratings": map[string]any{"type": "array", "items": item}}),
 	}
 }
