@@ -170,14 +170,9 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 	if req.MaxTokens > 0 {
 		inference.MaxTokens = aws.Int32(int32(min(req.MaxTokens, 1<<31-1)))
 	}
+	system, messages := conversation(req)
 	in := &bedrockruntime.ConverseInput{
-		ModelId: aws.String(m.modelID),
-		System:  []types.SystemContentBlock{&types.SystemContentBlockMemberText{Value: req.SystemPrompt()}},
-		Messages: []types.Message{{
-			Role:    types.ConversationRoleUser,
-			Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: req.Prompt}},
-		}},
-		InferenceConfig: inference,
+		ModelId: aws.String(m.modelID), System: system, Messages: messages, InferenceConfig: inference,
 	}
 	schema := m.schema.Load()
 	if schema {
@@ -268,6 +263,17 @@ func (m *Model) classify(ctx context.Context, err error) error {
 			"bedrock model %s failed (%s, HTTP %d): %w", m.modelID, code, status, err)
 	}
 	return globalsearch.Errorf(globalsearch.KindModel, "bedrock model %s: %w", m.modelID, err)
+}
+
+// conversation is what a call sends the model: the system prompt and one
+// user message with the prompt. Complete sends it and CountTokens counts it,
+// so a count is of the very call.
+func conversation(req globalsearch.ModelRequest) ([]types.SystemContentBlock, []types.Message) {
+	return []types.SystemContentBlock{&types.SystemContentBlockMemberText{Value: req.SystemPrompt()}},
+		[]types.Message{{
+			Role:    types.ConversationRoleUser,
+			Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: req.Prompt}},
+		}}
 }
 
 // reserveName is the request field whose value became maxTokens (docs/contract.md#request).

@@ -17,15 +17,10 @@ import (
 // prompt and the one user message. A model that does not count tokens
 // fails with Bedrock's validation error.
 func (m *Model) CountTokens(ctx context.Context, req globalsearch.ModelRequest) (int, error) {
+	system, messages := conversation(req)
 	out, err := m.client.CountTokens(ctx, &bedrockruntime.CountTokensInput{
 		ModelId: aws.String(m.modelID),
-		Input: &types.CountTokensInputMemberConverse{Value: types.ConverseTokensRequest{
-			System: []types.SystemContentBlock{&types.SystemContentBlockMemberText{Value: req.SystemPrompt()}},
-			Messages: []types.Message{{
-				Role:    types.ConversationRoleUser,
-				Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: req.Prompt}},
-			}},
-		}},
+		Input:   &types.CountTokensInputMemberConverse{Value: types.ConverseTokensRequest{System: system, Messages: messages}},
 	})
 	if err != nil {
 		return 0, m.classify(ctx, err)
