@@ -82,6 +82,54 @@ func (e *Engine) checkCost(p Params, mapInputTokens, batches int) error {
 		usdCost(worst.Total()), usdCost(worst.Map), Plural(batches, "map batch", "map batches"), usdCost(worst.Reduce), usd(p.MaxCostUSD))
 }
 
+// RatingCost is what a dynamic selection's rating calls spent, priced as
+// map-stage calls (docs/contract.md#dynamic-selection). A model that reports
+// no usage leaves each call priced as the most it could be: a full map
+// prompt and its whole output reserve.
+func (pr Prices) RatingCost(p Params, r SelectionReport) float64 {
+	in, out := r.RatingInputTokens, r.RatingOutputTokens
+	if in == 0 && r.RatingCalls > 0 {
+		in, out = r.RatingCalls*p.MapPromptBudget(), r.RatingCalls*p.MapOutputReserve
+	}
+	return pr.Map.cost(in, out)
+}
+
+// checkRatingCost refuses, before any rating call, a dynamic selection
+// whose worst case passes the run's maxCostUsd: every rateable community
+// rated (ratingTokens estimated input over ratingBatches batches, each
+// tried RatingAttempts times), then one map batch of a full prompt and the
+// reduce, each with every retry (docs/contract.md#cost-ceiling).
+func (e *Engine) checkRatingCost(p Params, ratingTokens, ratingBatches int) error {
+	if p.MaxCostUSD <= 0 || e.Prices == nil {
+		return nil
+	}
+	rating := float64(RatingAttempts) * e.Prices.Map.cost(ratingTokens, ratingBatches*p.MapOutputReserve)
+	least := e.Prices.WorstCase(p, p.MapPromptBudget(), 1)
+	if rating+least.Total() <= p.MaxCostUSD {
+		return nil
+	}
+	return Errorf(KindPlanTooLarge,
+		"dynamic selection may cost $%s rating (every community relevant, %d attempts per rating batch), which with one map batch and the reduce ($%s) passes this run's $%s: raise maxCostUsd, or select by communityLevel",
+		usdCost(rating), RatingAttempts, usdCost(least.Total()), usd(p.MaxCostUSD))
+}
+
+// checkSelectedCost refuses the plan of the communities a dynamic
+// selection chose when its worst case and what the rating calls spent
+// pass the run's maxCostUsd, before any map call.
+func (e *Engine) checkSelectedCost(p Params, plan Plan, report SelectionReport) error {
+	if p.MaxCostUSD <= 0 || e.Prices == nil {
+		return nil
+	}
+	spent := e.Prices.RatingCost(p, report)
+	worst := e.Prices.WorstCase(p, plan.MapInputTokens(), len(plan.Batches))
+	if spent+worst.Total() <= p.MaxCostUSD {
+		return nil
+	}
+	return Errorf(KindPlanTooLarge,
+		"the communities selected may cost $%s (map $%s over %s with every retry, reduce $%s) beside the $%s the rating calls spent, but this run may cost at most $%s: raise maxCostUsd or ratingThreshold",
+		usdCost(worst.Total()), usdCost(worst.Map), Plural(len(plan.Batches), "map batch", "map batches"), usdCost(worst.Reduce), usdCost(spent), usd(p.MaxCostUSD))
+}
+
 // needPrices refuses a cost ceiling the engine cannot price, before any
 // read: without prices every plan would cost $0 and pass it unseen.
 func (e *Engine) needPrices(p Params) error {

@@ -167,3 +167,72 @@ func TestStageModelsAndCost(t *testing.T) {
 	assert.Equal(t, 1, both.calls[gs.StageReduce], "without ReduceModel the one model reduces")
 	assert.Nil(t, res.Diagnostics.Cost, "no prices, no cost")
 }
+
+// A dynamic selection's rating calls count against maxCostUsd, priced as
+// map-stage calls (docs/contract.md#cost-ceiling): a run whose worst case
+// of rating (every community relevant) with one map batch and the reduce
+// passes the ceiling is refused before any call, and one whose rating
+// calls spent so much that the map of what they selected passes what is
+// left is refused before any map call.
+func TestDynamicSelectionCostCeiling(t *testing.T) {
+	const costlyTokens = 10_000_000 // $2,500 a rating call at the test's map price
+	tests := []struct {
+		name          string
+		ceiling       float64
+		reportedIn    int
+		wantErr       string
+		wantRateCalls int
+	}{
+		{"the worst case of rating passes it", 0.000001, 0, "dynamic selection may cost $", 0},
+		// Two rating calls, each 10,000,000 tokens in at $0.25/1k and 2 out at $1.25/1k.
+		{"what the rating calls spent passes it", 1000, costlyTokens, "beside the $5000.005 the rating calls spent, but this run may cost at most $1000: raise maxCostUsd or ratingThreshold", 2},
+		{"both fit", 1000, 0, "", 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rate := rater(map[string]int{"a": 5, "a1": 5}, nil)
+			model := &fakeModel{complete: func(req gs.ModelRequest, call int) (gs.ModelResponse, error) {
+				resp, err := rate(req, call)
+				if req.Stage == gs.StageRate && tc.reportedIn > 0 {
+					resp.InputTokens = tc.reportedIn
+				}
+				return resp, err
+			}}
+			e, _ := newEngine(t, forest(), model)
+			e.Prices = testPrices
+			res, err := e.Search(context.Background(), dynamicParams(t, fmt.Sprintf(`,"maxCostUsd":%v`, tc.ceiling)))
+			assert.Equal(t, tc.wantRateCalls, model.count(gs.StageRate))
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Equal(t, gs.KindPlanTooLarge, gs.KindOf(err))
+				assert.Contains(t, err.Error(), tc.wantErr)
+				assert.Zero(t, model.count(gs.StageMap), "refused before any map call")
+				assert.Equal(t, gs.StatusFailed, res.Status)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, gs.StatusCompleted, res.Status)
+		})
+	}
+}
+
+// RatingCost prices what the rating calls reported, and a model that
+// reports nothing as the most each call could be.
+func TestRatingCost(t *testing.T) {
+	p := oneBatchPerSummary(t, "q?", nil)
+	tests := []struct {
+		name   string
+		report gs.SelectionReport
+		want   float64
+	}{
+		{"reported", gs.SelectionReport{RatingCalls: 2, RatingInputTokens: 4000, RatingOutputTokens: 800}, 4*0.25 + 0.8*1.25},
+		{"unreported", gs.SelectionReport{RatingCalls: 3},
+			float64(3*p.MapPromptBudget())/1000*0.25 + float64(3*p.MapOutputReserve)/1000*1.25},
+		{"no call", gs.SelectionReport{}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.InDelta(t, tc.want, testPrices.RatingCost(p, tc.report), 1e-9)
+		})
+	}
+}

@@ -40,6 +40,9 @@ func (e *Engine) planRun(ctx context.Context, p Params) (Plan, error) {
 	if err != nil {
 		return plan, err
 	}
+	if err := e.checkSelectedCost(p, plan, report); err != nil {
+		return Plan{Params: p}, err
+	}
 	report.Selected = plan.SummaryCount
 	report.MapBatches = len(plan.Batches)
 	for _, b := range plan.Batches {
@@ -111,13 +114,19 @@ func (e *Engine) openForest(ctx context.Context, p Params) (*hierarchy, error) {
 // tried twice) and refuses, before any call, a run whose rating calls and
 // one map batch could pass its ceiling (docs/contract.md#model-call-ceiling).
 func (e *Engine) checkRatingCeiling(p Params, h *hierarchy) (int, error) {
-	most := 0
+	most, tokens := 0, 0
 	for round := h.firstRound(); len(round) > 0; round = h.nextRound(round, func(string) bool { return true }) {
 		packed, err := packRatings(p, h, round)
 		if err != nil {
 			return 0, err
 		}
 		most += RatingAttempts * len(packed)
+		for _, b := range packed {
+			tokens += b.Tokens
+		}
+	}
+	if err := e.checkRatingCost(p, tokens, most/RatingAttempts); err != nil {
+		return most, err
 	}
 	if p.MaxModelCalls > 0 && most+MostModelCalls(1) > p.MaxModelCalls {
 		return most, Errorf(KindPlanTooLarge,
