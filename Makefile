@@ -41,6 +41,7 @@ bench-plan:
 	$(GO) build -o $(BENCH_DIR)/globalsearch ./cmd/globalsearch
 	@ls -l $(BENCH_DIR)/index-$(BENCH_SUMMARIES).json | awk '{printf "index: %.1f MB of JSON\n", $$5/1e6}'
 	BENCH_INDEX=$(CURDIR)/$(BENCH_DIR)/index-$(BENCH_SUMMARIES).json $(GO) test -run '^$$' -bench BenchmarkSavePlanUnits -benchtime 1x ./shared/store/
+	BENCH_INDEX=$(CURDIR)/$(BENCH_DIR)/index-$(BENCH_SUMMARIES).json $(GO) test -run '^$$' -bench BenchmarkSelectionSpend -benchtime 1x ./cmd/globalsearch/
 	@for i in 1 2 3; do \
 		/usr/bin/time -f "plan: %e s wall, %U s user, %S s system, %M KB peak RSS" \
 			$(BENCH_DIR)/globalsearch plan --no-shuffle --index $(BENCH_DIR)/index-$(BENCH_SUMMARIES).json --query "What are the main themes?" --max-model-calls 100000 \
