@@ -1,0 +1,428 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
+	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
+	"github.com/graphrag-global/graphrag-global/shared/store"
+	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
+)
+
+// The models of a deployment with a model per stage (template.yaml's
+// FoundationModelId, MapFoundationModelId, ReduceFoundationModelId).
+const (
+	spendMapModel    = "anthropic.claude-e2e-map-v1:0"
+	spendReduceModel = "anthropic.claude-e2e-reduce-v1:0"
+	spendMapCache    = "graphrag-map-cache"
+)
+
+// spendPrices are the deployment's prices in USD per 1,000 tokens
+// (MapPriceIn, MapPriceOut, ReducePriceIn, ReducePriceOut): a cheap map
+// model, a dear reduce one.
+var spendPrices = globalsearch.Prices{
+	Map:    globalsearch.Price{In: 0.00025, Out: 0.00125},
+	Reduce: globalsearch.Price{In: 0.003, Out: 0.015},
+}
+
+// spendMaxCostUSD is the deployment's MaxCostUsd: far above the worst case
+// of the cases' three-batch plans, so only a request's own maxCostUsd binds.
+const spendMaxCostUSD = 1.0
+
+// deployment is the environment template.yaml gives the functions: the
+// Globals' variables every function sees, and each function's own, which
+// win (as a function's Environment overrides the Globals').
+type deployment struct {
+	globals   map[string]string
+	functions map[string]map[string]string // by short function name
+}
+
+func (d deployment) lookup(function string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		if v, ok := d.functions[function][name]; ok {
+			return v, true
+		}
+		v, ok := d.globals[name]
+		return v, ok
+	}
+}
+
+// spendDeployment is template.yaml's environment with MapFoundationModelId
+// and ReduceFoundationModelId set and, when priced, the four prices and
+// MaxCostUsd: MODEL_ID is the map model's in the Globals and in the map
+// function, the reduce model's in the reduce function.
+func spendDeployment(priced bool) deployment {
+	price := func(v float64) string {
+		if !priced {
+			return "" // a parameter left empty is unset
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	maxCost := ""
+	if priced {
+		maxCost = strconv.FormatFloat(spendMaxCostUSD, 'f', -1, 64)
+	}
+	return deployment{
+		globals: map[string]string{
+			workflow.EnvRunsTable: runsTable, workflow.EnvRunsTTLDays: "7",
+			globalsearch.EnvMapPriceIn: price(spendPrices.Map.In), globalsearch.EnvMapPriceOut: price(spendPrices.Map.Out),
+			globalsearch.EnvReducePriceIn: price(spendPrices.Reduce.In), globalsearch.EnvReducePriceOut: price(spendPrices.Reduce.Out),
+			"GRAPHRAG_MAX_COST_USD": maxCost,
+			workflow.EnvModelID:     spendMapModel,
+		},
+		functions: map[string]map[string]string{
+			"prepare": {
+				workflow.EnvIndexTable: "graphrag-index", workflow.EnvMapMaxConcurrency: "4",
+				workflow.EnvMaxBatches: strconv.Itoa(workflow.DefaultMaxBatches), workflow.EnvPayloadBucket: payloadBucket,
+			},
+			"map": {
+				workflow.EnvModelID: spendMapModel, workflow.EnvMapCacheTable: spendMapCache,
+				workflow.EnvMapCacheTTLDays: "30", workflow.EnvPayloadBucket: payloadBucket,
+			},
+			"reduce": {workflow.EnvModelID: spendReduceModel},
+		},
+	}
+}
+
+// spendEnv is an env whose functions are wired from a deployment's
+// environment as functions/prepare, map and reduce wire theirs, against a
+// fake Converse endpoint of its own.
+type spendEnv struct {
+	*env
+	bedrock *modeltest.ConverseServer
+	// prepare is the prepare function's engine and defaults: a case plans
+	// with them in process to know the worst case prepare holds the
+	// request to.
+	prepare  *globalsearch.Engine
+	defaults globalsearch.Defaults
+	cache    *store.Cache
+}
+
+// newSpendEnv starts an env and replaces its functions with d's. The
+// configuration and the handlers are built as the mains build them
+// (functions/*/main.go, wiring.Load): the same variables needed, the same
+// engine fields from the same Config.
+func newSpendEnv(t *testing.T, d deployment) *spendEnv {
+	t.Helper()
+	e := &spendEnv{env: newEnv(t)}
+	e.bedrock = newFakeBedrock(t, e.lambda)
+	config := func(function string, need ...string) workflow.Config {
+		c, err := workflow.ConfigFromEnv(d.lookup(function), need...)
+		require.NoError(t, err, "the %s function's configuration", function)
+		return c
+	}
+	prep := config("prepare", workflow.EnvIndexTable, workflow.EnvMapMaxConcurrency, workflow.EnvMaxBatches, workflow.EnvPayloadBucket)
+	mp := config("map", workflow.EnvModelID, workflow.EnvMapCacheTable, workflow.EnvPayloadBucket)
+	red := config("reduce", workflow.EnvModelID)
+
+	require.NoError(t, store.CreateTables(context.Background(), e.ddb, store.Tables{MapCache: mp.MapCacheTable}))
+	var err error
+	e.cache, err = store.NewCache(store.NewClient(e.ddb, store.WithCacheTTL(mp.MapCacheTTL)), mp.MapCacheTable)
+	require.NoError(t, err)
+
+	e.prepare = &globalsearch.Engine{Index: e.index, Runs: e.runs, MaxBatches: prep.MaxBatches, Prices: prep.Prices, ModelID: prep.ModelID}
+	e.defaults = prep.Defaults
+	prepare := &workflow.Handlers{Engine: e.prepare, Defaults: prep.Defaults, MapMaxConcurrency: prep.MapMaxConcurrency,
+		RunsTTL: prep.RunsTTL, Items: e.handlers.Items}
+	mapper := &workflow.Handlers{Engine: &globalsearch.Engine{Model: e.model(t, mp.ModelID), Runs: e.runs,
+		Cache: e.cache, ModelID: mp.ModelID}}
+	reducer := &workflow.Handlers{Engine: &globalsearch.Engine{Model: e.model(t, red.ModelID), Runs: e.runs,
+		ModelID: red.ModelID, Prices: red.Prices}, Failures: e.runs}
+	e.lambda.setHandlers(map[string]lambda.Handler{
+		"prepare": lambda.NewHandlerWithOptions(prepare.Prepare, workflow.Options()...),
+		"map":     lambda.NewHandlerWithOptions(mapper.Map, workflow.Options()...),
+		"reduce":  lambda.NewHandlerWithOptions(reducer.Reduce, workflow.Options()...),
+	})
+	return e
+}
+
+// model is the Bedrock adapter calling id at this env's fake endpoint, as
+// wiring.Load builds a function's model from its MODEL_ID.
+func (e *spendEnv) model(t *testing.T, id string) globalsearch.Model {
+	t.Helper()
+	m, err := bedrock.New(aws.Config{
+		Region:       region,
+		Credentials:  testenv.StaticCredentials(),
+		BaseEndpoint: aws.String(e.bedrock.URL),
+		HTTPClient:   &http.Client{Transport: tagging{next: http.DefaultTransport}},
+	}, id, bedrock.WithMaxAttempts(3), bedrock.WithMaxBackoff(10*time.Millisecond))
+	require.NoError(t, err)
+	return m
+}
+
+// calls are the Converse calls of one run.
+func (e *spendEnv) calls(queryID string) []modeltest.ConverseCall {
+	var out []modeltest.ConverseCall
+	for _, c := range e.bedrock.Calls() {
+		if c.Header.Get(headerQuery) == queryID {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// worstCase is the worst case prepare holds a request to
+// (docs/contract.md#cost-ceiling), from an in-process plan of the same
+// request by the prepare function's engine and defaults.
+func (e *spendEnv) worstCase(t *testing.T, input map[string]any) globalsearch.StageCost {
+	t.Helper()
+	data, err := json.Marshal(input)
+	require.NoError(t, err)
+	p, err := globalsearch.ParseRequest(data, e.defaults)
+	require.NoError(t, err)
+	plan, err := e.prepare.Plan(context.Background(), p)
+	require.NoError(t, err)
+	require.NotNil(t, e.prepare.Prices)
+	return e.prepare.Prices.WorstCase(p, plan.MapInputTokens(), len(plan.Batches))
+}
+
+// spendRun is one case's execution and what it left.
+type spendRun struct {
+	out    *sfn.DescribeExecutionOutput
+	res    globalsearch.Result
+	run    *run
+	calls  []modeltest.ConverseCall
+	errors map[string]int // failed tasks by error name
+}
+
+// execute runs input (a request without its queryId) over summaries leaf
+// communities on a state machine of its own.
+func (e *spendEnv) execute(t *testing.T, name string, summaries int, input func(queryID, namespace string) map[string]any,
+	model func(modelCall) modeltest.ConverseReply) spendRun {
+	t.Helper()
+	slug := strings.ReplaceAll(name, " ", "-")
+	queryID := uniqueName("q-" + slug)
+	namespace := strings.ToLower(uniqueName("ns-" + slug))
+	e.loadIndex(t, namespace, summaries)
+	rn := newRun()
+	rn.model = model
+	e.lambda.register(queryID, rn)
+	m := e.newStateMachine(t)
+	arn := e.start(t, m, queryID, input(queryID, namespace))
+	x := spendRun{out: e.wait(t, m, arn), run: rn}
+	var err error
+	x.res, err = e.runs.Result(context.Background(), queryID)
+	require.NoError(t, err, "the runs table has a result\n%s", e.history(m, arn))
+	x.calls = e.calls(queryID)
+	x.errors = e.taskErrors(t, m, arn)
+	return x
+}
+
+// usageModel answers like healthyModel, each call reporting usage of its
+// own (map batch i: 1000+7i tokens in, 40+i out; reduce 3000 in, 200 out),
+// and records what it reported by function, so a case prices the run
+// from the fake's report, not from the result it checks.
+type usageModel struct {
+	mu       sync.Mutex
+	reported map[string]globalsearch.StageUsage
+}
+
+func (u *usageModel) reply(call modelCall) modeltest.ConverseReply {
+	in, out := 1000+7*call.Batch, 40+call.Batch
+	if call.Function == "reduce" {
+		in, out = 3000, 200
+	}
+	rep := healthyModel(call)
+	rep.InputTokens, rep.OutputTokens = in, out
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	s := u.reported[call.Function]
+	s.ModelCalls++
+	s.InputTokens += in
+	s.OutputTokens += out
+	u.reported[call.Function] = s
+	return rep
+}
+
+// TestSpendPerStageOnAWS: a deployment with a model and prices per stage
+// (docs/contract.md#cost) sends every map call to the map model and the
+// reduce call to the reduce model, keys the map cache by the map model, and
+// prices each stage of the result in the runs table at its own model's
+// prices. The request's maxCostUsd is exactly the plan's worst case: the
+// ceiling admits a plan that reaches it (docs/contract.md#cost-ceiling).
+func TestSpendPerStageOnAWS(t *testing.T) {
+	t.Parallel()
+	e := newSpendEnv(t, spendDeployment(true))
+	const summaries = 3
+	usage := &usageModel{reported: map[string]globalsearch.StageUsage{}}
+	var worst globalsearch.StageCost
+	x := e.execute(t, "per stage", summaries, func(queryID, namespace string) map[string]any {
+		r := request(queryID, namespace)
+		worst = e.worstCase(t, r)
+		r["maxCostUsd"] = worst.Total()
+		return r
+	}, usage.reply)
+
+	require.Equal(t, sfntypes.ExecutionStatusSucceeded, x.out.Status, aws.ToString(x.out.Cause))
+	require.Equal(t, globalsearch.StatusCompleted, x.res.Status, x.res.Error)
+	assert.Equal(t, map[string]int{}, x.errors, "failed tasks by error name")
+	plan, err := e.runs.Plan(context.Background(), x.res.QueryID)
+	require.NoError(t, err)
+	assert.Equal(t, worst.Total(), plan.Params.MaxCostUSD, "the request's ceiling reached prepare")
+
+	byFunction := map[string][]string{}
+	for _, c := range x.calls {
+		byFunction[c.Header.Get(headerFunction)] = append(byFunction[c.Header.Get(headerFunction)], c.ModelID)
+	}
+	assert.Equal(t, map[string][]string{
+		"map":    {spendMapModel, spendMapModel, spendMapModel},
+		"reduce": {spendReduceModel},
+	}, byFunction, "the model each function's calls went to (POST /model/{id}/converse)")
+
+	// The map cache keys by the map model (docs/contract.md#map-cache):
+	// each map call's answer is under the key of its prompt and the map
+	// model, and under no other model's key.
+	ctx := context.Background()
+	for _, c := range x.calls {
+		if c.Header.Get(headerFunction) != "map" {
+			continue
+		}
+		prompt, maxTokens := conversePrompt(t, c)
+		_, hit, err := e.cache.CachedMapAnswer(ctx, globalsearch.MapCacheKey(spendMapModel, prompt, maxTokens))
+		require.NoError(t, err)
+		assert.True(t, hit, "batch %s: cached under the map model's key", c.Header.Get(headerBatch))
+		for _, other := range []string{modelID, spendReduceModel} {
+			_, hit, err := e.cache.CachedMapAnswer(ctx, globalsearch.MapCacheKey(other, prompt, maxTokens))
+			require.NoError(t, err)
+			assert.False(t, hit, "batch %s: nothing cached under %s", c.Header.Get(headerBatch), other)
+		}
+	}
+
+	usage.mu.Lock()
+	reported := usage.reported
+	usage.mu.Unlock()
+	require.Equal(t, summaries, reported["map"].ModelCalls)
+	require.Equal(t, 1, reported["reduce"].ModelCalls)
+	d := x.res.Diagnostics
+	require.NotNil(t, d.Cost, "a priced deployment's result has a cost")
+	wantMap := float64(reported["map"].InputTokens)/1000*spendPrices.Map.In + float64(reported["map"].OutputTokens)/1000*spendPrices.Map.Out
+	wantReduce := float64(reported["reduce"].InputTokens)/1000*spendPrices.Reduce.In + float64(reported["reduce"].OutputTokens)/1000*spendPrices.Reduce.Out
+	assert.InDelta(t, wantMap, d.Cost.Map, 1e-12, "map: the map model's prices times the tokens the map calls reported")
+	assert.InDelta(t, wantReduce, d.Cost.Reduce, 1e-12, "reduce: the reduce model's prices times the tokens the reduce call reported")
+	assert.Less(t, d.Cost.Total(), worst.Total(), "what the run spent is within its worst case")
+	t.Logf("per-stage run: map calls %d to %s, reduce call to %s; cost map $%.8f reduce $%.8f; worst case $%.8f",
+		reported["map"].ModelCalls, spendMapModel, spendReduceModel, d.Cost.Map, d.Cost.Reduce, worst.Total())
+}
+
+// conversePrompt is the rendered prompt and maxTokens a Converse call sent.
+func conversePrompt(t *testing.T, c modeltest.ConverseCall) (string, int) {
+	t.Helper()
+	var body struct {
+		Messages []struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"messages"`
+		InferenceConfig struct {
+			MaxTokens int `json:"maxTokens"`
+		} `json:"inferenceConfig"`
+	}
+	raw, err := json.Marshal(c.Body)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &body))
+	require.Len(t, body.Messages, 1)
+	require.Len(t, body.Messages[0].Content, 1)
+	return body.Messages[0].Content[0].Text, body.InferenceConfig.MaxTokens
+}
+
+// usdText is how an error names an amount of dollars it computed: to a
+// millionth, as short as it reads.
+func usdText(v float64) string {
+	return strconv.FormatFloat(math.Round(v*1e6)/1e6, 'f', -1, 64)
+}
+
+// TestSpendCeilingOnAWS: the cost ceiling refuses a run in prepare, before
+// any map invocation or model call, and the runs table says why
+// (docs/contract.md#cost-ceiling): a plan whose worst case passes the
+// request's maxCostUsd is too large; a maxCostUsd above the deployment's
+// MaxCostUsd, or one on a deployment without prices, is invalid input.
+func TestSpendCeilingOnAWS(t *testing.T) {
+	t.Parallel()
+	priced := newSpendEnv(t, spendDeployment(true))
+	unpriced := newSpendEnv(t, spendDeployment(false))
+	cases := []struct {
+		name string
+		env  *spendEnv
+		// maxCost is the request's maxCostUsd, given the plan's worst case
+		// (0 when the deployment has no prices to compute one).
+		maxCost   func(worst float64) float64
+		wantError string
+		// wantMessage are parts of the failed result's error.
+		wantMessage func(worst, maxCost float64) []string
+	}{
+		{
+			name:      "worst case passes maxCostUsd",
+			env:       priced,
+			maxCost:   func(worst float64) float64 { return worst / 2 },
+			wantError: "PlanTooLargeError",
+			wantMessage: func(worst, maxCost float64) []string {
+				return []string{"the plan's worst case costs $" + usdText(worst) + " ", "over 3 map batches with every retry",
+					"may cost at most $" + strconv.FormatFloat(maxCost, 'f', -1, 64) + ": raise maxCostUsd"}
+			},
+		},
+		{
+			name:      "maxCostUsd above the deployment ceiling",
+			env:       priced,
+			maxCost:   func(float64) float64 { return 2 * spendMaxCostUSD },
+			wantError: "InvalidInputError",
+			wantMessage: func(float64, float64) []string {
+				return []string{"maxCostUsd 2 is above this deployment's ceiling of $1 per run", "raise the deployment's MaxCostUsd"}
+			},
+		},
+		{
+			name:      "maxCostUsd without prices",
+			env:       unpriced,
+			maxCost:   func(float64) float64 { return 0.5 },
+			wantError: "InvalidInputError",
+			wantMessage: func(float64, float64) []string {
+				return []string{"maxCostUsd 0.5 needs the models' prices, and none are set", "MapPriceIn, MapPriceOut, ReducePriceIn and ReducePriceOut"}
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var worst, maxCost float64
+			x := tc.env.execute(t, tc.name, 3, func(queryID, namespace string) map[string]any {
+				r := request(queryID, namespace)
+				if tc.env.prepare.Prices != nil {
+					worst = tc.env.worstCase(t, r).Total()
+				}
+				maxCost = tc.maxCost(worst)
+				r["maxCostUsd"] = maxCost
+				return r
+			}, healthyModel)
+
+			require.Equal(t, sfntypes.ExecutionStatusFailed, x.out.Status)
+			assert.Equal(t, tc.wantError, aws.ToString(x.out.Error), "cause: %s", aws.ToString(x.out.Cause))
+			assert.Equal(t, globalsearch.StatusFailed, x.res.Status)
+			for _, part := range tc.wantMessage(worst, maxCost) {
+				assert.Contains(t, x.res.Error, part)
+			}
+			assert.Empty(t, x.calls, "no Bedrock call")
+			assert.Zero(t, x.res.Diagnostics.ModelCalls)
+			assert.Equal(t, 1, x.run.count("prepare"))
+			assert.Zero(t, x.run.count("map"), "no map invocation")
+			assert.Zero(t, x.run.count("reduce"), "no reduce invocation")
+			assert.Equal(t, map[string]int{tc.wantError: 1}, x.errors, "failed tasks by error name")
+			t.Logf("%s: %s", tc.name, x.res.Error)
+		})
+	}
+}
