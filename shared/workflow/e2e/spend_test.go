@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
@@ -18,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphrag-global/graphrag-global/shared/api"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
 	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
@@ -97,6 +99,7 @@ func spendDeployment(priced bool) deployment {
 				workflow.EnvMapCacheTTLDays: "30", workflow.EnvPayloadBucket: payloadBucket,
 			},
 			"reduce": {workflow.EnvModelID: spendReduceModel},
+			"api":    {workflow.EnvStateMachineARN: "arn:aws:states:" + region + ":" + account + ":stateMachine:graphrag-globalsearch"},
 		},
 	}
 }
@@ -113,6 +116,8 @@ type spendEnv struct {
 	prepare  *globalsearch.Engine
 	defaults globalsearch.Defaults
 	cache    *store.Cache
+	// api is the API function's configuration.
+	api workflow.Config
 }
 
 // newSpendEnv starts an env and replaces its functions with d's. The
@@ -131,6 +136,7 @@ func newSpendEnv(t *testing.T, d deployment) *spendEnv {
 	prep := config("prepare", workflow.EnvIndexTable, workflow.EnvMapMaxConcurrency, workflow.EnvMaxBatches, workflow.EnvPayloadBucket)
 	mp := config("map", workflow.EnvModelID, workflow.EnvMapCacheTable, workflow.EnvPayloadBucket)
 	red := config("reduce", workflow.EnvModelID)
+	e.api = config("api", workflow.EnvStateMachineARN)
 
 	require.NoError(t, store.CreateTables(context.Background(), e.ddb, store.Tables{MapCache: mp.MapCacheTable}))
 	var err error
@@ -202,20 +208,25 @@ type spendRun struct {
 	errors map[string]int // failed tasks by error name
 }
 
-// execute runs input (a request without its queryId) over summaries leaf
-// communities on a state machine of its own.
-func (e *spendEnv) execute(t *testing.T, name string, summaries int, input func(queryID, namespace string) map[string]any,
-	model func(modelCall) modeltest.ConverseReply) spendRun {
+// spendCase is one case's query id and namespace, its index loaded.
+func (e *spendEnv) spendCase(t *testing.T, name string, summaries int) (queryID, namespace string) {
 	t.Helper()
 	slug := strings.ReplaceAll(name, " ", "-")
-	queryID := uniqueName("q-" + slug)
-	namespace := strings.ToLower(uniqueName("ns-" + slug))
+	queryID = uniqueName("q-" + slug)
+	namespace = strings.ToLower(uniqueName("ns-" + slug))
 	e.loadIndex(t, namespace, summaries)
+	return queryID, namespace
+}
+
+// execute runs input as the execution queryID names, on a state machine of
+// its own, the model answering with script.
+func (e *spendEnv) execute(t *testing.T, queryID string, input any, script func(modelCall) modeltest.ConverseReply) spendRun {
+	t.Helper()
 	rn := newRun()
-	rn.model = model
+	rn.model = script
 	e.lambda.register(queryID, rn)
 	m := e.newStateMachine(t)
-	arn := e.start(t, m, queryID, input(queryID, namespace))
+	arn := e.start(t, m, queryID, input)
 	x := spendRun{out: e.wait(t, m, arn), run: rn}
 	var err error
 	x.res, err = e.runs.Result(context.Background(), queryID)
@@ -223,6 +234,25 @@ func (e *spendEnv) execute(t *testing.T, name string, summaries int, input func(
 	x.calls = e.calls(queryID)
 	x.errors = e.taskErrors(t, m, arn)
 	return x
+}
+
+// post is POST /namespaces/{namespace}/queries through the API function as
+// the deployment configures it; on 202 it returns the execution the API
+// would start, else the response's body.
+func (e *spendEnv) post(t *testing.T, namespace string, body map[string]any) (status int, name string, input json.RawMessage, reply string) {
+	t.Helper()
+	starter := &capturingStarter{}
+	h := &api.Handler{Runs: e.runs, Starter: starter, Defaults: e.api.Defaults}
+	raw, err := json.Marshal(body)
+	require.NoError(t, err)
+	var req events.APIGatewayV2HTTPRequest
+	req.RawPath = "/namespaces/" + namespace + "/queries"
+	req.PathParameters = map[string]string{"namespace": namespace}
+	req.RequestContext.HTTP.Method = http.MethodPost
+	req.Body = string(raw)
+	resp, err := h.Handle(context.Background(), req)
+	require.NoError(t, err)
+	return resp.StatusCode, starter.name, starter.input, resp.Body
 }
 
 // usageModel answers like healthyModel, each call reporting usage of its
@@ -262,13 +292,11 @@ func TestSpendPerStageOnAWS(t *testing.T) {
 	e := newSpendEnv(t, spendDeployment(true))
 	const summaries = 3
 	usage := &usageModel{reported: map[string]globalsearch.StageUsage{}}
-	var worst globalsearch.StageCost
-	x := e.execute(t, "per stage", summaries, func(queryID, namespace string) map[string]any {
-		r := request(queryID, namespace)
-		worst = e.worstCase(t, r)
-		r["maxCostUsd"] = worst.Total()
-		return r
-	}, usage.reply)
+	queryID, namespace := e.spendCase(t, "per stage", summaries)
+	input := request(queryID, namespace)
+	worst := e.worstCase(t, input)
+	input["maxCostUsd"] = worst.Total()
+	x := e.execute(t, queryID, input, usage.reply)
 
 	require.Equal(t, sfntypes.ExecutionStatusSucceeded, x.out.Status, aws.ToString(x.out.Cause))
 	require.Equal(t, globalsearch.StatusCompleted, x.res.Status, x.res.Error)
@@ -352,7 +380,11 @@ func usdText(v float64) string {
 // any map invocation or model call, and the runs table says why
 // (docs/contract.md#cost-ceiling): a plan whose worst case passes the
 // request's maxCostUsd is too large; a maxCostUsd above the deployment's
-// MaxCostUsd, or one on a deployment without prices, is invalid input.
+// MaxCostUsd, or one on a deployment without prices, is invalid input. The
+// API refuses what it can judge without a plan (a ceiling above the
+// deployment's, 400); what it starts, prepare refuses. A request the API
+// refused is still run, as a schedule or another state machine starts one
+// without the API, so prepare's own check is the one pinned.
 func TestSpendCeilingOnAWS(t *testing.T) {
 	t.Parallel()
 	priced := newSpendEnv(t, spendDeployment(true))
@@ -363,6 +395,7 @@ func TestSpendCeilingOnAWS(t *testing.T) {
 		// maxCost is the request's maxCostUsd, given the plan's worst case
 		// (0 when the deployment has no prices to compute one).
 		maxCost   func(worst float64) float64
+		wantAPI   int // POST's status
 		wantError string
 		// wantMessage are parts of the failed result's error.
 		wantMessage func(worst, maxCost float64) []string
@@ -371,6 +404,7 @@ func TestSpendCeilingOnAWS(t *testing.T) {
 			name:      "worst case passes maxCostUsd",
 			env:       priced,
 			maxCost:   func(worst float64) float64 { return worst / 2 },
+			wantAPI:   http.StatusAccepted,
 			wantError: "PlanTooLargeError",
 			wantMessage: func(worst, maxCost float64) []string {
 				return []string{"the plan's worst case costs $" + usdText(worst) + " ", "over 3 map batches with every retry",
@@ -381,6 +415,7 @@ func TestSpendCeilingOnAWS(t *testing.T) {
 			name:      "maxCostUsd above the deployment ceiling",
 			env:       priced,
 			maxCost:   func(float64) float64 { return 2 * spendMaxCostUSD },
+			wantAPI:   http.StatusBadRequest,
 			wantError: "InvalidInputError",
 			wantMessage: func(float64, float64) []string {
 				return []string{"maxCostUsd 2 is above this deployment's ceiling of $1 per run", "raise the deployment's MaxCostUsd"}
@@ -390,6 +425,7 @@ func TestSpendCeilingOnAWS(t *testing.T) {
 			name:      "maxCostUsd without prices",
 			env:       unpriced,
 			maxCost:   func(float64) float64 { return 0.5 },
+			wantAPI:   http.StatusAccepted,
 			wantError: "InvalidInputError",
 			wantMessage: func(float64, float64) []string {
 				return []string{"maxCostUsd 0.5 needs the models' prices, and none are set", "MapPriceIn, MapPriceOut, ReducePriceIn and ReducePriceOut"}
@@ -399,16 +435,28 @@ func TestSpendCeilingOnAWS(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var worst, maxCost float64
-			x := tc.env.execute(t, tc.name, 3, func(queryID, namespace string) map[string]any {
-				r := request(queryID, namespace)
-				if tc.env.prepare.Prices != nil {
-					worst = tc.env.worstCase(t, r).Total()
+			e := tc.env
+			queryID, namespace := e.spendCase(t, tc.name, 3)
+			body := request(queryID, namespace)
+			var worst float64
+			if e.prepare.Prices != nil {
+				worst = e.worstCase(t, body).Total()
+			}
+			maxCost := tc.maxCost(worst)
+			body["maxCostUsd"] = maxCost
+
+			status, name, input, reply := e.post(t, namespace, body)
+			require.Equal(t, tc.wantAPI, status, reply)
+			var x spendRun
+			if status == http.StatusAccepted {
+				require.Equal(t, queryID, name, "the API names the execution by the query id")
+				x = e.execute(t, name, input, healthyModel)
+			} else {
+				for _, part := range tc.wantMessage(worst, maxCost) {
+					assert.Contains(t, reply, part, "the API's refusal says why")
 				}
-				maxCost = tc.maxCost(worst)
-				r["maxCostUsd"] = maxCost
-				return r
-			}, healthyModel)
+				x = e.execute(t, queryID, body, healthyModel)
+			}
 
 			require.Equal(t, sfntypes.ExecutionStatusFailed, x.out.Status)
 			assert.Equal(t, tc.wantError, aws.ToString(x.out.Error), "cause: %s", aws.ToString(x.out.Cause))
@@ -422,7 +470,7 @@ func TestSpendCeilingOnAWS(t *testing.T) {
 			assert.Zero(t, x.run.count("map"), "no map invocation")
 			assert.Zero(t, x.run.count("reduce"), "no reduce invocation")
 			assert.Equal(t, map[string]int{tc.wantError: 1}, x.errors, "failed tasks by error name")
-			t.Logf("%s: %s", tc.name, x.res.Error)
+			t.Logf("%s: API %d; %s", tc.name, status, x.res.Error)
 		})
 	}
 }
