@@ -145,7 +145,7 @@ func usdText(v float64) string {
 // request's maxCostUsd is too large; a maxCostUsd above the deployment's
 // MaxCostUsd, or one on a deployment without prices, is invalid input. The
 // API refuses what it can judge without a plan (a ceiling above the
-// deployment's, 400); what it starts, prepare refuses. A request the API
+// deployment's or without prices, 400); what it starts, prepare refuses. A request the API
 // refused is still run, as a schedule or another state machine starts one
 // without the API, so prepare's own check is the one pinned.
 func TestSpendCeilingOnAWS(t *testing.T) {
@@ -188,7 +188,7 @@ func TestSpendCeilingOnAWS(t *testing.T) {
 			name:      "maxCostUsd without prices",
 			env:       unpriced,
 			maxCost:   func(float64) float64 { return 0.5 },
-			wantAPI:   http.StatusAccepted,
+			wantAPI:   http.StatusBadRequest,
 			wantError: "InvalidInputError",
 			wantMessage: func(float64, float64) []string {
 				return []string{"maxCostUsd 0.5 needs the models' prices, and none are set", "MapPriceIn, MapPriceOut, ReducePriceIn and ReducePriceOut"}

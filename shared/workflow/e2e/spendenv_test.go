@@ -238,7 +238,7 @@ func (e *spendEnv) execute(t *testing.T, queryID string, input any, script func(
 func (e *spendEnv) post(t *testing.T, namespace string, body map[string]any) (status int, name string, input json.RawMessage, reply string) {
 	t.Helper()
 	starter := &capturingStarter{}
-	h := &api.Handler{Runs: e.runs, Starter: starter, Defaults: e.api.Defaults}
+	h := &api.Handler{Runs: e.runs, Starter: starter, Defaults: e.api.Defaults, Prices: e.api.Prices}
 	raw, err := json.Marshal(body)
 	require.NoError(t, err)
 	var req events.APIGatewayV2HTTPRequest
