@@ -101,8 +101,9 @@ func spendDeployment(priced bool) deployment {
 }
 
 // spendEnv is an env whose functions are wired from a deployment's
-// environment as functions/prepare, map and reduce wire theirs, against a
-// fake Converse endpoint of its own.
+// environment as functions/prepare, map, reduce and api wire theirs,
+// against a fake Converse endpoint of its own (the suite's fake, a second
+// instance: the env keeps its own one's address to itself).
 type spendEnv struct {
 	*env
 	bedrock *modeltest.ConverseServer
