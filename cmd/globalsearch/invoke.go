@@ -143,7 +143,8 @@ func (inv *invoker) handler(name string, payload []byte) (fn any, opts []lambda.
 		fn = inv.handlers.Reduce
 		err = inv.seedReduce(payload)
 	case "api":
-		fn = (&api.Handler{Runs: inv.store, Starter: &localStarter{inv}, Defaults: inv.handlers.Defaults, Logger: inv.engine.Logger}).Handle
+		fn = (&api.Handler{Runs: inv.store, Starter: &localStarter{inv}, Defaults: inv.handlers.Defaults,
+			Prices: inv.engine.Prices, Logger: inv.engine.Logger}).Handle
 		opts = nil // API Gateway events gain fields over time; Lambda does not reject them either
 		err = inv.seedAPI(payload)
 	default:

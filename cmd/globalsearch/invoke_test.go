@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,6 +19,17 @@ func TestInvoke(t *testing.T) {
 	require.NoError(t, os.WriteFile(costly, []byte(`{"request": {"query": "q", "queryId": "q-costly", "maxCostUsd": 0.0001}}`), 0o600))
 	auto := filepath.Join(t.TempDir(), "prepare-auto.json")
 	require.NoError(t, os.WriteFile(auto, []byte(`{"request": {"query": "q", "queryId": "q-auto", "communityLevel": "auto", "maxMapInputTokens": 1}}`), 0o600))
+	// An API POST with a cost ceiling: the handler holds it to the prices
+	// the flags give, as functions/api does to the deployment's.
+	apiPost, err := os.ReadFile("../../events/api-post.json")
+	require.NoError(t, err)
+	var postEvent map[string]any
+	require.NoError(t, json.Unmarshal(apiPost, &postEvent))
+	postEvent["body"] = `{"query":"q","maxCostUsd":0.5}`
+	costlyPost := filepath.Join(t.TempDir(), "api-post-costly.json")
+	data, err := json.Marshal(postEvent)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(costlyPost, data, 0o600))
 	cases := []struct {
 		name       string
 		args       []string
@@ -35,6 +47,8 @@ func TestInvoke(t *testing.T) {
 		{"reduce seeds answers", []string{"reduce", "--event", "../../events/reduce-partial.json"}, 0, `"status":"partial"`, ""},
 		{"api post", []string{"api", "--event", "../../events/api-post.json"}, 0, `"statusCode":202`, ""},
 		{"api get", []string{"api", "--event", "../../events/api-get.json"}, 0, `"statusCode":200`, ""},
+		{"api post holds maxCostUsd to the prices given", []string{"api", "--event", costlyPost, "--price-in", "3", "--price-out", "15"}, 0, `"statusCode":202`, ""},
+		{"api post refuses maxCostUsd without prices", []string{"api", "--event", costlyPost}, 0, `maxCostUsd 0.5 needs the models' prices`, ""},
 		{"api delete cancels a recorded query", []string{"api", "--event", "../../events/api-delete.json"}, 0, `\"status\":\"cancelled\"`, ""},
 		{"unknown function", []string{"nope", "--event", "../../events/map.json"}, 2, "", `unknown function "nope": prepare, map, reduce or api`},
 		{"no event", []string{"map"}, 2, "", "--event is required"},

@@ -204,6 +204,6 @@ func wireLocalAPI(ctx context.Context, e *globalsearch.Engine, defaults globalse
 	runs := memstore.New()
 	e.Runs = runs
 	starter := localrun.New(ctx, e, defaults)
-	h := &api.Handler{Runs: runs, Starter: starter, Defaults: defaults, Logger: e.Logger}
+	h := &api.Handler{Runs: runs, Starter: starter, Defaults: defaults, Prices: e.Prices, Logger: e.Logger}
 	return &localAPI{handler: h, starter: starter, engine: e, index: e.Index, runs: runs, defaults: defaults, model: model}
 }

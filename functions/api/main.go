@@ -21,7 +21,9 @@ func main() {
 		Runs:     f.Runs,
 		Starter:  execution.New(sfn.NewFromConfig(f.AWS), f.Config.StateMachineARN),
 		Defaults: f.Config.Defaults,
-		Logger:   f.Logger,
+		// A maxCostUsd without prices is refused before it starts anything.
+		Prices: f.Config.Prices,
+		Logger: f.Logger,
 	}
 	lambda.Start(h.Handle)
 }

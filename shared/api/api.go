@@ -61,7 +61,11 @@ type Handler struct {
 	Runs     Runs
 	Starter  Starter
 	Defaults globalsearch.Defaults
-	Logger   *slog.Logger
+	// Prices are the deployment's (the engine's), nil when it sets none:
+	// a request's maxCostUsd then cannot be held and is refused here
+	// (docs/contract.md#cost-ceiling), as prepare would refuse it.
+	Prices *globalsearch.Prices
+	Logger *slog.Logger
 	// Now stamps a cancelled result; nil means time.Now.
 	Now func() time.Time
 }
@@ -196,6 +200,9 @@ func (h *Handler) post(ctx context.Context, ns string, req events.APIGatewayV2HT
 	if p.Namespace != ns {
 		return h.fail(ctx, "", globalsearch.Errorf(globalsearch.KindInvalidInput,
 			"the body's namespace %q differs from the path's %q", p.Namespace, ns))
+	}
+	if err := globalsearch.NeedPrices(p, h.Prices); err != nil {
+		return h.fail(ctx, "", err)
 	}
 	// The execution is named by the query id (start), so that is the
 	// owner of the id's result (docs/contract.md#query-ids).

@@ -156,6 +156,47 @@ func TestPost(t *testing.T) {
 	}
 }
 
+// TestPostCostCeilingNeedsPrices: a maxCostUsd on a handler without the
+// deployment's prices is refused before anything is stored or started,
+// with prepare's message (docs/contract.md#cost-ceiling); with prices, the
+// same request starts.
+func TestPostCostCeilingNeedsPrices(t *testing.T) {
+	priced := &globalsearch.Prices{Map: globalsearch.Price{In: 0.001, Out: 0.002}, Reduce: globalsearch.Price{In: 0.003, Out: 0.015}}
+	cases := []struct {
+		name       string
+		prices     *globalsearch.Prices
+		body       string
+		wantStatus int
+		wantMsg    string
+	}{
+		{"no prices, a ceiling", nil, `{"query":"q","queryId":"c1","maxCostUsd":0.5}`, 400,
+			"maxCostUsd 0.5 needs the models' prices, and none are set"},
+		{"no prices, no ceiling", nil, `{"query":"q","queryId":"c2"}`, 202, ""},
+		{"prices, a ceiling", priced, `{"query":"q","queryId":"c3","maxCostUsd":0.5}`, 202, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h, s, st := newHandler()
+			h.Prices = tc.prices
+			resp := call(t, h, request("POST", "/namespaces/default/queries", tc.body, nil))
+			require.Equal(t, tc.wantStatus, resp.StatusCode, resp.Body)
+			b := body(t, resp)
+			id, _ := b["queryId"].(string)
+			if tc.wantStatus == 202 {
+				assert.Equal(t, 1, st.calls)
+				_, err := s.Request(context.Background(), id)
+				assert.NoError(t, err, "the request is stored")
+				return
+			}
+			assert.Equal(t, "invalid_input", b["error"])
+			assert.Contains(t, b["message"], tc.wantMsg)
+			assert.Zero(t, st.calls, "nothing may start for a bad request")
+			_, err := s.Request(context.Background(), "c1")
+			assert.ErrorIs(t, err, globalsearch.ErrNotFound, "nothing is stored for a bad request")
+		})
+	}
+}
+
 // TestPostBodyCap: a body over MaxBodyBytes is 413 before it is parsed
 // (a megabyte of nested objects once cost the function its memory), and
 // the largest valid request, every character escaped, fits well inside.

@@ -132,8 +132,13 @@ func (e *Engine) checkSelectedCost(p Params, plan Plan, report SelectionReport) 
 
 // needPrices refuses a cost ceiling the engine cannot price, before any
 // read: without prices every plan would cost $0 and pass it unseen.
-func (e *Engine) needPrices(p Params) error {
-	if p.MaxCostUSD > 0 && e.Prices == nil {
+func (e *Engine) needPrices(p Params) error { return NeedPrices(p, e.Prices) }
+
+// NeedPrices is the rule of docs/contract.md#cost-ceiling that a ceiling
+// needs prices, for an edge that holds the prices without planning (the
+// HTTP API refuses such a request before it stores or starts anything).
+func NeedPrices(p Params, prices *Prices) error {
+	if p.MaxCostUSD > 0 && prices == nil {
 		return Errorf(KindInvalidInput,
 			"maxCostUsd %s needs the models' prices, and none are set: set the deployment's MapPriceIn, MapPriceOut, ReducePriceIn and ReducePriceOut (the CLI's --price-in and --price-out)",
 			usd(p.MaxCostUSD))
