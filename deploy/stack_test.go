@@ -28,6 +28,7 @@ type stack struct {
 
 type resource struct {
 	Type       string
+	Condition  string
 	Properties map[string]any
 }
 
@@ -88,6 +89,10 @@ func translate(t *testing.T, overrides map[string]string) *stack {
 	}
 	r := resolver{params: s.params, conditions: out.Conditions, evaluated: map[string]bool{}}
 	for id, res := range out.Resources {
+		// CloudFormation creates no resource whose condition is false.
+		if res.Condition != "" && !r.condition(res.Condition) {
+			continue
+		}
 		props, _ := r.resolve(res.Properties).(map[string]any)
 		s.resources[id] = resource{Type: res.Type, Properties: props}
 	}

@@ -295,13 +295,16 @@ func TestAlarms(t *testing.T) {
 		{"no topic: alarms without actions", nil, nil},
 		{"topic: every alarm notifies it", map[string]string{"AlarmTopicArn": topic}, []any{topic}},
 		{"foundation model in this region", map[string]string{"InferenceProfilePrefix": ""}, nil},
+		{"the map model of its own, the reduce model the default", map[string]string{"MapFoundationModelId": "amazon.nova-micro-v1:0"}, nil},
+		{"a model per stage", map[string]string{"MapFoundationModelId": "amazon.nova-micro-v1:0", "ReduceFoundationModelId": "anthropic.claude-sonnet-4-5-20250929-v1:0"}, nil},
+		{"both stages name one model", map[string]string{"MapFoundationModelId": "amazon.nova-micro-v1:0", "ReduceFoundationModelId": "amazon.nova-micro-v1:0"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := translate(t, tc.overrides)
 			sm := map[string]any{"Ref": "SearchStateMachine"}
 			modelID := path(s.resource(t, "MapFunction", "AWS::Lambda::Function"), "Environment", "Variables", "MODEL_ID")
 			require.IsType(t, "", modelID, "MODEL_ID resolves to a string")
-			require.Equal(t, modelID, path(s.resource(t, "ReduceFunction", "AWS::Lambda::Function"), "Environment", "Variables", "MODEL_ID"))
+			reduceModelID := path(s.resource(t, "ReduceFunction", "AWS::Lambda::Function"), "Environment", "Variables", "MODEL_ID")
 			want := []metric{
 				{"AWS/States", "ExecutionsFailed", "StateMachineArn", sm},
 				{"AWS/States", "ExecutionsTimedOut", "StateMachineArn", sm},
@@ -313,6 +316,10 @@ func TestAlarms(t *testing.T) {
 				{"AWS/Bedrock", "InvocationThrottles", "ModelId", modelID},
 				{"AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName",
 					map[string]any{"Fn::GetAtt": []any{"ScheduleDeadLetterQueue", "QueueName"}}},
+			}
+			// A reduce model other than the map's has its own throttling alarm.
+			if reduceModelID != modelID {
+				want = append(want, metric{"AWS/Bedrock", "InvocationThrottles", "ModelId", reduceModelID})
 			}
 
 			var got []metric
