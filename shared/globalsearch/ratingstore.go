@@ -27,6 +27,9 @@ type Rating struct {
 	InputTokens  int                `json:"inputTokens,omitempty"`
 	OutputTokens int                `json:"outputTokens,omitempty"`
 	Error        string             `json:"error,omitempty"`
+	// ErrorKind is Error's kind, so that a run the failed ratings end
+	// fails as the calls did.
+	ErrorKind Kind `json:"errorKind,omitempty"`
 }
 
 // MaxRatingRound and MaxRatingBatchIndex bound what the runs store keys
@@ -49,7 +52,8 @@ type Selections interface {
 	RatingBatch(ctx context.Context, queryID, runID string, round, index int) (RatingBatch, error)
 	// AddRating records one attempt at a rating batch: its Calls and
 	// tokens are added to the batch's, and Rated, Scores and UnknownIDs
-	// (when r.Rated) or Error (when set) replace the batch's.
+	// (when r.Rated) or Error and ErrorKind (when Error is set) replace
+	// the batch's.
 	AddRating(ctx context.Context, queryID, runID string, r Rating) error
 	// Ratings returns the ratings of every round of run runID, by round
 	// and then batch index.

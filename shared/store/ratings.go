@@ -90,7 +90,8 @@ func (s *Runs) AddRating(ctx context.Context, queryID, runID string, r globalsea
 		up = up.Set(expression.Name("rating"), expression.Value(av))
 	}
 	if r.Error != "" {
-		up = up.Set(expression.Name("ratingError"), expression.Value(truncate(r.Error, maxRatingErrorBytes)))
+		up = up.Set(expression.Name("ratingError"), expression.Value(truncate(r.Error, maxRatingErrorBytes))).
+			Set(expression.Name("ratingErrorKind"), expression.Value(int(r.ErrorKind)))
 	}
 	exp, err := s.runExpiry(ctx, queryID, runID)
 	if err != nil {
@@ -131,7 +132,7 @@ func (s *Runs) Ratings(ctx context.Context, queryID, runID string) ([]globalsear
 			continue // not a rating of this run: a corrupt item
 		}
 		r := globalsearch.Rating{Round: *it.Round, BatchIndex: *it.BatchIndex, Calls: it.Calls,
-			InputTokens: it.InTokens, OutputTokens: it.OutTokens, Error: it.RatingError}
+			InputTokens: it.InTokens, OutputTokens: it.OutTokens, Error: it.RatingError, ErrorKind: globalsearch.Kind(it.RatingErrorKind)}
 		if it.Rating != nil && it.Rating.Rated {
 			r.Rated, r.Scores, r.UnknownIDs = true, it.Rating.Scores, it.Rating.UnknownIDs
 		}

@@ -70,6 +70,8 @@ type runItem struct {
 	InTokens    int                       `json:"inputTokens,omitempty"`
 	OutTokens   int                       `json:"outputTokens,omitempty"`
 	RatingError string                    `json:"ratingError,omitempty"`
+	// RatingErrorKind is RatingError's globalsearch.Kind.
+	RatingErrorKind int `json:"ratingErrorKind,omitempty"`
 }
 
 type runKey struct {

@@ -78,7 +78,9 @@ func (s *Store) AddRating(_ context.Context, queryID, runID string, a globalsear
 	if a.Rated {
 		got.Rated, got.Scores, got.UnknownIDs = true, maps.Clone(a.Scores), a.UnknownIDs
 	}
-	got.Error = cmp.Or(a.Error, got.Error)
+	if a.Error != "" {
+		got.Error, got.ErrorKind = a.Error, a.ErrorKind
+	}
 	r.ratings[k] = got
 	return nil
 }

@@ -39,7 +39,7 @@ func testRatings(t *testing.T, s Store) {
 	attempts := []globalsearch.Rating{
 		{Round: 1, BatchIndex: 1, Calls: 1, InputTokens: 10, Error: "model output: not JSON"},
 		{Round: 1, BatchIndex: 0, Calls: 1, InputTokens: 30, OutputTokens: 5, Rated: true, Scores: map[string]float64{"a": 4, "b": 0}, UnknownIDs: 1},
-		{Round: 1, BatchIndex: 1, Calls: 1, InputTokens: 12, Error: "model: throttled"},
+		{Round: 1, BatchIndex: 1, Calls: 1, InputTokens: 12, Error: "model: throttled", ErrorKind: globalsearch.KindThrottled},
 		{Round: 2, BatchIndex: 0, Calls: 1, InputTokens: 7, OutputTokens: 2, Rated: true, Scores: map[string]float64{}},
 	}
 	for _, a := range attempts {
@@ -55,7 +55,7 @@ func testRatings(t *testing.T, s Store) {
 	}
 	assert.Equal(t, []globalsearch.Rating{
 		{Round: 1, BatchIndex: 0, Calls: 1, InputTokens: 30, OutputTokens: 5, Rated: true, Scores: map[string]float64{"a": 4, "b": 0}, UnknownIDs: 1},
-		{Round: 1, BatchIndex: 1, Calls: 2, InputTokens: 22, Error: "model: throttled"},
+		{Round: 1, BatchIndex: 1, Calls: 2, InputTokens: 22, Error: "model: throttled", ErrorKind: globalsearch.KindThrottled},
 		{Round: 2, BatchIndex: 0, Calls: 1, InputTokens: 7, OutputTokens: 2, Rated: true},
 	}, got)
 	none, err := s.Ratings(ctx, "q-rate-none", run)
