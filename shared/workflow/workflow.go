@@ -43,8 +43,10 @@ const (
 // worst case is every batch failing twice after every retry its task
 // allows for Lambda-service errors and throttles: 600 x (12 + 9 x 3) =
 // 23,400 events, which leaves 1,600 for the states outside the Map (about
-// 100 even when every one of them retries and the failure is recorded;
-// statemachine_test.go counts them from the ASL). It also keeps the Map
+// 130 even when every one of them retries and the failure is recorded) and
+// a dynamic selection's passes through its loop (MaxSelectionRounds; its
+// rating batches share these 600 with an inline map); statemachine_test.go
+// counts them from the ASL. It also keeps the Map
 // state's output (about 40 bytes per item) far below 256 KiB.
 const InlineMaxBatches = 600
 
