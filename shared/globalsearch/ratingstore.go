@@ -48,7 +48,9 @@ type Selections interface {
 	// SaveRatingBatches stores the rating batches of one round of run
 	// runID; saving a round again overwrites it.
 	SaveRatingBatches(ctx context.Context, queryID, runID string, batches []RatingBatch) error
-	// RatingBatch returns one rating batch of run runID, or ErrNotFound.
+	// RatingBatch returns one rating batch of run runID, or ErrNotFound,
+	// also when runID is no longer the query id's current run (its last
+	// plan saved), as Plans.Batch reads only the current run's.
 	RatingBatch(ctx context.Context, queryID, runID string, round, index int) (RatingBatch, error)
 	// AddRating records one attempt at a rating batch: its Calls and
 	// tokens are added to the batch's, and Rated, Scores and UnknownIDs

@@ -310,18 +310,17 @@ func (e *Engine) RateBatch(ctx context.Context, queryID, runID string, round, in
 	if err := CheckRatingKey(queryID, round, index); err != nil {
 		return Rating{}, err
 	}
-	plan, err := e.Runs.PlanMeta(ctx, queryID)
+	// Reads the map function may make (docs/contract.md#tables): the
+	// request and, of the current run only, the batch.
+	p, err := e.Runs.Request(ctx, queryID)
 	if err != nil {
-		return Rating{}, fmt.Errorf("load plan of %s: %w", queryID, err)
-	}
-	if plan.RunID != runID || plan.Selection == nil {
-		return Rating{}, supersededError(queryID, runID)
+		return Rating{}, fmt.Errorf("load request of %s: %w", queryID, err)
 	}
 	b, err := e.Runs.RatingBatch(ctx, queryID, runID, round, index)
 	if err != nil {
 		return Rating{}, fmt.Errorf("load rating batch %d of round %d of %s: %w", index, round, queryID, err)
 	}
-	r, resp, err := e.rateBatch(ctx, plan.Params, b.Content, b.CommunityIDs)
+	r, resp, err := e.rateBatch(ctx, p, b.Content, b.CommunityIDs)
 	got := Rating{Round: round, BatchIndex: index, Calls: 1, InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens}
 	if err == nil {
 		got.Rated, got.Scores, got.UnknownIDs = true, r.Scores, r.Unknown

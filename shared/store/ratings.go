@@ -48,11 +48,19 @@ func (s *Runs) SaveRatingBatches(ctx context.Context, queryID, runID string, bat
 	return nil
 }
 
-// RatingBatch implements globalsearch.Selections.
+// RatingBatch implements globalsearch.Selections: the plan item names the
+// current run (a projected GetItem), whose rating batch is one more.
 func (s *Runs) RatingBatch(ctx context.Context, queryID, runID string, round, index int) (globalsearch.RatingBatch, error) {
 	what := ratingWhat("rating batch", queryID, round, index)
 	if err := globalsearch.CheckRatingKey(queryID, round, index); err != nil {
 		return globalsearch.RatingBatch{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
+	}
+	plan, err := s.get(ctx, "plan of query "+queryID, queryID, skPlan, attrQueryID, attrSK, TTLAttribute, "plan.runId")
+	if err != nil {
+		return globalsearch.RatingBatch{}, err
+	}
+	if plan.Plan == nil || plan.Plan.RunID != runID {
+		return globalsearch.RatingBatch{}, fmt.Errorf("%s: run %s is not the current run: %w", what, runID, globalsearch.ErrNotFound)
 	}
 	it, err := s.get(ctx, what, queryID, ratingBatchSK(runID, round, index))
 	if err != nil {

@@ -47,6 +47,12 @@ func (s *Store) SaveRatingBatches(_ context.Context, queryID, runID string, batc
 
 // RatingBatch implements globalsearch.Selections.
 func (s *Store) RatingBatch(_ context.Context, queryID, runID string, round, index int) (globalsearch.RatingBatch, error) {
+	s.mu.RLock()
+	current := s.plans[queryID].RunID
+	s.mu.RUnlock()
+	if current != runID {
+		return globalsearch.RatingBatch{}, fmt.Errorf("rating batch %d of round %d of query %s: run %s is not the current run: %w", index, round, queryID, runID, globalsearch.ErrNotFound)
+	}
 	r := &s.rating
 	r.mu.Lock()
 	defer r.mu.Unlock()

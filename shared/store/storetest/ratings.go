@@ -58,6 +58,11 @@ func testRatings(t *testing.T, s Store) {
 		{Round: 1, BatchIndex: 1, Calls: 2, InputTokens: 22, Error: "model: throttled", ErrorKind: globalsearch.KindThrottled},
 		{Round: 2, BatchIndex: 0, Calls: 1, InputTokens: 7, OutputTokens: 2, Rated: true},
 	}, got)
+	next := samplePlan("q-rate", 0)
+	next.RunID = "run-q-rate-next"
+	require.NoError(t, s.SavePlan(ctx, next))
+	_, err = s.RatingBatch(ctx, "q-rate", run, 1, 0)
+	assertNotFound(t, err, "a rating batch of a replaced run")
 	none, err := s.Ratings(ctx, "q-rate-none", run)
 	require.NoError(t, err)
 	assert.Empty(t, none, "ratings are per query id")
