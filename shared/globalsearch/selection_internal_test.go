@@ -53,8 +53,8 @@ func TestReplayFailedRounds(t *testing.T) {
 	}{
 		{"first round failed", []Rating{{Round: 1, Calls: 2, Error: "model output: not JSON", ErrorKind: KindModelOutput}}, 1,
 			"every rating batch of the root communities failed, so no community could be selected: model output: not JSON", KindModelOutput, nil, SelectionReport{}},
-		{"first round never reached the model", nil, 1,
-			"every rating batch of the root communities failed, so no community could be selected: no attempt reached the model", KindModel, nil, SelectionReport{}},
+		{"first round never recorded", nil, 1,
+			"every rating batch of the root communities failed, so no community could be selected: no attempt of its batches was recorded", KindModel, nil, SelectionReport{}},
 		{"second round failed", []Rating{{Round: 1, Calls: 1, Rated: true, Scores: map[string]float64{"a": 4}}, {Round: 2, Calls: 2, Error: "throttled"}}, 2,
 			"", 0, nil, SelectionReport{Rounds: 2, Rated: 1, NotRated: 1, RatingCalls: 3, FailedRatingBatches: 1}},
 		{"first round rated", []Rating{{Round: 1, Calls: 1, InputTokens: 9, Rated: true, Scores: map[string]float64{"a": 4}}}, 1,

@@ -251,7 +251,7 @@ func (e *Engine) replaySelection(ctx context.Context, p Params, h *hierarchy, ra
 			return nil, nil, err
 		}
 		report.Rounds++
-		failed, last := 0, Errorf(KindModel, "no attempt reached the model")
+		failed, last := 0, Errorf(KindModel, "no attempt of its batches was recorded")
 		for i := range packed {
 			a := got[[2]int{r, i}]
 			report.RatingCalls += a.Calls

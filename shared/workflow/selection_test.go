@@ -215,3 +215,53 @@ func currentRun(t *testing.T, h *workflow.Handlers) string {
 	require.NoError(t, err)
 	return plan.RunID
 }
+
+// The deployed loop's bounds (docs/contract.md#plan-limits): a selection
+// that could rate more batches, or more rounds, than the state machine
+// holds is refused before any call, its failed result saved.
+func TestDynamicSelectionStepLimits(t *testing.T) {
+	tests := []struct {
+		name             string
+		batches, rounds  int
+		wantErr, wantMsg string
+	}{
+		{"too many rating batches", 1, workflow.MaxSelectionRounds, "PlanTooLargeError",
+			"dynamic selection may need up to 2 rating batches (every community relevant), but the state machine rates at most 1"},
+		{"too many rounds", workflow.MaxRatingBatches, 1, "PlanTooLargeError",
+			"dynamic selection may rate 2 levels of communities, but the state machine rates at most 1 rounds"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			model := selectionModel(nil)
+			calls := 0
+			counted := &fakeModel{complete: func(ctx context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
+				calls++
+				return model.Complete(ctx, req)
+			}}
+			prepare, _, s := selectionHandlers(t, counted)
+			prepare.Engine.MaxRatingBatches, prepare.Engine.MaxRatingRounds = tc.batches, tc.rounds
+			_, err := invoke(t, prepare.Prepare, `{"request":`+dynamicRequest+`,"executionName":"dyn"}`)
+			require.Error(t, err)
+			assert.Equal(t, tc.wantErr, workflow.ErrorType(err))
+			assert.Contains(t, err.Error(), tc.wantMsg)
+			res, err := s.Result(context.Background(), "dyn")
+			require.NoError(t, err)
+			assert.Equal(t, globalsearch.StatusFailed, res.Status)
+			assert.Zero(t, calls)
+		})
+	}
+}
+
+// A SelectNext retried after it saved the plan answers that plan again
+// (the steps replay from what the runs store holds).
+func TestSelectNextRetried(t *testing.T) {
+	prepare, mapper, _ := selectionHandlers(t, selectionModel(nil))
+	out, rounds, err := runSteps(t, prepare, mapper)
+	require.NoError(t, err)
+	require.Len(t, rounds, 2)
+	again, err := invoke(t, prepare.Prepare, fmt.Sprintf(`{"task":"select","queryId":"dyn","runId":%q,"round":2,"executionName":"dyn"}`, out.RunID))
+	require.NoError(t, err)
+	var got workflow.PrepareOutput
+	require.NoError(t, json.Unmarshal([]byte(again), &got))
+	assert.Equal(t, out, got)
+}
