@@ -143,7 +143,9 @@ func (h *Handlers) mapConcurrency(requested int) int {
 // input, a corrupt index, a plan too large) is saved as a failed result
 // before the named error is returned, so the runs table says failed before
 // the execution does; a request whose query id names another request saves
-// nothing.
+// nothing. A dynamic selection's prepare answers its first rating round
+// instead of batches, and the same function, with task "select", ends each
+// round (docs/contract.md#selection-steps).
 func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput, error) {
 	switch {
 	case in.Task == TaskSelect:
