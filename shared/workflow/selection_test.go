@@ -265,3 +265,35 @@ func TestSelectNextRetried(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(again), &got))
 	assert.Equal(t, out, got)
 }
+
+// A selection's rating batches share the execution's history with an
+// inline map (docs/contract.md#plan-limits): its plan runs inline only
+// while its most rating batches and its map batches fit InlineMaxBatches.
+func TestDynamicSelectionMapMode(t *testing.T) {
+	tests := []struct {
+		name      string
+		inlineMax int
+		want      string
+	}{
+		// Two rounds of one rating batch each at most, then one map batch.
+		{"rating and map batches fit", 3, workflow.ModeInline},
+		{"rating and map batches pass it", 2, workflow.ModeDistributed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			prepare, mapper, _ := selectionHandlers(t, selectionModel(nil))
+			items := &mapItems{}
+			prepare.InlineMaxBatches, prepare.Items = tc.inlineMax, items
+			out, _, err := runSteps(t, prepare, mapper)
+			require.Equal(t, tc.want, out.Mode)
+			if tc.want == workflow.ModeInline {
+				require.NoError(t, err)
+				assert.Equal(t, []int{0}, out.BatchIndexes)
+				assert.Empty(t, items.asked)
+				return
+			}
+			assert.Equal(t, []string{"dyn/" + out.RunID + "/1"}, items.asked)
+			assert.Equal(t, "items-of-dyn", out.ItemsKey)
+		})
+	}
+}
