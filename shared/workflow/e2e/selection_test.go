@@ -115,6 +115,8 @@ func TestDynamicSelection(t *testing.T) {
 			assert.Equal(t, sel.RatingCalls+res.Diagnostics.Map.ModelCalls+1, res.Diagnostics.ModelCalls,
 				"rating calls are model calls of the run")
 			assert.Equal(t, 1+sel.Rounds, rn.count("prepare"), "prepare, then SelectNext at the end of each round")
+			t.Logf("%s: %d history events, %d rounds, %d rating calls, %d map batches", tc.name,
+				len(e.events(t, m, arn)), sel.Rounds, sel.RatingCalls, len(res.Diagnostics.Batches))
 			assert.Equal(t, tc.wantCalls+len(res.Diagnostics.Batches), rn.count("map"),
 				"one map-function invocation per rating attempt and per map batch")
 		})
