@@ -100,11 +100,11 @@ func TestRolePolicies(t *testing.T) {
 		"PrepareFunctionRole": func(*stack) []string {
 			return []string{basic, xray, "dynamodb:Query" + index, "dynamodb:BatchGetItem" + index,
 				"dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs, "dynamodb:UpdateItem" + runs, "dynamodb:BatchWriteItem" + runs,
-				"s3:PutObject" + texts}
+				"dynamodb:Query" + runs, "s3:PutObject" + texts}
 		},
 		"MapFunctionRole": func(s *stack) []string {
 			// docs/contract.md#map-cache: the map function alone reads and writes the map cache.
-			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs, "s3:GetObject" + texts,
+			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:PutItem" + runs, "dynamodb:UpdateItem" + runs, "s3:GetObject" + texts,
 				"dynamodb:GetItem ${MapCacheTable.Arn}", "dynamodb:PutItem ${MapCacheTable.Arn}"}, model(s, "MapFoundationModelId")...)
 		},
 		"ReduceFunctionRole": func(s *stack) []string {

@@ -20,7 +20,13 @@ func TestMapModes(t *testing.T) {
 	assert.Equal(t, "MapMode", ss["Prepare"]["Next"])
 	choice := ss["MapMode"]
 	require.Equal(t, "Choice", choice["Type"])
-	assert.Equal(t, []any{map[string]any{"Variable": "$.mode", "StringEquals": workflow.ModeDistributed, "Next": "MapBatchesDistributed"}}, choice["Choices"])
+	assert.Equal(t, []any{
+		map[string]any{"Variable": "$.mode", "StringEquals": workflow.ModeSelecting, "Next": "RateCommunities"},
+		map[string]any{"Variable": "$.mode", "StringEquals": workflow.ModeDistributed, "Next": "MapBatchesDistributed"},
+	}, choice["Choices"])
+	// A rating round ends in SelectNext, whose output is prepare's again.
+	assert.Equal(t, "SelectNext", ss["RateCommunities"]["Next"])
+	assert.Equal(t, "MapMode", ss["SelectNext"]["Next"])
 	assert.Equal(t, "MapBatches", choice["Default"], "anything else, "+workflow.ModeInline+" included, runs inline")
 	assert.Contains(t, prepared, "mode")
 

@@ -106,6 +106,35 @@ var policies = map[string]struct {
 			{ErrorEquals: []string{"States.ALL"}, Next: "BatchFailed", ResultPath: json.RawMessage(`"$.error"`)},
 		},
 	}},
+	// A dynamic selection's rating round: the rating task is the map
+	// task, but a spent rating batch only leaves its communities not
+	// rated (docs/contract.md#dynamic-selection).
+	"RateCommunities": {policy: taskPolicy{
+		Type: "Map",
+		Catch: []catcher{
+			{ErrorEquals: []string{"States.ALL"}, Next: "RecordFailure", ResultPath: json.RawMessage(`"$.error"`)},
+		},
+	}},
+	"RateBatch": {function: "MapFunction", functionTimeout: 180, policy: taskPolicy{
+		Type: "Task", Resource: lambdaInvoke, TimeoutSeconds: ptr(210),
+		Retry: []retrier{mapServiceRetrier, mapThrottleRetrier, secondAttempt},
+		Catch: []catcher{
+			{ErrorEquals: []string{"States.ALL"}, Next: "RatingFailed", ResultPath: json.RawMessage(`"$.error"`)},
+		},
+	}},
+	// The end of a rating round is the prepare function's, with its
+	// retries; it saves the failures it ends the run with, as prepare does.
+	"SelectNext": {function: "PrepareFunction", functionTimeout: 120, policy: taskPolicy{
+		Type: "Task", Resource: lambdaInvoke, TimeoutSeconds: ptr(150),
+		Retry: []retrier{lambdaServiceRetrier, {
+			ErrorEquals:     []string{"ThrottledError", "InternalError"},
+			IntervalSeconds: ptr(2), MaxAttempts: ptr(2), BackoffRate: ptr(2.0), MaxDelaySeconds: ptr(30), JitterStrategy: "FULL",
+		}},
+		Catch: []catcher{
+			{ErrorEquals: []string{"InvalidInputError", "CorruptIndexError", "PlanTooLargeError", "RatingFailedError"}, Next: "SearchFailed"},
+			{ErrorEquals: []string{"States.ALL"}, Next: "RecordFailure", ResultPath: json.RawMessage(`"$.error"`)},
+		},
+	}},
 	"MapBatchesDistributed": {policy: taskPolicy{
 		Type: "Map",
 		Catch: []catcher{

@@ -23,35 +23,58 @@ var Definition []byte
 // execution's start and end. It panics if Definition is not JSON, which a
 // test rules out.
 func EventsOutsideMap() int {
-	var def struct {
-		States map[string]struct {
-			Type  string
-			Retry []struct{ MaxAttempts *int }
-		}
+	n := 2 // ExecutionStarted, ExecutionFailed
+	for _, s := range topStates() {
+		n += stateEvents(s)
 	}
+	return n
+}
+
+// EventsPerSelectionRound is the most events one more pass through a
+// dynamic selection's loop writes beside its rating iterations: the mode
+// Choice, the RateCommunities Map and the SelectNext task with every retry
+// (docs/contract.md#dynamic-selection).
+func EventsPerSelectionRound() int {
+	all := topStates()
+	n := 0
+	for _, name := range []string{"MapMode", "RateCommunities", "SelectNext"} {
+		n += stateEvents(all[name])
+	}
+	return n
+}
+
+// aslState is what the event counts read of a state.
+type aslState struct {
+	Type  string
+	Retry []struct{ MaxAttempts *int }
+}
+
+func topStates() map[string]aslState {
+	var def struct{ States map[string]aslState }
 	if err := json.Unmarshal(Definition, &def); err != nil {
 		panic(err)
 	}
-	n := 2 // ExecutionStarted, ExecutionFailed
-	for _, s := range def.States {
-		switch s.Type {
-		case "Task":
-			invokes := 1
-			for _, r := range s.Retry {
-				if r.MaxAttempts == nil {
-					invokes += 3 // the ASL default
-				} else {
-					invokes += *r.MaxAttempts
-				}
+	return def.States
+}
+
+// stateEvents is the most events one visit of s writes.
+func stateEvents(s aslState) int {
+	switch s.Type {
+	case "Task":
+		invokes := 1
+		for _, r := range s.Retry {
+			if r.MaxAttempts == nil {
+				invokes += 3 // the ASL default
+			} else {
+				invokes += *r.MaxAttempts
 			}
-			n += 2 + 3*invokes
-		case "Map":
-			n += 4 // entered, started, succeeded or failed, exited
-		case "Fail":
-			n++ // entered; the execution's end is counted above
-		default:
-			n += 2 // entered, exited
 		}
+		return 2 + 3*invokes
+	case "Map":
+		return 4 // entered, started, succeeded or failed, exited
+	case "Fail":
+		return 1 // entered; the execution's end is counted apart
+	default:
+		return 2 // entered, exited
 	}
-	return n
 }

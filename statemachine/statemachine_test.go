@@ -125,14 +125,17 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 		input    any
 	}{
 		{"Prepare", "${PrepareFunctionArn}", workflow.PrepareInput{}},
+		{"SelectNext", "${PrepareFunctionArn}", workflow.PrepareInput{}},
 		{"MapBatch", "${MapFunctionArn}", workflow.MapInput{}},
 		{"MapBatchInChild", "${MapFunctionArn}", workflow.MapInput{}},
+		{"RateBatch", "${MapFunctionArn}", workflow.MapInput{}},
 		{"Reduce", "${ReduceFunctionArn}", workflow.ReduceInput{}},
 		{"RecordReduceFailure", "${ReduceFunctionArn}", workflow.ReduceInput{}},
 	}
-	// Reduce and RecordReduceFailure share a function: together they write
-	// every field of its input, and each writes only fields it has.
-	reduceFields := map[string]bool{}
+	// The states that invoke one function (Prepare and SelectNext, the map
+	// and rating tasks, Reduce and RecordReduceFailure) together write every
+	// field of its input, and each writes only fields it has.
+	written := map[string]map[string]bool{}
 	for _, tc := range cases {
 		t.Run(tc.state, func(t *testing.T) {
 			s := ss[tc.state]
@@ -153,25 +156,34 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 			params := s["Parameters"].(map[string]any)
 			assert.Equal(t, tc.function, params["FunctionName"])
 			fields := payloadFields(params["Payload"].(map[string]any))
-			if tc.function != "${ReduceFunctionArn}" {
-				assert.Equal(t, jsonFields(tc.input), fields)
-				return
-			}
 			assert.Subset(t, jsonFields(tc.input), fields)
+			if written[tc.function] == nil {
+				written[tc.function] = map[string]bool{}
+			}
 			for _, f := range fields {
-				reduceFields[f] = true
+				written[tc.function][f] = true
 			}
 		})
 	}
-	assert.Len(t, reduceFields, len(jsonFields(workflow.ReduceInput{})))
+	for _, tc := range cases {
+		assert.Len(t, written[tc.function], len(jsonFields(tc.input)), "the states invoking %s write every field of its input", tc.function)
+	}
 	// The Catch inside the iteration writes a MapResult; so does the map
 	// function (MapOutput): reduce reads both as MapResult.
 	failed := payloadFields(ss["BatchFailed"]["Parameters"].(map[string]any))
-	out := jsonFields(workflow.MapOutput{})
 	result := jsonFields(workflow.MapResult{})
-	for _, f := range append(failed, out...) {
+	for _, f := range append(failed, "batchIndex", "usefulness") {
 		assert.Contains(t, result, f)
 	}
+	// A rating round's Map output is dropped: SelectNext reads the ratings
+	// from the runs table (docs/contract.md#dynamic-selection).
+	assert.Contains(t, ss["RateCommunities"], "ResultPath")
+	assert.Nil(t, ss["RateCommunities"]["ResultPath"])
+	assert.Equal(t, "$.ratingBatchIndexes", ss["RateCommunities"]["ItemsPath"])
+	assert.Contains(t, jsonFields(workflow.PrepareOutput{}), "ratingBatchIndexes")
+	assert.Equal(t, "$.mapConcurrency", ss["RateCommunities"]["MaxConcurrencyPath"])
+	assert.Equal(t, "rate", ss["RateBatch"]["Parameters"].(map[string]any)["Payload"].(map[string]any)["task"])
+	assert.Equal(t, "select", ss["SelectNext"]["Parameters"].(map[string]any)["Payload"].(map[string]any)["task"])
 	assert.Equal(t, "$.batchIndexes", ss["MapBatches"]["ItemsPath"])
 	assert.Contains(t, jsonFields(workflow.PrepareOutput{}), "batchIndexes")
 	// The Distributed Map's items are the JSON array prepare wrote to the
@@ -423,7 +435,7 @@ func TestTimeoutsAgree(t *testing.T) {
 			assert.Equal(t, timeout+invokeSlack, taskTimeout, "TimeoutSeconds of %s is %s's Timeout + %s", name, m[1], invokeSlack)
 		})
 	}
-	assert.Equal(t, 5, tasks, "Prepare, MapBatch, MapBatchInChild, Reduce, RecordReduceFailure")
+	assert.Equal(t, 7, tasks, "Prepare, SelectNext, RateBatch, MapBatch, MapBatchInChild, Reduce, RecordReduceFailure")
 }
 
 // TestEveryFailureIsRecorded walks every way the definition can fail the
@@ -435,8 +447,9 @@ func TestEveryFailureIsRecorded(t *testing.T) {
 	ss := states(t)
 	// The errors a function saves as a failed result before returning them.
 	savedBy := map[string][]string{
-		"Prepare": {"InvalidInputError", "CorruptIndexError", "PlanTooLargeError"},
-		"Reduce":  {"AllBatchesFailedError"},
+		"Prepare":    {"InvalidInputError", "CorruptIndexError", "PlanTooLargeError"},
+		"SelectNext": {"InvalidInputError", "CorruptIndexError", "PlanTooLargeError", "RatingFailedError"},
+		"Reduce":     {"AllBatchesFailedError"},
 	}
 	// The states a run can fail from after its result is saved.
 	recorded := map[string]bool{"RecordReduceFailure": true, "RecordFailure": true, "RecordPrepareFailure": true}
@@ -537,11 +550,19 @@ func TestHistoryBudget(t *testing.T) {
 		}
 	}
 	assert.Equal(t, workflow.MapLambdaRetries, retries, "the map task's Lambda-service and throttle retries")
+	policies := definedPolicies(t)
+	assert.Equal(t, policies["MapBatch"].Retry, policies["RateBatch"].Retry, "a rating batch is retried as a map batch, so it costs the same events")
 	outside := statemachine.EventsOutsideMap()
 	perBatch := workflow.HistoryEventsPerFailedBatch + retries*workflow.HistoryEventsPerLambdaRetry
-	worst := outside + workflow.InlineMaxBatches*perBatch
-	t.Logf("worst case: %d outside the Map + %d batches x %d = %d of %d events", outside, workflow.InlineMaxBatches, perBatch, worst, workflow.HistoryLimit)
+	// A dynamic selection passes through its loop once a round, and its
+	// rating batches and an inline map's share InlineMaxBatches
+	// (docs/contract.md#plan-limits).
+	loop := workflow.MaxSelectionRounds * statemachine.EventsPerSelectionRound()
+	worst := outside + loop + workflow.InlineMaxBatches*perBatch
+	t.Logf("worst case: %d outside the Map + %d rounds' loop (%d) + %d batches x %d = %d of %d events",
+		outside, workflow.MaxSelectionRounds, loop, workflow.InlineMaxBatches, perBatch, worst, workflow.HistoryLimit)
 	assert.LessOrEqual(t, worst, workflow.HistoryLimit)
+	assert.LessOrEqual(t, workflow.MaxRatingBatches, workflow.InlineMaxBatches, "every rating batch fits the inline budget")
 	assert.Greater(t, outside, 50, "the bound counts every state outside the Map")
 }
 

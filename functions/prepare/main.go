@@ -28,5 +28,8 @@ func main() {
 		// A Distributed Map reads its items from the payload bucket.
 		Items: f.Payloads,
 	}
+	// A dynamic selection's rating rounds are the state machine's; the map
+	// function rates (docs/contract.md#dynamic-selection).
+	workflow.StepEngine(h.Engine)
 	lambda.StartWithOptions(h.Prepare, workflow.Options()...)
 }

@@ -17,7 +17,16 @@ type Engine struct {
 	// RatingModel makes the rating calls of dynamic selection
 	// (docs/contract.md#dynamic-selection); nil means Model.
 	RatingModel Model
-	Runs        Runs
+	// RateInSteps leaves a dynamic selection's rounds to the state
+	// machine (docs/contract.md#dynamic-selection): prepare starts the
+	// run and saves the first round, RateBatch and SelectNext take it on.
+	RateInSteps bool
+	// MaxRatingBatches and MaxRatingRounds refuse a dynamic selection
+	// that could rate more batches, or more rounds, than the state
+	// machine's history holds (0: no limit; docs/contract.md#plan-limits).
+	MaxRatingBatches int
+	MaxRatingRounds  int
+	Runs             Runs
 	// Prices, when set, price the plan and the result per stage and let a
 	// request set maxCostUsd (docs/contract.md#cost).
 	Prices *Prices

@@ -215,6 +215,7 @@ type Runs interface {
 	Answers
 	Results
 	ReduceCalls
+	Selections
 }
 
 // DefaultRunsTTL is how long a deployment keeps a run's items when the

@@ -22,6 +22,15 @@ type PreparedRun struct {
 	QueryID    string `json:"queryId"`
 	RunID      string `json:"runId"`
 	BatchCount int    `json:"batchCount"`
+	// Round, while a dynamic selection rates, is the round to rate next
+	// and RatingBatches its batches; 0 once the run is planned
+	// (docs/contract.md#dynamic-selection). A planned selection's
+	// RatingBatches is the most its rounds could rate, which share the
+	// state machine's history with an inline map (docs/contract.md#plan-limits).
+	Round         int `json:"round,omitempty"`
+	RatingBatches int `json:"ratingBatches,omitempty"`
+	// MapConcurrency is the request's, for the steps that run the batches.
+	MapConcurrency int `json:"-"`
 }
 
 // Prepare claims the query id for p, plans the search (docs/contract.md#prepare) and saves
@@ -67,12 +76,33 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 		}
 		return PreparedRun{}, Result{}, fail(err)
 	}
-	plan, err := e.planRun(ctx, stored)
+	if stored.Selection == SelectionDynamic {
+		out, res, err := e.prepareSelection(ctx, stored, owner)
+		if err != nil {
+			return PreparedRun{}, res, fail(err)
+		}
+		e.logger().LogAttrs(ctx, slogInfo, "prepared", stepAttrs(p.QueryID, "prepare", start,
+			"runId", out.RunID, "round", out.Round, "batches", out.BatchCount, "status", "ok")...)
+		return out, Result{}, nil
+	}
+	plan, err := e.planWith(ctx, stored, nil, 0)
 	if err != nil {
 		res, err := e.failRun(context.WithoutCancel(ctx), stored, err)
 		return PreparedRun{}, res, fail(err)
 	}
-	plan.RunID, plan.Owner = NewRunID(), owner
+	out, err := e.savePlan(ctx, plan, NewRunID(), owner)
+	if err != nil {
+		return PreparedRun{}, Result{}, fail(err)
+	}
+	e.logger().LogAttrs(ctx, slogInfo, "prepared", stepAttrs(p.QueryID, "prepare", start,
+		"runId", plan.RunID, "summaries", plan.SummaryCount, "batches", len(plan.Batches), "status", "ok")...)
+	return out, Result{}, nil
+}
+
+// savePlan saves plan as run runID of its query id, owned by owner
+// (docs/contract.md#query-ids).
+func (e *Engine) savePlan(ctx context.Context, plan Plan, runID, owner string) (PreparedRun, error) {
+	plan.RunID, plan.Owner = runID, owner
 	countCodePoints(&plan)
 	for i := range plan.Batches {
 		plan.Batches[i].RunID = plan.RunID
@@ -81,12 +111,10 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 		plan.CreatedAt = e.now()
 	}
 	if err := e.Runs.SavePlan(ctx, plan); err != nil {
-		return PreparedRun{}, Result{}, fail(fmt.Errorf("save plan of %s: %w", p.QueryID, err))
+		return PreparedRun{}, fmt.Errorf("save plan of %s: %w", plan.Params.QueryID, err)
 	}
-	out := PreparedRun{QueryID: p.QueryID, RunID: plan.RunID, BatchCount: len(plan.Batches)}
-	e.logger().LogAttrs(ctx, slogInfo, "prepared", stepAttrs(p.QueryID, "prepare", start,
-		"runId", plan.RunID, "summaries", plan.SummaryCount, "batches", len(plan.Batches), "status", "ok")...)
-	return out, Result{}, nil
+	return PreparedRun{QueryID: plan.Params.QueryID, RunID: plan.RunID, BatchCount: len(plan.Batches),
+		MapConcurrency: plan.Params.MapConcurrency}, nil
 }
 
 // Plan builds the batches of a search without saving or calling anything:

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
-	"time"
 
 	"github.com/graphrag-global/graphrag-global/shared/batch"
 )
@@ -15,46 +13,6 @@ import (
 // selection reports beside its own: a figure to compare with, held to no
 // ceiling on model calls, since that plan is never run.
 const referencePlan = -1
-
-// planRun is prepare's plan: for a dynamic selection it rates the
-// communities first (docs/contract.md#dynamic-selection) and plans the
-// ones it selected, through the same steps as any plan.
-func (e *Engine) planRun(ctx context.Context, p Params) (Plan, error) {
-	if p.Selection != SelectionDynamic {
-		return e.planWith(ctx, p, nil, 0)
-	}
-	if e.RatingModel == nil && e.Model == nil {
-		// The deployed prepare step holds no model (docs/contract.md#dynamic-selection).
-		return Plan{Params: p}, Errorf(KindInvalidInput, `selection "dynamic" needs a model to rate communities, and this step has none: select by communityLevel here, or run the search in one process`)
-	}
-	started, clock := e.now(), time.Now()
-	leaf, report, err := e.leafReference(ctx, p)
-	if err != nil || leaf.EmptyNamespace {
-		return leaf, err
-	}
-	selected, err := e.rateCommunities(ctx, p, &report)
-	if err != nil {
-		return Plan{Params: p}, err
-	}
-	plan, err := e.planWith(ctx, p, pickIDs(selected), report.RatingCalls)
-	if err != nil {
-		return plan, err
-	}
-	if err := e.checkSelectedCost(p, plan, report); err != nil {
-		return Plan{Params: p}, err
-	}
-	report.Selected = plan.SummaryCount
-	report.MapBatches = len(plan.Batches)
-	for _, b := range plan.Batches {
-		report.MapInputTokens += b.EstimatedTokens
-	}
-	plan.Selection = &report
-	plan.CreatedAt = started
-	e.logger().LogAttrs(ctx, slogInfo, "selected", stepAttrs(p.QueryID, "select", clock,
-		"rated", report.Rated, "ratingCalls", report.RatingCalls, "selected", report.Selected,
-		"mapInputTokens", report.MapInputTokens, "leafMapInputTokens", report.LeafMapInputTokens, "status", "ok")...)
-	return plan, nil
-}
 
 // leafReference plans every leaf for the figures dynamic selection is
 // measured against. A leaf plan beyond the deployment's limits is no
@@ -171,92 +129,6 @@ func packRatings(p Params, h *hierarchy, ids []string) ([]batch.Batch, error) {
 		return nil, &Error{Kind: KindInvalidInput, Err: fmt.Errorf("rating prompt: %w", err)}
 	}
 	return packed, err
-}
-
-// rateCommunities rates p's namespace top-down and returns the ids it
-// selects (docs/contract.md#dynamic-selection), filling report.
-func (e *Engine) rateCommunities(ctx context.Context, p Params, report *SelectionReport) (map[string]bool, error) {
-	h, err := e.openForest(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	if report.MostRatingCalls, err = e.checkRatingCeiling(p, h); err != nil {
-		return nil, err
-	}
-	scores := map[string]float64{}
-	relevant := func(id string) bool {
-		s, ok := scores[id]
-		return ok && s >= float64(p.ratingThreshold())
-	}
-	for round := h.firstRound(); len(round) > 0; round = h.nextRound(round, relevant) {
-		if err := e.rateRound(ctx, p, h, round, scores, report); err != nil {
-			return nil, err
-		}
-	}
-	return h.dynamicSelection(relevant), nil
-}
-
-// rateRound makes the rating calls of one round, at most mapConcurrency at
-// once and RatingAttempts each, and files the scores. A batch whose
-// attempts all fail leaves its communities not rated; a first round whose
-// every batch fails fails the run, since nothing could be selected.
-func (e *Engine) rateRound(ctx context.Context, p Params, h *hierarchy, round []string, scores map[string]float64, report *SelectionReport) error {
-	start := time.Now()
-	report.Rounds++
-	packed, err := packRatings(p, h, round)
-	if err != nil {
-		return err
-	}
-	if p.MaxModelCalls > 0 && report.RatingCalls+RatingAttempts*len(packed)+MostModelCalls(1) > p.MaxModelCalls {
-		return Errorf(KindPlanTooLarge,
-			"rating round %d needs up to %d model calls beside the %d made, which passes this run's %d: raise maxModelCalls or ratingThreshold",
-			report.Rounds, RatingAttempts*len(packed), report.RatingCalls, p.MaxModelCalls)
-	}
-	got := make([]Ratings, len(packed))
-	var mu sync.Mutex
-	errs := forEachBatch(ctx, len(packed), p.MapConcurrency, RatingAttempts, func(ctx context.Context, i, _ int) error {
-		r, resp, err := e.rateBatch(ctx, p, packed[i].Content, packed[i].IDs)
-		mu.Lock()
-		defer mu.Unlock()
-		report.RatingCalls++
-		report.RatingInputTokens += resp.InputTokens
-		report.RatingOutputTokens += resp.OutputTokens
-		got[i] = r
-		return err
-	})
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	var last error
-	for i, err := range errs {
-		if err != nil {
-			report.FailedRatingBatches++
-			last = err
-			continue
-		}
-		report.UnknownIDs += got[i].Unknown
-		for id, s := range got[i].Scores {
-			// A summary split over batches is rated by its best part.
-			scores[id] = max(scores[id], s)
-		}
-	}
-	if report.Rounds == 1 && last != nil && report.FailedRatingBatches == len(packed) {
-		return &RatingError{Err: fmt.Errorf("every rating batch of the root communities failed, so no community could be selected: %w", last)}
-	}
-	rated, relevant := 0, 0
-	for _, id := range round {
-		if s, ok := scores[id]; ok {
-			rated++
-			if s >= float64(p.ratingThreshold()) {
-				relevant++
-			}
-		}
-	}
-	report.Rated += rated
-	report.NotRated += len(round) - rated
-	e.logger().LogAttrs(ctx, slogInfo, "rated", stepAttrs(p.QueryID, "select", start,
-		"round", report.Rounds, "communities", len(round), "batches", len(packed), "relevant", relevant, "status", "ok")...)
-	return nil
 }
 
 // rateBatch makes one rating call and validates its reply against the

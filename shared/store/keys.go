@@ -92,6 +92,12 @@ const (
 	prefixMapFailure = "map-failure#"
 	maxBatchIndex    = 999_999 // six digits keep sort-key order = index order
 	batchKeyFormat   = "%06d"
+	// A dynamic selection's rating batches and ratings
+	// (docs/contract.md#dynamic-selection), by run, round and batch:
+	// rating#<runId>#<round, 3 digits>#<index, 6 digits>.
+	prefixRatingBatch = "rating-batch#"
+	prefixRating      = "rating#"
+	ratingKeyFormat   = "%03d#%06d"
 )
 
 // Batches, answers and reduce counts are keyed by run, so that a save of a
@@ -108,3 +114,12 @@ func answerSK(runID string, i int) string {
 }
 func reduceSK(runID string) string         { return prefixReduce + runID }
 func mapFailurePrefix(runID string) string { return prefixMapFailure + runID + "#" }
+
+// Rating batches and ratings are keyed by run like batches and answers.
+func ratingBatchSK(runID string, round, i int) string {
+	return prefixRatingBatch + runID + "#" + fmt.Sprintf(ratingKeyFormat, round, i)
+}
+func ratingPrefix(runID string) string { return prefixRating + runID + "#" }
+func ratingSK(runID string, round, i int) string {
+	return ratingPrefix(runID) + fmt.Sprintf(ratingKeyFormat, round, i)
+}

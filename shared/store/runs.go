@@ -59,6 +59,19 @@ type runItem struct {
 	// ReduceCalls is the reduce-calls counter; a pointer so that the reset
 	// to 0 is written.
 	ReduceCalls *int `json:"reduceCalls,omitempty"`
+	// RatingBatch is a rating batch of a dynamic selection. A rating item
+	// is the attempts at one: Round and BatchIndex, the counters each
+	// attempt adds to, Rating (the scores) once one succeeded and the last
+	// failed attempt's RatingError (ratings.go).
+	RatingBatch *globalsearch.RatingBatch `json:"ratingBatch,omitempty"`
+	Rating      *globalsearch.Rating      `json:"rating,omitempty"`
+	Round       *int                      `json:"round,omitempty"`
+	Calls       int                       `json:"calls,omitempty"`
+	InTokens    int                       `json:"inputTokens,omitempty"`
+	OutTokens   int                       `json:"outputTokens,omitempty"`
+	RatingError string                    `json:"ratingError,omitempty"`
+	// RatingErrorKind is RatingError's globalsearch.Kind.
+	RatingErrorKind int `json:"ratingErrorKind,omitempty"`
 }
 
 type runKey struct {

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"errors"
 	"reflect"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -41,6 +42,11 @@ type NotFoundError struct{ Message string }
 // InternalError is anything else (I/O, bugs).
 type InternalError struct{ Message string }
 
+// RatingFailedError is a dynamic selection none of whose root communities
+// could be rated after every attempt (docs/contract.md#dynamic-selection):
+// the run is recorded failed, and trying again would repeat those calls.
+type RatingFailedError struct{ Message string }
+
 func (e *InvalidInputError) Error() string     { return e.Message }
 func (e *CorruptIndexError) Error() string     { return e.Message }
 func (e *PlanTooLargeError) Error() string     { return e.Message }
@@ -50,6 +56,7 @@ func (e *ThrottledError) Error() string        { return e.Message }
 func (e *ModelError) Error() string            { return e.Message }
 func (e *NotFoundError) Error() string         { return e.Message }
 func (e *InternalError) Error() string         { return e.Message }
+func (e *RatingFailedError) Error() string     { return e.Message }
 
 // errorOf is the one table from domain kind to named error.
 var errorOf = map[globalsearch.Kind]func(msg string) error{
@@ -79,6 +86,9 @@ func Named(err error) error {
 			return err
 		}
 	}
+	if rating := (*globalsearch.RatingError)(nil); errors.As(err, &rating) {
+		return &RatingFailedError{err.Error()}
+	}
 	return errorOf[globalsearch.KindOf(err)](err.Error())
 }
 
@@ -88,6 +98,7 @@ func ErrorTypes() []error {
 	return []error{
 		&InvalidInputError{}, &CorruptIndexError{}, &PlanTooLargeError{}, &AllBatchesFailedError{},
 		&ModelOutputError{}, &ThrottledError{}, &ModelError{}, &NotFoundError{}, &InternalError{},
+		&RatingFailedError{},
 	}
 }
 

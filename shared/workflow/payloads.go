@@ -67,10 +67,26 @@ func (in *ReduceInput) UnmarshalJSON(data []byte) error {
 // PrepareInput is the Prepare task's payload: the execution's input (a
 // search request, docs/contract.md#request) and the execution's name, which becomes the query
 // id of a request that has none (docs/contract.md#idempotency).
+//
+// With Task "select" it is instead the end of a dynamic selection's rating
+// round (the SelectNext state, docs/contract.md#dynamic-selection): the
+// run and the round it rated, and no request.
 type PrepareInput struct {
-	Request       json.RawMessage `json:"request"`
+	Request       json.RawMessage `json:"request,omitempty"`
 	ExecutionName string          `json:"executionName,omitempty"`
+	Task          string          `json:"task,omitempty"`
+	QueryID       string          `json:"queryId,omitempty"`
+	RunID         string          `json:"runId,omitempty"`
+	Round         int             `json:"round,omitempty"`
 }
+
+// The tasks a function's input may name beside its own step: the map
+// function rates (TaskRate), the prepare function ends a rating round
+// (TaskSelect). An input without one is the function's own step.
+const (
+	TaskRate   = "rate"
+	TaskSelect = "select"
+)
 
 // PrepareOutput is what Prepare hands the Map state: small enough for a
 // state (docs/contract.md#tables), with the batches themselves in the runs table.
@@ -93,6 +109,11 @@ type PrepareOutput struct {
 	// payload-bucket object holding the batch indexes, which the
 	// Distributed Map's ItemReader reads (docs/contract.md#payloads-bucket).
 	ItemsKey string `json:"itemsKey,omitempty"`
+	// Round and RatingBatchIndexes (ModeSelecting only) are the rating
+	// round to run next and its batch indexes, the RateCommunities Map's
+	// items (docs/contract.md#dynamic-selection).
+	Round              int   `json:"round,omitempty"`
+	RatingBatchIndexes []int `json:"ratingBatchIndexes,omitempty"`
 }
 
 // MapInput is one Map iteration's task payload. Attempt is 1-based, from
@@ -100,18 +121,27 @@ type PrepareOutput struct {
 // machine always passes it, so a batch of a newer plan of the same query id
 // is refused. Without it (a hand-made event) the task answers the current
 // plan.
+//
+// With Task "rate" it is one attempt at rating batch BatchIndex of round
+// Round of a dynamic selection (the RateBatch state,
+// docs/contract.md#dynamic-selection), which always names its run.
 type MapInput struct {
 	QueryID    string `json:"queryId"`
 	RunID      string `json:"runId,omitempty"`
 	BatchIndex int    `json:"batchIndex"`
 	Attempt    int    `json:"attempt"`
+	Task       string `json:"task,omitempty"`
+	Round      int    `json:"round,omitempty"`
 }
 
 // MapOutput is one batch that produced an answer; the answer itself is in
 // the runs table.
+// A rating attempt's output is its batch index and whether it rated; its
+// scores are in the runs table too.
 type MapOutput struct {
 	BatchIndex int     `json:"batchIndex"`
 	Usefulness float64 `json:"usefulness"`
+	Rated      bool    `json:"rated,omitempty"`
 }
 
 // MapResult is one item of the Map state's output: a MapOutput, or a batch

@@ -43,8 +43,10 @@ const (
 // worst case is every batch failing twice after every retry its task
 // allows for Lambda-service errors and throttles: 600 x (12 + 9 x 3) =
 // 23,400 events, which leaves 1,600 for the states outside the Map (about
-// 100 even when every one of them retries and the failure is recorded;
-// statemachine_test.go counts them from the ASL). It also keeps the Map
+// 130 even when every one of them retries and the failure is recorded) and
+// a dynamic selection's passes through its loop (MaxSelectionRounds; its
+// rating batches share these 600 with an inline map); statemachine_test.go
+// counts them from the ASL. It also keeps the Map
 // state's output (about 40 bytes per item) far below 256 KiB.
 const InlineMaxBatches = 600
 
@@ -76,6 +78,10 @@ const (
 	// Distributed Map, each with its own history; a failed batch is
 	// recorded in the runs table instead of returned.
 	ModeDistributed = "distributed"
+	// ModeSelecting is a dynamic selection still rating: the state
+	// machine runs the round's rating batches (RateCommunities), then
+	// asks prepare for the next step (SelectNext).
+	ModeSelecting = "selecting"
 )
 
 // MapMode is the mode the state machine runs a plan of batches in:
@@ -137,8 +143,18 @@ func (h *Handlers) mapConcurrency(requested int) int {
 // input, a corrupt index, a plan too large) is saved as a failed result
 // before the named error is returned, so the runs table says failed before
 // the execution does; a request whose query id names another request saves
-// nothing.
+// nothing. A dynamic selection's prepare answers its first rating round
+// instead of batches, and the same function, with task "select", ends each
+// round (docs/contract.md#selection-steps).
 func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput, error) {
+	switch {
+	case in.Task == TaskSelect:
+		return h.selectNext(ctx, in)
+	case in.Task != "":
+		return PrepareOutput{}, &InvalidInputError{fmt.Sprintf("prepare task input: task %q is not %q", in.Task, TaskSelect)}
+	case in.QueryID != "" || in.RunID != "" || in.Round != 0:
+		return PrepareOutput{}, &InvalidInputError{`prepare task input: queryId, runId and round belong to task "select"; a search's query id is in its request`}
+	}
 	ctx, cancel := withMargin(ctx)
 	defer cancel()
 	p, err := globalsearch.ParseRequestWithID(in.Request, h.Defaults, in.ExecutionName)
@@ -150,13 +166,24 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 	if err != nil {
 		return PrepareOutput{}, handlerError(ctx, err)
 	}
+	return h.output(ctx, out)
+}
+
+// output is what the state machine needs of a prepared run: the next
+// rating round of a dynamic selection, or the plan's batches in the mode
+// the history budget allows (docs/contract.md#state-machine).
+func (h *Handlers) output(ctx context.Context, out globalsearch.PreparedRun) (PrepareOutput, error) {
 	res := PrepareOutput{QueryID: out.QueryID, RunID: out.RunID, BatchCount: out.BatchCount,
-		MapConcurrency: h.mapConcurrency(p.MapConcurrency), Mode: MapMode(out.BatchCount, h.InlineMaxBatches)}
+		MapConcurrency: h.mapConcurrency(out.MapConcurrency)}
+	if out.Round > 0 {
+		res.Mode, res.Round, res.RatingBatchIndexes = ModeSelecting, out.Round, indexes(out.RatingBatches)
+		return res, nil
+	}
+	// A selection's rating batches share the execution's history with an
+	// inline Map (docs/contract.md#plan-limits).
+	res.Mode = MapMode(out.BatchCount+out.RatingBatches, h.InlineMaxBatches)
 	if res.Mode == ModeInline {
-		res.BatchIndexes = make([]int, out.BatchCount)
-		for i := range res.BatchIndexes {
-			res.BatchIndexes[i] = i
-		}
+		res.BatchIndexes = indexes(out.BatchCount)
 		return res, nil
 	}
 	ttl := h.RunsTTL
@@ -167,15 +194,33 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 	if h.Items == nil {
 		return PrepareOutput{}, &InternalError{"this prepare function cannot write a Distributed Map's items"}
 	}
+	var err error
 	if res.ItemsKey, err = h.Items.PutMapItems(ctx, out.QueryID, out.RunID, out.BatchCount); err != nil {
 		return PrepareOutput{}, handlerError(ctx, err)
 	}
 	return res, nil
 }
 
+// indexes is 0 to n-1.
+func indexes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
 // Map makes exactly one attempt at one batch (docs/contract.md#map-calls): the second is the
 // state machine's Retry.
 func (h *Handlers) Map(ctx context.Context, in MapInput) (MapOutput, error) {
+	switch {
+	case in.Task == TaskRate:
+		return h.rate(ctx, in)
+	case in.Task != "":
+		return MapOutput{}, &InvalidInputError{fmt.Sprintf("map task input: task %q is not %q", in.Task, TaskRate)}
+	case in.Round != 0:
+		return MapOutput{}, &InvalidInputError{`map task input: round belongs to task "rate"`}
+	}
 	if in.QueryID == "" || in.BatchIndex < 0 {
 		return MapOutput{}, &InvalidInputError{"map input needs a queryId and a batchIndex >= 0"}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -97,7 +98,13 @@ func TestNamedMapsEveryKind(t *testing.T) {
 	for _, tc := range cases {
 		names[tc.want] = true
 	}
-	assert.Len(t, workflow.ErrorTypes(), len(names), "every named error type is some kind's")
+	// A selection none of whose roots was rated has a name of its own
+	// (docs/contract.md#dynamic-selection), whatever its calls' kind.
+	rating := workflow.Named(fmt.Errorf("prepare: %w", &globalsearch.RatingError{Err: globalsearch.Errorf(globalsearch.KindModel, "denied")}))
+	assert.Equal(t, "RatingFailedError", workflow.ErrorType(rating))
+	assert.Equal(t, "prepare: denied", rating.Error())
+	names["RatingFailedError"] = true
+	assert.Len(t, workflow.ErrorTypes(), len(names), "every named error type is some kind's, or a failed rating's")
 	assert.Equal(t, "InternalError", workflow.ErrorType(workflow.Named(errors.New("plain"))))
 	assert.NoError(t, workflow.Named(nil))
 }

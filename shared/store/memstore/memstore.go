@@ -37,6 +37,8 @@ type Store struct {
 	reduce map[runKey]int
 	// standing are the standing questions' records (standing.go).
 	standing standingRecords
+	// rating are the dynamic selections' batches and ratings (ratings.go).
+	rating ratingRecords
 }
 
 // runKey keys what belongs to one run of a query id.

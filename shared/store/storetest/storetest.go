@@ -81,6 +81,8 @@ func Run(t *testing.T, open func(t *testing.T) Store, opts ...Option) {
 		{"map progress counts the current run", false, testMapProgress},
 		{"cancel ends a running run only", false, testCancel},
 		{"a cancelled result is final", false, testCancelIsFinal},
+		{"rating batches and ratings by run", false, testRatings},
+		{"rating keys out of range are refused", false, testRatingKeys},
 		{"large namespace over several pages", true, testLargeNamespace},
 		{"large plan and answers over several pages", true, testLargeRuns},
 	}

@@ -18,6 +18,9 @@ type modelCall struct {
 	// Try is the 1-based number of this HTTP request within the one
 	// invocation: above 1 it is the SDK's own retry, not the state machine's.
 	Try int
+	// Body is the Converse request as JSON, for a script that answers by
+	// what the call asks (a rating call's communities).
+	Body string
 }
 
 // modelText is a successful Converse reply of text.
@@ -83,6 +86,9 @@ func (f *fakeBedrock) reply(c modeltest.ConverseCall) modeltest.ConverseReply {
 	call.Function = c.Header.Get(headerFunction)
 	call.Batch, _ = strconv.Atoi(c.Header.Get(headerBatch))
 	call.N, _ = strconv.Atoi(c.Header.Get(headerInvoke))
+	if body, err := json.Marshal(c.Body); err == nil {
+		call.Body = string(body)
+	}
 
 	script := healthyModel
 	if rn := f.lambda.lookup(call.QueryID); rn != nil {
