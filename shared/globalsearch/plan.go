@@ -64,6 +64,16 @@ type Plan struct {
 	// packed against (docs/contract.md#batching), as the engine's prompts
 	// render it. It is not stored: map calls render their own.
 	MapSkeleton string `json:"-"`
+	// IndexVersion is the namespace version a dynamic selection started on
+	// (VersionedSnapshot): its later steps read that version only
+	// (docs/contract.md#selection-steps). Empty for any other plan.
+	IndexVersion string `json:"indexVersion,omitempty"`
+	// Continues saves the plan of a run that is already the query id's
+	// current run, as a dynamic selection's plan follows its rating rounds
+	// (docs/contract.md#selection-steps). The save is refused (KindNotFound)
+	// unless the current run is still RunID, so the steps of an earlier run
+	// never replace a later prepare of the same request. Not stored.
+	Continues bool `json:"-"`
 }
 
 // MapInputTokens is the estimated tokens of every map prompt of the plan.

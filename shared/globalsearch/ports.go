@@ -26,6 +26,14 @@ type Snapshot interface {
 	Intact(ctx context.Context) (bool, error)
 }
 
+// VersionedSnapshot is a Snapshot that names the version it reads. A search
+// read in several steps (a dynamic selection on AWS) records it when it
+// starts, so that every later step reads that version or fails
+// (docs/contract.md#selection-steps); a store without it pins nothing.
+type VersionedSnapshot interface {
+	Version() string
+}
+
 // NamespaceLister is an Index that can also list the namespaces that hold
 // records, in one cheap read. Prepare asks it only when the namespace of a
 // request is empty, to say which namespaces exist; an Index without it
@@ -133,7 +141,8 @@ type Requests interface {
 // run can read.
 type Plans interface {
 	// SavePlan makes p's run the query id's current run; a query id whose
-	// result is cancelled is refused (KindNotFound), docs/contract.md#cancel.
+	// result is cancelled is refused (KindNotFound), docs/contract.md#cancel,
+	// and so is a plan that Continues a run no longer current.
 	SavePlan(ctx context.Context, p Plan) error
 	// Plan returns the plan with every batch (content included), or ErrNotFound.
 	Plan(ctx context.Context, queryID string) (Plan, error)

@@ -56,15 +56,55 @@ func (e *Engine) dynamicDryRun(ctx context.Context, p Params) (Plan, error) {
 
 // openForest reads the summaries of p's namespace and links them.
 func (e *Engine) openForest(ctx context.Context, p Params) (*hierarchy, error) {
-	snap, err := e.Index.Open(ctx, p.Namespace)
+	h, _, err := e.openForestAt(ctx, p, "")
+	return h, err
+}
+
+// openForestAt is openForest of the namespace version version ("" for the
+// current one, whatever it is), and returns the version it read.
+func (e *Engine) openForestAt(ctx context.Context, p Params, version string) (*hierarchy, string, error) {
+	index := pinnedIndex{Index: e.Index, version: version}
+	snap, err := index.Open(ctx, p.Namespace)
 	if err != nil {
-		return nil, fmt.Errorf("open namespace %s: %w", p.Namespace, err)
+		return nil, "", err
 	}
 	summaries, err := snap.Summaries(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("load summaries of %s: %w", p.Namespace, err)
+		return nil, "", fmt.Errorf("load summaries of %s: %w", p.Namespace, err)
 	}
-	return newHierarchy(summaries)
+	h, err := newHierarchy(summaries)
+	return h, snapshotVersion(snap), err
+}
+
+// pinnedIndex opens only one version of a namespace: a dynamic selection
+// rates and maps the version it started on, or fails, since ratings of one
+// version select nothing sure in another (docs/contract.md#selection-steps).
+// An empty version, or a store whose snapshots name none, pins nothing.
+type pinnedIndex struct {
+	Index
+	version string
+}
+
+func (x pinnedIndex) Open(ctx context.Context, namespace string) (Snapshot, error) {
+	snap, err := x.Index.Open(ctx, namespace)
+	if err != nil {
+		return nil, fmt.Errorf("open namespace %s: %w", namespace, err)
+	}
+	if v := snapshotVersion(snap); x.version != "" && v != "" && v != x.version {
+		// Invalid input, so that the run's failed result is saved: the
+		// request cannot go on as it started, and a retried step would
+		// meet the same version.
+		return nil, Errorf(KindInvalidInput,
+			"namespace %s was replaced while this search's dynamic selection rated it, so its ratings are of another version: run the search again", namespace)
+	}
+	return snap, nil
+}
+
+func snapshotVersion(snap Snapshot) string {
+	if v, ok := snap.(VersionedSnapshot); ok {
+		return v.Version()
+	}
+	return ""
 }
 
 // checkRatingCeiling returns the most rating calls a run of p can make over

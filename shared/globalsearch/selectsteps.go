@@ -18,6 +18,9 @@ type selection struct {
 	p            Params
 	owner, runID string
 	h            *hierarchy
+	// version is the namespace version the run started on: every step
+	// reads it or fails (pinnedIndex).
+	version string
 	// base is the report as the run started it: the plan-time figures.
 	base      SelectionReport
 	createdAt time.Time
@@ -45,7 +48,7 @@ func (e *Engine) prepareSelection(ctx context.Context, p Params, owner string) (
 		return out, Result{}, err
 	}
 	sel := &selection{p: p, owner: owner, runID: NewRunID(), base: report, createdAt: started}
-	if sel.h, err = e.openForest(ctx, p); err != nil {
+	if sel.h, sel.version, err = e.openForestAt(ctx, p, ""); err != nil {
 		return failed(err)
 	}
 	if sel.base.MostRatingCalls, err = e.checkRatingCeiling(p, sel.h); err != nil {
@@ -57,7 +60,7 @@ func (e *Engine) prepareSelection(ctx context.Context, p Params, owner string) (
 	// The run starts before its first rating call, so that each call is
 	// saved under it: a plan of no batches, whose report the later steps
 	// read (docs/contract.md#dynamic-selection).
-	start := Plan{Params: p, RunID: sel.runID, Owner: owner, CreatedAt: started, Selection: &sel.base}
+	start := Plan{Params: p, RunID: sel.runID, Owner: owner, CreatedAt: started, Selection: &sel.base, IndexVersion: sel.version}
 	if err := e.Runs.SavePlan(ctx, start); err != nil {
 		return PreparedRun{}, Result{}, fmt.Errorf("save plan of %s: %w", p.QueryID, err)
 	}
@@ -141,8 +144,8 @@ func (e *Engine) SelectNext(ctx context.Context, queryID, runID, owner string, r
 	if owner == "" {
 		owner = queryID
 	}
-	sel := &selection{p: plan.Params, owner: owner, runID: runID, base: *plan.Selection, createdAt: plan.CreatedAt}
-	if sel.h, err = e.openForest(ctx, sel.p); err == nil {
+	sel := &selection{p: plan.Params, owner: owner, runID: runID, base: *plan.Selection, createdAt: plan.CreatedAt, version: plan.IndexVersion}
+	if sel.h, _, err = e.openForestAt(ctx, sel.p, sel.version); err == nil {
 		var out PreparedRun
 		if out, err = e.advance(ctx, sel, round); err == nil {
 			return out, nil
@@ -210,7 +213,9 @@ func (e *Engine) finishSelection(ctx context.Context, sel *selection, report Sel
 		s, ok := scores[id]
 		return ok && s >= float64(p.ratingThreshold())
 	})
-	plan, err := e.planWith(ctx, p, pickIDs(selected), report.RatingCalls)
+	pinned := *e
+	pinned.Index = pinnedIndex{Index: e.Index, version: sel.version}
+	plan, err := pinned.planWith(ctx, p, pickIDs(selected), report.RatingCalls)
 	if err != nil {
 		return PreparedRun{}, err
 	}
@@ -224,6 +229,7 @@ func (e *Engine) finishSelection(ctx context.Context, sel *selection, report Sel
 	}
 	plan.Selection = &report
 	plan.CreatedAt = sel.createdAt
+	plan.Continues, plan.IndexVersion = true, sel.version
 	e.logger().LogAttrs(ctx, slogInfo, "selected", stepAttrs(p.QueryID, "select", clock,
 		"rated", report.Rated, "ratingCalls", report.RatingCalls, "selected", report.Selected,
 		"mapInputTokens", report.MapInputTokens, "leafMapInputTokens", report.LeafMapInputTokens, "status", "ok")...)

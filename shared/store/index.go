@@ -140,6 +140,9 @@ type snapshot struct {
 	namespace, version string
 }
 
+// Version implements globalsearch.VersionedSnapshot.
+func (v *snapshot) Version() string { return v.version }
+
 // Summaries implements globalsearch.Snapshot. They come back in id byte
 // order.
 func (v *snapshot) Summaries(ctx context.Context) ([]globalsearch.Summary, error) {

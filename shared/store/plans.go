@@ -72,6 +72,10 @@ func (s *Runs) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	if err != nil {
 		return err
 	}
+	// The switch's condition (the plan still old) keeps this true to the write.
+	if p.Continues && (old == nil || old.RunID != p.RunID) {
+		return fmt.Errorf("save plan of query %s: run %s is no longer its current run: %w", id, p.RunID, globalsearch.ErrNotFound)
+	}
 	if items.textsKey != "" {
 		if err := s.payloads.put(ctx, items.textsKey, "text/plain; charset=utf-8", items.texts); err != nil {
 			return fmt.Errorf("save plan of query %s: %w", id, err)

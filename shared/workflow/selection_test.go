@@ -297,3 +297,33 @@ func TestDynamicSelectionMapMode(t *testing.T) {
 		})
 	}
 }
+
+// A selection reads one version of its namespace from its first step to
+// its plan (docs/contract.md#selection-steps): a namespace replaced between
+// rating rounds fails the run, its failed result saved, rather than rate
+// or map another version with the first one's ratings.
+func TestDynamicSelectionNamespaceReplacedBetweenRounds(t *testing.T) {
+	prepare, mapper, s := selectionHandlers(t, selectionModel(nil))
+	raw, err := invoke(t, prepare.Prepare, `{"request":`+dynamicRequest+`,"executionName":"dyn"}`)
+	require.NoError(t, err)
+	var out workflow.PrepareOutput
+	require.NoError(t, json.Unmarshal([]byte(raw), &out))
+	require.Equal(t, workflow.ModeSelecting, out.Mode)
+	for _, i := range out.RatingBatchIndexes {
+		_, err := invoke(t, mapper.Map, fmt.Sprintf(`{"task":"rate","queryId":"dyn","runId":%q,"round":%d,"batchIndex":%d,"attempt":1}`, out.RunID, out.Round, i))
+		require.NoError(t, err)
+	}
+	replaced := selectionForest()
+	replaced.Summaries[0].Summary = "Harbour trade, rewritten."
+	require.NoError(t, s.ReplaceNamespace(context.Background(), "ns", replaced))
+
+	_, err = invoke(t, prepare.Prepare, fmt.Sprintf(`{"task":"select","queryId":"dyn","runId":%q,"round":%d,"executionName":"dyn"}`, out.RunID, out.Round))
+	require.Error(t, err)
+	assert.Equal(t, "InvalidInputError", workflow.ErrorType(err))
+	assert.Contains(t, err.Error(), "namespace ns was replaced while this search's dynamic selection rated it")
+	res, err := s.Result(context.Background(), "dyn")
+	require.NoError(t, err)
+	assert.Equal(t, globalsearch.StatusFailed, res.Status)
+	_, err = invoke(t, mapper.Map, fmt.Sprintf(`{"queryId":"dyn","runId":%q,"batchIndex":0,"attempt":1}`, out.RunID))
+	assert.Error(t, err, "no plan of either version was saved to map")
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -24,6 +25,7 @@ import (
 type Store struct {
 	mu         sync.RWMutex
 	namespaces map[string]*namespace
+	versions   uint64
 	requests   map[string]globalsearch.Params
 	plans      map[string]globalsearch.Plan
 	answers    map[runKey]map[int]globalsearch.MapAnswer
@@ -74,6 +76,9 @@ func New() *Store {
 type namespace struct {
 	records globalsearch.Records
 	chunks  map[string]globalsearch.Chunk
+	// version numbers the replacements of the store, so that a snapshot
+	// names the version it reads as DynamoDB's does.
+	version uint64
 }
 
 // ReplaceNamespace implements globalsearch.IndexWriter: the new version
@@ -96,7 +101,8 @@ func (s *Store) ReplaceNamespace(_ context.Context, name string, r globalsearch.
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.namespaces[name] = &namespace{records: copied, chunks: byID}
+	s.versions++
+	s.namespaces[name] = &namespace{records: copied, chunks: byID, version: s.versions}
 	return nil
 }
 
@@ -132,6 +138,10 @@ func (s *Store) Open(_ context.Context, name string) (globalsearch.Snapshot, err
 
 // snapshot reads one version; it never changes, so it is always intact.
 type snapshot struct{ ns *namespace }
+
+// Version implements globalsearch.VersionedSnapshot; an empty namespace has
+// version "0".
+func (v snapshot) Version() string { return strconv.FormatUint(v.ns.version, 10) }
 
 func (v snapshot) Summaries(context.Context) ([]globalsearch.Summary, error) {
 	return slices.Clone(v.ns.records.Summaries), nil
@@ -217,6 +227,7 @@ func (s *Store) Request(_ context.Context, queryID string) (globalsearch.Params,
 func (s *Store) SavePlan(_ context.Context, p globalsearch.Plan) error {
 	copied := clonePlan(p, true)
 	copied.Params.SeedGenerated = false // not stored, as in DynamoDB
+	copied.Continues = false
 	for i := range copied.Batches {
 		copied.Batches[i].RunID = p.RunID
 	}
@@ -226,7 +237,10 @@ func (s *Store) SavePlan(_ context.Context, p globalsearch.Plan) error {
 	if s.cancelled(id) {
 		return fmt.Errorf("save plan of query %s: the query was cancelled: %w", id, globalsearch.ErrNotFound)
 	}
-	if old, ok := s.plans[id]; ok {
+	if old, ok := s.plans[id]; p.Continues && (!ok || old.RunID != p.RunID) {
+		return fmt.Errorf("save plan of query %s: run %s is no longer its current run: %w", id, p.RunID, globalsearch.ErrNotFound)
+	}
+	if old, ok := s.plans[id]; ok && old.RunID != p.RunID {
 		delete(s.answers, runKey{id, old.RunID})
 		delete(s.reduce, runKey{id, old.RunID})
 	}

@@ -205,6 +205,15 @@ func testSnapshotAcrossReplace(t *testing.T, s Store) {
 	intact, err = fresh.Intact(ctx)
 	require.NoError(t, err)
 	assert.True(t, intact, "nothing replaced it since")
+	// A search read in steps tells the versions apart by name
+	// (docs/contract.md#selection-steps).
+	oldV, okOld := snap.(globalsearch.VersionedSnapshot)
+	newV, okNew := fresh.(globalsearch.VersionedSnapshot)
+	require.True(t, okOld && okNew, "the store's snapshots name their version")
+	assert.NotEqual(t, oldV.Version(), newV.Version())
+	again, err := s.Open(ctx, "ns")
+	require.NoError(t, err)
+	assert.Equal(t, newV.Version(), again.(globalsearch.VersionedSnapshot).Version(), "one version, one name")
 	got, err := fresh.Summaries(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, next.Summaries, got)

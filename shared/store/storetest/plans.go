@@ -223,3 +223,57 @@ func testPlanResavedTexts(t *testing.T, s Store) {
 	_, err = s.Batch(ctx, "q-texts", 3)
 	assertNotFound(t, err, "a batch past the second save's")
 }
+
+// A plan that continues its run (a dynamic selection's plan after its
+// rating rounds) is saved only while that run is the current one: the
+// steps of an earlier run never replace a later prepare of the request
+// (docs/contract.md#selection-steps).
+func testPlanContinuesItsRunOnly(t *testing.T, s Store) {
+	ctx := context.Background()
+	tests := []struct {
+		name        string
+		queryID     string
+		laterRun    bool // another prepare starts a run before the continuing save
+		wantRefused bool
+	}{
+		{"its run is current", "q-cont-current", false, false},
+		{"a later prepare started another run", "q-cont-replaced", true, true},
+		{"no run was started", "q-cont-none", false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			started := samplePlan(tc.queryID, 0)
+			if tc.name != "no run was started" {
+				require.NoError(t, s.SavePlan(ctx, started))
+			}
+			current := started
+			if tc.laterRun {
+				current = samplePlan(tc.queryID, 2)
+				current.RunID = "run-later"
+				for i := range current.Batches {
+					current.Batches[i].RunID = current.RunID
+				}
+				require.NoError(t, s.SavePlan(ctx, current))
+			}
+			cont := samplePlan(tc.queryID, 3)
+			cont.Continues = true
+			err := s.SavePlan(ctx, cont)
+			if !tc.wantRefused {
+				require.NoError(t, err)
+				got, err := s.Plan(ctx, tc.queryID)
+				require.NoError(t, err)
+				cont.Continues = false
+				assert.Equal(t, cont, got)
+				return
+			}
+			assertNotFound(t, err, "a continuing save of a run that is not current")
+			got, err := s.Plan(ctx, tc.queryID)
+			if tc.name == "no run was started" {
+				assertNotFound(t, err, "nothing was saved")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, current, got, "the later run stays whole")
+		})
+	}
+}

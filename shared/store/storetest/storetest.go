@@ -68,6 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) Store, opts ...Option) {
 		{"plan saved again replaces it", false, testPlanReplaced},
 		{"a run saved again with other texts reads the new ones", false, testPlanResavedTexts},
 		{"plan without batches", false, testPlanEmpty},
+		{"a continuing plan saves over its own run only", false, testPlanContinuesItsRunOnly},
 		{"plan metadata is the plan without content", false, testPlanMeta},
 		{"callers' changes never reach the store", false, testMutationIsolation},
 		{"map answers ordered and overwritten", false, testMapAnswers},
