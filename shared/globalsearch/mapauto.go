@@ -3,7 +3,6 @@ package globalsearch
 import (
 	"context"
 	"errors"
-	"sync"
 
 	"github.com/graphrag-global/graphrag-global/shared/aimd"
 )
@@ -49,33 +48,20 @@ type AutoConcurrencyReport struct {
 // forEachBatch is the package's forEachBatch under the adaptive limit, with
 // MapAttempts tries each: it returns each batch's last error (nil when it
 // succeeded) in index order and what the limit did. done hears of each
-// batch once its tries are over. A panic in try is handled as there.
+// batch once its tries are over.
 func (a AutoConcurrency) forEachBatch(ctx context.Context, count int, try func(ctx context.Context, index, attempt int) error, done func()) ([]error, *AutoConcurrencyReport) {
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
 	ceiling := a.Ceiling
 	if ceiling <= 0 {
 		ceiling = DefaultAutoCeiling
 	}
-	limiter := aimd.New(min(ceiling, count))
-	errs := make([]error, count)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	guard := &workerGuard{stop: stop}
-	for range min(ceiling, count) {
-		wg.Go(func() {
-			for i := range next {
-				errs[i] = admitted(ctx, limiter, func(attempt int) error { return guard.try(ctx, try, i, attempt) })
-				done()
-			}
-		})
+	if count == 0 {
+		return nil, &AutoConcurrencyReport{} // no call to make, no limit to adapt
 	}
-	for i := range count {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	guard.raise()
+	ceiling = min(ceiling, count)
+	limiter := aimd.New(ceiling)
+	errs := runPool(ctx, count, ceiling, try, func(ctx context.Context, call func(attempt int) error) error {
+		return admitted(ctx, limiter, call)
+	}, done)
 	s := limiter.Stats()
 	return errs, &AutoConcurrencyReport{Ceiling: s.Ceiling, Peak: s.Peak, Final: s.Final, Throttled: s.Throttled}
 }

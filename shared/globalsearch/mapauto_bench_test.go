@@ -36,6 +36,7 @@ type tpmModel struct {
 	refilled   time.Time
 	first, end time.Time
 	reserved   int
+	refusals   map[string]int // by batch content
 }
 
 func (m *tpmModel) Complete(ctx context.Context, req gs.ModelRequest) (gs.ModelResponse, error) {
@@ -51,6 +52,7 @@ func (m *tpmModel) Complete(ctx context.Context, req gs.ModelRequest) (gs.ModelR
 	m.bucket = min(m.perMinute, m.bucket+now.Sub(m.refilled).Minutes()*m.perMinute)
 	m.refilled = now
 	if m.bucket < float64(cost) {
+		m.refusals[req.Content]++
 		m.mu.Unlock()
 		return gs.ModelResponse{}, gs.Errorf(gs.KindThrottled, "tokens per minute spent")
 	}
@@ -76,6 +78,7 @@ type quotaFigures struct {
 	Failed         int     // batches auto failed
 	Fixed4Failed   int     // batches the fixed 4 failed (none under 400k a minute)
 	Refused        int
+	MostRefusals   int // of one batch; past gs.ThrottleRetries a refusal spends an attempt
 	Peak, Final    int
 	ReservedTokens int
 }
@@ -104,7 +107,7 @@ func simulateQuota(t *testing.T, n, perMinute int) quotaFigures {
 		store := memstore.New()
 		require.NoError(t, store.ReplaceNamespace(ctx, "bench", r))
 		search := func(id string, auto bool) (*tpmModel, gs.Result) {
-			model := &tpmModel{perMinute: float64(perMinute), latency: quotaLatency}
+			model := &tpmModel{perMinute: float64(perMinute), latency: quotaLatency, refusals: map[string]int{}}
 			e := &gs.Engine{Index: store, Runs: store, Model: model}
 			if auto {
 				e.AutoConcurrency = &gs.AutoConcurrency{}
@@ -123,6 +126,9 @@ func simulateQuota(t *testing.T, n, perMinute int) quotaFigures {
 			Auto: auto.end.Sub(auto.first).Seconds(), Fixed4: fixed.end.Sub(fixed.first).Seconds(),
 			Failed: res.FailedMapBatches, Refused: report.Throttled, Peak: report.Peak, Final: report.Final,
 			ReservedTokens: auto.reserved, Fixed4Failed: fixedRes.FailedMapBatches,
+		}
+		for _, n := range auto.refusals {
+			got.MostRefusals = max(got.MostRefusals, n)
 		}
 	})
 	return got
@@ -183,6 +189,7 @@ func BenchmarkConcurrencyAuto(b *testing.B) {
 			b.ReportMetric(float64(got.Failed), "failed")
 			b.ReportMetric(float64(got.Fixed4Failed), "fixed4-failed")
 			b.ReportMetric(float64(got.Refused), "refused")
+			b.ReportMetric(float64(got.MostRefusals), "most-refusals")
 			b.ReportMetric(float64(got.Peak), "peak")
 			b.ReportMetric(float64(got.Final), "final")
 		})

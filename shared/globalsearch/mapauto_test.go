@@ -175,7 +175,7 @@ func TestAutoConcurrencyFindsTheQuota(t *testing.T) {
 		quota   int
 	}{
 		{"ceiling 8, quota 3", 8, 24, 3},
-		{"ceiling 16, quota 1", 16, 20, 1},
+		{"ceiling 16, quota 4", 16, 40, 4},
 		{"quota above the ceiling: never refused", 4, 12, 6},
 	}
 	for _, tt := range tests {
@@ -289,4 +289,16 @@ func TestAutoConcurrencyStoreThrottleSpendsAnAttempt(t *testing.T) {
 		assert.Zero(t, res.Diagnostics.Map.AutoConcurrency.Throttled)
 		assert.Equal(t, 3, res.Diagnostics.Map.AutoConcurrency.Final)
 	})
+}
+
+// A run with no batch to map records a limit that did nothing.
+func TestAutoConcurrencyNoBatch(t *testing.T) {
+	model := &batchModel{outcome: func(int) error { return nil }}
+	e, _ := newEngine(t, gs.Records{}, model)
+	e.AutoConcurrency = &gs.AutoConcurrency{}
+	res, err := e.Search(context.Background(), oneBatchPerSummary(t, "Which themes?", nil))
+	require.NoError(t, err)
+	assert.Equal(t, gs.StatusNoResults, res.Status)
+	assert.Zero(t, model.total())
+	assert.Equal(t, &gs.AutoConcurrencyReport{}, res.Diagnostics.Map.AutoConcurrency)
 }

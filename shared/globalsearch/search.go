@@ -107,30 +107,45 @@ func (p Params) validate(prompts Prompts) error {
 // forEachBatch runs try for every batch index with at most workers in
 // flight and up to attempts tries each. It returns the failures in index
 // order; a cancelled ctx fails what has not started.
+func forEachBatch(ctx context.Context, count, workers, attempts int, try func(ctx context.Context, index, attempt int) error) []error {
+	return runPool(ctx, count, workers, try, func(ctx context.Context, call func(attempt int) error) (err error) {
+		for attempt := 1; attempt <= attempts; attempt++ {
+			if err = ctx.Err(); err != nil {
+				return err
+			}
+			if err = call(attempt); err == nil {
+				return nil
+			}
+		}
+		return err
+	}, nil)
+}
+
+// runPool is the worker pool of every map-like stage: workers goroutines
+// take the batch indexes in order, and tries makes a batch's tries, each
+// through call (try on that index), returning the last one's error. done,
+// when set, hears of each batch once tries returns. It returns each
+// batch's error (nil when it succeeded) in index order.
 //
 // A panic in try is a bug, not a failed batch: the pool stops starting
 // calls, and once every worker has returned the panic is raised again as a
 // *WorkerPanic on the caller's goroutine, where the edge that recovers
 // panics (the CLI's command edge, the Lambda runtime) can see it. Left in
 // the worker it would end the process past every recover.
-func forEachBatch(ctx context.Context, count, workers, attempts int, try func(ctx context.Context, index, attempt int) error) []error {
+func runPool(ctx context.Context, count, workers int, try func(ctx context.Context, index, attempt int) error,
+	tries func(ctx context.Context, call func(attempt int) error) error, done func()) []error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	errs := make([]error, count)
-	workers = min(workers, count)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	guard := &workerGuard{stop: stop}
-	for range workers {
+	for range min(workers, count) {
 		wg.Go(func() {
 			for i := range next {
-				for attempt := 1; attempt <= attempts; attempt++ {
-					if errs[i] = ctx.Err(); errs[i] != nil {
-						break
-					}
-					if errs[i] = guard.try(ctx, try, i, attempt); errs[i] == nil {
-						break
-					}
+				errs[i] = tries(ctx, func(attempt int) error { return guard.try(ctx, try, i, attempt) })
+				if done != nil {
+					done()
 				}
 			}
 		})
