@@ -94,3 +94,18 @@ func TestRunConcurrencyAuto(t *testing.T) {
 	}
 	assert.Equal(t, answers["2"], answers["auto"], "the limit changes when calls are made, not what they answer")
 }
+
+// TestMCPConcurrencyAuto: mcp --concurrency auto searches under the
+// adaptive limit, as run does.
+func TestMCPConcurrencyAuto(t *testing.T) {
+	path := writeIndex(t, titledIndex())
+	env, _, _ := testEnv("")
+	tools := &mcpTools{env: env, flags: mcpFlags(t, env, "--index", path, "--no-cache", "--concurrency", "auto")}
+	cs := connectTools(t, tools, nil)
+	var out searchOutput
+	res := callTool(t, cs, "global_search", map[string]any{"query": "How did solar power change?", "level": 1}, &out)
+	require.False(t, res.IsError, toolText(res))
+	assert.Equal(t, globalsearch.StatusCompleted, out.Status)
+	require.NotNil(t, tools.search, "the first search opened the engine")
+	assert.NotNil(t, tools.search.AutoConcurrency)
+}

@@ -101,7 +101,7 @@ func (c *concurrencyFlag) Set(s string) error {
 // effect, and what auto does.
 func concurrencyHelp(d globalsearch.Defaults) string {
 	return defaultHelp("map calls in flight at most", "mapConcurrency", d.MapConcurrency) +
-		fmt.Sprintf(`; "auto": run adapts the limit to the model's throttling, up to %d`, globalsearch.DefaultAutoCeiling)
+		fmt.Sprintf(`; "auto" (run, mcp): adapt the limit to the model's throttling, up to %d`, globalsearch.DefaultAutoCeiling)
 }
 
 // defaultHelp is the help text of a flag whose default a GRAPHRAG_*
