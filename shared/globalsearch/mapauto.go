@@ -21,9 +21,10 @@ type AutoConcurrency struct {
 	Ceiling int
 }
 
-// DefaultAutoCeiling is the ceiling of AutoConcurrency: eight times the
-// deployment's MapMaxConcurrency, as many calls as one process keeps in
-// flight without strain.
+// DefaultAutoCeiling is the ceiling of AutoConcurrency. 64 calls of ~8k
+// tokens and ~10 s reserve about 3M tokens a minute, more than a model's
+// quota usually admits, so the quota rather than the ceiling sets the
+// limit; and one process keeps 64 calls in flight without strain.
 const DefaultAutoCeiling = 64
 
 // ThrottleRetries is how many refused calls a batch retries without
