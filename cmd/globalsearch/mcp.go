@@ -68,7 +68,7 @@ func newMCPFlagSet(f *searchFlags, env *cliEnv) *flag.FlagSet {
 	f.prompts.register(fs)
 	registerVerbose(fs, &f.verbose)
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed of every search (default: random per call); a fixed seed lets a repeated question reuse the map cache")
-	fs.Var(&f.concurrency, "concurrency", concurrencyHelp(helpDefaults(env)))
+	concurrencyFlag{&f.concurrency, &f.autoConcurrency}.register(fs, helpDefaults(env))
 	return fs
 }
 
@@ -240,8 +240,9 @@ func (t *mcpTools) request(in searchInput) (toolRequest, error) {
 		seed := t.flags.seed
 		req.ShuffleSeed = &seed
 	}
-	if c := t.flags.concurrency; t.flags.set["concurrency"] && !c.auto {
-		req.MapConcurrency = &c.calls
+	if t.flags.set["concurrency"] && !t.flags.autoConcurrency {
+		calls := t.flags.concurrency
+		req.MapConcurrency = &calls
 	}
 	return req, nil
 }

@@ -16,29 +16,29 @@ import (
 // searchFlags are the flags run and plan share; they map one to one onto
 // the request fields of docs/contract.md#request.
 type searchFlags struct {
-	index                                              indexOptions
-	model                                              modelOptions
-	cache                                              cacheOptions
-	prompts                                            promptOptions
-	query                                              string
-	namespace                                          string
-	level                                              string
-	responseType                                       string
-	batching                                           string
-	standing                                           string
-	tokenizer                                          string
-	mapBudget, reduceBudget, mapReserve, reduceReserve int
-	concurrency                                        concurrencyFlag
-	seed                                               int64
-	maxMapTextMB                                       int64
-	maxModelCalls, maxMapTokens                        int
-	maxCostUSD                                         float64
-	selection, ratingModel                             string
-	ratingThreshold                                    int
-	noShuffle                                          bool
-	jsonOut                                            bool
-	verbose                                            bool
-	set                                                map[string]bool
+	index                                                           indexOptions
+	model                                                           modelOptions
+	cache                                                           cacheOptions
+	prompts                                                         promptOptions
+	query                                                           string
+	namespace                                                       string
+	level                                                           string
+	responseType                                                    string
+	batching                                                        string
+	standing                                                        string
+	tokenizer                                                       string
+	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
+	autoConcurrency                                                 bool // --concurrency auto (concurrencyFlag)
+	seed                                                            int64
+	maxMapTextMB                                                    int64
+	maxModelCalls, maxMapTokens                                     int
+	maxCostUSD                                                      float64
+	selection, ratingModel                                          string
+	ratingThreshold                                                 int
+	noShuffle                                                       bool
+	jsonOut                                                         bool
+	verbose                                                         bool
+	set                                                             map[string]bool
 }
 
 // intFlag is the flag of an integer request field: its value, where the
@@ -67,34 +67,42 @@ var intFlags = []intFlag{
 }
 
 // concurrencyFlag is --concurrency: a number, the request's
-// mapConcurrency, or "auto", which leaves the request's to its default and
-// has run adapt the limit to the model's throttling
+// mapConcurrency (calls), or "auto", which leaves the request's to its
+// default and has run and mcp adapt the limit to the model's throttling
 // (docs/contract.md#auto-concurrency).
 type concurrencyFlag struct {
-	calls int
-	auto  bool
+	calls *int
+	auto  *bool
 }
 
-func (c *concurrencyFlag) String() string {
-	if c.auto {
+func (c concurrencyFlag) String() string {
+	switch {
+	case c.auto != nil && *c.auto:
 		return "auto"
+	case c.calls != nil:
+		return strconv.Itoa(*c.calls)
 	}
-	return strconv.Itoa(c.calls)
+	return "0"
 }
 
 // Set reads a number as the integer flags do (the request refuses one
 // below 1, naming mapConcurrency), or "auto".
-func (c *concurrencyFlag) Set(s string) error {
+func (c concurrencyFlag) Set(s string) error {
 	if s == "auto" {
-		c.calls, c.auto = 0, true
+		*c.calls, *c.auto = 0, true
 		return nil
 	}
 	n, err := strconv.ParseInt(s, 0, strconv.IntSize)
 	if err != nil {
 		return errors.New(`want a number of map calls or "auto"`)
 	}
-	c.calls, c.auto = int(n), false
+	*c.calls, *c.auto = int(n), false
 	return nil
+}
+
+// register registers --concurrency into fs for f.
+func (c concurrencyFlag) register(fs *flag.FlagSet, d globalsearch.Defaults) {
+	fs.Var(c, "concurrency", concurrencyHelp(d))
 }
 
 // concurrencyHelp is --concurrency's help: the request field's default in
@@ -198,7 +206,7 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	for _, fl := range intFlags {
 		fs.IntVar(fl.value(f), fl.name, 0, defaultHelp(fl.what, fl.field, fl.def(d)))
 	}
-	fs.Var(&f.concurrency, "concurrency", concurrencyHelp(d))
+	concurrencyFlag{&f.concurrency, &f.autoConcurrency}.register(fs, d)
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed (default: random, recorded in the result)")
 	fs.BoolVar(&f.noShuffle, "no-shuffle", false, "keep summaries in id order")
 	fs.StringVar(&f.batching, "batching", d.Batching, `how batches are ordered and cut: "greedy" (shuffle, then fill each batch) or "stable" (a re-built index re-maps only the batches a change touched); $`+globalsearch.DefaultVariable("batching")+` sets the default`)
@@ -270,8 +278,8 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 			*fl.request(&req) = fl.value(f)
 		}
 	}
-	if f.set["concurrency"] && !f.concurrency.auto {
-		req.MapConcurrency = &f.concurrency.calls
+	if f.set["concurrency"] && !f.autoConcurrency {
+		req.MapConcurrency = &f.concurrency
 	}
 	if f.set["max-map-tokens"] {
 		req.MaxMapInputTokens = &f.maxMapTokens

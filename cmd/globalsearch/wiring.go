@@ -61,7 +61,7 @@ func (f *searchFlags) newEngine(ctx context.Context, env *cliEnv, idx globalsear
 	if f.verbose {
 		e.Logger = slog.New(slog.NewJSONHandler(env.stderr, nil))
 	}
-	if f.concurrency.auto {
+	if f.autoConcurrency {
 		e.AutoConcurrency = &globalsearch.AutoConcurrency{}
 	}
 	if f.standing != "" {
