@@ -68,6 +68,7 @@ func newMCPFlagSet(f *searchFlags, env *cliEnv) *flag.FlagSet {
 	f.prompts.register(fs)
 	registerVerbose(fs, &f.verbose)
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed of every search (default: random per call); a fixed seed lets a repeated question reuse the map cache")
+	concurrencyFlag{&f.concurrency, &f.autoConcurrency}.register(fs, helpDefaults(env))
 	return fs
 }
 
@@ -238,6 +239,10 @@ func (t *mcpTools) request(in searchInput) (toolRequest, error) {
 	if t.flags.set["seed"] {
 		seed := t.flags.seed
 		req.ShuffleSeed = &seed
+	}
+	if t.flags.set["concurrency"] && !t.flags.autoConcurrency {
+		calls := t.flags.concurrency
+		req.MapConcurrency = &calls
 	}
 	return req, nil
 }

@@ -188,6 +188,7 @@ func TestMCPCommandUsage(t *testing.T) {
 		{"one price alone", []string{"--index", "x.json", "--price-in", "1"}, "--price-in and --price-out"},
 		{"stray argument", []string{"--index", "x.json", "extra"}, `unexpected argument "extra"`},
 		{"cache and no cache", []string{"--index", "x.json", "--cache", "d", "--no-cache"}, "--cache needs a directory and excludes --no-cache"},
+		{"a concurrency neither a number nor auto", []string{"--index", "x.json", "--concurrency", "lots"}, `invalid value "lots" for flag -concurrency`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -233,6 +234,22 @@ func TestMCPToolRequest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tools := &mcpTools{flags: &searchFlags{seed: 5, set: map[string]bool{"seed": tc.seed}}}
 			req, err := tools.request(tc.in)
+			require.NoError(t, err)
+			data, err := json.Marshal(req)
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.want, string(data))
+		})
+	}
+	// --concurrency N is every search's mapConcurrency; auto leaves it to
+	// the default and adapts (docs/contract.md#auto-concurrency).
+	for _, tc := range []struct {
+		value string
+		want  string
+	}{{"3", `{"query":"q","mapConcurrency":3}`}, {"auto", `{"query":"q"}`}} {
+		t.Run("--concurrency "+tc.value, func(t *testing.T) {
+			env, _, _ := testEnv("")
+			f := mcpFlags(t, env, "--concurrency", tc.value)
+			req, err := (&mcpTools{flags: f}).request(searchInput{Query: "q"})
 			require.NoError(t, err)
 			data, err := json.Marshal(req)
 			require.NoError(t, err)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -26,6 +28,7 @@ type searchFlags struct {
 	standing                                                        string
 	tokenizer                                                       string
 	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
+	autoConcurrency                                                 bool // --concurrency auto (concurrencyFlag)
 	seed                                                            int64
 	maxMapTextMB                                                    int64
 	maxModelCalls, maxMapTokens                                     int
@@ -61,9 +64,52 @@ var intFlags = []intFlag{
 	{"reduce-reserve", "reduceOutputReserve", "reduce output reserve",
 		func(f *searchFlags) *int { return &f.reduceReserve }, func(r *globalsearch.Request) **int { return &r.ReduceOutputReserve },
 		func(d globalsearch.Defaults) int { return d.ReduceOutputReserve }},
-	{"concurrency", "mapConcurrency", "map calls in flight at most",
-		func(f *searchFlags) *int { return &f.concurrency }, func(r *globalsearch.Request) **int { return &r.MapConcurrency },
-		func(d globalsearch.Defaults) int { return d.MapConcurrency }},
+}
+
+// concurrencyFlag is --concurrency: a number, the request's
+// mapConcurrency (calls), or "auto", which leaves the request's to its
+// default and has run and mcp adapt the limit to the model's throttling
+// (docs/contract.md#auto-concurrency).
+type concurrencyFlag struct {
+	calls *int
+	auto  *bool
+}
+
+func (c concurrencyFlag) String() string {
+	switch {
+	case c.auto != nil && *c.auto:
+		return "auto"
+	case c.calls != nil:
+		return strconv.Itoa(*c.calls)
+	}
+	return "0"
+}
+
+// Set reads a number as the integer flags do (the request refuses one
+// below 1, naming mapConcurrency), or "auto".
+func (c concurrencyFlag) Set(s string) error {
+	if s == "auto" {
+		*c.calls, *c.auto = 0, true
+		return nil
+	}
+	n, err := strconv.ParseInt(s, 0, strconv.IntSize)
+	if err != nil {
+		return errors.New(`want a number of map calls or "auto"`)
+	}
+	*c.calls, *c.auto = int(n), false
+	return nil
+}
+
+// register registers --concurrency into fs for f.
+func (c concurrencyFlag) register(fs *flag.FlagSet, d globalsearch.Defaults) {
+	fs.Var(c, "concurrency", concurrencyHelp(d))
+}
+
+// concurrencyHelp is --concurrency's help: the request field's default in
+// effect, and what auto does.
+func concurrencyHelp(d globalsearch.Defaults) string {
+	return defaultHelp("map calls in flight at most", "mapConcurrency", d.MapConcurrency) +
+		fmt.Sprintf(`; "auto" (run, mcp): adapt the limit to the model's throttling, up to %d`, globalsearch.DefaultAutoCeiling)
 }
 
 // defaultHelp is the help text of a flag whose default a GRAPHRAG_*
@@ -160,6 +206,7 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	for _, fl := range intFlags {
 		fs.IntVar(fl.value(f), fl.name, 0, defaultHelp(fl.what, fl.field, fl.def(d)))
 	}
+	concurrencyFlag{&f.concurrency, &f.autoConcurrency}.register(fs, d)
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed (default: random, recorded in the result)")
 	fs.BoolVar(&f.noShuffle, "no-shuffle", false, "keep summaries in id order")
 	fs.StringVar(&f.batching, "batching", d.Batching, `how batches are ordered and cut: "greedy" (shuffle, then fill each batch) or "stable" (a re-built index re-maps only the batches a change touched); $`+globalsearch.DefaultVariable("batching")+` sets the default`)
@@ -230,6 +277,9 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 		if f.set[fl.name] {
 			*fl.request(&req) = fl.value(f)
 		}
+	}
+	if f.set["concurrency"] && !f.autoConcurrency {
+		req.MapConcurrency = &f.concurrency
 	}
 	if f.set["max-map-tokens"] {
 		req.MaxMapInputTokens = &f.maxMapTokens

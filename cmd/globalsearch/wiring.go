@@ -61,6 +61,9 @@ func (f *searchFlags) newEngine(ctx context.Context, env *cliEnv, idx globalsear
 	if f.verbose {
 		e.Logger = slog.New(slog.NewJSONHandler(env.stderr, nil))
 	}
+	if f.autoConcurrency {
+		e.AutoConcurrency = &globalsearch.AutoConcurrency{}
+	}
 	if f.standing != "" {
 		if e.Standing, err = f.cache.standing(env); err != nil {
 			return nil, err

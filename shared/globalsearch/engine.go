@@ -56,7 +56,16 @@ type Engine struct {
 	// attempts (the CLI's progress line). Calls never overlap and done
 	// goes up by one each time.
 	Progress func(done, total int)
-	Now      func() time.Time
+	// AutoConcurrency, when set, runs Search's map calls under an adaptive
+	// limit instead of the request's mapConcurrency
+	// (docs/contract.md#auto-concurrency); the steps the state machine runs
+	// ignore it.
+	AutoConcurrency *AutoConcurrency
+	Now             func() time.Time
+
+	// autoReport is what AutoConcurrency did in the run this engine
+	// reduces: Search sets it on a copy of the engine.
+	autoReport *AutoConcurrencyReport
 }
 
 // DefaultMaxMapTextBytes is the map-text ceiling when none is configured:

@@ -94,6 +94,10 @@ func KindOf(err error) Kind {
 type BatchError struct {
 	Index int
 	Err   error
+	// refused is a model call the model refused for load (KindThrottled
+	// from Complete itself): AutoConcurrency retries it without spending
+	// an attempt (docs/contract.md#auto-concurrency).
+	refused bool
 }
 
 func (e *BatchError) Error() string { return fmt.Sprintf("map batch %d: %v", e.Index, e.Err) }

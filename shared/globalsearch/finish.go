@@ -101,6 +101,7 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	}
 	d := &res.Diagnostics
 	d.FinishedAt = e.now()
+	d.Map.AutoConcurrency = e.autoReport
 	// Rating calls are model calls of the run too (docs/contract.md#dynamic-selection).
 	d.ModelCalls = d.Selection.RatingCalls + d.Map.ModelCalls + d.Reduce.ModelCalls
 	d.InputTokens = d.Selection.RatingInputTokens + d.Map.InputTokens + d.Reduce.InputTokens

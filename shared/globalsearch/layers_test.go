@@ -11,8 +11,8 @@ import (
 )
 
 // The layers of the module (README "Architecture"). The domain
-// (shared/globalsearch with shared/batch, shared/tokens and the helper
-// shared/strictjson) defines the records, their rules and the ports.
+// (shared/globalsearch with shared/batch, shared/tokens and the helpers
+// shared/strictjson and shared/aimd) defines the records, their rules and the ports.
 // Adapters implement a port or translate a format, each against the domain
 // alone. The edges (shared/api, shared/workflow) turn events into domain
 // calls through the ports. A platform format (shared/taskerror: the error
@@ -26,7 +26,7 @@ import (
 const module = "github.com/graphrag-global/graphrag-global/"
 
 var (
-	domain   = []string{"shared/globalsearch", "shared/batch", "shared/tokens", "shared/strictjson"}
+	domain   = []string{"shared/globalsearch", "shared/batch", "shared/tokens", "shared/strictjson", "shared/aimd"}
 	edges    = []string{"shared/api", "shared/workflow"}
 	platform = []string{"shared/taskerror"}
 )

@@ -54,6 +54,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 		}
 	}
 	resp, err := e.Model.Complete(ctx, req)
+	refused := err != nil && KindOf(err) == KindThrottled
 	if err == nil {
 		var a MapAnswer
 		a.Answer, a.Usefulness, err = ParseMapOutput(resp.Text)
@@ -80,7 +81,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 	}
 	e.logger().LogAttrs(ctx, slogError, "map batch attempt failed", stepAttrs(queryID, "map", start,
 		"batch", index, "attempts", attempt, "status", "failed", "error", err.Error())...)
-	return MapAnswer{}, &BatchError{Index: index, Err: err}
+	return MapAnswer{}, &BatchError{Index: index, Err: err, refused: refused}
 }
 
 // citeWithin holds a's citation marks to its batch (CiteWithin,

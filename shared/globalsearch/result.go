@@ -81,6 +81,10 @@ type StageUsage struct {
 	// were not in their batch (docs/contract.md#citation-marks); reduce's
 	// counterpart is Diagnostics.InvalidCitations.
 	DroppedCitations int `json:"droppedCitations,omitempty"`
+	// AutoConcurrency (map only) is what the adaptive limit did in a run
+	// of an in-process Search with AutoConcurrency
+	// (docs/contract.md#auto-concurrency); absent at a fixed limit.
+	AutoConcurrency *AutoConcurrencyReport `json:"autoConcurrency,omitempty"`
 }
 
 // Diagnostics are the signals of a run (docs/contract.md#result).

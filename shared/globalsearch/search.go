@@ -10,7 +10,8 @@ import (
 
 // Search runs a whole search in one process (docs/contract.md#local) through the same
 // steps the state machine runs: Prepare, MapBatch for every batch with at
-// most min(mapConcurrency, batches) in flight and two attempts each, then
+// most min(mapConcurrency, batches) in flight and two attempts each (with
+// AutoConcurrency set, under its adaptive limit instead), then
 // Reduce with two attempts (then FailReduce), all in the run Prepare
 // started. The returned Result is also saved in Runs; on failure it has
 // status failed and the error says why, except when the query id names a
@@ -33,9 +34,8 @@ func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
 		progressMu sync.Mutex
 		finished   int
 	)
-	errs := forEachBatch(ctx, out.BatchCount, p.MapConcurrency, MapAttempts, func(ctx context.Context, index, attempt int) error {
-		_, err := e.MapBatch(ctx, p.QueryID, out.RunID, index, attempt)
-		if e.Progress != nil && (err == nil || attempt == MapAttempts) {
+	batchDone := func() {
+		if e.Progress != nil {
 			// Counting and reporting under one lock: a count taken outside
 			// it could be reported after a larger one (17/43, then 14/43).
 			progressMu.Lock()
@@ -43,8 +43,28 @@ func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
 			e.Progress(finished, out.BatchCount)
 			progressMu.Unlock()
 		}
+	}
+	try := func(ctx context.Context, index, attempt int) error {
+		_, err := e.MapBatch(ctx, p.QueryID, out.RunID, index, attempt)
 		return err
-	})
+	}
+	reducer := e
+	var errs []error
+	if e.AutoConcurrency != nil {
+		var report *AutoConcurrencyReport
+		errs, report = e.AutoConcurrency.forEachBatch(ctx, out.BatchCount, try, batchDone)
+		// The report reaches the result through the engine that reduces.
+		withReport := *e
+		withReport.autoReport, reducer = report, &withReport
+	} else {
+		errs = forEachBatch(ctx, out.BatchCount, p.MapConcurrency, MapAttempts, func(ctx context.Context, index, attempt int) error {
+			err := try(ctx, index, attempt)
+			if err == nil || attempt == MapAttempts {
+				batchDone()
+			}
+			return err
+		})
+	}
 	var failures []BatchFailure
 	for i, err := range errs {
 		if err != nil {
@@ -56,12 +76,12 @@ func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
 		}
 	}
 	for attempt := 1; ; attempt++ {
-		res, err := e.Reduce(ctx, p.QueryID, out.RunID, failures)
+		res, err := reducer.Reduce(ctx, p.QueryID, out.RunID, failures)
 		if err == nil || KindOf(err) == KindAllBatchesFailed {
 			return res, err
 		}
 		if attempt == ReduceAttempts || ctx.Err() != nil {
-			return e.FailReduce(ctx, p.QueryID, out.RunID, failures, err)
+			return reducer.FailReduce(ctx, p.QueryID, out.RunID, failures, err)
 		}
 	}
 }
@@ -87,43 +107,45 @@ func (p Params) validate(prompts Prompts) error {
 // forEachBatch runs try for every batch index with at most workers in
 // flight and up to attempts tries each. It returns the failures in index
 // order; a cancelled ctx fails what has not started.
+func forEachBatch(ctx context.Context, count, workers, attempts int, try func(ctx context.Context, index, attempt int) error) []error {
+	return runPool(ctx, count, workers, try, func(ctx context.Context, call func(attempt int) error) (err error) {
+		for attempt := 1; attempt <= attempts; attempt++ {
+			if err = ctx.Err(); err != nil {
+				return err
+			}
+			if err = call(attempt); err == nil {
+				return nil
+			}
+		}
+		return err
+	}, nil)
+}
+
+// runPool is the worker pool of every map-like stage: workers goroutines
+// take the batch indexes in order, and tries makes a batch's tries, each
+// through call (try on that index), returning the last one's error. done,
+// when set, hears of each batch once tries returns. It returns each
+// batch's error (nil when it succeeded) in index order.
 //
 // A panic in try is a bug, not a failed batch: the pool stops starting
 // calls, and once every worker has returned the panic is raised again as a
 // *WorkerPanic on the caller's goroutine, where the edge that recovers
 // panics (the CLI's command edge, the Lambda runtime) can see it. Left in
 // the worker it would end the process past every recover.
-func forEachBatch(ctx context.Context, count, workers, attempts int, try func(ctx context.Context, index, attempt int) error) []error {
+func runPool(ctx context.Context, count, workers int, try func(ctx context.Context, index, attempt int) error,
+	tries func(ctx context.Context, call func(attempt int) error) error, done func()) []error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	errs := make([]error, count)
-	workers = min(workers, count)
 	next := make(chan int)
-	var (
-		wg        sync.WaitGroup
-		panicOnce sync.Once
-		panicked  *WorkerPanic
-	)
-	guarded := func(index, attempt int) (err error) {
-		defer func() {
-			if v := recover(); v != nil {
-				panicOnce.Do(func() { panicked = &WorkerPanic{Value: v, Stack: debug.Stack()} })
-				stop()
-				err = context.Canceled
-			}
-		}()
-		return try(ctx, index, attempt)
-	}
-	for range workers {
+	var wg sync.WaitGroup
+	guard := &workerGuard{stop: stop}
+	for range min(workers, count) {
 		wg.Go(func() {
 			for i := range next {
-				for attempt := 1; attempt <= attempts; attempt++ {
-					if errs[i] = ctx.Err(); errs[i] != nil {
-						break
-					}
-					if errs[i] = guarded(i, attempt); errs[i] == nil {
-						break
-					}
+				errs[i] = tries(ctx, func(attempt int) error { return guard.try(ctx, try, i, attempt) })
+				if done != nil {
+					done()
 				}
 			}
 		})
@@ -133,10 +155,35 @@ func forEachBatch(ctx context.Context, count, workers, attempts int, try func(ct
 	}
 	close(next)
 	wg.Wait()
-	if panicked != nil {
-		panic(panicked)
-	}
+	guard.raise()
 	return errs
+}
+
+// workerGuard keeps a worker pool's first panic: try recovers it and stops
+// the pool (stop), raise raises it again once every worker has returned.
+type workerGuard struct {
+	stop     context.CancelFunc
+	once     sync.Once
+	panicked *WorkerPanic
+}
+
+func (g *workerGuard) try(ctx context.Context, try func(ctx context.Context, index, attempt int) error, index, attempt int) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			g.once.Do(func() { g.panicked = &WorkerPanic{Value: v, Stack: debug.Stack()} })
+			g.stop()
+			err = context.Canceled
+		}
+	}()
+	return try(ctx, index, attempt)
+}
+
+// raise is called once the workers have all returned, so panicked is no
+// longer written.
+func (g *workerGuard) raise() {
+	if g.panicked != nil {
+		panic(g.panicked)
+	}
 }
 
 // WorkerPanic is a panic of a map worker raised again on the goroutine

@@ -21,9 +21,12 @@ func TestWorkerPanicReachesTheCaller(t *testing.T) {
 	tests := []struct {
 		name    string
 		panicOn func(call int) bool
+		auto    bool // the adaptive pool (docs/contract.md#auto-concurrency) does the same
 	}{
-		{"one batch", func(call int) bool { return call == 2 }},
-		{"every batch", func(int) bool { return true }},
+		{"one batch", func(call int) bool { return call == 2 }, false},
+		{"every batch", func(int) bool { return true }, false},
+		{"one batch, auto", func(call int) bool { return call == 2 }, true},
+		{"every batch, auto", func(int) bool { return true }, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -35,6 +38,9 @@ func TestWorkerPanicReachesTheCaller(t *testing.T) {
 				return answerEverything(req, call)
 			}}
 			e, _ := newEngine(t, leafNamespace(6), model)
+			if tc.auto {
+				e.AutoConcurrency = &gs.AutoConcurrency{Ceiling: 2}
+			}
 			p := oneBatchPerSummary(t, "Which themes?", func(r *gs.Request) {
 				two := 2
 				r.MapConcurrency = &two

@@ -1,0 +1,157 @@
+// Package aimd is an adaptive limit on calls in flight: additive increase,
+// multiplicative decrease, the rule TCP sizes its window by. A caller takes
+// a slot before each call and says how the call ended; the limit grows by
+// one after every window of calls the server admitted and halves when one
+// is refused for load (docs/contract.md#auto-concurrency). It knows nothing
+// of models or batches.
+package aimd
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Limiter is the adaptive limit. It is safe for concurrent use.
+type Limiter struct {
+	mu       sync.Mutex
+	ceiling  int
+	limit    int
+	inFlight int
+	// admitted counts the calls admitted since the limit last changed: a
+	// whole window of them (as many as the limit) raises it by one.
+	admitted int
+	// epoch counts the decreases. A slot remembers the epoch it was taken
+	// in, so that the calls sent under the old limit, refused in the same
+	// burst, halve it once and not once each.
+	epoch     int
+	stats     Stats
+	openSlots chan struct{} // closed, and replaced, whenever a slot may have opened
+}
+
+// Stats is what a Limiter did.
+type Stats struct {
+	// Ceiling is the most the limit could reach; Peak the most it did;
+	// Final the limit when the stats were read.
+	Ceiling int `json:"ceiling"`
+	Peak    int `json:"peak"`
+	Final   int `json:"final"`
+	// Throttled counts the calls refused for load.
+	Throttled int `json:"throttled"`
+}
+
+// Slot is one call's admission by the Limiter; Done or Throttled returns it.
+type Slot struct{ epoch int }
+
+// New returns a Limiter that starts at ceiling (at least 1): a refused call
+// costs the server nothing, so the limit starts high and the first refusal
+// brings it down, rather than climbing one window at a time to a quota
+// that was there from the start.
+func New(ceiling int) *Limiter {
+	ceiling = max(ceiling, 1)
+	return &Limiter{ceiling: ceiling, limit: ceiling, stats: Stats{Ceiling: ceiling, Peak: ceiling},
+		openSlots: make(chan struct{})}
+}
+
+// Acquire waits for a slot: until fewer calls than the limit are in
+// flight, or ctx ends.
+func (l *Limiter) Acquire(ctx context.Context) (Slot, error) {
+	for {
+		l.mu.Lock()
+		if l.inFlight < l.limit {
+			l.inFlight++
+			s := Slot{epoch: l.epoch}
+			l.mu.Unlock()
+			return s, nil
+		}
+		open := l.openSlots
+		l.mu.Unlock()
+		select {
+		case <-open:
+		case <-ctx.Done():
+			return Slot{}, ctx.Err()
+		}
+	}
+}
+
+// Done returns the slot of a call the server admitted, whatever it then
+// answered: it counts towards the window that raises the limit.
+func (l *Limiter) Done(s Slot) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.admitted++
+	if l.admitted >= l.limit {
+		l.admitted = 0
+		l.limit = min(l.limit+1, l.ceiling)
+		l.stats.Peak = max(l.stats.Peak, l.limit)
+	}
+	l.release()
+}
+
+// Throttled returns the slot of a call the server refused for load. The
+// first refusal of the calls sent under one limit halves it (floor 1).
+func (l *Limiter) Throttled(s Slot) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stats.Throttled++
+	if s.epoch == l.epoch {
+		l.limit = max(1, l.limit/2)
+		l.epoch++
+		l.admitted = 0
+	}
+	l.release()
+}
+
+// release frees a slot; l.mu is held.
+func (l *Limiter) release() {
+	l.inFlight--
+	close(l.openSlots)
+	l.openSlots = make(chan struct{})
+}
+
+// Limit is the limit now.
+func (l *Limiter) Limit() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.limit
+}
+
+// Stats reports what the Limiter did so far.
+func (l *Limiter) Stats() Stats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.stats
+	s.Final = l.limit
+	return s
+}
+
+// The waits after a refused call: the first is FirstBackoff, each next one
+// twice the one before, up to MaxBackoff.
+const (
+	FirstBackoff = time.Second
+	MaxBackoff   = 30 * time.Second
+)
+
+// Backoff is the wait before the retry that follows a call's n-th refusal
+// (n from 1). It is the same for every call: the limit, not a random
+// spread, keeps the retries from arriving all at once, since each takes a
+// slot again.
+func Backoff(n int) time.Duration {
+	d := FirstBackoff
+	for i := 1; i < n && d < MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, MaxBackoff)
+}
+
+// Wait sleeps d or until ctx ends, and returns ctx's error in that case.
+func Wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

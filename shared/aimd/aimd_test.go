@@ -1,0 +1,192 @@
+package aimd_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/aimd"
+)
+
+// step is one event of a script: take n slots, or end slot i (in the order
+// taken) as admitted or throttled.
+type step struct {
+	take      int
+	done      []int
+	throttled []int
+}
+
+func TestLimiterScripts(t *testing.T) {
+	tests := []struct {
+		name    string
+		ceiling int
+		script  []step
+		want    aimd.Stats
+	}{
+		{
+			name: "starts at its ceiling", ceiling: 8,
+			want: aimd.Stats{Ceiling: 8, Peak: 8, Final: 8},
+		},
+		{
+			name: "a ceiling below 1 is 1", ceiling: 0,
+			want: aimd.Stats{Ceiling: 1, Peak: 1, Final: 1},
+		},
+		{
+			name: "the refusals of one burst halve the limit once", ceiling: 8,
+			script: []step{{take: 8}, {throttled: []int{0, 1, 2, 3}}},
+			want:   aimd.Stats{Ceiling: 8, Peak: 8, Final: 4, Throttled: 4},
+		},
+		{
+			name: "a refusal of a call sent after the decrease halves it again", ceiling: 8,
+			script: []step{{take: 2}, {throttled: []int{0}}, {take: 1}, {throttled: []int{2, 1}}},
+			want:   aimd.Stats{Ceiling: 8, Peak: 8, Final: 2, Throttled: 3},
+		},
+		{
+			name: "the limit never falls below 1", ceiling: 2,
+			script: []step{{take: 1}, {throttled: []int{0}}, {take: 1}, {throttled: []int{1}}, {take: 1}, {throttled: []int{2}}},
+			want:   aimd.Stats{Ceiling: 2, Peak: 2, Final: 1, Throttled: 3},
+		},
+		{
+			name: "a window of admitted calls raises the limit by one", ceiling: 8,
+			// 8 -> 4; four admitted calls -> 5; five more -> 6.
+			script: []step{{take: 1}, {throttled: []int{0}}, {take: 4}, {done: []int{1, 2, 3, 4}}, {take: 5}, {done: []int{5, 6, 7, 8, 9}}},
+			want:   aimd.Stats{Ceiling: 8, Peak: 8, Final: 6, Throttled: 1},
+		},
+		{
+			name: "a raise never passes the ceiling", ceiling: 2,
+			script: []step{{take: 2}, {done: []int{0, 1}}, {take: 2}, {done: []int{2, 3}}},
+			want:   aimd.Stats{Ceiling: 2, Peak: 2, Final: 2},
+		},
+		{
+			name: "a call admitted under the old limit counts towards the new window", ceiling: 4,
+			// 4 -> 2 by slot 0; slots 1 and 2 (taken before) are admitted: 2 -> 3.
+			script: []step{{take: 3}, {throttled: []int{0}}, {done: []int{1, 2}}},
+			want:   aimd.Stats{Ceiling: 4, Peak: 4, Final: 3, Throttled: 1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := aimd.New(tt.ceiling)
+			var slots []aimd.Slot
+			for _, s := range tt.script {
+				for range s.take {
+					slot, err := l.Acquire(context.Background())
+					require.NoError(t, err)
+					slots = append(slots, slot)
+				}
+				for _, i := range s.done {
+					l.Done(slots[i])
+				}
+				for _, i := range s.throttled {
+					l.Throttled(slots[i])
+				}
+			}
+			assert.Equal(t, tt.want, l.Stats())
+			assert.Equal(t, tt.want.Final, l.Limit())
+		})
+	}
+}
+
+// At the limit, Acquire waits until a slot is given back, and no longer;
+// a wait ends with its context.
+func TestAcquireWaitsForASlot(t *testing.T) {
+	tests := []struct {
+		name    string
+		release func(l *aimd.Limiter, s aimd.Slot, cancel context.CancelFunc)
+		wantErr error
+	}{
+		{"an admitted call gives its slot back", func(l *aimd.Limiter, s aimd.Slot, _ context.CancelFunc) { l.Done(s) }, nil},
+		{"a cancelled wait ends", func(_ *aimd.Limiter, _ aimd.Slot, cancel context.CancelFunc) { cancel() }, context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := aimd.New(1)
+				held, err := l.Acquire(t.Context())
+				require.NoError(t, err)
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				got := make(chan error, 1)
+				go func() {
+					_, err := l.Acquire(ctx)
+					got <- err
+				}()
+				synctest.Wait()
+				require.Empty(t, got, "the second call waits while the first holds the only slot")
+				tt.release(l, held, cancel)
+				assert.ErrorIs(t, <-got, tt.wantErr)
+			})
+		})
+	}
+}
+
+// A throttled call's slot is free at once, but the halved limit holds the
+// next caller back until enough calls have ended.
+func TestThrottledGivesTheSlotBackUnderTheNewLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := aimd.New(4)
+		var slots []aimd.Slot
+		for range 4 {
+			s, err := l.Acquire(t.Context())
+			require.NoError(t, err)
+			slots = append(slots, s)
+		}
+		l.Throttled(slots[0]) // limit 2, three in flight
+		got := make(chan error, 1)
+		go func() {
+			_, err := l.Acquire(t.Context())
+			got <- err
+		}()
+		synctest.Wait()
+		require.Empty(t, got, "three in flight under a limit of 2")
+		l.Done(slots[1])
+		synctest.Wait()
+		require.Empty(t, got, "two in flight under a limit of 2")
+		l.Done(slots[2])
+		assert.NoError(t, <-got)
+	})
+}
+
+func TestBackoff(t *testing.T) {
+	tests := []struct {
+		n    int
+		want time.Duration
+	}{
+		{1, time.Second}, {2, 2 * time.Second}, {3, 4 * time.Second}, {5, 16 * time.Second},
+		{6, 30 * time.Second}, {9, 30 * time.Second}, {1000, 30 * time.Second},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, aimd.Backoff(tt.n), "refusal %d", tt.n)
+	}
+}
+
+func TestWait(t *testing.T) {
+	tests := []struct {
+		name     string
+		cancelAt time.Duration // 0: never
+		wantErr  error
+		wantTook time.Duration
+	}{
+		{"the whole wait", 0, nil, 3 * time.Second},
+		{"ended by its context", time.Second, context.Canceled, time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				if tt.cancelAt > 0 {
+					time.AfterFunc(tt.cancelAt, cancel)
+				}
+				start := time.Now()
+				err := aimd.Wait(ctx, 3*time.Second)
+				assert.ErrorIs(t, err, tt.wantErr)
+				assert.Equal(t, tt.wantTook, time.Since(start))
+			})
+		})
+	}
+}
