@@ -52,7 +52,7 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 	if owner == "" {
 		owner = p.QueryID
 	}
-	start := time.Now()
+	start, started := time.Now(), e.now()
 	fail := func(err error) error {
 		e.logger().LogAttrs(ctx, slogError, "prepare failed", stepAttrs(p.QueryID, "prepare", start, "status", "failed", "error", err.Error())...)
 		return err
@@ -78,8 +78,9 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 		plan.Batches[i].RunID = plan.RunID
 	}
 	if plan.CreatedAt.IsZero() { // a dynamic selection's run starts with its rating
-		plan.CreatedAt = e.now()
+		plan.CreatedAt = started
 	}
+	plan.PlannedAt = e.now()
 	if err := e.Runs.SavePlan(ctx, plan); err != nil {
 		return PreparedRun{}, Result{}, fail(fmt.Errorf("save plan of %s: %w", p.QueryID, err))
 	}
