@@ -170,15 +170,15 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 // reduceRun is what one reduce step works on. selected is how many
 // answers the reduce prompt holds, once selectAnswers has run.
 type reduceRun struct {
-	plan    Plan
-	answers []MapAnswer
-	res     Result
-	start   time.Time
-	// began is the step's start on the engine's clock, for the timeline;
-	// zero when the step does not measure reduce (FailReduce).
-	began    time.Time
+	plan     Plan
+	answers  []MapAnswer
+	res      Result
+	start    time.Time
 	selected int
 	counter  tokens.Counter // the plan's tokenizer (docs/contract.md#token-estimate)
+	// began is the step's start on the engine's clock, for the timeline;
+	// zero when the step does not measure reduce (FailReduce).
+	began time.Time
 }
 
 // selectAnswers is SelectAnswers over the run's answers with its request's
