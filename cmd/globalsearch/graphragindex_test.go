@@ -90,6 +90,7 @@ func cliOutput(t *testing.T, args ...string) string {
 	var res globalsearch.Result
 	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
 	res.QueryID, res.Diagnostics.StartedAt, res.Diagnostics.FinishedAt = "", time.Time{}, time.Time{}
+	res.Diagnostics.Timeline = globalsearch.Timeline{}
 	data, err := json.Marshal(res)
 	require.NoError(t, err)
 	return string(data)

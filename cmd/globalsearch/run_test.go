@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -33,6 +34,24 @@ func TestRunOfflineOnTheSampleIndex(t *testing.T) {
 	assert.Greater(t, res.Diagnostics.BatchCount, 1, "the long summary is split across batches")
 	assert.Equal(t, res.Diagnostics.BatchCount+1, res.Diagnostics.ModelCalls)
 	assert.Equal(t, int64(1), res.Diagnostics.ShuffleSeed)
+
+	// Every stage ran, so --json shows each in the timeline
+	// (docs/contract.md#timeline), the run's start as the result's.
+	var raw struct {
+		Diagnostics struct {
+			Timeline map[string]any `json:"timeline"`
+		} `json:"diagnostics"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &raw))
+	timeline := raw.Diagnostics.Timeline
+	assert.Equal(t, res.Diagnostics.StartedAt.Format(time.RFC3339Nano), timeline["startedAt"])
+	for _, stage := range []string{"prepareSeconds", "firstMapCallSeconds", "mapSeconds", "reduceSeconds"} {
+		seconds, ok := timeline[stage].(float64)
+		if assert.True(t, ok, "%s in %v", stage, timeline) {
+			assert.GreaterOrEqual(t, seconds, 0.0, stage)
+		}
+	}
+	assert.Len(t, timeline, 5, "the start and four stages")
 }
 
 func TestRunPrintsAnswerAndStatusLine(t *testing.T) {

@@ -58,7 +58,8 @@ func FailedResult(queryID, message string, at time.Time) Result {
 	return Result{
 		QueryID: queryID, Status: StatusFailed, Error: message,
 		SelectedMapAnswers: []SelectedAnswer{}, MapErrors: []BatchFailure{}, Citations: []Citation{},
-		Diagnostics: Diagnostics{StartedAt: at, FinishedAt: at, Coverage: Coverage{MapAnswers: &MapAnswerCoverage{}}},
+		Diagnostics: Diagnostics{StartedAt: at, FinishedAt: at, Coverage: Coverage{MapAnswers: &MapAnswerCoverage{}},
+			Timeline: Timeline{StartedAt: at}},
 	}
 }
 
@@ -87,6 +88,9 @@ func (e *Engine) FailReduce(ctx context.Context, queryID, runID string, failures
 		return Result{}, fmt.Errorf("%w (and recording the failure: %w)", cause, err)
 	}
 	r.res.Diagnostics.Reduce.ModelCalls = calls
+	// This step records the failure, not the attempts that made the calls:
+	// its own time is not reduce's (docs/contract.md#timeline).
+	r.began = time.Time{}
 	// The answers the failed reduce was given still reached it.
 	r.selectAnswers(e.prompts().Reduce.WithResponseType(r.plan.Params.ResponseType))
 	return e.finishReduce(ctx, r, StatusFailed, cause)
@@ -102,6 +106,7 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	d := &res.Diagnostics
 	d.FinishedAt = e.now()
 	d.Map.AutoConcurrency = e.autoReport
+	d.Timeline = timelineOf(r.plan, r.answers, r.began, d.FinishedAt)
 	// Rating calls are model calls of the run too (docs/contract.md#dynamic-selection).
 	d.ModelCalls = d.Selection.RatingCalls + d.Map.ModelCalls + d.Reduce.ModelCalls
 	d.InputTokens = d.Selection.RatingInputTokens + d.Map.InputTokens + d.Reduce.InputTokens

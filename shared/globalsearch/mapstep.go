@@ -42,6 +42,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 		if a, ok := e.cachedAnswer(ctx, queryID, key); ok && citeWithin(&a, b) == nil {
 			// The earlier attempts of this batch were real calls; the hit is not.
 			a.BatchIndex, a.CommunityIDs, a.Attempts, a.Cached = index, b.CommunityIDs, attempt-1, true
+			a.AnsweredAt = e.now()
 			if err = e.Runs.SaveMapAnswer(ctx, queryID, b.RunID, a); err == nil {
 				e.logger().LogAttrs(ctx, slogInfo, "map batch done", stepAttrs(queryID, "map", start,
 					"batch", index, "attempts", attempt, "usefulness", a.Usefulness, "status", "cached")...)
@@ -53,10 +54,11 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 			return MapAnswer{}, &BatchError{Index: index, Err: err}
 		}
 	}
+	calledAt := e.now()
 	resp, err := e.Model.Complete(ctx, req)
 	refused := err != nil && KindOf(err) == KindThrottled
 	if err == nil {
-		var a MapAnswer
+		a := MapAnswer{CalledAt: calledAt, AnsweredAt: e.now()}
 		a.Answer, a.Usefulness, err = ParseMapOutput(resp.Text)
 		raw := a.Answer
 		if err == nil {

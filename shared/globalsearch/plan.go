@@ -49,6 +49,11 @@ type Plan struct {
 	// the plan item keeps it, so reduce reports it without reading the index.
 	Coverage  Coverage  `json:"coverage"`
 	CreatedAt time.Time `json:"createdAt"`
+	// PlannedAt is when prepare had built the plan, just before it saved
+	// it, as CreatedAt is when the run started (prepare's start, before any
+	// read or rating call); a plan stored before it was recorded has none
+	// (docs/contract.md#timeline).
+	PlannedAt time.Time `json:"plannedAt,omitzero"`
 	// Changes is what changed since the previous run of the request's
 	// standing question (docs/contract.md#standing-questions), compared
 	// once, when the run is planned.

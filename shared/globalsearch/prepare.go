@@ -61,7 +61,7 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 	if owner == "" {
 		owner = p.QueryID
 	}
-	start := time.Now()
+	start, started := time.Now(), e.now()
 	fail := func(err error) error {
 		e.logger().LogAttrs(ctx, slogError, "prepare failed", stepAttrs(p.QueryID, "prepare", start, "status", "failed", "error", err.Error())...)
 		return err
@@ -90,6 +90,7 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 		res, err := e.failRun(context.WithoutCancel(ctx), stored, err)
 		return PreparedRun{}, res, fail(err)
 	}
+	plan.CreatedAt = started // the run starts with its prepare (docs/contract.md#timeline)
 	out, err := e.savePlan(ctx, plan, NewRunID(), owner)
 	if err != nil {
 		return PreparedRun{}, Result{}, fail(err)
@@ -107,9 +108,10 @@ func (e *Engine) savePlan(ctx context.Context, plan Plan, runID, owner string) (
 	for i := range plan.Batches {
 		plan.Batches[i].RunID = plan.RunID
 	}
-	if plan.CreatedAt.IsZero() { // a dynamic selection's run starts with its rating
+	if plan.CreatedAt.IsZero() {
 		plan.CreatedAt = e.now()
 	}
+	plan.PlannedAt = e.now()
 	if err := e.Runs.SavePlan(ctx, plan); err != nil {
 		return PreparedRun{}, fmt.Errorf("save plan of %s: %w", plan.Params.QueryID, err)
 	}

@@ -176,6 +176,9 @@ type reduceRun struct {
 	start    time.Time
 	selected int
 	counter  tokens.Counter // the plan's tokenizer (docs/contract.md#token-estimate)
+	// began is the step's start on the engine's clock, for the timeline;
+	// zero when the step does not measure reduce (FailReduce).
+	began time.Time
 }
 
 // selectAnswers is SelectAnswers over the run's answers with its request's
@@ -188,7 +191,7 @@ func (r *reduceRun) selectAnswers(reducePrompt Template) ([]MapAnswer, string, i
 }
 
 func (e *Engine) loadReduce(ctx context.Context, queryID, runID string, failures []BatchFailure) (*reduceRun, error) {
-	start := time.Now()
+	start, began := time.Now(), e.now()
 	// Reduce reads ids and token counts, never the map texts.
 	plan, err := e.Runs.PlanMeta(ctx, queryID)
 	if err != nil {
@@ -206,5 +209,5 @@ func (e *Engine) loadReduce(ctx context.Context, queryID, runID string, failures
 	if err != nil {
 		return nil, err
 	}
-	return &reduceRun{plan: plan, answers: answers, res: newResult(plan, answers, failures), start: start, counter: counter}, nil
+	return &reduceRun{plan: plan, answers: answers, res: newResult(plan, answers, failures), start: start, began: began, counter: counter}, nil
 }

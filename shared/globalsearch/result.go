@@ -21,6 +21,11 @@ type MapAnswer struct {
 	Cached            bool     `json:"cached,omitempty"`
 	InputTokens       int      `json:"inputTokens"`
 	OutputTokens      int      `json:"outputTokens"`
+	// CalledAt is when the model call that answered started (none for a
+	// cached answer), AnsweredAt when the answer was ready; an answer
+	// stored before either was recorded has neither (docs/contract.md#timeline).
+	CalledAt   time.Time `json:"calledAt,omitzero"`
+	AnsweredAt time.Time `json:"answeredAt,omitzero"`
 }
 
 // Status is the outcome of a run (docs/contract.md#result).
@@ -110,6 +115,9 @@ type Diagnostics struct {
 	Usage               Usage          `json:"usage"`
 	StartedAt           time.Time      `json:"startedAt"`
 	FinishedAt          time.Time      `json:"finishedAt"`
+	// Timeline is how long each stage took (docs/contract.md#timeline);
+	// absent only from a result stored before it was recorded.
+	Timeline Timeline `json:"timeline,omitzero"`
 
 	EmptyNamespace      bool     `json:"emptyNamespace,omitempty"`
 	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`

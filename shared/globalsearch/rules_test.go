@@ -273,6 +273,8 @@ func TestSecondMapAttemptReplacesTheFirst(t *testing.T) {
 		return text(fmt.Sprintf(`{"answer":"call %d","usefulness":%d}`, call, 10*call))
 	}}
 	e, s := newEngine(t, leafNamespace(1), model)
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	e.Now = func() time.Time { return at }
 	p := oneBatchPerSummary(t, "q?", nil)
 	out, err := e.Prepare(ctx, p)
 	require.NoError(t, err)
@@ -285,7 +287,7 @@ func TestSecondMapAttemptReplacesTheFirst(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, answers, 1)
 	assert.Equal(t, gs.MapAnswer{BatchIndex: 0, CommunityIDs: []string{"c0"}, Answer: "call 2", Usefulness: 20,
-		Attempts: 2, InputTokens: 10, OutputTokens: 2}, answers[0])
+		Attempts: 2, InputTokens: 10, OutputTokens: 2, CalledAt: at, AnsweredAt: at}, answers[0])
 
 	res, err := e.Reduce(ctx, p.QueryID, out.RunID, nil)
 	require.NoError(t, err)

@@ -43,14 +43,15 @@ func TestKeyTypesUseTheKeyAttributes(t *testing.T) {
 // The plan item embeds globalsearch.Plan but holds neither its batches
 // (items of their own) nor its owner (the result item's): exactly the
 // attributes it held when the header listed its fields by hand, and the
-// map input's coverage, which the reduce step completes (docs/contract.md#coverage).
+// map input's coverage, which the reduce step completes (docs/contract.md#coverage),
+// and prepare's end, which its timeline reads (docs/contract.md#timeline).
 func TestPlanItemAttributes(t *testing.T) {
 	p := globalsearch.Plan{
 		RunID: "r", Owner: "exec", Params: globalsearch.Params{QueryID: "q"}, SummaryCount: 2,
 		Batches: []globalsearch.Batch{{Content: "c"}},
 		IndexNotes: globalsearch.IndexNotes{OrphanClaims: 1, MissingChunks: 2, AvailableLevels: []int{0},
 			EmptyNamespace: true, AvailableNamespaces: []string{"a"}},
-		CreatedAt: time.Unix(1, 0),
+		CreatedAt: time.Unix(1, 0), PlannedAt: time.Unix(2, 0),
 	}
 	header := planHeader{Plan: p, BatchCount: 1}
 	m, err := attributevalue.MarshalMapWithOptions(header, jsonTags)
@@ -60,13 +61,14 @@ func TestPlanItemAttributes(t *testing.T) {
 		got = append(got, k)
 	}
 	assert.ElementsMatch(t, []string{"runId", "request", "summaryCount", "batchCount", "orphanClaims", "missingChunks",
-		"availableLevels", "createdAt", "emptyNamespace", "availableNamespaces", "coverage"}, got)
+		"availableLevels", "createdAt", "plannedAt", "emptyNamespace", "availableNamespaces", "coverage"}, got)
 
 	var back planHeader
 	require.NoError(t, attributevalue.UnmarshalMapWithOptions(m, &back, jsonTagsDec))
 	assert.Equal(t, p.IndexNotes, back.IndexNotes)
 	assert.Equal(t, p.RunID, back.RunID)
 	assert.Equal(t, 1, back.BatchCount)
+	assert.True(t, p.PlannedAt.Equal(back.PlannedAt), "plannedAt %s", back.PlannedAt)
 	assert.Empty(t, back.Plan.Batches)
 	assert.Empty(t, back.Plan.Owner)
 }

@@ -278,7 +278,8 @@ func (s *Store) PlanMeta(_ context.Context, queryID string) (globalsearch.Plan, 
 // content only when withContent. Empty optional lists come back nil, as
 // they do from a store that omits them.
 func clonePlan(p globalsearch.Plan, withContent bool) globalsearch.Plan {
-	p.CreatedAt = p.CreatedAt.Round(0) // no monotonic reading survives a store
+	// No monotonic reading survives a store.
+	p.CreatedAt, p.PlannedAt = p.CreatedAt.Round(0), p.PlannedAt.Round(0)
 	p.AvailableLevels = cloneNonEmpty(p.AvailableLevels)
 	p.AvailableNamespaces = cloneNonEmpty(p.AvailableNamespaces)
 	if p.Changes != nil {
@@ -325,6 +326,7 @@ func (s *Store) Batch(_ context.Context, queryID string, index int) (globalsearc
 // SaveMapAnswer implements globalsearch.Answers.
 func (s *Store) SaveMapAnswer(_ context.Context, queryID, runID string, a globalsearch.MapAnswer) error {
 	a.CommunityIDs = slices.Clone(a.CommunityIDs)
+	a.CalledAt, a.AnsweredAt = a.CalledAt.Round(0), a.AnsweredAt.Round(0)
 	k := runKey{queryID, runID}
 	s.mu.Lock()
 	defer s.mu.Unlock()

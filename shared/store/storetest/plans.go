@@ -24,6 +24,8 @@ func samplePlan(queryID string, n int) globalsearch.Plan {
 			CommunitiesSelected: n * 2, CommunitiesInNamespace: n*2 + 5, Claims: 3 * n, Excerpts: 2 * n, Documents: 1,
 		},
 		CreatedAt: time.Date(2025, 3, 4, 5, 6, 7, 8000, time.UTC),
+		// Reduce's timeline reads prepare's end from the plan (docs/contract.md#timeline).
+		PlannedAt: time.Date(2025, 3, 4, 5, 6, 8, 9000, time.UTC),
 		Batches:   []globalsearch.Batch{},
 	}
 	p.EmptyNamespace, p.AvailableNamespaces = true, []string{"a", "b"}

@@ -71,11 +71,19 @@ func testNotFound(t *testing.T, s Store) {
 }
 
 func sampleAnswer(i int, text string) globalsearch.MapAnswer {
-	return globalsearch.MapAnswer{
+	a := globalsearch.MapAnswer{
 		BatchIndex: i, CommunityIDs: []string{fmt.Sprintf("c%d", i)}, Answer: text,
 		CitedCommunityIDs: []string{fmt.Sprintf("c%d", i)}, DroppedCitations: i % 3,
 		Usefulness: float64(i) + 0.5, Attempts: 1 + i%2, InputTokens: 1000 + i, OutputTokens: 50,
+		// The instants of reduce's timeline (docs/contract.md#timeline);
+		// every fourth answer is cached, with no call.
+		CalledAt:   time.Date(2025, 3, 4, 5, 6, 10+i, 123456789, time.UTC),
+		AnsweredAt: time.Date(2025, 3, 4, 5, 6, 12+i, 987654321, time.UTC),
 	}
+	if i%4 == 3 {
+		a.Cached, a.CalledAt, a.InputTokens, a.OutputTokens = true, time.Time{}, 0, 0
+	}
+	return a
 }
 
 func testMapAnswers(t *testing.T, s Store) {
@@ -102,6 +110,7 @@ func testMapAnswers(t *testing.T, s Store) {
 	assert.Zero(t, got[3].Usefulness)
 	assert.Empty(t, got[3].CommunityIDs)
 	assert.Equal(t, sampleAnswer(10, "answer 10"), got[10])
+	assert.Equal(t, sampleAnswer(7, "answer 7"), got[7], "a cached answer, which has no call instant")
 	other, err := s.MapAnswers(ctx, "q-ans", "r10")
 	require.NoError(t, err)
 	assert.Equal(t, []globalsearch.MapAnswer{sampleAnswer(0, "other run")}, other, "runs keep their own answers")
@@ -121,6 +130,8 @@ func sampleResult(queryID string, batches int) globalsearch.Result {
 			ModelCalls: batches + 2, InputTokens: 12345, OutputTokens: 678,
 			Map: globalsearch.StageUsage{ModelCalls: batches + 1}, Reduce: globalsearch.StageUsage{ModelCalls: 1},
 			AvailableLevels: []int{0, 1}, StartedAt: started, FinishedAt: started.Add(1500 * time.Millisecond),
+			Timeline: globalsearch.Timeline{StartedAt: started, PrepareSeconds: new(0.25), FirstMapCallSeconds: new(0.3),
+				MapSeconds: new(0.9), ReduceSeconds: new(0.275)},
 			Coverage: globalsearch.Coverage{
 				CommunitiesSelected: 3 * batches, CommunitiesInNamespace: 4 * batches, Claims: 9, Excerpts: 8, Documents: 2,
 				MapAnswers: &globalsearch.MapAnswerCoverage{

@@ -65,4 +65,18 @@ func TestMapCacheSecondExecution(t *testing.T) {
 	assert.Equal(t, 1, second.Diagnostics.ModelCalls, "modelCalls counts real calls only")
 	assert.Equal(t, first.Answer, second.Answer)
 	assert.Equal(t, first.SelectedMapAnswers, second.SelectedMapAnswers)
+
+	// The reduce function's timeline, from the plan and answer items
+	// (docs/contract.md#timeline): the first execution's map calls make its
+	// map stage; the second's cached answers made no call, so it has none.
+	for _, res := range []globalsearch.Result{first, second} {
+		tl := res.Diagnostics.Timeline
+		assert.Equal(t, res.Diagnostics.StartedAt, tl.StartedAt)
+		assert.NotNil(t, tl.PrepareSeconds, "prepare of %s", res.QueryID)
+		assert.NotNil(t, tl.ReduceSeconds, "reduce of %s", res.QueryID)
+	}
+	assert.NotNil(t, first.Diagnostics.Timeline.FirstMapCallSeconds)
+	assert.NotNil(t, first.Diagnostics.Timeline.MapSeconds)
+	assert.Nil(t, second.Diagnostics.Timeline.FirstMapCallSeconds, "a cached answer is no map call")
+	assert.Nil(t, second.Diagnostics.Timeline.MapSeconds)
 }
