@@ -18,10 +18,15 @@ import (
 // adds what the state machine needs). RunID names the run the plan
 // started; the map and reduce steps carry it so that a step of an earlier
 // plan of the same query id is refused.
+//
+// MapConcurrency and ETASeconds are the plan's (docs/contract.md#quota):
+// the state machine's Map runs that many batches at once.
 type PreparedRun struct {
-	QueryID    string `json:"queryId"`
-	RunID      string `json:"runId"`
-	BatchCount int    `json:"batchCount"`
+	QueryID        string `json:"queryId"`
+	RunID          string `json:"runId"`
+	BatchCount     int    `json:"batchCount"`
+	MapConcurrency int    `json:"mapConcurrency"`
+	ETASeconds     int    `json:"etaSeconds"`
 }
 
 // Prepare claims the query id for p, plans the search (docs/contract.md#prepare) and saves
@@ -73,6 +78,7 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 		return PreparedRun{}, res, fail(err)
 	}
 	plan.RunID, plan.Owner = NewRunID(), owner
+	e.sizeMap(stored, &plan)
 	countCodePoints(&plan)
 	for i := range plan.Batches {
 		plan.Batches[i].RunID = plan.RunID
@@ -83,9 +89,11 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 	if err := e.Runs.SavePlan(ctx, plan); err != nil {
 		return PreparedRun{}, Result{}, fail(fmt.Errorf("save plan of %s: %w", p.QueryID, err))
 	}
-	out := PreparedRun{QueryID: p.QueryID, RunID: plan.RunID, BatchCount: len(plan.Batches)}
+	out := PreparedRun{QueryID: p.QueryID, RunID: plan.RunID, BatchCount: len(plan.Batches),
+		MapConcurrency: plan.MapConcurrency, ETASeconds: plan.ETASeconds}
 	e.logger().LogAttrs(ctx, slogInfo, "prepared", stepAttrs(p.QueryID, "prepare", start,
-		"runId", plan.RunID, "summaries", plan.SummaryCount, "batches", len(plan.Batches), "status", "ok")...)
+		"runId", plan.RunID, "summaries", plan.SummaryCount, "batches", len(plan.Batches),
+		"mapConcurrency", plan.MapConcurrency, "etaSeconds", plan.ETASeconds, "status", "ok")...)
 	return out, Result{}, nil
 }
 
@@ -98,10 +106,17 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 	if err := e.checkStanding(p); err != nil {
 		return Plan{}, err
 	}
+	var plan Plan
+	var err error
 	if p.Selection == SelectionDynamic {
-		return e.dynamicDryRun(ctx, p)
+		plan, err = e.dynamicDryRun(ctx, p)
+	} else {
+		plan, err = e.planWith(ctx, p, nil, 0)
 	}
-	return e.planWith(ctx, p, nil, 0)
+	if err == nil {
+		e.sizeMap(p, &plan)
+	}
+	return plan, err
 }
 
 // planWith is Plan over the communities pick selects (nil: those of

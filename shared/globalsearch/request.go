@@ -58,6 +58,13 @@ type Params struct {
 	MapConcurrency      int    `json:"mapConcurrency"`
 	ShuffleSeed         int64  `json:"shuffleSeed"`
 	Shuffle             bool   `json:"shuffle"`
+	// MapConcurrencyDefault says the request named no mapConcurrency, so
+	// MapConcurrency is the deployment's default, and a known model quota
+	// sizes the map concurrency instead (docs/contract.md#quota). It is
+	// stored with the request, so a retried prepare sizes as the first
+	// did; a request stored before it existed, or Params built in Go,
+	// read false and run at their MapConcurrency, as they always did.
+	MapConcurrencyDefault bool `json:"mapConcurrencyDefault,omitempty"`
 	// Batching is how prepare orders and cuts the batches
 	// (docs/contract.md#stable-batching): BatchingGreedy, the shuffle and
 	// greedy pack of docs/contract.md#batching, or BatchingStable. Empty (a
@@ -362,6 +369,8 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 			f.useDefault(d, &p)
 		}
 	}
+	_, named := fields["mapConcurrency"]
+	p.MapConcurrencyDefault = !named
 	if _, ok := fields["queryId"]; !ok && id != "" {
 		fields["queryId"], _ = json.Marshal(id)
 	}

@@ -106,6 +106,12 @@ type Diagnostics struct {
 	Usage               Usage          `json:"usage"`
 	StartedAt           time.Time      `json:"startedAt"`
 	FinishedAt          time.Time      `json:"finishedAt"`
+	// MapConcurrency and ETASeconds are what prepare planned
+	// (docs/contract.md#quota): the most map calls in flight, and how long
+	// the model calls were expected to take, beside StartedAt and
+	// FinishedAt; absent for a plan stored before they were.
+	MapConcurrency int `json:"mapConcurrency,omitempty"`
+	ETASeconds     int `json:"etaSeconds,omitempty"`
 
 	EmptyNamespace      bool     `json:"emptyNamespace,omitempty"`
 	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`

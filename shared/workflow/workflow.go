@@ -107,9 +107,6 @@ type RecordedFailures interface {
 type Handlers struct {
 	Engine   *globalsearch.Engine
 	Defaults globalsearch.Defaults
-	// MapMaxConcurrency caps the map invocations one run has in flight
-	// (template parameter MapMaxConcurrency); 0 leaves the request's own.
-	MapMaxConcurrency int
 	// InlineMaxBatches is the largest plan prepare sends to the inline
 	// Map; 0 means InlineMaxBatches (tests lower it).
 	InlineMaxBatches int
@@ -120,15 +117,6 @@ type Handlers struct {
 	Failures RecordedFailures
 	// Items writes a Distributed Map's items (prepare only).
 	Items MapItems
-}
-
-// mapConcurrency is the concurrency the Map runs a request with: a request
-// may ask for less than the deployment allows, never more (docs/contract.md#state-machine).
-func (h *Handlers) mapConcurrency(requested int) int {
-	if h.MapMaxConcurrency > 0 {
-		return min(requested, h.MapMaxConcurrency)
-	}
-	return requested
 }
 
 // Prepare validates the request, records it, plans the run and returns its
@@ -151,7 +139,7 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 		return PrepareOutput{}, handlerError(ctx, err)
 	}
 	res := PrepareOutput{QueryID: out.QueryID, RunID: out.RunID, BatchCount: out.BatchCount,
-		MapConcurrency: h.mapConcurrency(p.MapConcurrency), Mode: MapMode(out.BatchCount, h.InlineMaxBatches)}
+		MapConcurrency: out.MapConcurrency, ETASeconds: out.ETASeconds, Mode: MapMode(out.BatchCount, h.InlineMaxBatches)}
 	if res.Mode == ModeInline {
 		res.BatchIndexes = make([]int, out.BatchCount)
 		for i := range res.BatchIndexes {
