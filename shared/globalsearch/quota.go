@@ -179,21 +179,21 @@ func SizeMap(q Quota, load MapLoad, caps MapCaps) MapSizing {
 	for _, in := range load.InputTokens {
 		reserved += float64(in) + float64(load.OutputWeight)*float64(load.OutputReserve)
 	}
-	c := caps.Default
-	if caps.Requested > 0 {
-		c = caps.Requested
+	sustained := math.MaxInt32 // what the quota sustains; MaxInt32 when it says nothing
+	if q.TokensPerMinute > 0 && reserved > 0 {
+		sustained = floorCount(float64(q.TokensPerMinute) * t * float64(n) / (60 * reserved))
 	}
-	if q.Known() {
-		c = math.MaxInt32
-		if caps.Requested > 0 {
-			c = caps.Requested
-		}
-		if q.TokensPerMinute > 0 && reserved > 0 {
-			c = min(c, floorCount(float64(q.TokensPerMinute)*t*float64(n)/(60*reserved)))
-		}
-		if q.RequestsPerMinute > 0 {
-			c = min(c, floorCount(float64(q.RequestsPerMinute)*t/60))
-		}
+	if q.RequestsPerMinute > 0 {
+		sustained = min(sustained, floorCount(float64(q.RequestsPerMinute)*t/60))
+	}
+	c := caps.Default
+	switch {
+	case sustained < math.MaxInt32 && caps.Requested > 0:
+		c = min(sustained, caps.Requested)
+	case sustained < math.MaxInt32:
+		c = sustained
+	case caps.Requested > 0:
+		c = caps.Requested
 	}
 	if caps.Max > 0 {
 		c = min(c, caps.Max)

@@ -60,11 +60,12 @@ type Params struct {
 	Shuffle             bool   `json:"shuffle"`
 	// MapConcurrencyDefault says the request named no mapConcurrency, so
 	// MapConcurrency is the deployment's default, and a known model quota
-	// sizes the map concurrency instead (docs/contract.md#quota). It is
-	// stored with the request, so a retried prepare sizes as the first
-	// did; a request stored before it existed, or Params built in Go,
+	// sizes the map concurrency instead (docs/contract.md#quota). Like
+	// SeedGenerated it is never stored (the stored request must parse as
+	// a request) and SameRequest ignores it: prepare takes it from the
+	// request it is given, which a retry gives again. Params built in Go
 	// read false and run at their MapConcurrency, as they always did.
-	MapConcurrencyDefault bool `json:"mapConcurrencyDefault,omitempty"`
+	MapConcurrencyDefault bool `json:"-"`
 	// Batching is how prepare orders and cuts the batches
 	// (docs/contract.md#stable-batching): BatchingGreedy, the shuffle and
 	// greedy pack of docs/contract.md#batching, or BatchingStable. Empty (a
@@ -109,7 +110,8 @@ type Params struct {
 
 // SameRequest reports whether p and q ask for the same run (docs/contract.md#query-ids):
 // every field equal, except that a seed one of them did not choose
-// (SeedGenerated) matches any seed. A retried schedule or workflow that
+// (SeedGenerated) matches any seed, and a mapConcurrency named matches the
+// same one defaulted (MapConcurrencyDefault). A retried schedule or workflow that
 // sends no seed thus repeats its request, while two explicit seeds that
 // differ are two requests.
 func (p Params) SameRequest(q Params) bool {
@@ -117,6 +119,7 @@ func (p Params) SameRequest(q Params) bool {
 		p.ShuffleSeed = q.ShuffleSeed
 	}
 	p.SeedGenerated, q.SeedGenerated = false, false
+	p.MapConcurrencyDefault, q.MapConcurrencyDefault = false, false
 	p.Batching, q.Batching = batchingOf(p), batchingOf(q)
 	return p == q
 }
