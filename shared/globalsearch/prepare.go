@@ -72,9 +72,6 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 		}
 		return PreparedRun{}, Result{}, fail(err)
 	}
-	// The stored request does not say whether its mapConcurrency was named
-	// (Params.MapConcurrencyDefault); the request given does.
-	stored.MapConcurrencyDefault = p.MapConcurrencyDefault
 	plan, err := e.planRun(ctx, stored)
 	if err != nil {
 		res, err := e.failRun(context.WithoutCancel(ctx), stored, err)

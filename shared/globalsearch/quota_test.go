@@ -92,17 +92,18 @@ func TestSizeMap(t *testing.T) {
 			globalsearch.MapSizing{MapConcurrency: 1, ETASeconds: 125}},
 		{"no batch: no call", globalsearch.Quota{TokensPerMinute: 400_000}, sonnet(nil), globalsearch.MapCaps{Default: 4},
 			globalsearch.MapSizing{MapConcurrency: 4}},
-		// 1,226 batches of 6,900 tokens (the 10,000-summary plan's mean,
-		// rounded) with Claude Sonnet 4's 5x: 6,900 + 2,560 = 9,460 a call.
-		// 2,000,000 tokens a minute sustain floor(2e7 / 567,600) = 35, 200
-		// requests floor(33.3) = 33. ceil(1,226 / 33) = 38 waves = 380 s,
-		// over the tokens' 11,597,960 / 2e6 x 60 = 347.9 s and the
-		// requests' 367.8 s; + 10 s.
-		{"the 10,000-summary plan", globalsearch.Quota{TokensPerMinute: 2_000_000, RequestsPerMinute: 200}, sonnet(batchesOf(1226, 6900)), globalsearch.MapCaps{Default: 4},
-			globalsearch.MapSizing{MapConcurrency: 33, ETASeconds: 390}},
-		// Today's fixed 4: ceil(1,226 / 4) = 307 waves = 3,070 s, + 10 s.
-		{"the 10,000-summary plan at a fixed 4", globalsearch.Quota{}, sonnet(batchesOf(1226, 6900)), globalsearch.MapCaps{Default: 4},
-			globalsearch.MapSizing{MapConcurrency: 4, ETASeconds: 3080}},
+		// The 10,000-summary index's plan for Claude Sonnet 4 (README):
+		// 1,456 batches of 7,063 tokens on average (10,284,042 in all);
+		// 7,063 + 5 x 512 = 9,623 reserved a call. 2,000,000 tokens a
+		// minute sustain floor(2e7 / 577,380) = 34, 200 requests
+		// floor(33.3) = 33. ceil(1,456 / 33) = 45 waves = 450 s, over the
+		// tokens' 14,011,088 / 2e6 x 60 = 420.3 s and the requests' 436.8 s;
+		// + 10 s.
+		{"the 10,000-summary plan", globalsearch.Quota{TokensPerMinute: 2_000_000, RequestsPerMinute: 200}, sonnet(batchesOf(1456, 7063)), globalsearch.MapCaps{Default: 4},
+			globalsearch.MapSizing{MapConcurrency: 33, ETASeconds: 460}},
+		// Today's fixed 4: ceil(1,456 / 4) = 364 waves = 3,640 s, + 10 s.
+		{"the 10,000-summary plan at a fixed 4", globalsearch.Quota{}, sonnet(batchesOf(1456, 7063)), globalsearch.MapCaps{Default: 4},
+			globalsearch.MapSizing{MapConcurrency: 4, ETASeconds: 3650}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,18 +206,20 @@ func TestQuotaCheck(t *testing.T) {
 
 // TestMapConcurrencyDefault: a request remembers whether it named its
 // mapConcurrency (docs/contract.md#quota), so a quota sizes only the ones
-// that did not; the flag is not stored, so a request that names the
-// default asks for the same run as one that names none.
+// that did not. Its JSON, the execution input the API passes on, leaves an
+// unnamed one out, so that it parses to the same Params; a request that
+// names the default asks for the same run as one that names none.
 func TestMapConcurrencyDefault(t *testing.T) {
 	cases := []struct {
 		name        string
 		body        string
 		wantDefault bool
 		wantValue   int
+		wantJSON    bool // mapConcurrency in the encoding
 	}{
-		{"none named", `{"query":"q"}`, true, 4},
-		{"the default named", `{"query":"q","mapConcurrency":4}`, false, 4},
-		{"another named", `{"query":"q","mapConcurrency":9}`, false, 9},
+		{"none named", `{"query":"q"}`, true, 4, false},
+		{"the default named", `{"query":"q","mapConcurrency":4}`, false, 4, true},
+		{"another named", `{"query":"q","mapConcurrency":9}`, false, 9, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,6 +227,16 @@ func TestMapConcurrencyDefault(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tc.wantDefault, p.MapConcurrencyDefault)
 			assert.Equal(t, tc.wantValue, p.MapConcurrency)
+			raw, err := json.Marshal(p)
+			require.NoError(t, err)
+			var fields map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal(raw, &fields))
+			assert.Equal(t, tc.wantJSON, fields["mapConcurrency"] != nil, string(raw))
+			assert.NotContains(t, fields, "mapConcurrencyDefault")
+			again, err := globalsearch.ParseRequest(raw, globalsearch.SpecDefaults)
+			require.NoError(t, err)
+			p.SeedGenerated = false
+			assert.Equal(t, p, again, "the encoding parses to the same request")
 		})
 	}
 	seed := int64(1)
@@ -236,10 +249,4 @@ func TestMapConcurrencyDefault(t *testing.T) {
 	named.QueryID = unnamed.QueryID
 	assert.False(t, named.MapConcurrencyDefault)
 	assert.True(t, named.SameRequest(unnamed), "the same resolved request")
-	raw, err := json.Marshal(unnamed)
-	require.NoError(t, err)
-	assert.NotContains(t, string(raw), "mapConcurrencyDefault", "never stored: the stored request parses as a request")
-	again, err := globalsearch.ParseRequest(raw, globalsearch.SpecDefaults)
-	require.NoError(t, err)
-	assert.False(t, again.MapConcurrencyDefault, "a stored request names its mapConcurrency")
 }

@@ -60,10 +60,11 @@ type Params struct {
 	Shuffle             bool   `json:"shuffle"`
 	// MapConcurrencyDefault says the request named no mapConcurrency, so
 	// MapConcurrency is the deployment's default, and a known model quota
-	// sizes the map concurrency instead (docs/contract.md#quota). Like
-	// SeedGenerated it is never stored (the stored request must parse as
-	// a request) and SameRequest ignores it: prepare takes it from the
-	// request it is given, which a retry gives again. Params built in Go
+	// sizes the map concurrency instead (docs/contract.md#quota). The
+	// JSON of such Params leaves mapConcurrency out (MarshalJSON), so the
+	// execution input the API passes on is still a request that names
+	// none; the runs table does not keep it, and SameRequest ignores it
+	// (ClaimRequest takes it from the request given). Params built in Go
 	// read false and run at their MapConcurrency, as they always did.
 	MapConcurrencyDefault bool `json:"-"`
 	// Batching is how prepare orders and cuts the batches
@@ -122,6 +123,21 @@ func (p Params) SameRequest(q Params) bool {
 	p.MapConcurrencyDefault, q.MapConcurrencyDefault = false, false
 	p.Batching, q.Batching = batchingOf(p), batchingOf(q)
 	return p == q
+}
+
+// MarshalJSON encodes p as a request that resolves to p again
+// (ParseRequest): a mapConcurrency the request did not name
+// (MapConcurrencyDefault) is left out, so that parsing it gives the
+// default and the flag again, and a quota may still size it.
+func (p Params) MarshalJSON() ([]byte, error) {
+	type plain Params
+	if !p.MapConcurrencyDefault || p.MapConcurrency <= 0 {
+		return json.Marshal(plain(p))
+	}
+	return json.Marshal(struct {
+		plain
+		MapConcurrency int `json:"mapConcurrency,omitempty"` // shadows the plain field, left zero
+	}{plain: plain(p)})
 }
 
 // DefaultResponseType is the form of answer a request asks for when it
