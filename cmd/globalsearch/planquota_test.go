@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/graphrag/corpus"
 )
 
 // TestPlanSizesFromTheQuota: plan prints the map concurrency and the time
@@ -136,4 +138,17 @@ func TestPlanQuotaRefusals(t *testing.T) {
 			assert.NotContains(t, errOut.String(), "none.json", "refused before the index is opened")
 		})
 	}
+}
+
+// TestREADMEQuotaFigures plans the Christmas Carol again as the README's
+// worked example of sizing from a quota does: its map batches, the
+// concurrency and time at the quota, and the time at a fixed 4.
+func TestREADMEQuotaFigures(t *testing.T) {
+	dir := corpus.Dir(t, corpus.ChristmasCarol)
+	args := []string{"--query", "What are the main themes of the story?", "--no-shuffle", "--model", "bedrock:us.anthropic.claude-sonnet-4-20250514-v1:0"}
+	sized := carolPlan(t, dir, append(args, "--tokens-per-minute", "2000000", "--requests-per-minute", "200")...)
+	fixed := carolPlan(t, dir, append(args, "--call-seconds", "10")...)
+	require.Equal(t, 4, fixed.MapConcurrency)
+	got := readmeNumbers(t, readmeProse(t), "\\| \\*A Christmas Carol\\* \\(98 leaves, `--no-shuffle`\\) \\| (\\d+) \\| [^|]+ \\| \\d+ \\| \\d+ \\| (\\d+) \\| (\\d+) [^|]*\\| (\\d+) \\|")
+	assert.Equal(t, []int{sized.BatchCount, sized.MapConcurrency, sized.ETASeconds, fixed.ETASeconds}, got)
 }
