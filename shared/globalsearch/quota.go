@@ -1,6 +1,7 @@
 package globalsearch
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -220,6 +221,21 @@ func floorCount(x float64) int {
 		return math.MaxInt32
 	}
 	return int(math.Floor(x + 1e-9))
+}
+
+// MarshalJSON encodes p as a request that resolves to p again
+// (ParseRequest): a mapConcurrency the request did not name
+// (MapConcurrencyDefault) is left out, so that parsing it gives the
+// default and the flag again, and a quota may still size it.
+func (p Params) MarshalJSON() ([]byte, error) {
+	type plain Params
+	if !p.MapConcurrencyDefault || p.MapConcurrency <= 0 {
+		return json.Marshal(plain(p))
+	}
+	return json.Marshal(struct {
+		plain
+		MapConcurrency int `json:"mapConcurrency,omitempty"` // shadows the plain field, left zero
+	}{plain: plain(p)})
 }
 
 // sizeMap records in plan the map concurrency of its run and how long its

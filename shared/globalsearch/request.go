@@ -125,21 +125,6 @@ func (p Params) SameRequest(q Params) bool {
 	return p == q
 }
 
-// MarshalJSON encodes p as a request that resolves to p again
-// (ParseRequest): a mapConcurrency the request did not name
-// (MapConcurrencyDefault) is left out, so that parsing it gives the
-// default and the flag again, and a quota may still size it.
-func (p Params) MarshalJSON() ([]byte, error) {
-	type plain Params
-	if !p.MapConcurrencyDefault || p.MapConcurrency <= 0 {
-		return json.Marshal(plain(p))
-	}
-	return json.Marshal(struct {
-		plain
-		MapConcurrency int `json:"mapConcurrency,omitempty"` // shadows the plain field, left zero
-	}{plain: plain(p)})
-}
-
 // DefaultResponseType is the form of answer a request asks for when it
 // names none (docs/contract.md#result).
 const DefaultResponseType = "multiple paragraphs"
