@@ -10,8 +10,8 @@ import (
 )
 
 // Quota is the map model's quota as a deployment or the CLI states it
-// (docs/contract.md#quota): tokens and requests a minute, 0 for a limit not
-// known, and the time one map call is assumed to take.
+// (docs/contract.md#quota): tokens and requests a minute, 0 (or less) for
+// a limit not known, and the time one map call is assumed to take.
 type Quota struct {
 	TokensPerMinute   int
 	RequestsPerMinute int
@@ -38,29 +38,13 @@ const (
 	EnvMapCallSeconds         = "GRAPHRAG_MAP_CALL_SECONDS"
 )
 
-// Known reports whether q states a limit, so that the map concurrency is
-// sized from it rather than taken from the request.
-func (q Quota) Known() bool { return q.TokensPerMinute > 0 || q.RequestsPerMinute > 0 }
-
+// callSeconds is q's call time, DefaultCallSeconds for none (or one no
+// parser accepts: a Quota built in Go is not checked).
 func (q Quota) callSeconds() float64 {
-	if q.CallSeconds > 0 {
+	if q.CallSeconds > 0 && q.CallSeconds <= MaxCallSeconds {
 		return q.CallSeconds
 	}
 	return DefaultCallSeconds
-}
-
-// Check refuses a quota no deployment has: a negative limit, or a call
-// time that is negative, not finite or over MaxCallSeconds.
-func (q Quota) Check() error {
-	switch {
-	case q.TokensPerMinute < 0:
-		return Errorf(KindInvalidInput, "tokens per minute must be a non-negative integer (0: not known), not %d", q.TokensPerMinute)
-	case q.RequestsPerMinute < 0:
-		return Errorf(KindInvalidInput, "requests per minute must be a non-negative integer (0: not known), not %d", q.RequestsPerMinute)
-	case math.IsNaN(q.CallSeconds) || q.CallSeconds < 0 || q.CallSeconds > MaxCallSeconds:
-		return Errorf(KindInvalidInput, "call seconds must be a positive number of seconds up to %g, not %g", MaxCallSeconds, q.CallSeconds)
-	}
-	return nil
 }
 
 // ParseQuotaLimit reads a tokens- or requests-per-minute value as a

@@ -90,6 +90,14 @@ func TestSizeMap(t *testing.T) {
 		// 124.72, so 125.
 		{"a quota below one call in flight", globalsearch.Quota{TokensPerMinute: 10_000}, sonnet(batchesOf(2, 7000)), globalsearch.MapCaps{Default: 4},
 			globalsearch.MapSizing{MapConcurrency: 1, ETASeconds: 125}},
+		// A Quota built in Go is not checked: a negative limit is not
+		// known, a call time out of bounds is the default 10 s.
+		{"a negative limit is not known", globalsearch.Quota{TokensPerMinute: -1, RequestsPerMinute: -1}, sonnet(batchesOf(10, 7000)), globalsearch.MapCaps{Default: 4},
+			globalsearch.MapSizing{MapConcurrency: 4, ETASeconds: 40}},
+		{"an endless call time is the default", globalsearch.Quota{CallSeconds: math.Inf(1)}, sonnet(batchesOf(10, 7000)), globalsearch.MapCaps{Default: 4},
+			globalsearch.MapSizing{MapConcurrency: 4, ETASeconds: 40}},
+		{"a call time that is not a number is the default", globalsearch.Quota{CallSeconds: math.NaN()}, sonnet(batchesOf(10, 7000)), globalsearch.MapCaps{Default: 4},
+			globalsearch.MapSizing{MapConcurrency: 4, ETASeconds: 40}},
 		{"no batch: no call", globalsearch.Quota{TokensPerMinute: 400_000}, sonnet(nil), globalsearch.MapCaps{Default: 4},
 			globalsearch.MapSizing{MapConcurrency: 4}},
 		// The 10,000-summary index's plan for Claude Sonnet 4 (README):
@@ -172,34 +180,6 @@ func TestQuotaFromEnv(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, q)
-			assert.NoError(t, q.Check())
-		})
-	}
-}
-
-func TestQuotaCheck(t *testing.T) {
-	cases := []struct {
-		name    string
-		quota   globalsearch.Quota
-		wantErr string
-	}{
-		{"zero: not known", globalsearch.Quota{}, ""},
-		{"negative tokens", globalsearch.Quota{TokensPerMinute: -1}, "tokens per minute must be a non-negative integer (0: not known), not -1"},
-		{"negative requests", globalsearch.Quota{RequestsPerMinute: -1}, "requests per minute must be a non-negative integer (0: not known), not -1"},
-		{"negative call time", globalsearch.Quota{CallSeconds: -1}, "call seconds must be a positive number of seconds up to 3600, not -1"},
-		{"call time not a number", globalsearch.Quota{CallSeconds: math.NaN()}, "call seconds must be a positive number of seconds up to 3600, not NaN"},
-		{"call time past the bound", globalsearch.Quota{CallSeconds: math.Inf(1)}, "call seconds must be a positive number of seconds up to 3600, not +Inf"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			err := tc.quota.Check()
-			if tc.wantErr == "" {
-				assert.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
-			assert.Equal(t, tc.wantErr, err.Error())
 		})
 	}
 }
