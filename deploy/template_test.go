@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
@@ -213,6 +214,13 @@ func TestPrepareLimits(t *testing.T) {
 	def, err := strconv.Atoi(defaults.params["MapMaxConcurrency"])
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, def, 4, "the cap admits the default mapConcurrency")
+	assert.Equal(t, strconv.Itoa(workflow.MaxMapConcurrency), defaults.maxValues["MapMaxConcurrency"], "the inline Map's own limit, which prepare holds it to")
+	assert.Equal(t, defaults.params["MapMaxConcurrency"], defaults.params["MapReservedConcurrency"],
+		"one search at the most it may have in flight fills the reservation")
+	assert.Equal(t, "0", defaults.params["ModelTokensPerMinute"], "no quota known unless stated")
+	assert.Equal(t, "0", defaults.params["ModelRequestsPerMinute"])
+	assert.Equal(t, strconv.Itoa(int(globalsearch.DefaultCallSeconds)), defaults.params["MapCallSeconds"])
+	assert.Equal(t, strconv.Itoa(int(globalsearch.MaxCallSeconds)), defaults.maxValues["MapCallSeconds"])
 	assert.Equal(t, strconv.Itoa(workflow.DefaultMaxBatches), defaults.params["MaxBatches"])
 	assert.Equal(t, strconv.Itoa(workflow.MaxBatchesLimit), defaults.maxValues["MaxBatches"],
 		"the runs table's six-digit batch keys; the Distributed Map reads its items from the payload bucket")
@@ -224,6 +232,14 @@ func TestPrepareLimits(t *testing.T) {
 		{"concurrency cap set", "MapMaxConcurrency", "MAP_MAX_CONCURRENCY", "16"},
 		{"default plan limit", "MaxBatches", "MAX_BATCHES", ""},
 		{"plan limit set", "MaxBatches", "MAX_BATCHES", "5000"},
+		// docs/contract.md#quota: the model's quota and call time size the
+		// map concurrency in prepare, and only there.
+		{"default tokens quota", "ModelTokensPerMinute", "GRAPHRAG_MODEL_TOKENS_PER_MINUTE", ""},
+		{"tokens quota set", "ModelTokensPerMinute", "GRAPHRAG_MODEL_TOKENS_PER_MINUTE", "2000000"},
+		{"default requests quota", "ModelRequestsPerMinute", "GRAPHRAG_MODEL_REQUESTS_PER_MINUTE", ""},
+		{"requests quota set", "ModelRequestsPerMinute", "GRAPHRAG_MODEL_REQUESTS_PER_MINUTE", "200"},
+		{"default call time", "MapCallSeconds", "GRAPHRAG_MAP_CALL_SECONDS", ""},
+		{"call time set", "MapCallSeconds", "GRAPHRAG_MAP_CALL_SECONDS", "4"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var overrides map[string]string

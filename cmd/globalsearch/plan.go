@@ -29,6 +29,11 @@ type planOutput struct {
 	// MapMode is how a deployment's state machine would run the plan
 	// (shared/workflow MapMode): inline or distributed.
 	MapMode string `json:"mapMode"`
+	// MapConcurrency and ETASeconds are the map concurrency and the time
+	// of a run at the quota or call time given (docs/contract.md#quota);
+	// absent when none is, so that such a plan prints as it always did.
+	MapConcurrency int `json:"mapConcurrency,omitempty"`
+	ETASeconds     int `json:"etaSeconds,omitempty"`
 	// Selection is a dynamic selection's worst case and the leaf plan
 	// its batches are (docs/contract.md#dynamic-selection).
 	Selection globalsearch.SelectionReport `json:"selection,omitzero"`
@@ -84,7 +89,12 @@ type plannedBatch struct {
 }
 
 func planCommand(ctx context.Context, env *cliEnv, args []string) error {
-	f, err := parseSearchFlags("plan", env, args)
+	var quota quotaOptions
+	f, err := parseSearchFlagsWith("plan", env, args, quota.register)
+	if err != nil {
+		return err
+	}
+	q, err := quota.resolve(env)
 	if err != nil {
 		return err
 	}
@@ -94,6 +104,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	e.Quota = q
 	out, err := planFor(ctx, e, p)
 	if err != nil {
 		return err
@@ -104,6 +115,7 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	} else {
 		printPlan(env.stdout, out, p)
+		printSizing(env.stdout, out, q, globalsearch.OutputWeight(e.ModelID))
 	}
 	return checkSomethingToSearch(p.Namespace, p.CommunityLevel, out.EmptyNamespace, out.AvailableNamespaces, out.AvailableLevels)
 }
@@ -118,6 +130,9 @@ func planFor(ctx context.Context, e *globalsearch.Engine, p globalsearch.Params)
 	out.Cost = newPlanCost(e.Prices, out, p)
 	out.ModelCallCeiling = p.MaxModelCalls
 	out.MapMode = workflow.MapMode(len(plan.Batches), 0)
+	if e.Quota != (globalsearch.Quota{}) {
+		out.MapConcurrency, out.ETASeconds = plan.MapConcurrency, plan.ETASeconds
+	}
 	return out, nil
 }
 

@@ -19,10 +19,10 @@ func main() {
 		Engine: &globalsearch.Engine{Index: f.Index, Runs: f.Runs, MaxBatches: f.Config.MaxBatches, Logger: f.Logger,
 			// The cost ceiling is held to the deployment's prices (docs/contract.md#cost-ceiling),
 			// and the model id picks its family's tokenizer rates.
-			Prices: f.Config.Prices, ModelID: f.Config.ModelID},
+			Prices: f.Config.Prices, ModelID: f.Config.ModelID,
+			// The Map's MaxConcurrencyPath reads the concurrency prepare sizes (docs/contract.md#quota).
+			Quota: f.Config.Quota, MapMaxConcurrency: f.Config.MapMaxConcurrency},
 		Defaults: f.Config.Defaults,
-		// The Map's MaxConcurrencyPath reads prepare's output (docs/contract.md#state-machine).
-		MapMaxConcurrency: f.Config.MapMaxConcurrency,
 		// Failure items of a Distributed Map expire with the run.
 		RunsTTL: f.Config.RunsTTL,
 		// A Distributed Map reads its items from the payload bucket.

@@ -148,10 +148,13 @@ func TestPost(t *testing.T) {
 			stored, err := s.Request(context.Background(), id)
 			require.NoError(t, err)
 			// The execution's input is the stored request, seed included,
-			// and the execution is named by the query id.
-			var input globalsearch.Params
-			require.NoError(t, json.Unmarshal([]byte(st.inputs[id]), &input))
-			assert.Equal(t, stored, input)
+			// and the execution is named by the query id: prepare parses
+			// it to the same request.
+			input, err := globalsearch.ParseRequest([]byte(st.inputs[id]), globalsearch.SpecDefaults)
+			require.NoError(t, err)
+			assert.Equal(t, stored.QueryID, input.QueryID)
+			assert.True(t, stored.SameRequest(input))
+			assert.Equal(t, stored.ShuffleSeed, input.ShuffleSeed)
 		})
 	}
 }
@@ -444,6 +447,38 @@ func TestGetAcrossNamespaces(t *testing.T) {
 			if tc.wantStatus == 404 {
 				assert.Len(t, b, 2, "a 404 says nothing beyond its error and message")
 			}
+		})
+	}
+}
+
+// TestPostLeavesAnUnnamedMapConcurrencyUnnamed: the execution's input names
+// a mapConcurrency only where the request did, so a deployment's model
+// quota may size the others (docs/contract.md#quota), also when a repeated
+// POST starts the execution a first one failed to start.
+func TestPostLeavesAnUnnamedMapConcurrencyUnnamed(t *testing.T) {
+	cases := []struct {
+		name      string
+		body      string
+		wantNamed bool
+	}{
+		{"none named", `{"query":"q","queryId":"a"}`, false},
+		{"named", `{"query":"q","queryId":"a","mapConcurrency":6}`, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h, _, st := newHandler()
+			st.start = func(string) error { return errors.New("StartExecution failed") }
+			resp := call(t, h, request("POST", "/namespaces/default/queries", tc.body, nil))
+			require.Equal(t, 500, resp.StatusCode, resp.Body)
+			st.start = nil
+			resp = call(t, h, request("POST", "/namespaces/default/queries", tc.body, nil))
+			require.Equal(t, 202, resp.StatusCode, resp.Body)
+			var input map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal([]byte(st.inputs["a"]), &input))
+			assert.Equal(t, tc.wantNamed, input["mapConcurrency"] != nil, st.inputs["a"])
+			p, err := globalsearch.ParseRequest([]byte(st.inputs["a"]), globalsearch.SpecDefaults)
+			require.NoError(t, err)
+			assert.Equal(t, !tc.wantNamed, p.MapConcurrencyDefault)
 		})
 	}
 }

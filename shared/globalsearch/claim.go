@@ -19,5 +19,8 @@ func ClaimRequest(ctx context.Context, reqs Requests, p Params, owner string) (s
 	if !created && !stored.SameRequest(p) {
 		return Params{}, false, Errorf(KindConflict, "query id %s already names a different request", p.QueryID)
 	}
+	// The runs table does not keep whether the mapConcurrency was named
+	// (docs/contract.md#quota); the request given says so.
+	stored.MapConcurrencyDefault = p.MapConcurrencyDefault
 	return stored, created, nil
 }

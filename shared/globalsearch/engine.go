@@ -51,7 +51,13 @@ type Engine struct {
 	// DefaultMaxMapTextBytes. With MaxBatches set, the bound those batches
 	// imply applies too, whichever is lower.
 	MaxMapTextBytes int64
-	Logger          *slog.Logger
+	// Quota is the map model's quota (docs/contract.md#quota): when it is
+	// known, a plan's map concurrency is what it sustains rather than the
+	// request's default. MapMaxConcurrency caps the map concurrency of
+	// every plan (the template's MapMaxConcurrency; 0: no cap).
+	Quota             Quota
+	MapMaxConcurrency int
+	Logger            *slog.Logger
 	// Progress, when set, hears of every batch that has finished its map
 	// attempts (the CLI's progress line). Calls never overlap and done
 	// goes up by one each time.

@@ -152,6 +152,8 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 			Coverage:        plan.Coverage,
 			StartedAt:       plan.CreatedAt,
 			AutoLevel:       plan.AutoLevel,
+			MapConcurrency:  plan.MapConcurrency,
+			ETASeconds:      plan.ETASeconds,
 		},
 	}
 	res.FailedMapBatches = len(res.MapErrors)

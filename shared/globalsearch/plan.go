@@ -65,6 +65,12 @@ type Plan struct {
 	// AutoLevel is what communityLevel "auto" chose (docs/contract.md#auto-level);
 	// the plan item keeps it, so the result reports it.
 	AutoLevel *LevelChoice `json:"autoLevel,omitempty"`
+	// MapConcurrency is the most map calls the run has in flight, and
+	// ETASeconds how long its model calls are expected to take
+	// (docs/contract.md#quota): the plan item keeps both, so the result
+	// reports them. A plan stored before they were has neither.
+	MapConcurrency int `json:"mapConcurrency,omitempty"`
+	ETASeconds     int `json:"etaSeconds,omitempty"`
 	// MapSkeleton is the map prompt without content that the batches were
 	// packed against (docs/contract.md#batching), as the engine's prompts
 	// render it. It is not stored: map calls render their own.

@@ -18,10 +18,15 @@ import (
 // adds what the state machine needs). RunID names the run the plan
 // started; the map and reduce steps carry it so that a step of an earlier
 // plan of the same query id is refused.
+//
+// MapConcurrency and ETASeconds are the plan's (docs/contract.md#quota):
+// the state machine's Map runs that many batches at once.
 type PreparedRun struct {
-	QueryID    string `json:"queryId"`
-	RunID      string `json:"runId"`
-	BatchCount int    `json:"batchCount"`
+	QueryID        string `json:"queryId"`
+	RunID          string `json:"runId"`
+	BatchCount     int    `json:"batchCount"`
+	MapConcurrency int    `json:"mapConcurrency"`
+	ETASeconds     int    `json:"etaSeconds"`
 	// Round, while a dynamic selection rates, is the round to rate next
 	// and RatingBatches its batches; 0 once the run is planned
 	// (docs/contract.md#dynamic-selection). A planned selection's
@@ -29,8 +34,6 @@ type PreparedRun struct {
 	// state machine's history with an inline map (docs/contract.md#plan-limits).
 	Round         int `json:"round,omitempty"`
 	RatingBatches int `json:"ratingBatches,omitempty"`
-	// MapConcurrency is the request's, for the steps that run the batches.
-	MapConcurrency int `json:"-"`
 }
 
 // Prepare claims the query id for p, plans the search (docs/contract.md#prepare) and saves
@@ -96,7 +99,8 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 		return PreparedRun{}, Result{}, fail(err)
 	}
 	e.logger().LogAttrs(ctx, slogInfo, "prepared", stepAttrs(p.QueryID, "prepare", start,
-		"runId", plan.RunID, "summaries", plan.SummaryCount, "batches", len(plan.Batches), "status", "ok")...)
+		"runId", plan.RunID, "summaries", plan.SummaryCount, "batches", len(plan.Batches),
+		"mapConcurrency", out.MapConcurrency, "etaSeconds", out.ETASeconds, "status", "ok")...)
 	return out, Result{}, nil
 }
 
@@ -104,6 +108,7 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 // (docs/contract.md#query-ids).
 func (e *Engine) savePlan(ctx context.Context, plan Plan, runID, owner string) (PreparedRun, error) {
 	plan.RunID, plan.Owner = runID, owner
+	e.sizeMap(plan.Params, &plan)
 	countCodePoints(&plan)
 	for i := range plan.Batches {
 		plan.Batches[i].RunID = plan.RunID
@@ -116,7 +121,7 @@ func (e *Engine) savePlan(ctx context.Context, plan Plan, runID, owner string) (
 		return PreparedRun{}, fmt.Errorf("save plan of %s: %w", plan.Params.QueryID, err)
 	}
 	return PreparedRun{QueryID: plan.Params.QueryID, RunID: plan.RunID, BatchCount: len(plan.Batches),
-		MapConcurrency: plan.Params.MapConcurrency}, nil
+		MapConcurrency: plan.MapConcurrency, ETASeconds: plan.ETASeconds}, nil
 }
 
 // Plan builds the batches of a search without saving or calling anything:
@@ -128,10 +133,17 @@ func (e *Engine) Plan(ctx context.Context, p Params) (Plan, error) {
 	if err := e.checkStanding(p); err != nil {
 		return Plan{}, err
 	}
+	var plan Plan
+	var err error
 	if p.Selection == SelectionDynamic {
-		return e.dynamicDryRun(ctx, p)
+		plan, err = e.dynamicDryRun(ctx, p)
+	} else {
+		plan, err = e.planWith(ctx, p, nil, 0)
 	}
-	return e.planWith(ctx, p, nil, 0)
+	if err == nil {
+		e.sizeMap(p, &plan)
+	}
+	return plan, err
 }
 
 // planWith is Plan over the communities pick selects (nil: those of

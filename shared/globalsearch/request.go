@@ -58,6 +58,15 @@ type Params struct {
 	MapConcurrency      int    `json:"mapConcurrency"`
 	ShuffleSeed         int64  `json:"shuffleSeed"`
 	Shuffle             bool   `json:"shuffle"`
+	// MapConcurrencyDefault says the request named no mapConcurrency, so
+	// MapConcurrency is the deployment's default, and a known model quota
+	// sizes the map concurrency instead (docs/contract.md#quota). The
+	// JSON of such Params leaves mapConcurrency out (MarshalJSON), so the
+	// execution input the API passes on is still a request that names
+	// none; the runs table does not keep it, and SameRequest ignores it
+	// (ClaimRequest takes it from the request given). Params built in Go
+	// read false and run at their MapConcurrency, as they always did.
+	MapConcurrencyDefault bool `json:"-"`
 	// Batching is how prepare orders and cuts the batches
 	// (docs/contract.md#stable-batching): BatchingGreedy, the shuffle and
 	// greedy pack of docs/contract.md#batching, or BatchingStable. Empty (a
@@ -102,7 +111,8 @@ type Params struct {
 
 // SameRequest reports whether p and q ask for the same run (docs/contract.md#query-ids):
 // every field equal, except that a seed one of them did not choose
-// (SeedGenerated) matches any seed. A retried schedule or workflow that
+// (SeedGenerated) matches any seed, and a mapConcurrency named matches the
+// same one defaulted (MapConcurrencyDefault). A retried schedule or workflow that
 // sends no seed thus repeats its request, while two explicit seeds that
 // differ are two requests.
 func (p Params) SameRequest(q Params) bool {
@@ -110,6 +120,7 @@ func (p Params) SameRequest(q Params) bool {
 		p.ShuffleSeed = q.ShuffleSeed
 	}
 	p.SeedGenerated, q.SeedGenerated = false, false
+	p.MapConcurrencyDefault, q.MapConcurrencyDefault = false, false
 	p.Batching, q.Batching = batchingOf(p), batchingOf(q)
 	return p == q
 }
@@ -362,6 +373,8 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 			f.useDefault(d, &p)
 		}
 	}
+	_, named := fields["mapConcurrency"]
+	p.MapConcurrencyDefault = !named
 	if _, ok := fields["queryId"]; !ok && id != "" {
 		fields["queryId"], _ = json.Marshal(id)
 	}

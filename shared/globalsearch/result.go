@@ -118,6 +118,12 @@ type Diagnostics struct {
 	// Timeline is how long each stage took (docs/contract.md#timeline);
 	// absent only from a result stored before it was recorded.
 	Timeline Timeline `json:"timeline,omitzero"`
+	// MapConcurrency and ETASeconds are what prepare planned
+	// (docs/contract.md#quota): the most map calls in flight, and how long
+	// the model calls were expected to take, beside StartedAt and
+	// FinishedAt; absent for a plan stored before they were.
+	MapConcurrency int `json:"mapConcurrency,omitempty"`
+	ETASeconds     int `json:"etaSeconds,omitempty"`
 
 	EmptyNamespace      bool     `json:"emptyNamespace,omitempty"`
 	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`

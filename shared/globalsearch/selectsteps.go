@@ -139,7 +139,7 @@ func (e *Engine) SelectNext(ctx context.Context, queryID, runID, owner string, r
 	if len(plan.Batches) > 0 || plan.Selection.MapBatches > 0 {
 		// A retried last step: its plan is saved already.
 		return PreparedRun{QueryID: queryID, RunID: runID, BatchCount: len(plan.Batches),
-			RatingBatches: plan.Selection.MostRatingCalls / RatingAttempts, MapConcurrency: plan.Params.MapConcurrency}, nil
+			RatingBatches: plan.Selection.MostRatingCalls / RatingAttempts, MapConcurrency: plan.MapConcurrency, ETASeconds: plan.ETASeconds}, nil
 	}
 	if owner == "" {
 		owner = queryID
@@ -189,7 +189,17 @@ func (e *Engine) advance(ctx context.Context, sel *selection, done int) (Prepare
 		return PreparedRun{}, fmt.Errorf("save rating batches of %s: %w", sel.p.QueryID, err)
 	}
 	return PreparedRun{QueryID: sel.p.QueryID, RunID: sel.runID, Round: done + 1, RatingBatches: len(packed),
-		MapConcurrency: sel.p.MapConcurrency}, nil
+		MapConcurrency: e.ratingConcurrency(sel.p)}, nil
+}
+
+// ratingConcurrency is how many rating calls of a round run at once: the
+// request's mapConcurrency, within the deployment's MapMaxConcurrency
+// (docs/contract.md#selection-steps).
+func (e *Engine) ratingConcurrency(p Params) int {
+	if e.MapMaxConcurrency > 0 {
+		return min(p.MapConcurrency, e.MapMaxConcurrency)
+	}
+	return p.MapConcurrency
 }
 
 // checkRoundCeiling refuses a round whose calls, beside the made ones,

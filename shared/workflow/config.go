@@ -16,7 +16,8 @@ const (
 	EnvIndexTable      = "INDEX_TABLE"
 	EnvModelID         = "MODEL_ID"
 	EnvStateMachineARN = "STATE_MACHINE_ARN"
-	// EnvMapMaxConcurrency caps a request's mapConcurrency (prepare only).
+	// EnvMapMaxConcurrency caps the map concurrency of every plan, at
+	// most MaxMapConcurrency (prepare only).
 	EnvMapMaxConcurrency = "MAP_MAX_CONCURRENCY"
 	// EnvMaxBatches is the largest plan prepare accepts (at most
 	// MaxBatchesLimit).
@@ -29,6 +30,12 @@ const (
 	// (docs/contract.md#payloads-bucket): prepare writes them, map reads them.
 	EnvPayloadBucket = "PAYLOAD_BUCKET"
 )
+
+// MaxMapConcurrency is the most map calls one run may have in flight
+// (docs/contract.md#quota): the inline Map runs at most 40 iterations at
+// once, whatever its MaxConcurrency asks, so one cap for both Maps keeps a
+// plan's concurrency and time true in either.
+const MaxMapConcurrency = 40
 
 // MaxExecution is the longest an execution of the state machine lasts: its
 // TimeoutSeconds (statemachine's TestRunsOutliveExecutions ties the two).
@@ -46,6 +53,10 @@ type Config struct {
 	// nil when the deployment sets none: prepare holds maxCostUsd to them,
 	// reduce prices the result with them.
 	Prices *globalsearch.Prices
+	// Quota is the map model's quota (GRAPHRAG_MODEL_*_PER_MINUTE,
+	// GRAPHRAG_MAP_CALL_SECONDS; docs/contract.md#quota), zero when the
+	// deployment states none: prepare sizes the map concurrency from it.
+	Quota globalsearch.Quota
 
 	// Set for the functions that name them in ConfigFromEnv's need.
 	IndexTable        string
@@ -96,6 +107,9 @@ func ConfigFromEnv(lookup func(string) (string, bool), need ...string) (Config, 
 	if c.Prices, err = globalsearch.PricesFromEnv(lookup); err != nil {
 		errs = append(errs, err)
 	}
+	if c.Quota, err = globalsearch.QuotaFromEnv(lookup); err != nil {
+		errs = append(errs, err)
+	}
 	for _, name := range need {
 		switch name {
 		case EnvIndexTable:
@@ -105,7 +119,9 @@ func ConfigFromEnv(lookup func(string) (string, bool), need ...string) (Config, 
 		case EnvStateMachineARN:
 			c.StateMachineARN = get(name)
 		case EnvMapMaxConcurrency:
-			c.MapMaxConcurrency = positive(name, get(name), &errs)
+			if c.MapMaxConcurrency = positive(name, get(name), &errs); c.MapMaxConcurrency > MaxMapConcurrency {
+				errs = append(errs, fmt.Errorf("%s must be at most %d (the inline Map runs no more at once), not %d", name, MaxMapConcurrency, c.MapMaxConcurrency))
+			}
 		case EnvMaxBatches:
 			if c.MaxBatches = positive(name, get(name), &errs); c.MaxBatches > MaxBatchesLimit {
 				errs = append(errs, fmt.Errorf("%s must be at most %d (the runs table keys batches by a six-digit index), not %d", name, MaxBatchesLimit, c.MaxBatches))

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
@@ -78,6 +79,15 @@ func TestConfigFromEnv(t *testing.T) {
 			func(t *testing.T, c workflow.Config) { assert.Equal(t, 12, c.MapMaxConcurrency) }},
 		{"bad concurrency cap", with(map[string]string{"MAP_MAX_CONCURRENCY": "0"}), []string{workflow.EnvMapMaxConcurrency},
 			`MAP_MAX_CONCURRENCY must be a positive integer, not "0"`, nil},
+		{"concurrency cap past the inline Map's", with(map[string]string{"MAP_MAX_CONCURRENCY": "41"}), []string{workflow.EnvMapMaxConcurrency},
+			"MAP_MAX_CONCURRENCY must be at most 40 (the inline Map runs no more at once), not 41", nil},
+		{"the model quota", with(map[string]string{"GRAPHRAG_MODEL_TOKENS_PER_MINUTE": "2000000", "GRAPHRAG_MODEL_REQUESTS_PER_MINUTE": "200", "GRAPHRAG_MAP_CALL_SECONDS": "7.5"}), nil, "",
+			func(t *testing.T, c workflow.Config) {
+				assert.Equal(t, globalsearch.Quota{TokensPerMinute: 2_000_000, RequestsPerMinute: 200, CallSeconds: 7.5}, c.Quota)
+			}},
+		{"no model quota", base, nil, "", func(t *testing.T, c workflow.Config) { assert.Equal(t, globalsearch.Quota{}, c.Quota) }},
+		{"bad model quota", with(map[string]string{"GRAPHRAG_MODEL_TOKENS_PER_MINUTE": "lots"}), nil,
+			`GRAPHRAG_MODEL_TOKENS_PER_MINUTE must be a non-negative integer (0: not known), not "lots"`, nil},
 		{"prepare's plan limit", with(map[string]string{"MAX_BATCHES": "20000"}), []string{workflow.EnvMaxBatches}, "",
 			func(t *testing.T, c workflow.Config) { assert.Equal(t, 20000, c.MaxBatches) }},
 		{"a plan limit once past what prepare's output could list", with(map[string]string{"MAX_BATCHES": "30001"}), []string{workflow.EnvMaxBatches}, "",

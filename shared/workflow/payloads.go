@@ -92,8 +92,11 @@ const (
 // state (docs/contract.md#tables), with the batches themselves in the runs table.
 // BatchIndexes (0 to BatchCount-1) are the inline Map's items; the
 // Distributed Map reads the same list from ItemsKey.
-// MapConcurrency is the Map's MaxConcurrencyPath: the request's
-// mapConcurrency capped by the deployment's maximum (docs/contract.md#state-machine). Mode is
+// MapConcurrency is the Map's MaxConcurrencyPath: what the model quota
+// sustains, or the request's mapConcurrency, capped by the deployment's
+// maximum (docs/contract.md#quota); ETASeconds is how long the plan's
+// model calls are expected to take, for whoever reads the execution's
+// history. Mode is
 // MapMode's choice. ExpiresAt (epoch seconds, distributed mode only) is the
 // TTL of the failure items the Distributed Map writes itself: JSONPath has
 // no clock.
@@ -103,6 +106,7 @@ type PrepareOutput struct {
 	BatchCount     int    `json:"batchCount"`
 	BatchIndexes   []int  `json:"batchIndexes"`
 	MapConcurrency int    `json:"mapConcurrency"`
+	ETASeconds     int    `json:"etaSeconds"`
 	Mode           string `json:"mode"`
 	ExpiresAt      int64  `json:"expiresAt,omitempty"`
 	// ItemsKey (distributed mode only, where BatchIndexes is null) is the

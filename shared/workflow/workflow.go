@@ -113,9 +113,6 @@ type RecordedFailures interface {
 type Handlers struct {
 	Engine   *globalsearch.Engine
 	Defaults globalsearch.Defaults
-	// MapMaxConcurrency caps the map invocations one run has in flight
-	// (template parameter MapMaxConcurrency); 0 leaves the request's own.
-	MapMaxConcurrency int
 	// InlineMaxBatches is the largest plan prepare sends to the inline
 	// Map; 0 means InlineMaxBatches (tests lower it).
 	InlineMaxBatches int
@@ -126,15 +123,6 @@ type Handlers struct {
 	Failures RecordedFailures
 	// Items writes a Distributed Map's items (prepare only).
 	Items MapItems
-}
-
-// mapConcurrency is the concurrency the Map runs a request with: a request
-// may ask for less than the deployment allows, never more (docs/contract.md#state-machine).
-func (h *Handlers) mapConcurrency(requested int) int {
-	if h.MapMaxConcurrency > 0 {
-		return min(requested, h.MapMaxConcurrency)
-	}
-	return requested
 }
 
 // Prepare validates the request, records it, plans the run and returns its
@@ -174,7 +162,7 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 // the history budget allows (docs/contract.md#state-machine).
 func (h *Handlers) output(ctx context.Context, out globalsearch.PreparedRun) (PrepareOutput, error) {
 	res := PrepareOutput{QueryID: out.QueryID, RunID: out.RunID, BatchCount: out.BatchCount,
-		MapConcurrency: h.mapConcurrency(out.MapConcurrency)}
+		MapConcurrency: out.MapConcurrency, ETASeconds: out.ETASeconds}
 	if out.Round > 0 {
 		res.Mode, res.Round, res.RatingBatchIndexes = ModeSelecting, out.Round, indexes(out.RatingBatches)
 		return res, nil

@@ -162,42 +162,82 @@ func TestPrepare(t *testing.T) {
 			require.NoError(t, err)
 			assert.NotEmpty(t, plan.RunID)
 			assert.Equal(t, workflow.PrepareOutput{QueryID: tc.wantID, RunID: plan.RunID, BatchCount: 3, BatchIndexes: []int{0, 1, 2},
-				MapConcurrency: globalsearch.SpecDefaults.MapConcurrency, Mode: workflow.ModeInline}, got)
+				// 3 batches at 4 in flight: one wave of the assumed 10 s, then the reduce's 10 s.
+				MapConcurrency: globalsearch.SpecDefaults.MapConcurrency, ETASeconds: 20, Mode: workflow.ModeInline}, got)
 		})
 	}
 }
 
 // TestPrepareMapConcurrency: the Map runs with the request's mapConcurrency
 // (MaxConcurrencyPath), the deployment default when it names none, and
-// never more than the deployment's maximum (docs/contract.md#state-machine).
+// never more than the deployment's maximum (docs/contract.md#state-machine);
+// with a known quota, a request that names none runs at what the quota
+// sustains, and one that names one at no more (docs/contract.md#quota).
+// The plan item and the result keep what prepare output.
+//
+// The fixture plans 3 batches. The quota cases are bound by requests per
+// minute, whatever the batches' tokens: at 10 s a call, 120 a minute
+// sustain 120 x 10 / 60 = 20 calls in flight, 30 a minute 5. The time is
+// ceil(3 / C) waves of 10 s, over the 3 / RPM x 60 s the requests take
+// (1.5 s at 120, 6 s at 30), plus the reduce's 10 s.
 func TestPrepareMapConcurrency(t *testing.T) {
 	cases := []struct {
 		name      string
 		request   string
 		deflt     int // the deployment default (GRAPHRAG_MAP_CONCURRENCY); 0: the contract's
 		maximum   int // MapMaxConcurrency; 0: none
+		quota     globalsearch.Quota
 		wantValue int
+		wantETA   int
 	}{
-		{name: "contract default", request: `{"query":"q"}`, wantValue: 4},
-		{name: "deployment default", request: `{"query":"q"}`, deflt: 6, maximum: 8, wantValue: 6},
-		{name: "request below the maximum", request: `{"query":"q","mapConcurrency":2}`, maximum: 8, wantValue: 2},
-		{name: "request at the maximum", request: `{"query":"q","mapConcurrency":8}`, maximum: 8, wantValue: 8},
-		{name: "request above the maximum is capped", request: `{"query":"q","mapConcurrency":50}`, maximum: 8, wantValue: 8},
-		{name: "default above the maximum is capped", request: `{"query":"q"}`, maximum: 3, wantValue: 3},
-		{name: "no maximum", request: `{"query":"q","mapConcurrency":50}`, wantValue: 50},
+		// ceil(3/4) = 1 wave: 10 s + 10 s.
+		{name: "contract default", request: `{"query":"q"}`, wantValue: 4, wantETA: 20},
+		{name: "deployment default", request: `{"query":"q"}`, deflt: 6, maximum: 8, wantValue: 6, wantETA: 20},
+		// ceil(3/2) = 2 waves: 20 s + 10 s.
+		{name: "request below the maximum", request: `{"query":"q","mapConcurrency":2}`, maximum: 8, wantValue: 2, wantETA: 30},
+		{name: "request at the maximum", request: `{"query":"q","mapConcurrency":8}`, maximum: 8, wantValue: 8, wantETA: 20},
+		{name: "request above the maximum is capped", request: `{"query":"q","mapConcurrency":50}`, maximum: 8, wantValue: 8, wantETA: 20},
+		// ceil(3/3) = 1 wave.
+		{name: "default above the maximum is capped", request: `{"query":"q"}`, maximum: 3, wantValue: 3, wantETA: 20},
+		{name: "no maximum", request: `{"query":"q","mapConcurrency":50}`, wantValue: 50, wantETA: 20},
+		{name: "the quota sizes a request that names none", request: `{"query":"q"}`, quota: globalsearch.Quota{RequestsPerMinute: 120},
+			wantValue: 20, wantETA: 20},
+		{name: "the quota wins over the deployment default", request: `{"query":"q"}`, deflt: 6, quota: globalsearch.Quota{RequestsPerMinute: 120},
+			wantValue: 20, wantETA: 20},
+		{name: "the maximum caps the quota's", request: `{"query":"q"}`, maximum: 8, quota: globalsearch.Quota{RequestsPerMinute: 120},
+			wantValue: 8, wantETA: 20},
+		{name: "a request below the quota's keeps its own", request: `{"query":"q","mapConcurrency":2}`, quota: globalsearch.Quota{RequestsPerMinute: 120},
+			wantValue: 2, wantETA: 30},
+		// 5 in flight: 1 wave of 10 s, over the requests' 6 s.
+		{name: "the quota caps a request above it", request: `{"query":"q","mapConcurrency":50}`, quota: globalsearch.Quota{RequestsPerMinute: 30},
+			wantValue: 5, wantETA: 20},
+		// 60 a minute at 0.5 s a call: floor(0.5) = 0, so 1 in flight; 3
+		// waves of 0.5 s are 1.5 s, under the requests' 3 / 60 x 60 = 3 s;
+		// plus the reduce's 0.5 s is 3.5, so 4.
+		{name: "never below one", request: `{"query":"q"}`, quota: globalsearch.Quota{RequestsPerMinute: 60, CallSeconds: 0.5},
+			wantValue: 1, wantETA: 4},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h, _ := fixture(t, answering(50))
+			h, s := fixture(t, answering(50))
 			if tc.deflt > 0 {
 				h.Defaults.MapConcurrency = tc.deflt
 			}
-			h.MapMaxConcurrency = tc.maximum
+			h.Engine.MapMaxConcurrency, h.Engine.Quota = tc.maximum, tc.quota
 			out, err := invoke(t, h.Prepare, `{"request":`+tc.request+`,"executionName":"exec"}`)
 			require.NoError(t, err)
 			var got workflow.PrepareOutput
 			require.NoError(t, json.Unmarshal([]byte(out), &got))
+			require.Equal(t, 3, got.BatchCount)
 			assert.Equal(t, tc.wantValue, got.MapConcurrency)
+			assert.Equal(t, tc.wantETA, got.ETASeconds)
+			plan, err := s.Plan(context.Background(), "exec")
+			require.NoError(t, err)
+			assert.Equal(t, []int{tc.wantValue, tc.wantETA}, []int{plan.MapConcurrency, plan.ETASeconds}, "the plan item")
+			require.NoError(t, runAll(t, h, `{"request":`+tc.request+`,"executionName":"exec"}`))
+			res, err := s.Result(context.Background(), "exec")
+			require.NoError(t, err)
+			assert.Equal(t, []int{tc.wantValue, tc.wantETA}, []int{res.Diagnostics.MapConcurrency, res.Diagnostics.ETASeconds}, "the result")
 		})
 	}
 }

@@ -201,7 +201,7 @@ func (s *Store) CreateRequest(_ context.Context, p globalsearch.Params, owner st
 	if have, ok := s.requests[p.QueryID]; ok {
 		return have, false, nil
 	}
-	p.SeedGenerated = false // not stored, as in DynamoDB
+	p.SeedGenerated, p.MapConcurrencyDefault = false, false // not stored, as in DynamoDB
 	s.requests[p.QueryID] = p
 	delete(s.results, p.QueryID)
 	s.resultRun[p.QueryID] = ""

@@ -140,10 +140,10 @@ func newSpendEnv(t *testing.T, d deployment) *spendEnv {
 	e.cache, err = store.NewCache(store.NewClient(e.ddb, store.WithCacheTTL(mp.MapCacheTTL)), mp.MapCacheTable)
 	require.NoError(t, err)
 
-	e.prepare = &globalsearch.Engine{Index: e.index, Runs: e.runs, MaxBatches: prep.MaxBatches, Prices: prep.Prices, ModelID: prep.ModelID}
+	e.prepare = &globalsearch.Engine{Index: e.index, Runs: e.runs, MaxBatches: prep.MaxBatches, Prices: prep.Prices, ModelID: prep.ModelID,
+		Quota: prep.Quota, MapMaxConcurrency: prep.MapMaxConcurrency}
 	e.defaults = prep.Defaults
-	prepare := &workflow.Handlers{Engine: e.prepare, Defaults: prep.Defaults, MapMaxConcurrency: prep.MapMaxConcurrency,
-		RunsTTL: prep.RunsTTL, Items: e.handlers.Items}
+	prepare := &workflow.Handlers{Engine: e.prepare, Defaults: prep.Defaults, RunsTTL: prep.RunsTTL, Items: e.handlers.Items}
 	mapper := &workflow.Handlers{Engine: &globalsearch.Engine{Model: e.model(t, mp.ModelID), Runs: e.runs,
 		Cache: e.cache, ModelID: mp.ModelID}}
 	reducer := &workflow.Handlers{Engine: &globalsearch.Engine{Model: e.model(t, red.ModelID), Runs: e.runs,
