@@ -83,7 +83,7 @@ func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r global
 	if err := s.batchWrite(ctx, s.table, puts); err != nil {
 		return s.abandon(ctx, namespace, version, fmt.Errorf("namespace %s: nothing replaced (the previous records still read): write records: %w", namespace, err))
 	}
-	return s.switchTo(ctx, namespace, old, version, true)
+	return s.switchTo(ctx, namespace, old, version, recordCounts{len(r.Summaries), len(r.Claims), len(r.Chunks)}, true)
 }
 
 // DeleteNamespace implements globalsearch.IndexWriter: it switches the
@@ -98,7 +98,7 @@ func (s *Index) DeleteNamespace(ctx context.Context, namespace string) error {
 	if err != nil {
 		return fmt.Errorf("namespace %s: nothing deleted: %w", namespace, err)
 	}
-	return s.switchTo(ctx, namespace, h.Version, s.newVersion(), false)
+	return s.switchTo(ctx, namespace, h.Version, s.newVersion(), recordCounts{}, false)
 }
 
 // checkNamespace refuses the names the key scheme cannot hold.
@@ -158,12 +158,13 @@ func (s *Index) addPending(ctx context.Context, namespace, version string) (stri
 	return h.Version, nil
 }
 
-// switchTo makes version the one searches read, in one conditional
-// UpdateItem: only if the namespace still reads old and, for a replacement
-// (pending), version is still pending (a later ingest may have taken it
-// for a leftover and begun deleting it). Then it updates the catalog and
-// deletes the records of the versions it retired and of the leftovers.
-func (s *Index) switchTo(ctx context.Context, namespace, old, version string, pending bool) error {
+// switchTo makes version, of counts records, the one searches read, in one
+// conditional UpdateItem: only if the namespace still reads old and, for a
+// replacement (pending), version is still pending (a later ingest may have
+// taken it for a leftover and begun deleting it). Then it updates the
+// catalog and deletes the records of the versions it retired and of the
+// leftovers.
+func (s *Index) switchTo(ctx context.Context, namespace, old, version string, counts recordCounts, pending bool) error {
 	unchanged := expression.Name(attrVersion).Equal(expression.Value(old))
 	if old == "" {
 		unchanged = expression.AttributeNotExists(expression.Name(attrVersion))
@@ -173,6 +174,7 @@ func (s *Index) switchTo(ctx context.Context, namespace, old, version string, pe
 		retired = legacyVersion
 	}
 	update := expression.Set(expression.Name(attrVersion), expression.Value(version)).
+		Set(expression.Name(attrCounts), expression.Value(counts)).
 		Add(expression.Name(attrRetired), stringSet(retired))
 	cond := unchanged
 	if pending {

@@ -77,6 +77,8 @@ type Stats struct {
 	WriteUnits, ReadUnits map[string]float64
 	// Refused counts requests refused for size (an item over 400 KB).
 	Refused int
+	// Stale counts the eventually consistent answers served short (Stale).
+	Stale int
 }
 
 // Double is an aws.HTTPClient that enforces Limits in front of next.
@@ -89,6 +91,30 @@ type Double struct {
 	buckets map[string]*bucket
 	keys    map[string][2]string // table -> partition and sort key attributes
 	stats   Stats
+	stale   int // eventually consistent answers still to serve short
+}
+
+// Stale makes the next n eventually consistent reads that return an item
+// (Query pages, BatchGetItem answers) come back without their first one,
+// as from a replica that has not yet seen the latest writes: DynamoDB
+// serves such reads from any replica, and one may lag the leader.
+func (d *Double) Stale(n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stale = n
+}
+
+// takeStale reports whether an eventually consistent answer is to be
+// served short, and counts it.
+func (d *Double) takeStale(consistent bool) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if consistent || d.stale <= 0 {
+		return false
+	}
+	d.stale--
+	d.stats.Stale++
+	return true
 }
 
 // New returns a double that serves through next (an emulator's handler,

@@ -1,0 +1,133 @@
+package store_test
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/store/limits"
+	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
+)
+
+// reads records the ConsistentRead of every record read (the head's Query
+// aside) in order, by kind: "query" or "get".
+type reads struct {
+	mu  sync.Mutex
+	log []string
+}
+
+func (r *reads) add(kind string, consistent *bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if aws.ToBool(consistent) {
+		kind += " strong"
+	} else {
+		kind += " eventual"
+	}
+	r.log = append(r.log, kind)
+}
+
+// TestEventuallyConsistentIndexReads: a version's reads are eventually
+// consistent when its head counted its records, and a read that a replica
+// behind the leader serves short (the limits double's Stale) is read again
+// strongly consistent, so a search still sees the version whole; a head
+// without counts (saved before they were) reads strongly consistent
+// (docs/contract.md#namespace-versions).
+func TestEventuallyConsistentIndexReads(t *testing.T) {
+	r := generate(40) // 41 summaries, 40 claims, 80 chunks
+	ids := append(citedChunkIDs(r), "k-none")
+	cases := []struct {
+		name     string
+		stale    int
+		noCounts bool
+		want     []string
+	}{
+		{name: "fresh replicas", want: []string{"query eventual", "query eventual", "get eventual", "get strong"}},
+		{name: "a short page", stale: 1, want: []string{"query eventual", "query strong", "query eventual", "get eventual", "get strong"}},
+		{name: "every answer short", stale: 10, want: []string{"query eventual", "query strong", "query eventual", "query strong", "get eventual", "get strong"}},
+		{name: "a head without counts", noCounts: true, want: []string{"query strong", "query strong", "get strong"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			h, _ := testenv.MinidynHandler()
+			d := limits.New(h, limits.Limits{})
+			client := d.DynamoDB()
+			tables := newTables(t, client)
+			require.NoError(t, newIndex(t, client, tables.Index).ReplaceNamespace(ctx, "ns", r))
+			if tc.noCounts { // the head as saved before heads counted records
+				key := map[string]types.AttributeValue{"namespace": &types.AttributeValueMemberS{Value: "ns"}, "sk": &types.AttributeValueMemberS{Value: "#head"}}
+				out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &tables.Index, Key: key, ConsistentRead: aws.Bool(true)})
+				require.NoError(t, err)
+				require.Contains(t, out.Item, "counts")
+				delete(out.Item, "counts")
+				_, err = client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &tables.Index, Item: out.Item})
+				require.NoError(t, err)
+			}
+			var log reads
+			f := &fakeClient{next: client,
+				query: func(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+					if v, ok := in.ExpressionAttributeValues[":1"].(*types.AttributeValueMemberS); !ok || v.Value != "#head" {
+						log.add("query", in.ConsistentRead)
+					}
+					return client.Query(ctx, in)
+				},
+				batchGetItem: func(ctx context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
+					log.add("get", in.RequestItems[tables.Index].ConsistentRead)
+					return client.BatchGetItem(ctx, in)
+				}}
+			snap, err := newIndex(t, f, tables.Index).Open(ctx, "ns")
+			require.NoError(t, err)
+			d.Stale(tc.stale)
+			summaries, err := snap.Summaries(ctx)
+			require.NoError(t, err)
+			claims, err := snap.Claims(ctx)
+			require.NoError(t, err)
+			chunks, err := snap.Chunks(ctx, ids)
+			require.NoError(t, err)
+			intact, err := snap.Intact(ctx)
+			require.NoError(t, err)
+
+			assert.True(t, intact)
+			assert.ElementsMatch(t, r.Summaries, summaries, "every summary, short read or not")
+			assert.ElementsMatch(t, r.Claims, claims)
+			assert.ElementsMatch(t, r.Chunks, chunks, "every chunk found, the missing id not")
+			assert.Equal(t, tc.want, log.log)
+			assert.Equal(t, min(tc.stale, 3), d.Stats().Stale, "short answers served")
+		})
+	}
+}
+
+// The head of a replaced namespace counts its records, and that of a
+// deleted one none, so reads of either are checked against what the
+// version holds.
+func TestHeadCountsRecords(t *testing.T) {
+	ctx := context.Background()
+	h, _ := testenv.MinidynHandler()
+	d := limits.New(h, limits.Limits{})
+	client := d.DynamoDB()
+	tables := newTables(t, client)
+	idx := newIndex(t, client, tables.Index)
+	require.NoError(t, idx.ReplaceNamespace(ctx, "ns", generate(3)))
+	counts := func() types.AttributeValue {
+		out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &tables.Index, ConsistentRead: aws.Bool(true),
+			Key: map[string]types.AttributeValue{"namespace": &types.AttributeValueMemberS{Value: "ns"}, "sk": &types.AttributeValueMemberS{Value: "#head"}}})
+		require.NoError(t, err)
+		return out.Item["counts"]
+	}
+	n := func(v int) types.AttributeValue { return &types.AttributeValueMemberN{Value: strconv.Itoa(v)} }
+	assert.Equal(t, &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"summaries": n(4), "claims": n(3), "chunks": n(6)}}, counts())
+	require.NoError(t, idx.DeleteNamespace(ctx, "ns"))
+	assert.Equal(t, &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"summaries": n(0), "claims": n(0), "chunks": n(0)}}, counts())
+	d.Stale(5)
+	got, err := idx.Summaries(ctx, "ns")
+	require.NoError(t, err)
+	assert.Empty(t, got, "a deleted namespace reads empty")
+}
