@@ -43,12 +43,20 @@ type Limits struct {
 	Burst time.Duration
 	// Latency is the service time of every request.
 	Latency time.Duration
+	// S3Bandwidth is the bytes a second one S3 request moves (its body
+	// sent or its answer received) on top of Latency: S3 serves one
+	// connection at tens of MB a second, so a large object takes time of
+	// its own. 0: no limit.
+	S3Bandwidth float64
 }
 
 // AWS are the published limits: 1,000 write and 3,000 read units a second
 // per partition, 3,500 PUT and 5,500 GET requests a second per prefix, one
-// second of burst, and 10 ms a request.
-var AWS = Limits{WriteUnits: 1000, ReadUnits: 3000, S3Puts: 3500, S3Gets: 5500, Burst: time.Second, Latency: 10 * time.Millisecond}
+// second of burst, and 10 ms a request; and 90 MB a second per S3
+// connection, what one connection of a Lambda function in the bucket's
+// region typically reaches (S3 publishes no figure per connection).
+var AWS = Limits{WriteUnits: 1000, ReadUnits: 3000, S3Puts: 3500, S3Gets: 5500, Burst: time.Second, Latency: 10 * time.Millisecond,
+	S3Bandwidth: 90e6}
 
 // bucket is a token bucket; tokens may go below zero when a read is
 // charged after it is served (DynamoDB charges a read by what it
