@@ -97,6 +97,9 @@ type recordCounts struct {
 	Summaries int `dynamodbav:"summaries"`
 	Claims    int `dynamodbav:"claims"`
 	Chunks    int `dynamodbav:"chunks"`
+	// ChunkBytes is the size of the chunk items together, as DynamoDB
+	// counts it: what a Query of every chunk costs (chunksByQuery).
+	ChunkBytes int64 `dynamodbav:"chunkBytes"`
 }
 
 // decodeHead reads a head item by hand: DynamoDB drops a set that a DELETE
@@ -231,6 +234,9 @@ func (v *snapshot) Chunks(ctx context.Context, ids []string) ([]globalsearch.Chu
 			continue // a batch may not name a key twice
 		}
 		seen[id] = true
+		if v.queryChunks(len(seen)) {
+			return v.chunksByQuery(ctx, ids)
+		}
 		key, err := attributevalue.MarshalMap(indexKey{Namespace: partition, SK: prefixChunk + id})
 		if err != nil {
 			return nil, fmt.Errorf("encode key of chunk %s: %w", id, err)
@@ -249,6 +255,38 @@ func (v *snapshot) Chunks(ctx context.Context, ids []string) ([]globalsearch.Chu
 	out, err := records[chunkItem](items)
 	if err != nil {
 		return nil, fmt.Errorf("decode chunks of namespace %s: %w", v.namespace, err)
+	}
+	return out, nil
+}
+
+// queryChunks reports whether a Query of every chunk of the version costs
+// fewer read units than a BatchGetItem of n of them: BatchGetItem charges
+// each item by the 4 KB unit, rounded up, a Query the items' total size,
+// so when many small chunks are cited, reading them all is cheaper (and
+// on one partition's 3,000 units a second, faster) than asking for each.
+func (v *snapshot) queryChunks(n int) bool {
+	return v.counts != nil && v.counts.ChunkBytes > 0 && (v.counts.ChunkBytes+readUnitBytes-1)/readUnitBytes < int64(n)
+}
+
+// readUnitBytes is what one read unit reads.
+const readUnitBytes = 4096
+
+// chunksByQuery reads every chunk of the version (readKind, checked
+// against the head's count) and keeps those of ids.
+func (v *snapshot) chunksByQuery(ctx context.Context, ids []string) ([]globalsearch.Chunk, error) {
+	all, err := readKind[chunkItem, globalsearch.Chunk](ctx, v, prefixChunk, "chunks", func(c recordCounts) int { return c.Chunks })
+	if err != nil {
+		return nil, err
+	}
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	out := all[:0]
+	for _, c := range all {
+		if want[c.ID] {
+			out = append(out, c)
+		}
 	}
 	return out, nil
 }

@@ -48,6 +48,7 @@ func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r global
 	version := s.newVersion()
 	partition := versionPartition(namespace, version)
 	puts := make([]types.WriteRequest, 0, len(r.Summaries)+len(r.Claims)+len(r.Chunks))
+	counts := recordCounts{Summaries: len(r.Summaries), Claims: len(r.Claims), Chunks: len(r.Chunks)}
 	add := func(kind, id string, v any) error {
 		it, err := attributevalue.MarshalMap(v)
 		if err != nil {
@@ -55,6 +56,9 @@ func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r global
 		}
 		if err := checkSize(fmt.Sprintf("namespace %s: %s %q", namespace, kind, id), it); err != nil {
 			return err
+		}
+		if kind == "chunk" {
+			counts.ChunkBytes += int64(itemSize(it))
 		}
 		puts = append(puts, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
 		return nil
@@ -83,7 +87,7 @@ func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r global
 	if err := s.batchWrite(ctx, s.table, puts); err != nil {
 		return s.abandon(ctx, namespace, version, fmt.Errorf("namespace %s: nothing replaced (the previous records still read): write records: %w", namespace, err))
 	}
-	return s.switchTo(ctx, namespace, old, version, recordCounts{len(r.Summaries), len(r.Claims), len(r.Chunks)}, true)
+	return s.switchTo(ctx, namespace, old, version, counts, true)
 }
 
 // DeleteNamespace implements globalsearch.IndexWriter: it switches the
