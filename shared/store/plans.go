@@ -301,7 +301,9 @@ var batchMetaAttrs = []string{
 // the Query of Plan projected onto batchMetaAttrs, which reads (and is
 // charged for) the same items but sends and decodes a small fraction of
 // their bytes. The plan item is read whole on its own because an emulator
-// (minidyn) rounds large numbers such as the seed in projected maps.
+// (minidyn) rounds large numbers such as the seed in projected maps. A plan
+// whose batches are in the payload bucket reads its batches object, which
+// holds no text.
 func (s *Runs) PlanMeta(ctx context.Context, queryID string) (globalsearch.Plan, error) {
 	what := "plan metadata of query " + queryID
 	header, err := s.planItem(ctx, what, queryID)
