@@ -11,10 +11,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/store/limits"
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
@@ -152,4 +154,54 @@ func TestHeadCountsRecords(t *testing.T) {
 	got, err := idx.Summaries(ctx, "ns")
 	require.NoError(t, err)
 	assert.Empty(t, got, "a deleted namespace reads empty")
+}
+
+// A strongly consistent read again that fails fails the read, as the
+// first would have: nothing short is returned as whole.
+func TestStrongRereadFails(t *testing.T) {
+	r := generate(3)
+	for i := range r.Chunks {
+		r.Chunks[i].Text += chunkText
+	}
+	apiErr := &smithy.GenericAPIError{Code: "ProvisionedThroughputExceededException", Message: "slow down"}
+	cases := []struct {
+		name string
+		read func(context.Context, globalsearch.Snapshot) error
+	}{
+		{"summaries read short", func(ctx context.Context, s globalsearch.Snapshot) error { _, err := s.Summaries(ctx); return err }},
+		{"chunks not found", func(ctx context.Context, s globalsearch.Snapshot) error {
+			_, err := s.Chunks(ctx, []string{"k00000", "k-none"})
+			return err
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			h, _ := testenv.MinidynHandler()
+			d := limits.New(h, limits.Limits{})
+			client := d.DynamoDB()
+			tables := newTables(t, client)
+			require.NoError(t, newIndex(t, client, tables.Index).ReplaceNamespace(ctx, "ns", r))
+			f := &fakeClient{next: client,
+				query: func(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+					if aws.ToBool(in.ConsistentRead) && !isHeadQuery(in) {
+						return nil, apiErr
+					}
+					return client.Query(ctx, in)
+				},
+				batchGetItem: func(ctx context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
+					if aws.ToBool(in.RequestItems[tables.Index].ConsistentRead) {
+						return nil, apiErr
+					}
+					return client.BatchGetItem(ctx, in)
+				}}
+			snap, err := newIndex(t, f, tables.Index, store.WithBackoff(fastBackoff)).Open(ctx, "ns")
+			require.NoError(t, err)
+			d.Stale(1)
+			err = tc.read(ctx, snap)
+			require.Error(t, err)
+			assert.Equal(t, globalsearch.KindThrottled, globalsearch.KindOf(err), "%v", err)
+			assert.ErrorIs(t, err, apiErr)
+		})
+	}
 }
