@@ -64,7 +64,7 @@ func TestPayloadBucket(t *testing.T) {
 					set[id] = render(v)
 				}
 			}
-			assert.Equal(t, map[string]string{"PrepareFunction": "${PayloadBucket}", "MapFunction": "${PayloadBucket}"}, set)
+			assert.Equal(t, map[string]string{"PrepareFunction": "${PayloadBucket}", "MapFunction": "${PayloadBucket}", "ReduceFunction": "${PayloadBucket}"}, set)
 		})
 	}
 }

@@ -65,9 +65,11 @@ func TestRolePolicies(t *testing.T) {
 		runs  = " ${RunsTable.Arn}"
 		index = " ${IndexTable.Arn}"
 		// docs/contract.md#payloads-bucket: prepare only writes the batch
-		// texts, map only reads them, nobody else reaches them.
-		texts  = " ${PayloadBucket.Arn}/runs/*"
-		region = "arn:${AWS::Partition}:bedrock:${AWS::Region}"
+		// texts and batches, map only reads them, reduce reads the batches
+		// only, nobody else reaches them.
+		texts   = " ${PayloadBucket.Arn}/runs/*"
+		batches = " ${PayloadBucket.Arn}/runs/*/batches-*"
+		region  = "arn:${AWS::Partition}:bedrock:${AWS::Region}"
 	)
 	// model is what a stage's function may call: its own model's
 	// parameter when set (docs/contract.md#stage-models), else FoundationModelId.
@@ -110,7 +112,7 @@ func TestRolePolicies(t *testing.T) {
 		},
 		"ReduceFunctionRole": func(s *stack) []string {
 			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:Query" + runs,
-				"dynamodb:UpdateItem" + runs}, model(s, "ReduceFoundationModelId")...)
+				"dynamodb:UpdateItem" + runs, "s3:GetObject" + batches}, model(s, "ReduceFoundationModelId")...)
 		},
 		"ApiFunctionRole": func(*stack) []string {
 			// docs/contract.md#cancel: DELETE stops this state machine's

@@ -2,7 +2,8 @@
 // attempt at reduce over the stored map answers, or (with a failure in its
 // input) the record of a reduce whose attempts are spent; the result is
 // saved in the runs table (shared/workflow). It has no access to the index
-// table.
+// table, and of the payload bucket reads the batches objects only, for the
+// plan's metadata (docs/contract.md#payloads-bucket).
 package main
 
 import (
@@ -16,7 +17,7 @@ import (
 )
 
 func main() {
-	f := wiring.Load(workflow.EnvModelID)
+	f := wiring.Load(workflow.EnvModelID, workflow.EnvPayloadBucket)
 	h := &workflow.Handlers{
 		Engine: &globalsearch.Engine{Model: f.Model, Runs: f.Runs, Logger: f.Logger, ModelID: f.Config.ModelID, Prices: f.Config.Prices},
 		// After a Distributed Map the failed batches are in the runs table.

@@ -142,9 +142,10 @@ func (s *Client) batchWrite(ctx context.Context, table string, reqs []types.Writ
 const batchGetConcurrency = 8
 
 // batchGet reads keys with BatchGetItem, 100 at a time, up to
-// batchGetConcurrency groups at once. Keys that do not exist are simply
-// absent from the answer. The first error stops the groups not yet sent.
-func (s *Client) batchGet(ctx context.Context, table string, keys []item) ([]item, error) {
+// batchGetConcurrency groups at once, strongly consistent or not. Keys that
+// do not exist are simply absent from the answer. The first error stops the
+// groups not yet sent.
+func (s *Client) batchGet(ctx context.Context, table string, keys []item, consistent bool) ([]item, error) {
 	groups := make([][]item, (len(keys)+maxBatchGet-1)/maxBatchGet)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(batchGetConcurrency)
@@ -155,10 +156,8 @@ func (s *Client) batchGet(ctx context.Context, table string, keys []item) ([]ite
 				return err
 			}
 			return untilProcessed(s, gctx, keys[start:min(start+maxBatchGet, len(keys))], func(pending []item) ([]item, error) {
-				// Strongly consistent: a search reads a namespace version
-				// right after the switch to it (docs/contract.md#namespace-versions).
 				out, err := s.client.BatchGetItem(gctx, &dynamodb.BatchGetItemInput{
-					RequestItems: map[string]types.KeysAndAttributes{table: {Keys: pending, ConsistentRead: aws.Bool(true)}},
+					RequestItems: map[string]types.KeysAndAttributes{table: {Keys: pending, ConsistentRead: aws.Bool(consistent)}},
 				})
 				if err != nil {
 					return nil, wrap(err, "batch get from %s", table)

@@ -79,10 +79,27 @@ func records[I storedItem[R], R any](items []item) ([]R, error) {
 }
 
 // head is what a namespace's head item says. Version "" is the legacy
-// partition (no head, or a head that never switched).
+// partition (no head, or a head that never switched). Counts are the
+// current version's, nil on a head saved before heads had them.
 type head struct {
 	Version          string
 	Pending, Retired []string
+	Counts           *recordCounts
+}
+
+// recordCounts are how many records of each kind a version holds, which the
+// switch to it records on the head (docs/contract.md#namespace-versions). A
+// version's records are all written before the switch and never change, so
+// an eventually consistent read of them returns a subset (a replica behind
+// the leader lacks some), and one that returns as many as the head says
+// returned all of them.
+type recordCounts struct {
+	Summaries int `dynamodbav:"summaries"`
+	Claims    int `dynamodbav:"claims"`
+	Chunks    int `dynamodbav:"chunks"`
+	// ChunkBytes is the size of the chunk items together, as DynamoDB
+	// counts it: what a Query of every chunk costs (chunksByQuery).
+	ChunkBytes int64 `dynamodbav:"chunkBytes"`
 }
 
 // decodeHead reads a head item by hand: DynamoDB drops a set that a DELETE
@@ -98,6 +115,10 @@ func decodeHead(it item) head {
 	}
 	if v, ok := it[attrRetired].(*types.AttributeValueMemberSS); ok {
 		h.Retired = v.Value
+	}
+	var c recordCounts
+	if v, ok := it[attrCounts].(*types.AttributeValueMemberM); ok && attributevalue.UnmarshalMap(v.Value, &c) == nil && h.Version != "" {
+		h.Counts = &c
 	}
 	return h
 }
@@ -131,13 +152,15 @@ func (s *Index) Open(ctx context.Context, namespace string) (globalsearch.Snapsh
 	if err != nil {
 		return nil, err
 	}
-	return &snapshot{s: s, namespace: namespace, version: h.Version}, nil
+	return &snapshot{s: s, namespace: namespace, version: h.Version, counts: h.Counts}, nil
 }
 
-// snapshot reads one version of a namespace.
+// snapshot reads one version of a namespace; counts, when its head has
+// them, let its reads be eventually consistent (readKind).
 type snapshot struct {
 	s                  *Index
 	namespace, version string
+	counts             *recordCounts
 }
 
 // Version implements globalsearch.VersionedSnapshot.
@@ -146,12 +169,12 @@ func (v *snapshot) Version() string { return v.version }
 // Summaries implements globalsearch.Snapshot. They come back in id byte
 // order.
 func (v *snapshot) Summaries(ctx context.Context) ([]globalsearch.Summary, error) {
-	return readKind[summaryItem, globalsearch.Summary](ctx, v, prefixSummary, "summaries")
+	return readKind[summaryItem, globalsearch.Summary](ctx, v, prefixSummary, "summaries", func(c recordCounts) int { return c.Summaries })
 }
 
 // Claims implements globalsearch.Snapshot. They come back in id byte order.
 func (v *snapshot) Claims(ctx context.Context) ([]globalsearch.Claim, error) {
-	return readKind[claimItem, globalsearch.Claim](ctx, v, prefixClaim, "claims")
+	return readKind[claimItem, globalsearch.Claim](ctx, v, prefixClaim, "claims", func(c recordCounts) int { return c.Claims })
 }
 
 // Intact implements globalsearch.Snapshot: versions never repeat and a
@@ -168,16 +191,26 @@ func (v *snapshot) Intact(ctx context.Context) (bool, error) {
 	return h.Version == v.version, nil
 }
 
-// readKind reads every record of one kind with a paginated, strongly
-// consistent Query on the sort-key prefix: one request per page, never a
-// Scan.
-func readKind[I storedItem[R], R any](ctx context.Context, v *snapshot, prefix, what string) ([]R, error) {
+// readKind reads every record of one kind with a paginated Query on the
+// sort-key prefix: one request per page, never a Scan. When the head
+// counted the version's records (of this kind: count), the Query is
+// eventually consistent, half the read units of a strongly consistent one,
+// and one that comes back short is read again strongly consistent
+// (docs/contract.md#namespace-versions); otherwise it is strongly
+// consistent, as a search reads a version right after the switch to it.
+func readKind[I storedItem[R], R any](ctx context.Context, v *snapshot, prefix, what string, count func(recordCounts) int) ([]R, error) {
 	if v.namespace == "" {
 		return []R{}, nil
 	}
-	items, err := v.s.queryAll(ctx, v.s.table, expression.NewBuilder().WithKeyCondition(
-		expression.Key(attrNamespace).Equal(expression.Value(versionPartition(v.namespace, v.version))).
-			And(expression.Key(attrSK).BeginsWith(prefix))), true)
+	query := func(consistent bool) ([]item, error) {
+		return v.s.queryAll(ctx, v.s.table, expression.NewBuilder().WithKeyCondition(
+			expression.Key(attrNamespace).Equal(expression.Value(versionPartition(v.namespace, v.version))).
+				And(expression.Key(attrSK).BeginsWith(prefix))), consistent)
+	}
+	items, err := query(v.counts == nil)
+	if err == nil && v.counts != nil && len(items) != count(*v.counts) {
+		items, err = query(true)
+	}
 	if err != nil {
 		return nil, wrap(err, "read %s of namespace %s", what, v.namespace)
 	}
@@ -189,7 +222,9 @@ func readKind[I storedItem[R], R any](ctx context.Context, v *snapshot, prefix, 
 }
 
 // Chunks implements globalsearch.Snapshot: one BatchGetItem per 100
-// distinct ids.
+// distinct ids, eventually consistent when the head counted the version's
+// records; the ids such a read did not find are asked again strongly
+// consistent, as a replica behind the leader may lack them.
 func (v *snapshot) Chunks(ctx context.Context, ids []string) ([]globalsearch.Chunk, error) {
 	if v.namespace == "" || len(ids) == 0 {
 		return []globalsearch.Chunk{}, nil
@@ -202,13 +237,21 @@ func (v *snapshot) Chunks(ctx context.Context, ids []string) ([]globalsearch.Chu
 			continue // a batch may not name a key twice
 		}
 		seen[id] = true
+		if v.queryChunks(len(seen)) {
+			return v.chunksByQuery(ctx, ids)
+		}
 		key, err := attributevalue.MarshalMap(indexKey{Namespace: partition, SK: prefixChunk + id})
 		if err != nil {
 			return nil, fmt.Errorf("encode key of chunk %s: %w", id, err)
 		}
 		keys = append(keys, key)
 	}
-	items, err := v.s.batchGet(ctx, v.s.table, keys)
+	items, err := v.s.batchGet(ctx, v.s.table, keys, v.counts == nil)
+	if err == nil && v.counts != nil && len(items) < len(keys) {
+		var more []item
+		more, err = v.s.batchGet(ctx, v.s.table, notFound(keys, items), true)
+		items = append(items, more...)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read chunks of namespace %s: %w", v.namespace, err)
 	}
@@ -217,6 +260,55 @@ func (v *snapshot) Chunks(ctx context.Context, ids []string) ([]globalsearch.Chu
 		return nil, fmt.Errorf("decode chunks of namespace %s: %w", v.namespace, err)
 	}
 	return out, nil
+}
+
+// queryChunks reports whether a Query of every chunk of the version costs
+// fewer read units than a BatchGetItem of n of them: BatchGetItem charges
+// each item by the 4 KB unit, rounded up, a Query the items' total size,
+// so when many small chunks are cited, reading them all is cheaper (and
+// on one partition's 3,000 units a second, faster) than asking for each.
+func (v *snapshot) queryChunks(n int) bool {
+	return v.counts != nil && v.counts.ChunkBytes > 0 && (v.counts.ChunkBytes+readUnitBytes-1)/readUnitBytes < int64(n)
+}
+
+// readUnitBytes is what one read unit reads.
+const readUnitBytes = 4096
+
+// chunksByQuery reads every chunk of the version (readKind, checked
+// against the head's count) and keeps those of ids.
+func (v *snapshot) chunksByQuery(ctx context.Context, ids []string) ([]globalsearch.Chunk, error) {
+	all, err := readKind[chunkItem, globalsearch.Chunk](ctx, v, prefixChunk, "chunks", func(c recordCounts) int { return c.Chunks })
+	if err != nil {
+		return nil, err
+	}
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	out := all[:0]
+	for _, c := range all {
+		if want[c.ID] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// notFound are the keys no item of found has.
+func notFound(keys, found []item) []item {
+	have := make(map[string]bool, len(found))
+	for _, it := range found {
+		if sk, ok := it[attrSK].(*types.AttributeValueMemberS); ok {
+			have[sk.Value] = true
+		}
+	}
+	var out []item
+	for _, k := range keys {
+		if sk, ok := k[attrSK].(*types.AttributeValueMemberS); !ok || !have[sk.Value] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Summaries reads the summaries of a namespace's current version (Open,

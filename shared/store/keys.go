@@ -53,6 +53,9 @@ const (
 	attrVersion = "version"
 	attrPending = "pending"
 	attrRetired = "retired"
+	// attrCounts, on the head, is how many records of each kind the
+	// current version holds (recordCounts).
+	attrCounts = "counts"
 	// legacyVersion names the head-less partition in the version sets (a
 	// set cannot hold ""); generated versions are hex, so never this.
 	legacyVersion = "legacy"

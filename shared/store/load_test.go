@@ -134,58 +134,79 @@ type prepareReads struct {
 	engine        *globalsearch.Engine
 	client        *latencyClient
 	params        globalsearch.Params
-	queryPages    [2]int // summaries, claims
+	queryPages    [3]int // summaries, claims, chunks (when read by Query)
 	chunkRequests int
 }
 
 const loadPageLimit = 100
 
-func newPrepareReads(t testing.TB, leaves int, latency time.Duration) prepareReads {
+// chunkText is the text of each chunk: 4 KB, so that a chunk costs a read
+// unit by key as by Query, and the cited chunks are read by key (readKind
+// reads them all with one Query when that is cheaper).
+var chunkText = strings.Repeat("x", 4096)
+
+func newPrepareReads(t testing.TB, leaves int, latency time.Duration, text string) prepareReads {
 	ctx := context.Background()
 	raw := testenv.Minidyn(t)
 	tables := store.Tables{Index: "load-index"}
 	require.NoError(t, store.CreateTables(ctx, raw, tables))
 	r := generate(leaves)
+	for i := range r.Chunks {
+		r.Chunks[i].Text += text
+	}
 	require.NoError(t, newIndex(t, raw, tables.Index).ReplaceNamespace(ctx, "ns", r))
 	client := &latencyClient{DynamoDBAPI: raw, latency: latency}
 	client.reset()
 	s := newIndex(t, client, tables.Index, store.WithQueryLimit(loadPageLimit))
-	p, err := globalsearch.Request{Namespace: "ns", Query: "What are the themes?"}.Params(globalsearch.SpecDefaults)
+	d := globalsearch.SpecDefaults
+	d.MaxModelCalls = 1 << 20 // 4 KB chunks make many batches: only the reads count here
+	p, err := globalsearch.Request{Namespace: "ns", Query: "What are the themes?"}.Params(d)
 	require.NoError(t, err)
 	pages := func(n int) int { return n/loadPageLimit + 1 } // a full last page needs one more
 	return prepareReads{
 		engine: &globalsearch.Engine{Index: s}, client: client, params: p,
-		queryPages:    [2]int{pages(len(r.Summaries)), pages(len(r.Claims))},
+		queryPages:    [3]int{pages(len(r.Summaries)), pages(len(r.Claims)), pages(len(r.Chunks))},
 		chunkRequests: ceilDiv(len(citedChunkIDs(r)), 100),
 	}
 }
 
 // TestPrepareReadsConcurrently: the summaries and claims Query chains
 // overlap, chunk BatchGetItems go several at a time but no more than the
-// bound, and no read is added to get there.
+// bound, and no read is added to get there; small chunks, every one cited,
+// are one more Query chain instead, cheaper in read units.
 func TestPrepareReadsConcurrently(t *testing.T) {
 	tests := []struct {
 		name         string
 		leaves       int
+		text         string
 		wantQueries  int // at least this many Query requests in flight at once
 		wantBatchGet int
 	}{
-		{"one chunk request", 40, 2, 1},
-		{"many chunk requests", 1200, 2, 8},
+		{"one chunk request", 40, chunkText, 2, 1},
+		{"many chunk requests", 1200, chunkText, 2, 8},
+		{"small chunks: one Query of all", 1200, "", 2, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pr := newPrepareReads(t, tc.leaves, 0)
-			pr.client.gates = newGates(map[string]int{"Query": tc.wantQueries, "BatchGetItem": tc.wantBatchGet})
+			pr := newPrepareReads(t, tc.leaves, 0, tc.text)
+			gates := map[string]int{"Query": tc.wantQueries}
+			if tc.wantBatchGet > 0 {
+				gates["BatchGetItem"] = tc.wantBatchGet
+			}
+			pr.client.gates = newGates(gates)
 			plan, err := pr.engine.Plan(context.Background(), pr.params)
 			require.NoError(t, err)
 			require.NotEmpty(t, plan.Batches)
 			require.Zero(t, plan.MissingChunks)
 
 			calls, inFlight := pr.client.snapshot()
-			assert.Equal(t, pr.queryPages[0]+pr.queryPages[1], calls["Query"], "one Query per page")
+			wantQueries, wantGets := pr.queryPages[0]+pr.queryPages[1], pr.chunkRequests
+			if tc.wantBatchGet == 0 {
+				wantQueries, wantGets = wantQueries+pr.queryPages[2], 0
+			}
+			assert.Equal(t, wantQueries, calls["Query"], "one Query per page")
 			assert.Equal(t, 2, calls["QueryHead"], "the version read once before the records and once after")
-			assert.Equal(t, pr.chunkRequests, calls["BatchGetItem"], "one BatchGetItem per 100 chunks")
+			assert.Equal(t, wantGets, calls["BatchGetItem"], "one BatchGetItem per 100 chunks")
 			assert.GreaterOrEqual(t, inFlight["Query"], tc.wantQueries, "summaries and claims read together")
 			assert.Equal(t, tc.wantBatchGet, inFlight["BatchGetItem"], "chunk reads in flight, bounded")
 		})
@@ -201,7 +222,7 @@ func TestPrepareReadsConcurrently(t *testing.T) {
 func BenchmarkPrepareReads(b *testing.B) {
 	for _, latency := range []time.Duration{0, 10 * time.Millisecond} {
 		b.Run("latency="+latency.String(), func(b *testing.B) {
-			pr := newPrepareReads(b, 2000, latency)
+			pr := newPrepareReads(b, 2000, latency, chunkText)
 			ms := float64(latency) / float64(time.Millisecond)
 			chain := 2 + max(pr.queryPages[0], pr.queryPages[1]+ceilDiv(pr.chunkRequests, 8)) // the head before and after
 			total := pr.queryPages[0] + pr.queryPages[1] + pr.chunkRequests + 2               // and the head, before and after

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
@@ -99,6 +100,17 @@ func (p *Payloads) put(ctx context.Context, key, contentType string, body []byte
 	return nil
 }
 
+// putObjects writes the objects of one save at once (a save's objects are
+// on prepare's critical path and independent of each other). Any one
+// failing fails the save, before anything names them.
+func (s *Runs) putObjects(ctx context.Context, objects map[string]object) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for key, o := range objects {
+		g.Go(func() error { return s.payloads.put(gctx, key, o.contentType, o.body) })
+	}
+	return g.Wait()
+}
+
 // get reads length bytes of an object from offset; a whole object when
 // length is negative.
 func (p *Payloads) get(ctx context.Context, key string, offset, length int64) ([]byte, error) {
@@ -119,7 +131,7 @@ func (p *Payloads) get(ctx context.Context, key string, offset, length int64) ([
 		return nil, wrapS3(err, "read s3://%s/%s", p.bucket, key)
 	}
 	if length > 0 && int64(len(data)) != length {
-		return nil, fmt.Errorf("read s3://%s/%s: %d bytes at %d, not the %d the batch item names", p.bucket, key, len(data), offset, length)
+		return nil, fmt.Errorf("read s3://%s/%s: %d bytes at %d, not the %d asked for", p.bucket, key, len(data), offset, length)
 	}
 	return data, nil
 }

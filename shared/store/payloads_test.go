@@ -3,10 +3,12 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -64,6 +66,7 @@ type payloadStores struct {
 	dynamo *fakeClient
 	s3     *fakeS3
 	table  string
+	bucket string
 }
 
 func newPayloadStores(t *testing.T, s3c *s3.Client) payloadStores {
@@ -73,10 +76,11 @@ func newPayloadStores(t *testing.T, s3c *s3.Client) payloadStores {
 	fd := &fakeClient{next: client}
 	fs := &fakeS3{next: s3c}
 	st := newStores(t, fd, tables, store.WithQueryLimit(25))
-	p, err := store.NewPayloads(fs, testenv.NewBucket(t, s3c))
+	bucket := testenv.NewBucket(t, s3c)
+	p, err := store.NewPayloads(fs, bucket)
 	require.NoError(t, err)
 	st.Runs = st.Runs.WithPayloads(p)
-	return payloadStores{stores: st, dynamo: fd, s3: fs, table: tables.Runs}
+	return payloadStores{stores: st, dynamo: fd, s3: fs, table: tables.Runs, bucket: bucket}
 }
 
 // The conformance suite with the batch texts in a bucket: minidyn for the
@@ -100,10 +104,11 @@ func plan3(queryID, runID string) globalsearch.Plan {
 	return p
 }
 
-// The layout (docs/contract.md#payloads-bucket): a save is one PutObject
-// under the run's prefix, written before any DynamoDB write; the batch
-// items hold no text; a batch read is one ranged GetObject, a plan read
-// one whole GetObject.
+// The layout (docs/contract.md#payloads-bucket): a save is two PutObjects
+// under the run's prefix, the texts and the batches, written before the
+// plan item names them, and no batch item; a batch read is three ranged
+// GetObjects (its offsets, its record, its text), a plan read both objects
+// whole, the metadata the batches object only.
 func TestPayloadLayout(t *testing.T) {
 	s3c := testenv.S3Client(t, testenv.Moto(t, testenv.MotoOptions{}))
 	ctx := context.Background()
@@ -116,43 +121,101 @@ func TestPayloadLayout(t *testing.T) {
 		mu.Unlock()
 		return s.s3.next.PutObject(ctx, in)
 	}
-	s.dynamo.batchWriteItem = func(ctx context.Context, in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
+	s.dynamo.transactWrite = func(ctx context.Context, in *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
 		mu.Lock()
-		order = append(order, "BatchWriteItem")
+		order = append(order, "TransactWriteItems")
 		mu.Unlock()
-		return s.dynamo.next.BatchWriteItem(ctx, in)
+		return s.dynamo.next.TransactWriteItems(ctx, in)
 	}
 	want := plan3("q-layout", "run-1")
 	require.NoError(t, s.SavePlan(ctx, want))
-	require.Len(t, s.s3.puts, 1, "one object per save")
-	assert.True(t, strings.HasPrefix(s.s3.puts[0], "runs/q-layout/run-1/texts-"), s.s3.puts[0])
-	assert.Equal(t, []string{"PutObject", "BatchWriteItem"}, order, "the texts are written before any item names them")
+	require.Len(t, s.s3.puts, 2, "two objects per save")
+	slices.Sort(s.s3.puts)
+	batches, texts := s.s3.puts[0], s.s3.puts[1]
+	assert.True(t, strings.HasPrefix(batches, "runs/q-layout/run-1/batches-"), batches)
+	assert.True(t, strings.HasPrefix(texts, "runs/q-layout/run-1/texts-"), texts)
+	assert.Equal(t, []string{"PutObject", "PutObject", "TransactWriteItems"}, order, "the objects are written before the plan names them")
+	assert.Zero(t, s.dynamo.Calls()["BatchWriteItem"], "no batch item")
 
-	out, err := s.dynamo.next.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: runKey("q-layout", "batch#run-1#000002")})
+	out, err := s.dynamo.next.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: runKey("q-layout", "plan")})
 	require.NoError(t, err)
 	var raw struct {
-		Batch globalsearch.Batch `dynamodbav:"batch"`
-		Text  map[string]any     `dynamodbav:"text"`
+		Plan map[string]any `dynamodbav:"plan"`
 	}
 	require.NoError(t, attributevalue.UnmarshalMap(out.Item, &raw))
-	assert.Empty(t, raw.Batch.Content, "the item keeps no text")
-	assert.Equal(t, map[string]any{"key": s.s3.puts[0], "offset": float64(len("first text")), "length": float64(len("third, ünïcode text"))}, raw.Text)
+	assert.Equal(t, batches, raw.Plan["batchesKey"])
+	assert.Equal(t, float64(3), raw.Plan["batchCount"])
 
+	body := s.object(t, batches)
+	records := decodeBatches(t, body)
+	require.Len(t, records, 3)
+	assert.Equal(t, map[string]any{"key": texts, "offset": float64(len("first text")), "length": float64(len("third, ünïcode text"))}, records[2]["text"])
+	assert.Equal(t, map[string]any{"runId": "run-1", "index": float64(2), "communityIds": []any{"c"}, "estimatedTokens": float64(0), "content": ""}, records[2]["batch"], "the record keeps no text")
+	assert.Equal(t, "first text"+"third, ünïcode text", string(s.object(t, texts)))
+
+	s.s3.gets = nil
 	b, err := s.Batch(ctx, "q-layout", 2)
 	require.NoError(t, err)
 	assert.Equal(t, want.Batches[2], b)
+	entry := binary.BigEndian.Uint64(body[16:])
+	end := binary.BigEndian.Uint64(body[24:])
+	third := fmt.Sprintf(" bytes=%d-%d", len("first text"), len("first text")+len("third, ünïcode text")-1)
+	assert.Equal(t, []string{batches + " bytes=16-31", batches + fmt.Sprintf(" bytes=%d-%d", entry, end-1), texts + third}, s.s3.gets,
+		"a batch read is its offsets, its record and its text")
+	s.s3.gets = nil
 	b, err = s.Batch(ctx, "q-layout", 1)
 	require.NoError(t, err)
-	assert.Equal(t, want.Batches[1], b, "an empty text needs no read")
+	assert.Equal(t, want.Batches[1], b)
+	assert.Len(t, s.s3.gets, 2, "an empty text needs no read")
+	s.s3.gets = nil
 	got, err := s.Plan(ctx, "q-layout")
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
+	assert.ElementsMatch(t, []string{batches + " ", texts + " "}, s.s3.gets, "a plan read is both objects whole")
+	s.s3.gets = nil
 	meta, err := s.PlanMeta(ctx, "q-layout")
 	require.NoError(t, err)
-	assert.Empty(t, meta.Batches[0].Content)
-	third := fmt.Sprintf(" bytes=%d-%d", len("first text"), len("first text")+len("third, ünïcode text")-1)
-	assert.Equal(t, []string{s.s3.puts[0] + third, s.s3.puts[0] + " "}, s.s3.gets,
-		"a ranged read per batch, one whole read per plan, none for the metadata")
+	assert.Empty(t, meta.Batches[2].Content)
+	assert.Equal(t, want.Batches[2].CommunityIDs, meta.Batches[2].CommunityIDs)
+	assert.Equal(t, []string{batches + " "}, s.s3.gets, "the metadata reads no text")
+}
+
+// object reads an object of the stores' bucket whole.
+func (s payloadStores) object(t *testing.T, key string) []byte {
+	t.Helper()
+	out, err := s.s3.next.GetObject(context.Background(), &s3.GetObjectInput{Bucket: &s.bucket, Key: &key})
+	require.NoError(t, err)
+	defer out.Body.Close()
+	body, err := io.ReadAll(out.Body)
+	require.NoError(t, err)
+	return body
+}
+
+// decodeBatches decodes the records of a batches object by its offsets.
+func decodeBatches(t *testing.T, body []byte) []map[string]any {
+	t.Helper()
+	require.GreaterOrEqual(t, len(body), 8)
+	n := int(binary.BigEndian.Uint64(body)/8) - 1
+	records := make([]map[string]any, n)
+	for i := range n {
+		from, to := binary.BigEndian.Uint64(body[8*i:]), binary.BigEndian.Uint64(body[8*i+8:])
+		require.NoError(t, json.Unmarshal(body[from:to], &records[i]), "record %d", i)
+	}
+	return records
+}
+
+// encodeBatches lays records out as a batches object.
+func encodeBatches(t *testing.T, records []map[string]any) []byte {
+	t.Helper()
+	var table, tail []byte
+	at := uint64(8 * (len(records) + 1))
+	for _, r := range records {
+		raw, err := json.Marshal(r)
+		require.NoError(t, err)
+		table = binary.BigEndian.AppendUint64(table, at)
+		tail, at = append(tail, raw...), at+uint64(len(raw))
+	}
+	return append(binary.BigEndian.AppendUint64(table, at), tail...)
 }
 
 func runKey(queryID, sk string) map[string]types.AttributeValue {
@@ -193,38 +256,61 @@ func TestPayloadWriteFailureSavesNothing(t *testing.T) {
 	}
 }
 
-// Reads refuse a batch item whose text is not its run's or not where it
-// says, and a store without the bucket refuses a batch that is in it.
+// Reads refuse batches that are not their run's or not where they say,
+// and a store without the bucket refuses a plan whose batches are in it.
 func TestPayloadReadFailures(t *testing.T) {
 	s3c := testenv.S3Client(t, testenv.Moto(t, testenv.MotoOptions{}))
 	ctx := context.Background()
+	setText := func(key string) func([]map[string]any) {
+		return func(r []map[string]any) { r[0]["text"].(map[string]any)["key"] = key }
+	}
 	tests := []struct {
-		name    string
-		set     map[string]types.AttributeValue // attributes of batch 0's item replaced
-		noS3    bool
-		getErr  error
-		short   bool
-		wantErr string
-		kind    globalsearch.Kind
+		name       string
+		batchesKey string                 // replaces the plan item's
+		records    func([]map[string]any) // rewrites the batches object
+		body       func([]byte) []byte    // replaces the batches object
+		noS3       bool
+		getErr     error
+		short      bool
+		wantErr    string
+		kind       globalsearch.Kind
 	}{
-		{name: "text of another run", set: map[string]types.AttributeValue{":k": &types.AttributeValueMemberS{Value: "runs/q-read/run-old/texts-0"}},
-			wantErr: "which is not its run's", kind: globalsearch.KindInternal},
-		{name: "text of another query id", set: map[string]types.AttributeValue{":k": &types.AttributeValueMemberS{Value: "runs/q-other/run-1/texts-0"}},
-			wantErr: "which is not its run's", kind: globalsearch.KindInternal},
+		{name: "batches of another run", batchesKey: "runs/q-read/run-old/batches-0", wantErr: "which are not its run's", kind: globalsearch.KindInternal},
+		{name: "batches of another query id", batchesKey: "runs/q-other/run-1/batches-0", wantErr: "which are not its run's", kind: globalsearch.KindInternal},
+		{name: "text of another run", records: setText("runs/q-read/run-old/texts-0"), wantErr: "which is not its run's", kind: globalsearch.KindInternal},
+		{name: "text of another query id", records: setText("runs/q-other/run-1/texts-0"), wantErr: "which is not its run's", kind: globalsearch.KindInternal},
+		{name: "a record of another batch", records: func(r []map[string]any) { r[0], r[1] = r[1], r[0] }, wantErr: "record 0 of", kind: globalsearch.KindInternal},
+		{name: "a record of another run", records: func(r []map[string]any) { r[0]["batch"].(map[string]any)["runId"] = "run-old" }, wantErr: `of run "run-old", not batch 0 of run run-1`, kind: globalsearch.KindInternal},
+		{name: "a record that is not JSON", body: func(b []byte) []byte { b[binary.BigEndian.Uint64(b)] = '!'; return b }, wantErr: "decode batch", kind: globalsearch.KindInternal},
+		{name: "offsets out of order", body: func(b []byte) []byte { copy(b[0:8], b[8:16]); copy(b[8:16], make([]byte, 8)); return b }, wantErr: "outside", kind: globalsearch.KindInternal},
 		{name: "no bucket", noS3: true, wantErr: "payload bucket, which this store has no access to", kind: globalsearch.KindInternal},
 		{name: "throttled", getErr: &smithy.GenericAPIError{Code: "SlowDown"}, wantErr: "throttled by S3", kind: globalsearch.KindThrottled},
-		{name: "object shorter than named", short: true, wantErr: "not the 10 the batch item names", kind: globalsearch.KindInternal},
+		{name: "object shorter than asked", short: true, wantErr: "not the 16 asked for", kind: globalsearch.KindInternal},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newPayloadStores(t, s3c)
 			require.NoError(t, s.SavePlan(ctx, plan3("q-read", "run-1")))
-			if tc.set != nil {
+			if tc.batchesKey != "" {
 				_, err := s.dynamo.next.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-					TableName: &s.table, Key: runKey("q-read", "batch#run-1#000000"),
-					UpdateExpression:         aws.String("SET #t.#k = :k"),
-					ExpressionAttributeNames: map[string]string{"#t": "text", "#k": "key"}, ExpressionAttributeValues: tc.set,
+					TableName: &s.table, Key: runKey("q-read", "plan"),
+					UpdateExpression:          aws.String("SET #p.#k = :k"),
+					ExpressionAttributeNames:  map[string]string{"#p": "plan", "#k": "batchesKey"},
+					ExpressionAttributeValues: map[string]types.AttributeValue{":k": &types.AttributeValueMemberS{Value: tc.batchesKey}},
 				})
+				require.NoError(t, err)
+			}
+			if tc.records != nil || tc.body != nil {
+				key := s.batchesKey(t)
+				body := s.object(t, key)
+				if tc.records != nil {
+					records := decodeBatches(t, body)
+					tc.records(records)
+					body = encodeBatches(t, records)
+				} else {
+					body = tc.body(body)
+				}
+				_, err := s.s3.next.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: &key, Body: bytes.NewReader(body)})
 				require.NoError(t, err)
 			}
 			s.s3.getObject = func(ctx context.Context, in *s3.GetObjectInput) (*s3.GetObjectOutput, error) {
@@ -250,6 +336,21 @@ func TestPayloadReadFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// batchesKey is the batches object the plan item of q-read names.
+func (s payloadStores) batchesKey(t *testing.T) string {
+	t.Helper()
+	out, err := s.dynamo.next.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &s.table, Key: runKey("q-read", "plan")})
+	require.NoError(t, err)
+	var raw struct {
+		Plan struct {
+			BatchesKey string `dynamodbav:"batchesKey"`
+		} `dynamodbav:"plan"`
+	}
+	require.NoError(t, attributevalue.UnmarshalMap(out.Item, &raw))
+	require.NotEmpty(t, raw.Plan.BatchesKey)
+	return raw.Plan.BatchesKey
 }
 
 // PutMapItems writes the batch indexes a Distributed Map's ItemReader

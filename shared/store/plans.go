@@ -25,6 +25,10 @@ type planHeader struct {
 	BatchCount int                  `json:"batchCount"`
 	Batches    []globalsearch.Batch `json:"batches,omitempty"`
 	Owner      string               `json:"owner,omitempty"`
+	// BatchesKey, on a plan saved with a payload bucket, names the object
+	// that holds its batches (batchobject.go); the run then has no batch
+	// items.
+	BatchesKey string `json:"batchesKey,omitempty"`
 }
 
 // planItems are the encoded items of one save: every batch, the plan
@@ -32,20 +36,27 @@ type planHeader struct {
 type planItems struct {
 	batches                []types.WriteRequest
 	plan, request, running item
-	// textsKey and texts are the object of the batch texts, when the
-	// store has a payload bucket and the plan has batches.
-	textsKey string
-	texts    []byte
+	// objects are the objects of the batch texts and of the batches, by
+	// key, when the store has a payload bucket and the plan has batches.
+	objects map[string]object
+}
+
+// object is the body of one object a save writes, and its content type.
+type object struct {
+	contentType string
+	body        []byte
 }
 
 // SavePlan implements globalsearch.Plans. A new run is written beside the
 // current one and switched to with one conditional write
 // (docs/contract.md#query-ids):
 //
-//  0. with a payload bucket, the batch texts, one object under the run's
-//     prefix (docs/contract.md#payloads-bucket), before any item names it;
-//  1. the batches, keyed by run (batch#<runId>#000042), so they never
-//     overwrite the batches of the current run or of a racing save;
+//  0. with a payload bucket, the batch texts and the batches, two objects
+//     under the run's prefix (docs/contract.md#payloads-bucket), before
+//     the plan item names them;
+//  1. without one, the batches, keyed by run (batch#<runId>#000042), so
+//     they never overwrite the batches of the current run or of a racing
+//     save;
 //  2. one transaction: the plan item, on the condition that the plan
 //     is still the one read before this save (or that there was none),
 //     with the request and a result item that names the new run and its
@@ -76,10 +87,8 @@ func (s *Runs) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	if p.Continues && (old == nil || old.RunID != p.RunID) {
 		return fmt.Errorf("save plan of query %s: run %s is no longer its current run: %w", id, p.RunID, globalsearch.ErrNotFound)
 	}
-	if items.textsKey != "" {
-		if err := s.payloads.put(ctx, items.textsKey, "text/plain; charset=utf-8", items.texts); err != nil {
-			return fmt.Errorf("save plan of query %s: %w", id, err)
-		}
+	if err := s.putObjects(ctx, items.objects); err != nil {
+		return fmt.Errorf("save plan of query %s: %w", id, err)
 	}
 	if err := s.batchWrite(ctx, s.table, items.batches); err != nil {
 		return fmt.Errorf("save plan of query %s: %w", id, err)
@@ -104,15 +113,19 @@ func (s *Runs) encodePlan(p globalsearch.Plan) (planItems, error) {
 	exp := s.expiresAt()
 	var items planItems
 	var err error
-	var refs []textRef
+	header := planHeader{Plan: p, BatchCount: len(p.Batches)}
 	if s.payloads != nil && len(p.Batches) > 0 {
-		items.textsKey, items.texts, refs = textsObject(p)
-	}
-	if items.batches, err = s.encodeBatches(p, exp, refs); err != nil {
+		textsKey, texts, refs := textsObject(p)
+		batchesKey, batches, err := batchesObject(p, refs)
+		if err != nil {
+			return planItems{}, err
+		}
+		header.BatchesKey = batchesKey
+		items.objects = map[string]object{textsKey: {"text/plain; charset=utf-8", texts}, batchesKey: {"application/octet-stream", batches}}
+	} else if items.batches, err = s.encodeBatches(p, exp); err != nil {
 		return planItems{}, err
 	}
 	params := p.Params
-	header := planHeader{Plan: p, BatchCount: len(p.Batches)}
 	header.Plan.Batches, header.Plan.Owner = nil, ""
 	if items.plan, err = s.marshalRun("plan of query "+id, runItem{QueryID: id, SK: skPlan, ExpiresAt: exp, Plan: &header}); err != nil {
 		return planItems{}, err
@@ -127,10 +140,9 @@ func (s *Runs) encodePlan(p globalsearch.Plan) (planItems, error) {
 	return items, nil
 }
 
-// encodeBatches encodes the batches of p, keyed by its run; a batch out of
-// its place is a bug of the caller. With refs (one per batch), each item
-// names its text in the payload bucket instead of holding it.
-func (s *Runs) encodeBatches(p globalsearch.Plan, exp int64, refs []textRef) ([]types.WriteRequest, error) {
+// encodeBatches encodes the batches of p, keyed by its run, for a store
+// without a payload bucket; a batch out of its place is a bug of the caller.
+func (s *Runs) encodeBatches(p globalsearch.Plan, exp int64) ([]types.WriteRequest, error) {
 	id := p.Params.QueryID
 	batches := make([]types.WriteRequest, 0, len(p.Batches))
 	for i := range p.Batches {
@@ -140,9 +152,6 @@ func (s *Runs) encodeBatches(p globalsearch.Plan, exp int64, refs []textRef) ([]
 		}
 		b.RunID = p.RunID
 		it := runItem{QueryID: id, SK: batchSK(p.RunID, i), ExpiresAt: exp, Batch: &b}
-		if refs != nil {
-			b.Content, it.Text = "", &refs[i]
-		}
 		m, err := s.marshalRun(fmt.Sprintf("batch %d of query %s", i, id), it)
 		if err != nil {
 			return nil, err
@@ -200,7 +209,7 @@ func (s *Runs) switchPlan(ctx context.Context, p globalsearch.Plan, old *planHea
 		return fmt.Errorf("save plan of query %s: the query was cancelled: %w", id, globalsearch.ErrNotFound)
 	}
 	if _, lost := conditionFailed(err, 0); lost {
-		s.deleteKeys(ctx, id, runBatchKeys(p.RunID, 0, len(p.Batches)))
+		s.deleteKeys(ctx, id, runBatchKeys(p.RunID, 0, len(items.batches)))
 		return fmt.Errorf("save plan of query %s: run %s is no longer the current run: another plan of the query id was saved since this save read the plan: %w", id, p.RunID, globalsearch.ErrNotFound)
 	}
 	if err != nil {
@@ -212,13 +221,20 @@ func (s *Runs) switchPlan(ctx context.Context, p globalsearch.Plan, old *planHea
 // dropReplaced deletes what the switch to p left unreachable of the old
 // plan: a resave of the same run drops only the batches past p's, a new
 // run drops the old run's batches, answers and reduce count.
+// A plan whose batches are in the bucket left no batch items.
 func (s *Runs) dropReplaced(ctx context.Context, queryID string, old *planHeader, p globalsearch.Plan) {
+	if old == nil {
+		return
+	}
+	items := old.BatchCount
+	if old.BatchesKey != "" {
+		items = 0
+	}
 	switch {
-	case old == nil:
 	case old.RunID == p.RunID:
-		s.deleteKeys(ctx, queryID, runBatchKeys(old.RunID, len(p.Batches), old.BatchCount))
+		s.deleteKeys(ctx, queryID, runBatchKeys(old.RunID, len(p.Batches), items))
 	default:
-		stale := runBatchKeys(old.RunID, 0, old.BatchCount)
+		stale := runBatchKeys(old.RunID, 0, items)
 		for i := range old.BatchCount {
 			stale = append(stale, answerSK(old.RunID, i))
 		}
@@ -289,7 +305,9 @@ var batchMetaAttrs = []string{
 // the Query of Plan projected onto batchMetaAttrs, which reads (and is
 // charged for) the same items but sends and decodes a small fraction of
 // their bytes. The plan item is read whole on its own because an emulator
-// (minidyn) rounds large numbers such as the seed in projected maps.
+// (minidyn) rounds large numbers such as the seed in projected maps. A plan
+// whose batches are in the payload bucket reads its batches object, which
+// holds no text.
 func (s *Runs) PlanMeta(ctx context.Context, queryID string) (globalsearch.Plan, error) {
 	what := "plan metadata of query " + queryID
 	header, err := s.planItem(ctx, what, queryID)
@@ -299,9 +317,16 @@ func (s *Runs) PlanMeta(ctx context.Context, queryID string) (globalsearch.Plan,
 	return s.readPlan(ctx, what, queryID, header, batchMetaAttrs...)
 }
 
-// readPlan reads the batches of the run of a plan item.
+// readPlan reads the batches of the run of a plan item: its items, or its
+// batches object (whole: projecting it would save nothing).
 func (s *Runs) readPlan(ctx context.Context, what, queryID string, header *planHeader, project ...string) (globalsearch.Plan, error) {
-	items, err := s.query(ctx, what, queryID, expression.Key(attrSK).BeginsWith(batchPrefix(header.RunID)), project...)
+	var items []runItem
+	var err error
+	if header.BatchesKey != "" {
+		items, err = s.readBatches(ctx, what, queryID, header)
+	} else {
+		items, err = s.query(ctx, what, queryID, expression.Key(attrSK).BeginsWith(batchPrefix(header.RunID)), project...)
+	}
 	if err != nil {
 		return globalsearch.Plan{}, err
 	}
@@ -346,7 +371,12 @@ func (s *Runs) Batch(ctx context.Context, queryID string, index int) (globalsear
 	if index >= plan.Plan.BatchCount {
 		return globalsearch.Batch{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
 	}
-	it, err := s.get(ctx, what, queryID, batchSK(plan.Plan.RunID, index))
+	var it runItem
+	if plan.Plan.BatchesKey != "" {
+		it, err = s.readBatch(ctx, what, queryID, plan.Plan, index)
+	} else {
+		it, err = s.get(ctx, what, queryID, batchSK(plan.Plan.RunID, index))
+	}
 	if err != nil {
 		return globalsearch.Batch{}, err
 	}

@@ -216,8 +216,23 @@ func boolInt(b bool) int {
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // TestLoadRequests checks that loading a namespace costs one request per
-// query page plus one per 100 cited chunks: no request per record.
+// query page plus one per 100 cited chunks, or, when a Query of every chunk
+// costs fewer read units (small chunks), one per page of them: no request
+// per record.
 func TestLoadRequests(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		text    string // added to each chunk's
+		byQuery bool
+	}{
+		{name: "chunks by key", text: chunkText},
+		{name: "chunks by one Query", byQuery: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testLoadRequests(t, tc.text, tc.byQuery) })
+	}
+}
+
+func testLoadRequests(t *testing.T, text string, byQuery bool) {
 	ctx := context.Background()
 	client := testenv.Minidyn(t)
 	tables := newTables(t, client)
@@ -225,6 +240,9 @@ func TestLoadRequests(t *testing.T) {
 	const pageLimit = 100
 	s := newStores(t, fake, tables, store.WithQueryLimit(pageLimit))
 	r := generate(450)
+	for i := range r.Chunks {
+		r.Chunks[i].Text += text
+	}
 	require.NoError(t, s.ReplaceNamespace(ctx, "ns", r))
 	assert.Equal(t, ceilDiv(len(r.Summaries)+len(r.Claims)+len(r.Chunks), 25), fake.Calls()["BatchWriteItem"], "writes go 25 to a request")
 
@@ -245,8 +263,12 @@ func TestLoadRequests(t *testing.T) {
 	// was the last: hence the +1 when the count divides evenly.
 	pages := func(n int) int { return n/pageLimit + 1 }
 	calls := fake.Calls()
-	assert.Equal(t, 1+pages(len(r.Summaries))+pages(len(r.Claims)), calls["Query"], "the version, then the records")
-	assert.Equal(t, ceilDiv(len(r.Chunks), 100), calls["BatchGetItem"])
+	queries, gets := 1+pages(len(r.Summaries))+pages(len(r.Claims)), ceilDiv(len(r.Chunks), 100)
+	if byQuery {
+		queries, gets = queries+pages(len(r.Chunks)), 0
+	}
+	assert.Equal(t, queries, calls["Query"], "the version, then the records")
+	assert.Equal(t, gets, calls["BatchGetItem"])
 	assert.Zero(t, calls["GetItem"], "no request per record")
 }
 
@@ -258,6 +280,11 @@ func TestUnprocessed(t *testing.T) {
 	ctx := context.Background()
 	r := generate(40) // 161 items: 7 write groups; 80 chunks
 	old := generate(3)
+	for _, rs := range []globalsearch.Records{r, old} {
+		for i := range rs.Chunks { // read by key, not by one Query of all
+			rs.Chunks[i].Text += chunkText
+		}
+	}
 	tests := []struct {
 		name string
 		// leaveWrite and leaveGet say how many sub-requests of call number

@@ -48,6 +48,7 @@ func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r global
 	version := s.newVersion()
 	partition := versionPartition(namespace, version)
 	puts := make([]types.WriteRequest, 0, len(r.Summaries)+len(r.Claims)+len(r.Chunks))
+	counts := recordCounts{Summaries: len(r.Summaries), Claims: len(r.Claims), Chunks: len(r.Chunks)}
 	add := func(kind, id string, v any) error {
 		it, err := attributevalue.MarshalMap(v)
 		if err != nil {
@@ -55,6 +56,9 @@ func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r global
 		}
 		if err := checkSize(fmt.Sprintf("namespace %s: %s %q", namespace, kind, id), it); err != nil {
 			return err
+		}
+		if kind == "chunk" {
+			counts.ChunkBytes += int64(itemSize(it))
 		}
 		puts = append(puts, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
 		return nil
@@ -83,7 +87,7 @@ func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r global
 	if err := s.batchWrite(ctx, s.table, puts); err != nil {
 		return s.abandon(ctx, namespace, version, fmt.Errorf("namespace %s: nothing replaced (the previous records still read): write records: %w", namespace, err))
 	}
-	return s.switchTo(ctx, namespace, old, version, true)
+	return s.switchTo(ctx, namespace, old, version, counts, true)
 }
 
 // DeleteNamespace implements globalsearch.IndexWriter: it switches the
@@ -98,7 +102,7 @@ func (s *Index) DeleteNamespace(ctx context.Context, namespace string) error {
 	if err != nil {
 		return fmt.Errorf("namespace %s: nothing deleted: %w", namespace, err)
 	}
-	return s.switchTo(ctx, namespace, h.Version, s.newVersion(), false)
+	return s.switchTo(ctx, namespace, h.Version, s.newVersion(), recordCounts{}, false)
 }
 
 // checkNamespace refuses the names the key scheme cannot hold.
@@ -158,12 +162,13 @@ func (s *Index) addPending(ctx context.Context, namespace, version string) (stri
 	return h.Version, nil
 }
 
-// switchTo makes version the one searches read, in one conditional
-// UpdateItem: only if the namespace still reads old and, for a replacement
-// (pending), version is still pending (a later ingest may have taken it
-// for a leftover and begun deleting it). Then it updates the catalog and
-// deletes the records of the versions it retired and of the leftovers.
-func (s *Index) switchTo(ctx context.Context, namespace, old, version string, pending bool) error {
+// switchTo makes version, of counts records, the one searches read, in one
+// conditional UpdateItem: only if the namespace still reads old and, for a
+// replacement (pending), version is still pending (a later ingest may have
+// taken it for a leftover and begun deleting it). Then it updates the
+// catalog and deletes the records of the versions it retired and of the
+// leftovers.
+func (s *Index) switchTo(ctx context.Context, namespace, old, version string, counts recordCounts, pending bool) error {
 	unchanged := expression.Name(attrVersion).Equal(expression.Value(old))
 	if old == "" {
 		unchanged = expression.AttributeNotExists(expression.Name(attrVersion))
@@ -173,6 +178,7 @@ func (s *Index) switchTo(ctx context.Context, namespace, old, version string, pe
 		retired = legacyVersion
 	}
 	update := expression.Set(expression.Name(attrVersion), expression.Value(version)).
+		Set(expression.Name(attrCounts), expression.Value(counts)).
 		Add(expression.Name(attrRetired), stringSet(retired))
 	cond := unchanged
 	if pending {

@@ -21,7 +21,7 @@ func TestTables(t *testing.T) {
 		wantIndex, wantCache bool
 		wantErr              string
 	}{
-		{"api and reduce: the runs table alone", named, nil, false, false, ""},
+		{"api: the runs table alone", named, nil, false, false, ""},
 		{"prepare: and the index table", named, []string{workflow.EnvIndexTable, workflow.EnvMaxBatches}, true, false, ""},
 		{"map: and the cache table", named, []string{workflow.EnvModelID, workflow.EnvMapCacheTable}, false, true, ""},
 		{"prepare and map: the batch texts in the payload bucket", workflow.Config{RunsTable: "runs", PayloadBucket: "texts"},

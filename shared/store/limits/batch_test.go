@@ -238,3 +238,78 @@ func TestS3Rates(t *testing.T) {
 		})
 	}
 }
+
+// TestStale: while Stale lasts, an eventually consistent Query page or
+// BatchGetItem answer that holds items comes back without its first one
+// (a page keeps its LastEvaluatedKey, so the rest still reads); strongly
+// consistent reads, and eventually consistent ones after it, are whole.
+func TestStale(t *testing.T) {
+	cases := []struct {
+		name       string
+		stale      int
+		consistent bool
+		wantQuery  int // items a Query of the partition returns
+		wantGet    int // of the two keys asked
+		wantStale  int
+	}{
+		{name: "fresh", wantQuery: 3, wantGet: 2},
+		{name: "one short answer", stale: 1, wantQuery: 2, wantGet: 2, wantStale: 1},
+		{name: "two short answers", stale: 2, wantQuery: 2, wantGet: 1, wantStale: 2},
+		{name: "strongly consistent reads are whole", stale: 5, consistent: true, wantQuery: 3, wantGet: 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c, d := env(t, noLatency(), 1)
+				for _, sk := range []string{"1", "2", "3"} {
+					require.NoError(t, put(t.Context(), c, item("a", sk, 100)))
+				}
+				d.Stale(tc.stale)
+				q, err := c.Query(t.Context(), &dynamodb.QueryInput{TableName: aws.String(table), ConsistentRead: aws.Bool(tc.consistent),
+					KeyConditionExpression:    aws.String("#pk = :pk"),
+					ExpressionAttributeNames:  map[string]string{"#pk": "pk"},
+					ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "a"}}})
+				require.NoError(t, err)
+				assert.Len(t, q.Items, tc.wantQuery)
+				assert.Equal(t, int32(tc.wantQuery), q.Count)
+				key := func(sk string) map[string]types.AttributeValue {
+					return map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}, "sk": &types.AttributeValueMemberS{Value: sk}}
+				}
+				g, err := c.BatchGetItem(t.Context(), &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+					table: {Keys: []map[string]types.AttributeValue{key("1"), key("3")}, ConsistentRead: aws.Bool(tc.consistent)}}})
+				require.NoError(t, err)
+				assert.Len(t, g.Responses[table], tc.wantGet)
+				assert.Empty(t, g.UnprocessedKeys, "a stale answer is not an unprocessed one")
+				assert.Equal(t, tc.wantStale, d.Stats().Stale)
+			})
+		})
+	}
+}
+
+// TestStalePageReadsOn: a short page of a paginated Query keeps its
+// LastEvaluatedKey, so the pages after it still read.
+func TestStalePageReadsOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, d := env(t, noLatency(), 1)
+		for i := range 30 { // 100 KB each: three pages
+			require.NoError(t, put(t.Context(), c, item("a", fmt.Sprintf("%03d", i), 100*1024)))
+			time.Sleep(100 * time.Millisecond)
+		}
+		d.Stale(1)
+		p := dynamodb.NewQueryPaginator(c, &dynamodb.QueryInput{TableName: aws.String(table),
+			KeyConditionExpression:    aws.String("#pk = :pk"),
+			ExpressionAttributeNames:  map[string]string{"#pk": "pk"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "a"}}})
+		var sks []string
+		for p.HasMorePages() {
+			page, err := p.NextPage(t.Context())
+			require.NoError(t, err)
+			for _, it := range page.Items {
+				sks = append(sks, it["sk"].(*types.AttributeValueMemberS).Value)
+			}
+		}
+		require.Len(t, sks, 29, "one item short")
+		assert.Equal(t, "001", sks[0], "the first page lacks its first item")
+		assert.Equal(t, "029", sks[28], "and the pages after it read on")
+	})
+}

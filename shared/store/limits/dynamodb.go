@@ -181,6 +181,9 @@ func (d *Double) singleRead(r *http.Request, op string, body []byte) *httptest.R
 	size := itemSize(out.Item)
 	if op == "Query" && rec.Code == http.StatusOK {
 		rec, size = d.page(in.TableName, rec, out.Items)
+		if len(out.Items) > 0 && d.takeStale(in.ConsistentRead) {
+			rec = dropFirst(rec, "Items")
+		}
 	}
 	d.chargeRead(in.TableName, key, units(size, readUnit), in.ConsistentRead)
 	return rec
@@ -216,6 +219,38 @@ func (d *Double) page(table string, rec *httptest.ResponseRecorder, items []rawI
 	out["LastEvaluatedKey"], _ = json.Marshal(rawItem{hash: last[hash], rng: last[rng]})
 	raw, _ := json.Marshal(out)
 	return jsonResponse(http.StatusOK, raw), size
+}
+
+// dropFirst removes the first item of a Query page (field Items) or of
+// each table's BatchGetItem answer (field Responses), keeping its
+// LastEvaluatedKey: the page of a replica that lacks that item.
+func dropFirst(rec *httptest.ResponseRecorder, field string) *httptest.ResponseRecorder {
+	var out map[string]json.RawMessage
+	if json.Unmarshal(rec.Body.Bytes(), &out) != nil {
+		return rec
+	}
+	switch field {
+	case "Items":
+		var items []json.RawMessage
+		if json.Unmarshal(out["Items"], &items) != nil || len(items) == 0 {
+			return rec
+		}
+		out["Items"], _ = json.Marshal(items[1:])
+		out["Count"] = json.RawMessage(strconv.Itoa(len(items) - 1))
+	default:
+		var tables map[string][]json.RawMessage
+		if json.Unmarshal(out["Responses"], &tables) != nil {
+			return rec
+		}
+		for t, items := range tables {
+			if len(items) > 0 {
+				tables[t] = items[1:]
+			}
+		}
+		out["Responses"], _ = json.Marshal(tables)
+	}
+	raw, _ := json.Marshal(out)
+	return jsonResponse(http.StatusOK, raw)
 }
 
 func (d *Double) chargeRead(table, key string, n float64, consistent bool) {

@@ -43,12 +43,20 @@ type Limits struct {
 	Burst time.Duration
 	// Latency is the service time of every request.
 	Latency time.Duration
+	// S3Bandwidth is the bytes a second one S3 request moves (its body
+	// sent or its answer received) on top of Latency: S3 serves one
+	// connection at tens of MB a second, so a large object takes time of
+	// its own. 0: no limit.
+	S3Bandwidth float64
 }
 
 // AWS are the published limits: 1,000 write and 3,000 read units a second
 // per partition, 3,500 PUT and 5,500 GET requests a second per prefix, one
-// second of burst, and 10 ms a request.
-var AWS = Limits{WriteUnits: 1000, ReadUnits: 3000, S3Puts: 3500, S3Gets: 5500, Burst: time.Second, Latency: 10 * time.Millisecond}
+// second of burst, and 10 ms a request; and 90 MB a second per S3
+// connection, what one connection of a Lambda function in the bucket's
+// region typically reaches (S3 publishes no figure per connection).
+var AWS = Limits{WriteUnits: 1000, ReadUnits: 3000, S3Puts: 3500, S3Gets: 5500, Burst: time.Second, Latency: 10 * time.Millisecond,
+	S3Bandwidth: 90e6}
 
 // bucket is a token bucket; tokens may go below zero when a read is
 // charged after it is served (DynamoDB charges a read by what it
@@ -77,6 +85,8 @@ type Stats struct {
 	WriteUnits, ReadUnits map[string]float64
 	// Refused counts requests refused for size (an item over 400 KB).
 	Refused int
+	// Stale counts the eventually consistent answers served short (Stale).
+	Stale int
 }
 
 // Double is an aws.HTTPClient that enforces Limits in front of next.
@@ -89,6 +99,30 @@ type Double struct {
 	buckets map[string]*bucket
 	keys    map[string][2]string // table -> partition and sort key attributes
 	stats   Stats
+	stale   int // eventually consistent answers still to serve short
+}
+
+// Stale makes the next n eventually consistent reads that return an item
+// (Query pages, BatchGetItem answers) come back without their first one,
+// as from a replica that has not yet seen the latest writes: DynamoDB
+// serves such reads from any replica, and one may lag the leader.
+func (d *Double) Stale(n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stale = n
+}
+
+// takeStale reports whether an eventually consistent answer is to be
+// served short, and counts it.
+func (d *Double) takeStale(consistent bool) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if consistent || d.stale <= 0 {
+		return false
+	}
+	d.stale--
+	d.stats.Stale++
+	return true
 }
 
 // New returns a double that serves through next (an emulator's handler,

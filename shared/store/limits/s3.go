@@ -4,10 +4,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 )
 
 // s3 serves one S3 REST request, refused with 503 SlowDown when its
-// prefix is over its rate. A prefix is the bucket and the key up to its
+// prefix is over its rate, in the time its bytes take at S3Bandwidth. A prefix is the bucket and the key up to its
 // last slash: S3 scales per prefix, and a run's objects share one.
 func (d *Double) s3(r *http.Request, body []byte) *httptest.ResponseRecorder {
 	kind, rate := "s3-get", d.limits.S3Gets
@@ -24,7 +25,11 @@ func (d *Double) s3(r *http.Request, body []byte) *httptest.ResponseRecorder {
 	if !ok {
 		return slowDown()
 	}
-	return d.serve(r, body)
+	rec := d.serve(r, body)
+	if bw := d.limits.S3Bandwidth; bw > 0 {
+		time.Sleep(time.Duration(float64(len(body)+rec.Body.Len()) / bw * float64(time.Second)))
+	}
+	return rec
 }
 
 // s3Prefix is the bucket and key prefix of a path-style or virtual-hosted
