@@ -88,14 +88,22 @@ func TestPlanSizesFromTheQuota(t *testing.T) {
 // 10 s. A Claude 4 model reserves 5 x 512 for the output, any other 512.
 func TestPlanTokensQuotaWeighsTheOutput(t *testing.T) {
 	path := writeIndex(t, smallIndex())
+	const claude = "bedrock:us.anthropic.claude-sonnet-4-20250514-v1:0"
 	for _, tc := range []struct {
-		model  string
+		name   string
+		models []string
 		weight int
-	}{{"offline", 1}, {"bedrock:us.anthropic.claude-sonnet-4-20250514-v1:0", 5}} {
-		t.Run(tc.model, func(t *testing.T) {
+	}{
+		{"offline", []string{"--model", "offline"}, 1},
+		{"claude", []string{"--model", claude}, 5},
+		// The map calls are what the quota admits: the map model weighs them.
+		{"claude maps, offline reduces", []string{"--model", "offline", "--map-model", claude}, 5},
+		{"offline maps, claude reduces", []string{"--model", claude, "--map-model", "offline"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			plan := func(extra ...string) map[string]json.RawMessage {
 				env, out, errOut := testEnv("")
-				args := append([]string{"plan", "--index", path, "--query", "What changed?", "--seed", "3", "--json", "--model", tc.model}, extra...)
+				args := append(append([]string{"plan", "--index", path, "--query", "What changed?", "--seed", "3", "--json"}, tc.models...), extra...)
 				require.Equal(t, 0, runMain(context.Background(), env, args), errOut.String())
 				var raw map[string]json.RawMessage
 				require.NoError(t, json.Unmarshal(out.Bytes(), &raw))

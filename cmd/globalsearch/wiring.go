@@ -55,9 +55,10 @@ func (f *searchFlags) newEngine(ctx context.Context, env *cliEnv, idx globalsear
 		return nil, err
 	}
 	e := &globalsearch.Engine{Index: idx, Runs: memstore.New(), Prompts: prompts, MaxMapTextBytes: min(f.maxMapTextMB, 1<<40) << 20}
-	// The model's id picks the calibrated rates even where no model is
-	// called (plan), so that plan packs as run does.
-	e.ModelID = strings.TrimSpace(f.model.spec)
+	// The map model's id picks the calibrated rates and the quota's output
+	// weight even where no model is called (plan), so that plan packs and
+	// sizes as run does: the map calls are what is packed.
+	e.ModelID = strings.TrimSpace(f.model.mapSpec())
 	if f.verbose {
 		e.Logger = slog.New(slog.NewJSONHandler(env.stderr, nil))
 	}
