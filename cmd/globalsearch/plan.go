@@ -129,7 +129,10 @@ func planFor(ctx context.Context, e *globalsearch.Engine, p globalsearch.Params)
 	out := newPlanOutput(plan, p)
 	out.Cost = newPlanCost(e.Prices, out, p)
 	out.ModelCallCeiling = p.MaxModelCalls
-	out.MapMode = workflow.MapMode(len(plan.Batches), 0)
+	// A dynamic selection's rating batches share the execution's history
+	// with an inline Map (docs/contract.md#plan-limits): its worst case is
+	// every leaf mapped after every community rated.
+	out.MapMode = workflow.MapMode(len(plan.Batches)+out.Selection.MostRatingCalls/globalsearch.RatingAttempts, 0)
 	if e.Quota != (globalsearch.Quota{}) {
 		out.MapConcurrency, out.ETASeconds = plan.MapConcurrency, plan.ETASeconds
 	}

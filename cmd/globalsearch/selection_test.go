@@ -12,6 +12,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/graphrag/corpus"
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
 // --selection dynamic, --rating-threshold and --rating-model reach the
@@ -63,6 +64,8 @@ func TestPlanDynamicSelection(t *testing.T) {
 	assert.Equal(t, 2, plan.SummaryCount, "every leaf")
 	assert.Equal(t, 4, plan.Selection.MostRatingCalls, "two rounds of one batch, twice each")
 	assert.Equal(t, globalsearch.MostModelCalls(plan.BatchCount)+plan.Selection.MostRatingCalls, plan.MaxModelCalls)
+	assert.Equal(t, workflow.MapMode(plan.BatchCount+plan.Selection.MostRatingCalls/globalsearch.RatingAttempts, 0), plan.MapMode,
+		"the rating batches count toward the inline Map's history")
 }
 
 // The README's figures of dynamic selection on the Christmas Carol index

@@ -1,7 +1,10 @@
 package globalsearch_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -301,4 +304,41 @@ func TestAutoConcurrencyNoBatch(t *testing.T) {
 	assert.Equal(t, gs.StatusNoResults, res.Status)
 	assert.Zero(t, model.total())
 	assert.Equal(t, &gs.AutoConcurrencyReport{}, res.Diagnostics.Map.AutoConcurrency)
+}
+
+// The log tells a throttled attempt from a failed one, since with
+// AutoConcurrency a throttled call spends no attempt.
+func TestMapLogNamesAThrottledAttempt(t *testing.T) {
+	tests := []struct {
+		name       string
+		err        error
+		wantStatus string
+	}{
+		{"throttled", errThrottled, `"status":"throttled"`},
+		{"failed", errModel, `"status":"failed"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			model := &batchModel{outcome: func(n int) error {
+				if n == 1 {
+					return tt.err
+				}
+				return nil
+			}}
+			e, _ := newEngine(t, leafNamespace(1), model)
+			var logs bytes.Buffer
+			e.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+			res, err := e.Search(t.Context(), oneBatchPerSummary(t, "Which themes?", nil))
+			require.NoError(t, err)
+			require.Equal(t, gs.StatusCompleted, res.Status)
+			var attemptLines []string
+			for line := range strings.SplitSeq(logs.String(), "\n") {
+				if strings.Contains(line, "map batch attempt failed") {
+					attemptLines = append(attemptLines, line)
+				}
+			}
+			require.Len(t, attemptLines, 1)
+			assert.Contains(t, attemptLines[0], tt.wantStatus)
+		})
+	}
 }

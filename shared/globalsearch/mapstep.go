@@ -81,8 +81,15 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 			err = fmt.Errorf("save answer of batch %d: %w", index, err)
 		}
 	}
+	// A throttled call is the model refusing admission: with --concurrency
+	// auto it spends no attempt (docs/contract.md#auto-concurrency), so the
+	// log says which it was.
+	status := "failed"
+	if refused {
+		status = "throttled"
+	}
 	e.logger().LogAttrs(ctx, slogError, "map batch attempt failed", stepAttrs(queryID, "map", start,
-		"batch", index, "attempts", attempt, "status", "failed", "error", err.Error())...)
+		"batch", index, "attempts", attempt, "status", status, "error", err.Error())...)
 	return MapAnswer{}, &BatchError{Index: index, Err: err, refused: refused}
 }
 
