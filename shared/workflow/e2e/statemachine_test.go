@@ -690,9 +690,10 @@ func testRepeatedStart(t *testing.T, e *env, rep *report) {
 	require.NoError(t, err)
 	rep.add(t, "repeated start", out2.Status, second.Status, rn, time.Since(start))
 
-	// Batches, answers and the reduce count are keyed by run
+	// Answers and the reduce count are keyed by run
 	// (docs/contract.md#query-ids); the second run deletes the first run's.
-	want := []string{"answer#<run>#000000", "answer#<run>#000001", "batch#<run>#000000", "batch#<run>#000001", "plan", "reduce-calls#<run>", "request", "result"}
+	// The batches are in the payload bucket (docs/contract.md#payloads-bucket).
+	want := []string{"answer#<run>#000000", "answer#<run>#000001", "plan", "reduce-calls#<run>", "request", "result"}
 	firstItems, firstRuns := withoutRunIDs(items)
 	assert.Equal(t, want, firstItems, "one item per key after the first run")
 	secondItems, secondRuns := withoutRunIDs(e.runItems(t, queryID))
