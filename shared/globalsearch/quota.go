@@ -228,14 +228,24 @@ func (p Params) MarshalJSON() ([]byte, error) {
 // deployment set. Prepare and the dry run both call it, so plan prints
 // what prepare hands the state machine.
 func (e *Engine) sizeMap(p Params, plan *Plan) {
-	load := MapLoad{InputTokens: make([]int, len(plan.Batches)), OutputReserve: p.MapOutputReserve, OutputWeight: OutputWeight(e.ModelID)}
+	tokens := make([]int, len(plan.Batches))
 	for i, b := range plan.Batches {
-		load.InputTokens[i] = b.EstimatedTokens
+		tokens[i] = b.EstimatedTokens
 	}
+	s := e.sizeCalls(p, tokens)
+	plan.MapConcurrency, plan.ETASeconds = s.MapConcurrency, s.ETASeconds
+}
+
+// sizeCalls is SizeMap for calls of the map model with prompts of tokens
+// estimated tokens each, replying within p's map output reserve, within
+// the caps p and the deployment set: a plan's map batches, or a dynamic
+// selection's rating batches of one round, which call the same model
+// under the same quota.
+func (e *Engine) sizeCalls(p Params, tokens []int) MapSizing {
+	load := MapLoad{InputTokens: tokens, OutputReserve: p.MapOutputReserve, OutputWeight: OutputWeight(e.ModelID)}
 	caps := MapCaps{Default: p.MapConcurrency, Max: e.MapMaxConcurrency}
 	if !p.MapConcurrencyDefault {
 		caps.Requested = p.MapConcurrency
 	}
-	s := SizeMap(e.Quota, load, caps)
-	plan.MapConcurrency, plan.ETASeconds = s.MapConcurrency, s.ETASeconds
+	return SizeMap(e.Quota, load, caps)
 }

@@ -104,7 +104,7 @@ func (e *Engine) checkRatingSteps(h *hierarchy, mostCalls int) error {
 func (e *Engine) driveSelection(ctx context.Context, sel *selection, out PreparedRun) (PreparedRun, error) {
 	for out.Round > 0 {
 		round := out.Round
-		forEachBatch(ctx, out.RatingBatches, sel.p.MapConcurrency, RatingAttempts, func(ctx context.Context, i, attempt int) error {
+		forEachBatch(ctx, out.RatingBatches, out.MapConcurrency, RatingAttempts, func(ctx context.Context, i, attempt int) error {
 			_, err := e.RateBatch(ctx, sel.p.QueryID, sel.runID, round, i, attempt)
 			return err
 		})
@@ -188,18 +188,14 @@ func (e *Engine) advance(ctx context.Context, sel *selection, done int) (Prepare
 	if err := e.Runs.SaveRatingBatches(ctx, sel.p.QueryID, sel.runID, batches); err != nil {
 		return PreparedRun{}, fmt.Errorf("save rating batches of %s: %w", sel.p.QueryID, err)
 	}
-	return PreparedRun{QueryID: sel.p.QueryID, RunID: sel.runID, Round: done + 1, RatingBatches: len(packed),
-		MapConcurrency: e.ratingConcurrency(sel.p)}, nil
-}
-
-// ratingConcurrency is how many rating calls of a round run at once: the
-// request's mapConcurrency, within the deployment's MapMaxConcurrency
-// (docs/contract.md#selection-steps).
-func (e *Engine) ratingConcurrency(p Params) int {
-	if e.MapMaxConcurrency > 0 {
-		return min(p.MapConcurrency, e.MapMaxConcurrency)
+	// A round's rating calls go to the map model under its quota, so they
+	// are sized as map calls are (docs/contract.md#quota).
+	tokens := make([]int, len(packed))
+	for i, b := range packed {
+		tokens[i] = b.Tokens
 	}
-	return p.MapConcurrency
+	return PreparedRun{QueryID: sel.p.QueryID, RunID: sel.runID, Round: done + 1, RatingBatches: len(packed),
+		MapConcurrency: e.sizeCalls(sel.p, tokens).MapConcurrency}, nil
 }
 
 // checkRoundCeiling refuses a round whose calls, beside the made ones,
