@@ -72,8 +72,8 @@ func newPlanOutput(plan globalsearch.Plan, p globalsearch.Params) planOutput {
 	}
 	for i, b := range plan.Batches {
 		out.Batches[i] = plannedBatch{CommunityIDs: b.CommunityIDs, EstimatedTokens: b.EstimatedTokens, Content: b.Content}
-		out.EstimatedMapInputTokens += b.EstimatedTokens
 	}
+	out.EstimatedMapInputTokens = plan.MapInputTokens()
 	out.MaxModelCalls = globalsearch.MostModelCalls(len(plan.Batches))
 	if plan.Selection != nil {
 		out.Selection = *plan.Selection

@@ -27,10 +27,7 @@ func (e *Engine) leafReference(ctx context.Context, p Params) (Plan, SelectionRe
 	case err != nil:
 		return leaf, report, err
 	}
-	report.LeafMapBatches = len(leaf.Batches)
-	for _, b := range leaf.Batches {
-		report.LeafMapInputTokens += b.EstimatedTokens
-	}
+	report.LeafMapBatches, report.LeafMapInputTokens = len(leaf.Batches), leaf.MapInputTokens()
 	return leaf, report, nil
 }
 

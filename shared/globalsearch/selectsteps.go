@@ -229,10 +229,7 @@ func (e *Engine) finishSelection(ctx context.Context, sel *selection, report Sel
 		return PreparedRun{}, err
 	}
 	report.Selected = plan.SummaryCount
-	report.MapBatches = len(plan.Batches)
-	for _, b := range plan.Batches {
-		report.MapInputTokens += b.EstimatedTokens
-	}
+	report.MapBatches, report.MapInputTokens = len(plan.Batches), plan.MapInputTokens()
 	plan.Selection = &report
 	plan.CreatedAt = sel.createdAt
 	plan.Continues, plan.IndexVersion = true, sel.version
