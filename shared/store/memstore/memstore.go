@@ -243,6 +243,9 @@ func (s *Store) SavePlan(_ context.Context, p globalsearch.Plan) error {
 	if old, ok := s.plans[id]; ok && old.RunID != p.RunID {
 		delete(s.answers, runKey{id, old.RunID})
 		delete(s.reduce, runKey{id, old.RunID})
+		// Nothing expires here, as the runs table's items do: a long-lived
+		// process (serve) would keep every replaced run's ratings.
+		s.rating.dropRun(runKey{id, old.RunID})
 	}
 	s.plans[id] = copied
 	s.requests[id] = copied.Params

@@ -1,7 +1,11 @@
 package memstore_test
 
 import (
+	"context"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
@@ -14,4 +18,29 @@ func TestConformance(t *testing.T) {
 
 func TestStandingConformance(t *testing.T) {
 	storetest.RunStanding(t, func(*testing.T) globalsearch.Standing { return memstore.New() })
+}
+
+// A replaced run's ratings are dropped with its answers: nothing in the
+// store expires, and a long-lived process would keep them all.
+func TestReplacedRunDropsItsRatings(t *testing.T) {
+	ctx := context.Background()
+	s := memstore.New()
+	first := globalsearch.Plan{RunID: "run-1", Params: globalsearch.Params{QueryID: "q", Query: "q", Namespace: "default"}}
+	require.NoError(t, s.SavePlan(ctx, first))
+	require.NoError(t, s.SaveRatingBatches(ctx, "q", "run-1", []globalsearch.RatingBatch{{Round: 1, Index: 0, CommunityIDs: []string{"a"}, Content: "A"}}))
+	require.NoError(t, s.AddRating(ctx, "q", "run-1", globalsearch.Rating{Round: 1, BatchIndex: 0, Calls: 1, Rated: true, Scores: map[string]float64{"a": 3}}))
+
+	second := first
+	second.RunID = "run-2"
+	require.NoError(t, s.SavePlan(ctx, second))
+	got, err := s.Ratings(ctx, "q", "run-1")
+	require.NoError(t, err)
+	assert.Empty(t, got)
+
+	continued := second
+	continued.Continues = true
+	require.NoError(t, s.SaveRatingBatches(ctx, "q", "run-2", []globalsearch.RatingBatch{{Round: 1, Index: 0, CommunityIDs: []string{"a"}, Content: "A"}}))
+	require.NoError(t, s.SavePlan(ctx, continued))
+	_, err = s.RatingBatch(ctx, "q", "run-2", 1, 0)
+	assert.NoError(t, err, "a run continued keeps its own ratings")
 }

@@ -25,6 +25,14 @@ type ratingRecords struct {
 	ratings map[ratingKey]globalsearch.Rating
 }
 
+// dropRun forgets the rating batches and ratings of run.
+func (r *ratingRecords) dropRun(run runKey) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	maps.DeleteFunc(r.batches, func(k ratingKey, _ globalsearch.RatingBatch) bool { return k.run == run })
+	maps.DeleteFunc(r.ratings, func(k ratingKey, _ globalsearch.Rating) bool { return k.run == run })
+}
+
 // SaveRatingBatches implements globalsearch.Selections.
 func (s *Store) SaveRatingBatches(_ context.Context, queryID, runID string, batches []globalsearch.RatingBatch) error {
 	for _, b := range batches {
