@@ -8,9 +8,7 @@ package store
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -60,8 +58,7 @@ func batchesObject(p globalsearch.Plan, refs []textRef) (string, []byte, error) 
 	for _, r := range records {
 		body.Write(r)
 	}
-	sum := sha256.Sum256(body.Bytes())
-	return runPrefix(id, p.RunID) + "batches-" + hex.EncodeToString(sum[:16]), body.Bytes(), nil
+	return runObjectKey(id, p.RunID, "batches", body.Bytes()), body.Bytes(), nil
 }
 
 // checkBatchesKey refuses a plan item whose batches object lies outside its

@@ -69,6 +69,14 @@ func runPrefix(queryID, runID string) string {
 	return PayloadPrefix + queryID + "/" + runID + "/"
 }
 
+// runObjectKey names an object of a run by its kind and the digest of its
+// body, so that a resave of the same run with another body writes a new
+// object instead of changing one a map task may be reading.
+func runObjectKey(queryID, runID, kind string, body []byte) string {
+	sum := sha256.Sum256(body)
+	return runPrefix(queryID, runID) + kind + "-" + hex.EncodeToString(sum[:16])
+}
+
 // textsObject lays out the batch texts of p as one object: its key, under
 // the run's prefix and named by its digest, so that a resave of the same
 // run with other texts writes a new object instead of changing one a map
@@ -80,8 +88,7 @@ func textsObject(p globalsearch.Plan) (string, []byte, []textRef) {
 		refs[i] = textRef{Offset: int64(body.Len()), Length: int64(len(b.Content))}
 		body.WriteString(b.Content)
 	}
-	sum := sha256.Sum256(body.Bytes())
-	key := runPrefix(p.Params.QueryID, p.RunID) + "texts-" + hex.EncodeToString(sum[:16])
+	key := runObjectKey(p.Params.QueryID, p.RunID, "texts", body.Bytes())
 	for i := range refs {
 		refs[i].Key = key
 	}
