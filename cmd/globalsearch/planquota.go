@@ -76,10 +76,7 @@ func printSizing(w io.Writer, out planOutput, q globalsearch.Quota, weight int) 
 	if q == (globalsearch.Quota{}) {
 		return
 	}
-	calls := q.CallSeconds
-	if calls == 0 {
-		calls = globalsearch.DefaultCallSeconds
-	}
+	calls := q.AssumedCallSeconds()
 	var limits []string
 	if q.TokensPerMinute > 0 {
 		limits = append(limits, fmt.Sprintf("%d tokens", q.TokensPerMinute))

@@ -1,7 +1,6 @@
 package globalsearch
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -38,9 +37,10 @@ const (
 	EnvMapCallSeconds         = "GRAPHRAG_MAP_CALL_SECONDS"
 )
 
-// callSeconds is q's call time, DefaultCallSeconds for none (or one no
-// parser accepts: a Quota built in Go is not checked).
-func (q Quota) callSeconds() float64 {
+// AssumedCallSeconds is the call time the arithmetic uses: q's,
+// DefaultCallSeconds for none (or one no parser accepts: a Quota built in
+// Go is not checked).
+func (q Quota) AssumedCallSeconds() float64 {
 	if q.CallSeconds > 0 && q.CallSeconds <= MaxCallSeconds {
 		return q.CallSeconds
 	}
@@ -159,7 +159,7 @@ type MapCaps struct {
 // request's (or its default), as it always was.
 func SizeMap(q Quota, load MapLoad, caps MapCaps) MapSizing {
 	n := len(load.InputTokens)
-	t := q.callSeconds()
+	t := q.AssumedCallSeconds()
 	var reserved float64
 	for _, in := range load.InputTokens {
 		reserved += float64(in) + float64(load.OutputWeight)*float64(load.OutputReserve)
@@ -205,21 +205,6 @@ func floorCount(x float64) int {
 		return math.MaxInt32
 	}
 	return int(math.Floor(x + 1e-9))
-}
-
-// MarshalJSON encodes p as a request that resolves to p again
-// (ParseRequest): a mapConcurrency the request did not name
-// (MapConcurrencyDefault) is left out, so that parsing it gives the
-// default and the flag again, and a quota may still size it.
-func (p Params) MarshalJSON() ([]byte, error) {
-	type plain Params
-	if !p.MapConcurrencyDefault || p.MapConcurrency <= 0 {
-		return json.Marshal(plain(p))
-	}
-	return json.Marshal(struct {
-		plain
-		MapConcurrency int `json:"mapConcurrency,omitempty"` // shadows the plain field, left zero
-	}{plain: plain(p)})
 }
 
 // sizeMap records in plan the map concurrency of its run and how long its

@@ -109,6 +109,21 @@ type Params struct {
 	Tokenizer string `json:"tokenizer,omitempty"`
 }
 
+// MarshalJSON encodes p as a request that resolves to p again
+// (ParseRequest): a mapConcurrency the request did not name
+// (MapConcurrencyDefault) is left out, so that parsing it gives the
+// default and the flag again, and a quota may still size it.
+func (p Params) MarshalJSON() ([]byte, error) {
+	type plain Params
+	if !p.MapConcurrencyDefault || p.MapConcurrency <= 0 {
+		return json.Marshal(plain(p))
+	}
+	return json.Marshal(struct {
+		plain
+		MapConcurrency int `json:"mapConcurrency,omitempty"` // shadows the plain field, left zero
+	}{plain: plain(p)})
+}
+
 // SameRequest reports whether p and q ask for the same run (docs/contract.md#query-ids):
 // every field equal, except that a seed one of them did not choose
 // (SeedGenerated) matches any seed, and a mapConcurrency named matches the
