@@ -33,18 +33,10 @@ const DefaultAutoCeiling = 64
 const ThrottleRetries = 8
 
 // AutoConcurrencyReport is what the adaptive limit did in one run, as
-// diagnostics.map.autoConcurrency records it.
-type AutoConcurrencyReport struct {
-	// Ceiling is the most calls it could have in flight: the configured
-	// ceiling or the batch count, the lower.
-	Ceiling int `json:"ceiling"`
-	// Peak and Final are the highest limit and the limit at the end.
-	Peak  int `json:"peak"`
-	Final int `json:"final"`
-	// Throttled counts the map calls the model refused for load; they are
-	// not in modelCalls, which counts attempts.
-	Throttled int `json:"throttled"`
-}
+// diagnostics.map.autoConcurrency records it: its Ceiling is the configured
+// ceiling or the batch count, the lower, and the calls it counts as
+// Throttled are not in modelCalls, which counts attempts.
+type AutoConcurrencyReport = aimd.Stats
 
 // forEachBatch is the package's forEachBatch under the adaptive limit, with
 // MapAttempts tries each: it returns each batch's last error (nil when it
@@ -64,7 +56,7 @@ func (a AutoConcurrency) forEachBatch(ctx context.Context, count int, try func(c
 		return admitted(ctx, limiter, call)
 	}, done)
 	s := limiter.Stats()
-	return errs, &AutoConcurrencyReport{Ceiling: s.Ceiling, Peak: s.Peak, Final: s.Final, Throttled: s.Throttled}
+	return errs, &s
 }
 
 // admitted makes the attempts at one batch, each in a slot of limiter. A
