@@ -5,10 +5,15 @@ INDEX   ?= testdata/sample-index.json
 QUERY   ?= What are the main themes across Veloria's development over the decade?
 GOFILES  = $(shell find . -name '*.go' -not -path './node_modules/*' -not -path './.aws-sam/*')
 
-.PHONY: run test fmt-check vet staticcheck unit bench bench-plan fuzz build lint invoke
+.PHONY: run test fmt-check vet staticcheck unit bench bench-plan fuzz build check-sizes lint invoke
 
+# run builds the CLI into build/globalsearch first and says so: a first
+# build compiles the AWS SDK, parquet and the MCP SDK, minutes with no other
+# output (README, "Set-up"); later builds only relink what changed.
 run:
-	$(GO) run ./cmd/globalsearch run --index $(INDEX) --query "$(QUERY)"
+	@echo "building globalsearch (a first build compiles the AWS SDK, parquet and MCP: several minutes; later ones seconds) ..."
+	@$(GO) build -o build/globalsearch ./cmd/globalsearch
+	build/globalsearch run --index $(INDEX) --query "$(QUERY)"
 
 test: lint fmt-check vet staticcheck unit
 
@@ -85,12 +90,28 @@ LAMBDA_BUILD = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(if $(PROMPTS)
 prompts-overlay:
 	@if [ -n "$(PROMPTS)" ]; then $(GO) run ./functions/internal/promptoverlay -prompts "$(PROMPTS)" -out $(dir $(PROMPTS_OVERLAY)) || exit 1; fi
 
-# build: every function into build/<fn>/bootstrap, without SAM.
+# build: every function into build/<fn>/bootstrap, without SAM, then
+# check-sizes.
 build: prompts-overlay
 	@for fn in $(FUNCTIONS); do \
 		$(LAMBDA_BUILD) -o build/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
 	@ls -l build/*/bootstrap
+	@$(MAKE) --no-print-directory check-sizes
+
+# check-sizes: each build/<fn>/bootstrap, in MB of 10^6 bytes rounded to the
+# nearest whole MB, against the row `| `<fn>` | N MB |` of docs/aws.md's
+# bootstrap sizes table, so the sizes the docs state cannot go stale.
+SIZES_DOC = docs/aws.md
+check-sizes:
+	@for fn in $(FUNCTIONS); do \
+		[ -f build/$$fn/bootstrap ] || { echo "check-sizes: build/$$fn/bootstrap is missing: make build first"; exit 1; }; \
+		stated=$$(sed -n "s/^| \`$$fn\` | \([0-9][0-9]*\) MB |$$/\1/p" $(SIZES_DOC)); \
+		actual=$$(wc -c < build/$$fn/bootstrap | awk '{printf "%d", $$1 / 1e6 + 0.5}'); \
+		[ -n "$$stated" ] || { echo "check-sizes: $(SIZES_DOC) states no size for $$fn"; exit 1; }; \
+		if [ "$$stated" != "$$actual" ]; then echo "check-sizes: build/$$fn/bootstrap is $$actual MB, $(SIZES_DOC) says $$stated MB: update its bootstrap sizes table"; exit 1; fi; \
+		echo "check-sizes: $$fn $$actual MB, as $(SIZES_DOC) states"; \
+	done
 
 # The targets `sam build` calls (Metadata BuildMethod: makefile); SAM sets
 # ARTIFACTS_DIR. PROMPTS reaches them from the environment:
