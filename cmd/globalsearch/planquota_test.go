@@ -148,7 +148,7 @@ func TestPlanQuotaRefusals(t *testing.T) {
 	}
 }
 
-// TestREADMEQuotaFigures plans the Christmas Carol again as the README's
+// TestREADMEQuotaFigures plans the Christmas Carol again as docs/cost.md's
 // worked example of sizing from a quota does: its map batches, the
 // concurrency and time at the quota, and the time at a fixed 4.
 func TestREADMEQuotaFigures(t *testing.T) {
@@ -157,6 +157,6 @@ func TestREADMEQuotaFigures(t *testing.T) {
 	sized := carolPlan(t, dir, append(args, "--tokens-per-minute", "2000000", "--requests-per-minute", "200")...)
 	fixed := carolPlan(t, dir, append(args, "--call-seconds", "10")...)
 	require.Equal(t, 4, fixed.MapConcurrency)
-	got := readmeNumbers(t, readmeProse(t), "\\| \\*A Christmas Carol\\* \\(98 leaves, `--no-shuffle`\\) \\| (\\d+) \\| [^|]+ \\| \\d+ \\| \\d+ \\| (\\d+) \\| (\\d+) [^|]*\\| (\\d+) \\|")
+	got := readmeNumbers(t, docProse(t, "docs/cost.md"), "\\| \\*A Christmas Carol\\* \\(98 leaves, `--no-shuffle`\\) \\| (\\d+) \\| [^|]+ \\| \\d+ \\| \\d+ \\| (\\d+) \\| (\\d+) [^|]*\\| (\\d+) \\|")
 	assert.Equal(t, []int{sized.BatchCount, sized.MapConcurrency, sized.ETASeconds, fixed.ETASeconds}, got)
 }

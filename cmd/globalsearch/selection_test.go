@@ -68,12 +68,12 @@ func TestPlanDynamicSelection(t *testing.T) {
 		"the rating batches count toward the inline Map's history")
 }
 
-// The README's figures of dynamic selection on the Christmas Carol index
-// are computed again here: a change that moves one fails until the README
-// says the new figure.
+// docs/dynamic-selection.md's figures of dynamic selection on the
+// Christmas Carol index are computed again here: a change that moves one
+// fails until the doc says the new figure.
 func TestREADMEDynamicSelectionFigures(t *testing.T) {
 	dir := corpus.Dir(t, corpus.ChristmasCarol)
-	prose := readmeProse(t)
+	prose := docProse(t, "docs/dynamic-selection.md")
 	for _, q := range []string{"Who is Tiny Tim?", "What are the main themes of the story?"} {
 		t.Run(q, func(t *testing.T) {
 			env, out, errOut := testEnv("")

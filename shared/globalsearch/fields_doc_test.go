@@ -13,11 +13,11 @@ import (
 
 // The contract's request table and its list of GRAPHRAG_* variables are the
 // field table's: the same fields in the same order, the same defaults; the
-// README names the same variables.
+// CLI reference (docs/cli.md) names the same variables.
 func TestContractListsRequestFields(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/contract.md")
 	require.NoError(t, err)
-	readme, err := os.ReadFile("../../README.md")
+	cli, err := os.ReadFile("../../docs/cli.md")
 	require.NoError(t, err)
 	text := string(doc)
 	start := strings.Index(text, "| field | type | default |")
@@ -49,7 +49,7 @@ func TestContractListsRequestFields(t *testing.T) {
 			// contract's table says so in words.
 			assert.Contains(t, docDefault[f.name], "model family", f.name)
 			assert.Contains(t, text, "`"+f.env+"`", "contract names %s", f.env)
-			assert.Contains(t, string(readme), "`"+f.env+"`", "README names %s", f.env)
+			assert.Contains(t, string(cli), "`"+f.env+"`", "docs/cli.md names %s", f.env)
 			continue
 		}
 		f.useDefault(SpecDefaults, &p)
@@ -63,6 +63,6 @@ func TestContractListsRequestFields(t *testing.T) {
 		}
 		assert.Equal(t, want, docDefault[f.name], f.name)
 		assert.Contains(t, text, "`"+f.env+"`", "contract names %s", f.env)
-		assert.Contains(t, string(readme), "`"+f.env+"`", "README names %s", f.env)
+		assert.Contains(t, string(cli), "`"+f.env+"`", "docs/cli.md names %s", f.env)
 	}
 }

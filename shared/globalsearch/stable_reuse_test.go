@@ -118,7 +118,7 @@ func TestStableBatchingReuse(t *testing.T) {
 		{batching: gs.BatchingGreedy, minReuse: 0, maxReuse: 0.05, minFill: 0.90},
 	}
 	const seeds = 12
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/cache-and-standing.md")
 	require.NoError(t, err)
 	for _, tc := range tests {
 		t.Run(tc.batching, func(t *testing.T) {
@@ -126,8 +126,8 @@ func TestStableBatchingReuse(t *testing.T) {
 			for seed := range int64(seeds) {
 				reused, batches, f := reuse(t, before, after, tc.batching, seed)
 				t.Logf("batching %s, seed %d: %d of %d batches reused (%.1f%%), mean fill %.1f%%", tc.batching, seed, reused, batches, 100*float64(reused)/float64(batches), 100*f)
-				if seed == 7 { // the README's run, with --seed 7
-					assert.Contains(t, string(readme), readmeFigure(tc.batching, reused, batches), "README's figure")
+				if seed == 7 { // the docs' run (docs/cache-and-standing.md), with --seed 7
+					assert.Contains(t, string(readme), readmeFigure(tc.batching, reused, batches), "docs/cache-and-standing.md's figure")
 				}
 				share += float64(reused) / float64(batches) / seeds
 				fill += f / seeds
@@ -140,8 +140,8 @@ func TestStableBatchingReuse(t *testing.T) {
 	}
 }
 
-// readmeFigure is how the README states the second run's model calls at
-// seed 7 (its "A re-built index" paragraph): one per batch not reused.
+// readmeFigure is how docs/cache-and-standing.md states the second run's
+// model calls at seed 7 (its "A re-built index" paragraph): one per batch not reused.
 func readmeFigure(batching string, reused, batches int) string {
 	if batching == gs.BatchingStable {
 		return fmt.Sprintf("calls the model for %d of its %d map batches (%d map answers from cache)", batches-reused, batches, reused)
