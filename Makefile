@@ -31,7 +31,7 @@ unit:
 
 # bench: every Go benchmark, then the whole `plan` process on a generated
 # index of BENCH_SUMMARIES leaf summaries (wall time and peak RSS from GNU
-# time, the figures the README quotes). Its 1,250 batches need more model
+# time, the figures docs/scale.md quotes). Its 1,250 batches need more model
 # calls than the default ceiling allows, so --max-model-calls lets the plan
 # print instead of being refused once packed.
 BENCH_SUMMARIES ?= 10000

@@ -57,7 +57,7 @@ func grants(t *testing.T, s *stack, role string) []string {
 }
 
 // TestRolePolicies pins every role to the narrowest grants that work
-// (README "IAM"): a widened action or resource fails here.
+// (docs/aws.md#iam-least-privilege): a widened action or resource fails here.
 func TestRolePolicies(t *testing.T) {
 	const (
 		basic = "managed arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"

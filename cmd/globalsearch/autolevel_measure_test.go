@@ -16,7 +16,7 @@ import (
 // TestMeasureAutoLevelOnCarol logs, for a targeted and a generic question
 // over the Christmas Carol output searched in place, the map input and
 // model calls of the leaf plan and of --level auto at two ceilings (the
-// README's table), and checks that each choice is the finest rung within
+// docs/cost.md's table), and checks that each choice is the finest rung within
 // its ceiling and spends less map input than the leaves.
 func TestMeasureAutoLevelOnCarol(t *testing.T) {
 	dir := corpus.Dir(t, corpus.ChristmasCarol)

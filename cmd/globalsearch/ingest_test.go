@@ -199,7 +199,7 @@ func TestEmptyFileNeverDeletesNamespace(t *testing.T) {
 
 // TestTableNamespaceFromEnvironment: a table holds many namespaces, so
 // with --table and no --namespace the deployment default
-// GRAPHRAG_NAMESPACE chooses one, as the README's flag table says.
+// GRAPHRAG_NAMESPACE chooses one, as docs/cli.md's flag table says.
 func TestTableNamespaceFromEnvironment(t *testing.T) {
 	ctx := context.Background()
 	minidynEnv(t, "idx")

@@ -11,8 +11,8 @@ import (
 )
 
 // BenchmarkSelectionSpend measures what each way of choosing communities
-// spends with the offline model (README, dynamic selection and spending
-// less): map input tokens and model calls of the leaf plan, of level
+// spends with the offline model (docs/dynamic-selection.md and
+// docs/cost.md, spending less): map input tokens and model calls of the leaf plan, of level
 // "auto" at two ceilings, and of dynamic selection, with its rating calls
 // against the communities it rated (one call per community is the peer's
 // cost), for a targeted and a generic question. It runs on the Christmas

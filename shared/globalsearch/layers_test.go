@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The layers of the module (README "Architecture"). The domain
+// The layers of the module (docs/architecture.md). The domain
 // (shared/globalsearch with shared/batch, shared/tokens and the helpers
 // shared/strictjson and shared/aimd) defines the records, their rules and the ports.
 // Adapters implement a port or translate a format, each against the domain

@@ -100,7 +100,7 @@ func TestSizeMap(t *testing.T) {
 			globalsearch.MapSizing{MapConcurrency: 4, ETASeconds: 40}},
 		{"no batch: no call", globalsearch.Quota{TokensPerMinute: 400_000}, sonnet(nil), globalsearch.MapCaps{Default: 4},
 			globalsearch.MapSizing{MapConcurrency: 4}},
-		// The 10,000-summary index's plan for Claude Sonnet 4 (README):
+		// The 10,000-summary index's plan for Claude Sonnet 4 (docs/cost.md):
 		// 1,456 batches of 7,063 tokens on average (10,284,042 in all);
 		// 7,063 + 5 x 512 = 9,623 reserved a call. 2,000,000 tokens a
 		// minute sustain floor(2e7 / 577,380) = 34, 200 requests

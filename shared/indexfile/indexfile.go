@@ -1,7 +1,7 @@
 // Package indexfile reads and writes the JSON index file: one namespace of
-// summaries, claims and chunks (the README documents the shape). It is the
-// format `make run` loads, `ingest` uploads and `import graphrag --out`
-// writes.
+// summaries, claims and chunks (docs/indexes.md#the-index-file documents
+// the shape). It is the format `make run` loads, `ingest` uploads and
+// `import graphrag --out` writes.
 package indexfile
 
 import (

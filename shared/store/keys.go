@@ -2,7 +2,7 @@ package store
 
 import "fmt"
 
-// Every key the store writes, in one place (README "Tables"): the template
+// Every key the store writes, in one place (docs/dynamodb.md): the template
 // (deploy/template.yaml) declares the same key schema and TTL attribute,
 // which deploy's tests check against CreateTables.
 

@@ -67,7 +67,7 @@ func TestStandingItemKeyAndExpiry(t *testing.T) {
 }
 
 // Reduce writes the record and prepare reads it with the calls their roles
-// already allow on the runs table (README "IAM"): one UpdateItem, one
+// already allow on the runs table (docs/aws.md#iam-least-privilege): one UpdateItem, one
 // GetItem.
 func TestStandingUsesTheRolesCalls(t *testing.T) {
 	ctx := context.Background()

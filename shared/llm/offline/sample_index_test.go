@@ -20,7 +20,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
-// The sample index's deliberate defects, which the README lists: claims on
+// The sample index's deliberate defects, which docs/indexes.md#the-sample-index lists: claims on
 // non-leaf communities (orphanClaims) and cited chunks that do not exist
 // (missingChunks), per docs/contract.md#map-text.
 var (
