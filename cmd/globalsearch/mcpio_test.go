@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -206,5 +207,24 @@ func TestMCPAnswersBeforeExit(t *testing.T) {
 			}
 			assert.ElementsMatch(t, tc.wantIDs, ids)
 		})
+	}
+}
+
+// TestMCPDeepLineCostsNoStack: a line nested 100,000 deep is refused by a
+// count, not a stack per level: what it costs does not grow with the depth
+// (encoding/json's scanner would hold 8 bytes a level, 800 KB here).
+func TestMCPDeepLineCostsNoStack(t *testing.T) {
+	for _, line := range []string{
+		strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000),
+		strings.Repeat(`{"a":`, 100_000),
+	} {
+		data := []byte(line)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, _, r := validateMessage(data)
+		runtime.ReadMemStats(&after)
+		require.NotNil(t, r)
+		assert.Equal(t, mcpParseError, r.code)
+		assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(4<<10), "bytes allocated")
 	}
 }
