@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -52,10 +51,11 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	srv := newMCPServer(env, f)
 	// Standard output carries the protocol; logs go to standard error. A
-	// message over the cap is answered here, and the SDK never sees it.
+	// line that is not one valid message is answered by the reader, and
+	// the SDK never sees it (docs/contract.md#mcp-messages).
 	out := &lockedWriter{w: env.stdout}
-	in := &messageCap{r: bufio.NewReader(env.stdin), out: out, max: maxMCPMessageBytes}
-	return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	in := newMCPReader(env.stdin, out, env.stderr, ctx.Done())
+	return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{answered{in, out}}})
 }
 
 // newMCPFlagSet registers mcp's flags into f: the index, the model and

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -77,4 +78,153 @@ func TestMCPMessageCap(t *testing.T) {
 	assert.Contains(t, string(r.Result), `"batches"`)
 	require.NoError(t, stdinW.Close())
 	assert.Equal(t, 0, <-done, errOut.String())
+}
+
+// mcpExchange runs the real mcp entry on stdin, every line written before
+// it starts and the input closed after the last, as a client that writes
+// and closes; it returns the exit status and the responses by id (null
+// for the ones JSON-RPC answers with no id).
+func mcpExchange(t *testing.T, stdin string) (int, map[string][]mcpResponse, string) {
+	t.Helper()
+	env, out, errOut := testEnv(stdin)
+	code := runMain(t.Context(), env, []string{"mcp", "--index", writeIndex(t, smallIndex()), "--no-cache"})
+	byID := map[string][]mcpResponse{}
+	lines := bufio.NewScanner(out)
+	lines.Buffer(nil, 1<<20)
+	for lines.Scan() {
+		var r mcpResponse
+		require.NoError(t, json.Unmarshal(lines.Bytes(), &r), lines.Text())
+		require.Equal(t, "2.0", r.JSONRPC, lines.Text())
+		byID[string(r.ID)] = append(byID[string(r.ID)], r)
+	}
+	return code, byID, errOut.String()
+}
+
+type mcpResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result"`
+	Error   *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+const (
+	mcpInitialize  = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+	mcpToolsList   = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n"
+	mcpParseError  = -32700
+	mcpInvalidCall = -32600
+)
+
+// TestMCPMalformedLines: each line that is not JSON, or is JSON but not a
+// valid request, gets its JSON-RPC error (docs/contract.md#mcp-messages),
+// and the tools/list on the next line still gets its answer: one bad
+// message costs its own answer, never the session or the next message.
+func TestMCPMalformedLines(t *testing.T) {
+	oversized := `{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":"` + strings.Repeat("x", 1<<20) + `"}}`
+	tests := []struct {
+		name, line string
+		wantCode   int
+		wantID     string
+		wantText   string
+	}{
+		{"not JSON", "this is not json", mcpParseError, "null", "Parse error: invalid character 'h' in literal true (expecting 'r') (at byte 2)"},
+		{"truncated", `{"jsonrpc":"2.0","id":7,"method":"tools/li`, mcpParseError, "null", "Parse error: the line ends inside a JSON value (a message is one line)"},
+		{"two values on a line", `{"jsonrpc":"2.0","id":7,"method":"ping"} {}`, mcpParseError, "null", "Parse error: invalid character '{' after top-level value (at byte 42)"},
+		{"100,000 deep", strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000), mcpParseError, "null", "Parse error: nesting deeper than 1000 levels"},
+		{"100,000 deep object", strings.Repeat(`{"a":`, 100_000), mcpParseError, "null", "Parse error: nesting deeper than 1000 levels"},
+		{"deep and unclosed", strings.Repeat("[", 100_000), mcpParseError, "null", "Parse error: nesting deeper than 1000 levels"},
+		{"null", "null", mcpInvalidCall, "null", "Invalid Request: a message is a JSON object, not null"},
+		{"a number", "42", mcpInvalidCall, "null", "Invalid Request: a message is a JSON object, not a number"},
+		{"a string", `"tools/list"`, mcpInvalidCall, "null", "Invalid Request: a message is a JSON object, not a string"},
+		{"a batch", `[{"jsonrpc":"2.0","id":7,"method":"ping"}]`, mcpInvalidCall, "null", "Invalid Request: batches are not supported: send one message per line"},
+		{"an empty batch", `[]`, mcpInvalidCall, "null", "Invalid Request: batches are not supported: send one message per line"},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":7,"method":"ping"}`, mcpInvalidCall, "7", `Invalid Request: "jsonrpc" must be "2.0"`},
+		{"no jsonrpc", `{"id":"seven","method":"ping"}`, mcpInvalidCall, `"seven"`, `Invalid Request: "jsonrpc" must be "2.0"`},
+		{"an object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, mcpInvalidCall, "null", "Invalid Request: id must be a string or an integer, not an object"},
+		{"an array id", `{"jsonrpc":"2.0","id":[7],"method":"ping"}`, mcpInvalidCall, "null", "Invalid Request: id must be a string or an integer, not an array"},
+		{"a boolean id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, mcpInvalidCall, "null", "Invalid Request: id must be a string or an integer, not a boolean"},
+		{"a null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, mcpInvalidCall, "null", "Invalid Request: id must be a string or an integer, not null"},
+		{"a fraction id", `{"jsonrpc":"2.0","id":7.5,"method":"ping"}`, mcpInvalidCall, "null", "Invalid Request: id must be a string or an integer, not a fraction"},
+		{"no method", `{"jsonrpc":"2.0","id":7}`, mcpInvalidCall, "7", "Invalid Request: no method"},
+		{"a number method", `{"jsonrpc":"2.0","id":7,"method":1}`, mcpInvalidCall, "7", "Invalid Request: method must be a string, not a number"},
+		// JSON-RPC answers an invalid message without an id too (its own
+		// example is {"jsonrpc":"2.0","method":1,"params":"bar"}): only a
+		// valid notification goes unanswered.
+		{"an invalid notification", `{"jsonrpc":"2.0","method":1,"params":"bar"}`, mcpInvalidCall, "null", "Invalid Request: method must be a string, not a number"},
+		{"string params", `{"jsonrpc":"2.0","id":7,"method":"ping","params":"bar"}`, mcpInvalidCall, "7", "Invalid Request: params must be an object or an array, not a string"},
+		{"over the cap", oversized, mcpInvalidCall, "7", fmt.Sprintf("message of %d bytes refused: this server reads at most 1048576 bytes (1 MiB) per message", len(oversized)+1)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, byID, errOut := mcpExchange(t, mcpInitialize+tc.line+"\n"+mcpToolsList)
+			assert.Equal(t, 0, code, errOut)
+			refused := byID[tc.wantID]
+			if assert.Len(t, refused, 1, "one answer to the bad line") && assert.NotNil(t, refused[0].Error) {
+				assert.Equal(t, tc.wantCode, refused[0].Error.Code)
+				assert.Equal(t, tc.wantText, refused[0].Error.Message)
+			}
+			listed := byID["2"]
+			if assert.Len(t, listed, 1, "tools/list is answered") {
+				assert.Nil(t, listed[0].Error)
+				assert.Contains(t, string(listed[0].Result), `"plan_search"`)
+			}
+			assert.Len(t, byID, 3, "initialize, the bad line and tools/list, nothing else: %v", byID)
+		})
+	}
+}
+
+// TestMCPAnswersBeforeExit: a client that writes its requests and closes
+// its end gets every answer before the server exits 0; a valid
+// notification and a client's response are read and never answered; blank
+// lines and CRLF endings are no messages.
+func TestMCPAnswersBeforeExit(t *testing.T) {
+	tests := []struct {
+		name, stdin string
+		wantIDs     []string
+	}{
+		{"one request", mcpInitialize + mcpToolsList, []string{"1", "2"}},
+		{"no newline at the end", mcpInitialize + strings.TrimSuffix(mcpToolsList, "\n"), []string{"1", "2"}},
+		{"a tool call", mcpInitialize + `{"jsonrpc":"2.0","id":"plan","method":"tools/call","params":{"name":"plan_search","arguments":{"query":"q"}}}` + "\n", []string{"1", `"plan"`}},
+		{"several", mcpInitialize + mcpToolsList +
+			`{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}` + "\n" +
+			`{"jsonrpc":"2.0","id":99,"result":{}}` + "\n" +
+			"\n   \n" +
+			`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"plan_search","arguments":{"query":"q"}}}` + "\r\n",
+			[]string{"1", "2", "3", "4"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, byID, errOut := mcpExchange(t, tc.stdin)
+			assert.Equal(t, 0, code, errOut)
+			var ids []string
+			for id, rs := range byID {
+				ids = append(ids, id)
+				assert.Len(t, rs, 1, id)
+				assert.Nil(t, rs[0].Error, id)
+			}
+			assert.ElementsMatch(t, tc.wantIDs, ids)
+		})
+	}
+}
+
+// TestMCPDeepLineCostsNoStack: a line nested 100,000 deep is refused by a
+// count, not a stack per level: what it costs does not grow with the depth
+// (encoding/json's scanner would hold 8 bytes a level, 800 KB here).
+func TestMCPDeepLineCostsNoStack(t *testing.T) {
+	for _, line := range []string{
+		strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000),
+		strings.Repeat(`{"a":`, 100_000),
+	} {
+		data := []byte(line)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, _, r := validateMessage(data)
+		runtime.ReadMemStats(&after)
+		require.NotNil(t, r)
+		assert.Equal(t, mcpParseError, r.code)
+		assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(4<<10), "bytes allocated")
+	}
 }
