@@ -13,6 +13,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/api"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/localhttp"
 	"github.com/graphrag-global/graphrag-global/shared/localrun"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
@@ -20,6 +21,16 @@ import (
 // defaultServeAddr is where serve listens unless --addr says otherwise:
 // this machine only (docs/contract.md#serve).
 const defaultServeAddr = "127.0.0.1:8080"
+
+// headerTimeout and bodyTimeout bound how long a client may take to send a
+// request's headers and then its body: a local client sends a valid
+// request (at most 64 KiB, docs/contract.md#body-cap) in well under a
+// second, and one that dribbles holds a connection for nothing
+// (docs/contract.md#serve-security).
+const (
+	headerTimeout = 10 * time.Second
+	bodyTimeout   = 10 * time.Second
+)
 
 // shutdownGrace bounds how long a stopping server waits for requests in
 // flight; searches still running are stopped either way.
@@ -45,10 +56,16 @@ func serveCommand(ctx context.Context, env *cliEnv, args []string) error {
 
 // served is a server ready to run: its listener is bound.
 type served struct {
-	listener  net.Listener
+	listener net.Listener
+	// addr is --addr as given, whose host name (localhost) requests may
+	// name as well as the bound address.
+	addr      string
 	handler   http.Handler
 	starter   *localrun.Starter
 	namespace string
+	// headerTimeout and bodyTimeout are the consts of those names; tests
+	// shorten them.
+	headerTimeout, bodyTimeout time.Duration
 }
 
 // openServe parses serve's flags, opens the index (the shared index
@@ -87,7 +104,8 @@ func openServe(ctx context.Context, env *cliEnv, args []string) (*served, error)
 	if host, _, _ := net.SplitHostPort(o.addr); !isLoopback(host) {
 		fmt.Fprintf(env.stderr, "globalsearch serve: warning: %s is not a loopback address: whoever reaches it can run searches and spend model calls, with no sign-in\n", o.addr)
 	}
-	return &served{listener: ln, handler: l.routes(), starter: l.starter, namespace: l.defaults.Namespace}, nil
+	return &served{listener: ln, addr: o.addr, handler: l.routes(), starter: l.starter, namespace: l.defaults.Namespace,
+		headerTimeout: headerTimeout, bodyTimeout: bodyTimeout}, nil
 }
 
 // newServeFlagSet registers serve's flags into o.
@@ -139,7 +157,10 @@ func isLoopback(host string) bool {
 func (s *served) run(ctx context.Context) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
-	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}
+	// No ReadTimeout: it would stay in force past the body and end the
+	// context of a request still being answered; the guard bounds the body.
+	guarded := localhttp.New(s.handler, s.listener.Addr(), s.addr, s.bodyTimeout)
+	srv := &http.Server{Handler: guarded, ReadHeaderTimeout: s.headerTimeout}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(s.listener) }()
 	select {
