@@ -460,3 +460,46 @@ func untimed(t *testing.T, x exchange) exchange {
 	x.body = string(data)
 	return x
 }
+
+// serve's plans route reads a body as the API's POST does (one reader,
+// api.ReadRequest): the same status and message for the same body, one
+// over the cap (413 before it is decoded) or one naming another namespace
+// or query id (docs/contract.md#body-cap).
+func TestServeReadsABodyAsTheAPI(t *testing.T) {
+	l, srv := localServer(t)
+	over := `{"query":"` + strings.Repeat("x", api.MaxBodyBytes) + `"}`
+	key := map[string]string{api.IdempotencyKeyHeader: "q-key"}
+	tests := []struct {
+		name, body string
+		encoded    bool
+		headers    map[string]string
+		status     int
+		want       string
+	}{
+		{"over the cap", over, false, nil, 413, "request body is 65548 bytes; the API reads at most 65536"},
+		{"over the cap in base64", base64.StdEncoding.EncodeToString([]byte(over)), true, nil, 413, "bytes of base64"},
+		{"over the cap once decoded", base64.StdEncoding.EncodeToString([]byte(over[:api.MaxBodyBytes+1])), true, nil, 413, "request body is 65537 bytes;"},
+		{"not base64", "!!", true, nil, 400, "request body is not valid base64"},
+		{"another namespace in the body", `{"query":"q","namespace":"x"}`, false, nil, 400, `the body's namespace \"x\" differs from the path's \"sample\"`},
+		{"a queryId the key differs from", `{"query":"q","queryId":"q-body"}`, false, key, 400, "queryId and the Idempotency-Key header differ"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := gatewayEvent(http.MethodPost, "/namespaces/sample/plans", tt.body, tt.headers)
+			query := gatewayEvent(http.MethodPost, "/namespaces/sample/queries", tt.body, tt.headers)
+			plan.IsBase64Encoded, query.IsBase64Encoded = tt.encoded, tt.encoded
+			got, err := l.plans(context.Background(), plan)
+			require.NoError(t, err)
+			want, err := l.handler.Handle(context.Background(), query)
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, got.StatusCode, got.Body)
+			assert.Contains(t, got.Body, tt.want)
+			assert.Equal(t, want.StatusCode, got.StatusCode)
+			assert.Equal(t, want.Body, got.Body)
+		})
+	}
+	plan := overHTTP(t, srv, http.MethodPost, "/namespaces/sample/plans", over, nil)
+	query := overHTTP(t, srv, http.MethodPost, "/namespaces/sample/queries", over, nil)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, plan.status)
+	assert.Equal(t, query.body, plan.body, "over HTTP too")
+}
