@@ -20,14 +20,14 @@ import (
 // searches on serve at Target by every request a page may send without the
 // browser asking serve first (a "simple request"): a text/plain fetch in
 // no-cors mode and a form posted as text/plain, whose one field spells a
-// JSON body. It tries a JSON fetch too, which needs the browser to ask. Its
+// JSON body (name=value, the "=" inside the query). It tries a JSON fetch too, which needs the browser to ask. Its
 // title says "done" when every try is answered, and window.tried how each
 // went.
 var hostilePage = template.Must(template.New("hostile").Parse(`<!doctype html>
 <title>hostile</title>
 <iframe name="sink"></iframe>
 <form id="form" method="POST" enctype="text/plain" target="sink" action="{{.Target}}/namespaces/sample/queries">
-<input name='{"query":"What are the main themes?","queryId":"q-hostile-form","pad":"' value='"}'>
+<input name='{"query":"What are the main themes?' value='","queryId":"q-hostile-form"}'>
 </form>
 <script>
 const queries = {{.Target}} + "/namespaces/sample/queries";
