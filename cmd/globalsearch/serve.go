@@ -22,14 +22,16 @@ import (
 // this machine only (docs/contract.md#serve).
 const defaultServeAddr = "127.0.0.1:8080"
 
-// headerTimeout and bodyTimeout bound how long a client may take to send a
-// request's headers and then its body: a local client sends a valid
-// request (at most 64 KiB, docs/contract.md#body-cap) in well under a
-// second, and one that dribbles holds a connection for nothing
-// (docs/contract.md#serve-security).
+// headerTimeout and readTimeout bound how long a client may take to send a
+// request's headers, and the whole request with its body: a local client
+// sends a valid request (at most 64 KiB, docs/contract.md#body-cap) in well
+// under a second, and one that dribbles holds a connection for nothing
+// (docs/contract.md#serve-security). The server lifts the read deadline
+// once the body is read, so a request still being answered keeps its
+// context.
 const (
 	headerTimeout = 10 * time.Second
-	bodyTimeout   = 10 * time.Second
+	readTimeout   = 15 * time.Second
 )
 
 // shutdownGrace bounds how long a stopping server waits for requests in
@@ -63,9 +65,9 @@ type served struct {
 	handler   http.Handler
 	starter   *localrun.Starter
 	namespace string
-	// headerTimeout and bodyTimeout are the consts of those names; tests
+	// headerTimeout and readTimeout are the consts of those names; tests
 	// shorten them.
-	headerTimeout, bodyTimeout time.Duration
+	headerTimeout, readTimeout time.Duration
 }
 
 // openServe parses serve's flags, opens the index (the shared index
@@ -105,7 +107,7 @@ func openServe(ctx context.Context, env *cliEnv, args []string) (*served, error)
 		fmt.Fprintf(env.stderr, "globalsearch serve: warning: %s is not a loopback address: whoever reaches it can run searches and spend model calls, with no sign-in\n", o.addr)
 	}
 	return &served{listener: ln, addr: o.addr, handler: l.routes(), starter: l.starter, namespace: l.defaults.Namespace,
-		headerTimeout: headerTimeout, bodyTimeout: bodyTimeout}, nil
+		headerTimeout: headerTimeout, readTimeout: readTimeout}, nil
 }
 
 // newServeFlagSet registers serve's flags into o.
@@ -157,10 +159,8 @@ func isLoopback(host string) bool {
 func (s *served) run(ctx context.Context) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
-	// No ReadTimeout: it would stay in force past the body and end the
-	// context of a request still being answered; the guard bounds the body.
-	guarded := localhttp.New(s.handler, s.listener.Addr(), s.addr, s.bodyTimeout)
-	srv := &http.Server{Handler: guarded, ReadHeaderTimeout: s.headerTimeout}
+	guarded := localhttp.New(s.handler, s.listener.Addr(), s.addr)
+	srv := &http.Server{Handler: guarded, ReadHeaderTimeout: s.headerTimeout, ReadTimeout: s.readTimeout}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(s.listener) }()
 	select {

@@ -146,7 +146,7 @@ func localServerOn(t *testing.T, path string, extra ...string) (*localAPI, *http
 func guardedServer(t *testing.T, h http.Handler) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
-	srv.Config.Handler = localhttp.New(h, srv.Listener.Addr(), "", bodyTimeout)
+	srv.Config.Handler = localhttp.New(h, srv.Listener.Addr(), "")
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv

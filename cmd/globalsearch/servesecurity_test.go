@@ -165,11 +165,11 @@ func TestServeRefusesStateChangesFromOtherPages(t *testing.T) {
 }
 
 // A client that sends its headers and then dribbles its body is cut when
-// the body's time is up, well before the body is complete; serve answers
+// the request's time is up, well before the body is complete; serve answers
 // 408 and closes the connection (docs/contract.md#serve-security).
 func TestServeCutsASlowBody(t *testing.T) {
 	const bodyBytes = 60 << 10
-	_, addr := startServe(t, func(s *served) { s.bodyTimeout = 300 * time.Millisecond })
+	_, addr := startServe(t, func(s *served) { s.readTimeout = 300 * time.Millisecond })
 	conn, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	defer conn.Close()
@@ -207,7 +207,7 @@ func TestServeCutsASlowBody(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusRequestTimeout, resp.StatusCode, string(body))
-	assert.Contains(t, string(body), "the body did not arrive within 300ms")
+	assert.Contains(t, string(body), "request body did not arrive in time")
 	_, err = r.ReadByte()
 	assert.Error(t, err, "the connection is closed")
 	assert.False(t, errors.Is(err, os.ErrDeadlineExceeded), "closed by serve, not by the test's bound: %v", err)

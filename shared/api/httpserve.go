@@ -44,7 +44,7 @@ func HTTP(handle HandleFunc) http.Handler {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
 				// A local server's bound on a slow body (docs/contract.md#serve-security);
 				// API Gateway reads the whole body before the function runs.
-				WriteResponse(w, reply(http.StatusRequestTimeout, Error{"timeout", "read request body: " + err.Error()}))
+				WriteResponse(w, reply(http.StatusRequestTimeout, Error{"timeout", "request body did not arrive in time: " + err.Error()}))
 				return
 			}
 			WriteResponse(w, reply(http.StatusBadRequest, Error{"invalid_input", "read request body: " + err.Error()}))

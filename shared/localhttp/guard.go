@@ -9,25 +9,20 @@
 package localhttp
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
-	"time"
 )
 
 // Guard answers only requests addressed to the server, and passes on a
 // state-changing one only when a page on another origin cannot have sent
-// it; it bounds the time a request's body may take to arrive.
+// it.
 type Guard struct {
-	next        http.Handler
-	hosts       []string // Host values accepted, lowercased, the bound address first
-	bodyTimeout time.Duration
+	next  http.Handler
+	hosts []string // Host values accepted, lowercased, the bound address first
 }
 
 // loopbackNames are the names a client on this machine may address the
@@ -37,16 +32,15 @@ var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
 
 // New guards next, served on the listener bound to bound (its port, as
 // bound, is the one accepted) and asked for as given (serve's --addr,
-// whose host is accepted too when it is a name such as localhost). A
-// request's body must arrive within bodyTimeout of the handler's start.
-func New(next http.Handler, bound net.Addr, given string, bodyTimeout time.Duration) *Guard {
+// whose host is accepted too when it is a name such as localhost).
+func New(next http.Handler, bound net.Addr, given string) *Guard {
 	boundHost, port, _ := net.SplitHostPort(bound.String())
 	names := []string{boundHost}
 	if host, _, err := net.SplitHostPort(given); err == nil && host != "" && net.ParseIP(host) == nil {
 		names = append(names, host)
 	}
 	names = append(names, loopbackNames...)
-	g := &Guard{next: next, bodyTimeout: bodyTimeout}
+	g := &Guard{next: next}
 	for _, name := range names {
 		hosts := []string{net.JoinHostPort(name, port)}
 		if port == "80" {
@@ -81,9 +75,6 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if r.Body != nil && r.Body != http.NoBody {
-		r.Body = g.bounded(w, r.Body)
-	}
 	g.next.ServeHTTP(w, r)
 }
 
@@ -109,37 +100,4 @@ func (g *Guard) ownOrigin(origins []string) bool {
 
 func refuse(w http.ResponseWriter, format string, args ...any) {
 	http.Error(w, fmt.Sprintf(format, args...), http.StatusForbidden)
-}
-
-// bounded is body with the connection's read deadline at bodyTimeout from
-// now, cleared once the body is read: a request with a body is the only
-// time the server waits on the client in a handler, and a read deadline
-// left in place past the body would end the request's context when it
-// passed (the server reads ahead to see the client go) while a long plan
-// still runs. The server sets its own deadlines again for the next request.
-func (g *Guard) bounded(w http.ResponseWriter, body io.ReadCloser) io.ReadCloser {
-	rc := http.NewResponseController(w)
-	// A writer with no connection (a test's recorder) has no deadline to
-	// set, and no client to wait on.
-	if err := rc.SetReadDeadline(time.Now().Add(g.bodyTimeout)); err != nil {
-		return body
-	}
-	return &boundedBody{ReadCloser: body, rc: rc, timeout: g.bodyTimeout}
-}
-
-type boundedBody struct {
-	io.ReadCloser
-	rc      *http.ResponseController
-	timeout time.Duration
-}
-
-func (b *boundedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	switch {
-	case errors.Is(err, io.EOF):
-		b.rc.SetReadDeadline(time.Time{})
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		err = fmt.Errorf("the body did not arrive within %s: %w", b.timeout, err)
-	}
-	return n, err
 }

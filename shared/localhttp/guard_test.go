@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -57,7 +56,7 @@ func TestGuard(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := localhttp.New(echo, addr(tt.bound), tt.given, time.Second)
+			g := localhttp.New(echo, addr(tt.bound), tt.given)
 			r := httptest.NewRequest(tt.method, "/", strings.NewReader("{}"))
 			r.Host = tt.host
 			if tt.origin != "" {
