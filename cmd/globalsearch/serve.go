@@ -13,6 +13,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/api"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/localhttp"
 	"github.com/graphrag-global/graphrag-global/shared/localrun"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
@@ -20,6 +21,18 @@ import (
 // defaultServeAddr is where serve listens unless --addr says otherwise:
 // this machine only (docs/contract.md#serve).
 const defaultServeAddr = "127.0.0.1:8080"
+
+// headerTimeout and readTimeout bound how long a client may take to send a
+// request's headers, and the whole request with its body: a local client
+// sends a valid request (at most 64 KiB, docs/contract.md#body-cap) in well
+// under a second, and one that dribbles holds a connection for nothing
+// (docs/contract.md#serve-security). The server lifts the read deadline
+// once the body is read, so a request still being answered keeps its
+// context.
+const (
+	headerTimeout = 10 * time.Second
+	readTimeout   = 15 * time.Second
+)
 
 // shutdownGrace bounds how long a stopping server waits for requests in
 // flight; searches still running are stopped either way.
@@ -45,10 +58,16 @@ func serveCommand(ctx context.Context, env *cliEnv, args []string) error {
 
 // served is a server ready to run: its listener is bound.
 type served struct {
-	listener  net.Listener
+	listener net.Listener
+	// addr is --addr as given, whose host name (localhost) requests may
+	// name as well as the bound address.
+	addr      string
 	handler   http.Handler
 	starter   *localrun.Starter
 	namespace string
+	// headerTimeout and readTimeout are the consts of those names; tests
+	// shorten them.
+	headerTimeout, readTimeout time.Duration
 }
 
 // openServe parses serve's flags, opens the index (the shared index
@@ -87,7 +106,8 @@ func openServe(ctx context.Context, env *cliEnv, args []string) (*served, error)
 	if host, _, _ := net.SplitHostPort(o.addr); !isLoopback(host) {
 		fmt.Fprintf(env.stderr, "globalsearch serve: warning: %s is not a loopback address: whoever reaches it can run searches and spend model calls, with no sign-in\n", o.addr)
 	}
-	return &served{listener: ln, handler: l.routes(), starter: l.starter, namespace: l.defaults.Namespace}, nil
+	return &served{listener: ln, addr: o.addr, handler: l.routes(), starter: l.starter, namespace: l.defaults.Namespace,
+		headerTimeout: headerTimeout, readTimeout: readTimeout}, nil
 }
 
 // newServeFlagSet registers serve's flags into o.
@@ -139,7 +159,8 @@ func isLoopback(host string) bool {
 func (s *served) run(ctx context.Context) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
-	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}
+	guarded := localhttp.New(s.handler, s.listener.Addr(), s.addr)
+	srv := &http.Server{Handler: guarded, ReadHeaderTimeout: s.headerTimeout, ReadTimeout: s.readTimeout}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(s.listener) }()
 	select {

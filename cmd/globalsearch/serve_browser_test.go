@@ -48,10 +48,12 @@ func findBrowser(t *testing.T) string {
 	return ""
 }
 
-// browse is a browser tab; it ends with the test.
-func browse(t *testing.T) context.Context {
+// browse is a browser tab, its browser started with the extra options too;
+// it ends with the test.
+func browse(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(findBrowser(t)), chromedp.WindowSize(1360, 900))
+	opts = append(opts, extra...)
 	if os.Geteuid() == 0 {
 		// Chromium refuses to run as root with its sandbox (containers, CI).
 		opts = append(opts, chromedp.NoSandbox)

@@ -20,6 +20,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/api"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+	"github.com/graphrag-global/graphrag-global/shared/localhttp"
 )
 
 var serveSampleIndex = filepath.Join("..", "..", "testdata", "sample-index.json")
@@ -137,9 +138,18 @@ func localServerOn(t *testing.T, path string, extra ...string) (*localAPI, *http
 	l, err := newLocalAPI(t.Context(), env, &o.search)
 	require.NoError(t, err)
 	t.Cleanup(l.starter.Close)
-	srv := httptest.NewServer(l.routes())
+	return l, guardedServer(t, l.routes())
+}
+
+// guardedServer serves h behind serve's guard on an httptest server, as
+// serve's run does on its listener.
+func guardedServer(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Config.Handler = localhttp.New(h, srv.Listener.Addr(), "")
+	srv.Start()
 	t.Cleanup(srv.Close)
-	return l, srv
+	return srv
 }
 
 // gatewayEvent is a request as API Gateway hands it to the function
@@ -172,6 +182,11 @@ func overHTTP(t *testing.T, srv *httptest.Server, method, path, body string, hea
 	t.Helper()
 	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 	require.NoError(t, err)
+	if method != http.MethodGet {
+		// As the page sends it: serve refuses a state-changing request of
+		// any other type.
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
@@ -261,7 +276,7 @@ func TestServeLocalRoutesRefuseBadRequests(t *testing.T) {
 		{"plans: invalid request", http.MethodPost, "/namespaces/sample/plans", `{"query":""}`, 400, "query must not be empty"},
 		{"plans: another namespace in the body", http.MethodPost, "/namespaces/sample/plans", `{"query":"q","namespace":"x"}`, 400, `differs from the path's`},
 		{"plans: a namespace the file does not hold", http.MethodPost, "/namespaces/other/plans", `{"query":"q"}`, 400, `holds namespace \"sample\"`},
-		{"plans: a body over the cap", http.MethodPost, "/namespaces/sample/plans", `{"query":"` + strings.Repeat("x", api.MaxBodyBytes) + `"}`, 400, "the API reads at most"},
+		{"plans: a body over the cap", http.MethodPost, "/namespaces/sample/plans", `{"query":"` + strings.Repeat("x", api.MaxBodyBytes) + `"}`, 413, "the API reads at most"},
 		{"communities takes GET only", http.MethodPost, "/namespaces/sample/communities/c0-economy", "", 405, "method_not_allowed"},
 		{"communities: bad namespace", http.MethodGet, "/namespaces/Bad!/communities/c0-economy", "", 400, "invalid_input"},
 		{"communities: unknown community", http.MethodGet, "/namespaces/sample/communities/nope", "", 404, "no community nope in namespace sample"},
@@ -400,8 +415,7 @@ func heldServer(t *testing.T, id string) (*localAPI, *httptest.Server) {
 	e.Model, e.Cache = model, nil
 	l := wireLocalAPI(t.Context(), &e, flags.defaults, flags.model)
 	t.Cleanup(l.starter.Close)
-	srv := httptest.NewServer(l.routes())
-	t.Cleanup(srv.Close)
+	srv := guardedServer(t, l.routes())
 	post := overHTTP(t, srv, http.MethodPost, "/namespaces/sample/queries", `{"query":"What are the main themes?","shuffleSeed":7}`,
 		map[string]string{api.IdempotencyKeyHeader: id})
 	require.Equal(t, http.StatusAccepted, post.status, post.body)
@@ -445,4 +459,47 @@ func untimed(t *testing.T, x exchange) exchange {
 	require.NoError(t, err)
 	x.body = string(data)
 	return x
+}
+
+// serve's plans route reads a body as the API's POST does (one reader,
+// api.ReadRequest): the same status and message for the same body, one
+// over the cap (413 before it is decoded) or one naming another namespace
+// or query id (docs/contract.md#body-cap).
+func TestServeReadsABodyAsTheAPI(t *testing.T) {
+	l, srv := localServer(t)
+	over := `{"query":"` + strings.Repeat("x", api.MaxBodyBytes) + `"}`
+	key := map[string]string{api.IdempotencyKeyHeader: "q-key"}
+	tests := []struct {
+		name, body string
+		encoded    bool
+		headers    map[string]string
+		status     int
+		want       string
+	}{
+		{"over the cap", over, false, nil, 413, "request body is 65548 bytes; the API reads at most 65536"},
+		{"over the cap in base64", base64.StdEncoding.EncodeToString([]byte(over)), true, nil, 413, "bytes of base64"},
+		{"over the cap once decoded", base64.StdEncoding.EncodeToString([]byte(over[:api.MaxBodyBytes+1])), true, nil, 413, "request body is 65537 bytes;"},
+		{"not base64", "!!", true, nil, 400, "request body is not valid base64"},
+		{"another namespace in the body", `{"query":"q","namespace":"x"}`, false, nil, 400, `the body's namespace \"x\" differs from the path's \"sample\"`},
+		{"a queryId the key differs from", `{"query":"q","queryId":"q-body"}`, false, key, 400, "queryId and the Idempotency-Key header differ"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := gatewayEvent(http.MethodPost, "/namespaces/sample/plans", tt.body, tt.headers)
+			query := gatewayEvent(http.MethodPost, "/namespaces/sample/queries", tt.body, tt.headers)
+			plan.IsBase64Encoded, query.IsBase64Encoded = tt.encoded, tt.encoded
+			got, err := l.plans(context.Background(), plan)
+			require.NoError(t, err)
+			want, err := l.handler.Handle(context.Background(), query)
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, got.StatusCode, got.Body)
+			assert.Contains(t, got.Body, tt.want)
+			assert.Equal(t, want.StatusCode, got.StatusCode)
+			assert.Equal(t, want.Body, got.Body)
+		})
+	}
+	plan := overHTTP(t, srv, http.MethodPost, "/namespaces/sample/plans", over, nil)
+	query := overHTTP(t, srv, http.MethodPost, "/namespaces/sample/queries", over, nil)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, plan.status)
+	assert.Equal(t, query.body, plan.body, "over HTTP too")
 }

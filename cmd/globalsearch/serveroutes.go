@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	_ "embed"
-	"encoding/base64"
 	"errors"
 	"html/template"
 	"net/http"
@@ -71,16 +70,7 @@ func (l *localAPI) plans(ctx context.Context, req events.APIGatewayV2HTTPRequest
 	if !globalsearch.ValidNamespace(ns) {
 		return l.handler.Fail(ctx, "", globalsearch.Errorf(globalsearch.KindInvalidInput, "the path's namespace %s", globalsearch.NamespaceRule)), nil
 	}
-	body, err := requestBody(req)
-	if err != nil {
-		return l.handler.Fail(ctx, "", err), nil
-	}
-	defaults := l.defaults
-	defaults.Namespace = ns
-	p, err := globalsearch.ParseRequest(body, defaults)
-	if err == nil && p.Namespace != ns {
-		err = globalsearch.Errorf(globalsearch.KindInvalidInput, "the body's namespace %q differs from the path's %q", p.Namespace, ns)
-	}
+	p, err := api.ReadRequest(req, l.defaults, ns)
 	if err != nil {
 		return l.handler.Fail(ctx, "", err), nil
 	}
@@ -107,22 +97,6 @@ func (l *localAPI) planFailure(ctx context.Context, err error) events.APIGateway
 		return api.Reply(http.StatusUnprocessableEntity, api.Error{Error: "corrupt_index", Message: err.Error()})
 	}
 	return l.handler.Fail(ctx, "", err)
-}
-
-// requestBody is a POST body as the API reads it: at most
-// api.MaxBodyBytes, base64 decoded when API Gateway encoded it.
-func requestBody(req events.APIGatewayV2HTTPRequest) ([]byte, error) {
-	body := []byte(req.Body)
-	if req.IsBase64Encoded {
-		var err error
-		if body, err = base64.StdEncoding.DecodeString(req.Body); err != nil {
-			return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "request body is not valid base64")
-		}
-	}
-	if len(body) > api.MaxBodyBytes {
-		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "request body is %d bytes; the API reads at most %d", len(body), api.MaxBodyBytes)
-	}
-	return body, nil
 }
 
 // serveCommunity is what the communities route answers: a community's

@@ -164,42 +164,11 @@ func location(ns, id string) string { return "/namespaces/" + ns + "/queries/" +
 const MaxBodyBytes = 64 << 10
 
 func (h *Handler) post(ctx context.Context, ns string, req events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
-	// Checked before decoding too: base64 is 4 bytes for every 3.
-	limit := MaxBodyBytes
-	if req.IsBase64Encoded {
-		limit = base64.StdEncoding.EncodedLen(MaxBodyBytes)
-	}
-	if len(req.Body) > limit {
-		return tooLarge(len(req.Body), req.IsBase64Encoded)
-	}
-	body := []byte(req.Body)
-	if req.IsBase64Encoded {
-		var err error
-		if body, err = base64.StdEncoding.DecodeString(req.Body); err != nil {
-			return reply(http.StatusBadRequest, Error{"invalid_input", "request body is not valid base64"})
-		}
-		if len(body) > MaxBodyBytes {
-			return tooLarge(len(body), false)
-		}
-	}
-	key := header(req.Headers, IdempotencyKeyHeader)
-	// Validate before spending: nothing is stored or started for
-	// a bad request. The path's namespace is the default, so a body without
-	// one searches it, and one that names another is refused: the caller's
-	// IAM grant covers the path only (docs/contract.md#entry-points).
-	defaults := h.Defaults
-	defaults.Namespace = ns
-	// The key is the queryId unless the body names one; the two must agree.
-	p, err := globalsearch.ParseRequestWithID(body, defaults, key)
+	// Validate before spending: nothing is stored or started for a bad
+	// request.
+	p, err := ReadRequest(req, h.Defaults, ns)
 	if err != nil {
 		return h.fail(ctx, "", err)
-	}
-	if key != "" && p.QueryID != key {
-		return reply(http.StatusBadRequest, Error{"invalid_input", "queryId and the Idempotency-Key header differ"})
-	}
-	if p.Namespace != ns {
-		return h.fail(ctx, "", globalsearch.Errorf(globalsearch.KindInvalidInput,
-			"the body's namespace %q differs from the path's %q", p.Namespace, ns))
 	}
 	if err := globalsearch.NeedPrices(p, h.Prices); err != nil {
 		return h.fail(ctx, "", err)
@@ -347,6 +316,10 @@ func ended(status string) bool {
 
 // fail maps an error to its status: the error-code table of the edge.
 func (h *Handler) fail(ctx context.Context, queryID string, err error) events.APIGatewayV2HTTPResponse {
+	var tooBig *BodyTooLargeError
+	if errors.As(err, &tooBig) {
+		return reply(http.StatusRequestEntityTooLarge, Error{"too_large", err.Error()})
+	}
 	switch globalsearch.KindOf(err) {
 	case globalsearch.KindInvalidInput:
 		return reply(http.StatusBadRequest, Error{"invalid_input", err.Error()})
@@ -371,14 +344,72 @@ func (h *Handler) logger() *slog.Logger {
 	return slog.New(slog.NewJSONHandler(io.Discard, nil))
 }
 
-// tooLarge refuses a body over MaxBodyBytes, before it is parsed.
-func tooLarge(n int, encoded bool) events.APIGatewayV2HTTPResponse {
-	what := "request body is " + strconv.Itoa(n) + " bytes"
-	if encoded {
-		what = "request body is " + strconv.Itoa(n) + " bytes of base64"
+// BodyTooLargeError is a request body over MaxBodyBytes, refused (413
+// too_large) before it is decoded or parsed (docs/contract.md#body-cap).
+type BodyTooLargeError struct {
+	Bytes int
+	// Base64 is set when Bytes counts the body as API Gateway encoded it.
+	Base64 bool
+}
+
+func (e *BodyTooLargeError) Error() string {
+	what := "request body is " + strconv.Itoa(e.Bytes) + " bytes"
+	if e.Base64 {
+		what += " of base64"
 	}
-	return reply(http.StatusRequestEntityTooLarge, Error{"too_large",
-		what + "; the API reads at most " + strconv.Itoa(MaxBodyBytes) + " bytes (64 KiB), far more than the largest valid request"})
+	return what + "; the API reads at most " + strconv.Itoa(MaxBodyBytes) + " bytes (64 KiB), far more than the largest valid request"
+}
+
+// ReadRequest is the body of a POST to a route under namespace ns, read as
+// every such route reads it (the API's queries and a local server's
+// plans): at most MaxBodyBytes, else a *BodyTooLargeError; base64 decoded
+// when API Gateway encoded it; parsed with defaults, the path's namespace
+// the default. The Idempotency-Key header is the query id unless the body
+// names one, and the two must agree. A body that names another namespace is
+// refused: the caller's IAM grant covers the path only
+// (docs/contract.md#entry-points).
+func ReadRequest(req events.APIGatewayV2HTTPRequest, defaults globalsearch.Defaults, ns string) (globalsearch.Params, error) {
+	body, err := readBody(req)
+	if err != nil {
+		return globalsearch.Params{}, err
+	}
+	key := header(req.Headers, IdempotencyKeyHeader)
+	defaults.Namespace = ns
+	p, err := globalsearch.ParseRequestWithID(body, defaults, key)
+	if err != nil {
+		return globalsearch.Params{}, err
+	}
+	if key != "" && p.QueryID != key {
+		return globalsearch.Params{}, globalsearch.Errorf(globalsearch.KindInvalidInput, "queryId and the Idempotency-Key header differ")
+	}
+	if p.Namespace != ns {
+		return globalsearch.Params{}, globalsearch.Errorf(globalsearch.KindInvalidInput,
+			"the body's namespace %q differs from the path's %q", p.Namespace, ns)
+	}
+	return p, nil
+}
+
+// readBody is req's body, its size checked before it is decoded too: base64
+// is 4 bytes for every 3, and a body need not be decoded to be refused.
+func readBody(req events.APIGatewayV2HTTPRequest) ([]byte, error) {
+	limit := MaxBodyBytes
+	if req.IsBase64Encoded {
+		limit = base64.StdEncoding.EncodedLen(MaxBodyBytes)
+	}
+	if len(req.Body) > limit {
+		return nil, &BodyTooLargeError{Bytes: len(req.Body), Base64: req.IsBase64Encoded}
+	}
+	if !req.IsBase64Encoded {
+		return []byte(req.Body), nil
+	}
+	body, err := base64.StdEncoding.DecodeString(req.Body)
+	if err != nil {
+		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "request body is not valid base64")
+	}
+	if len(body) > MaxBodyBytes {
+		return nil, &BodyTooLargeError{Bytes: len(body)}
+	}
+	return body, nil
 }
 
 func methodNotAllowed(allow string) events.APIGatewayV2HTTPResponse {

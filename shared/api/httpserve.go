@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -38,6 +39,12 @@ func HTTP(handle HandleFunc) http.Handler {
 			if errors.As(err, &tooBig) {
 				WriteResponse(w, reply(http.StatusRequestEntityTooLarge, Error{"too_large",
 					"request body is over " + strconv.Itoa(GatewayMaxBodyBytes) + " bytes, the most API Gateway passes on"}))
+				return
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				// A local server's bound on a slow body (docs/contract.md#serve-security);
+				// API Gateway reads the whole body before the function runs.
+				WriteResponse(w, reply(http.StatusRequestTimeout, Error{"timeout", "request body did not arrive in time: " + err.Error()}))
 				return
 			}
 			WriteResponse(w, reply(http.StatusBadRequest, Error{"invalid_input", "read request body: " + err.Error()}))
