@@ -41,8 +41,12 @@ type SelectionReport struct {
 	RatingInputTokens   int `json:"ratingInputTokens"`
 	RatingOutputTokens  int `json:"ratingOutputTokens"`
 	// MostRatingCalls is the worst case: every community relevant, every
-	// rating batch tried twice.
-	MostRatingCalls int `json:"mostRatingCalls"`
+	// rating batch tried twice. MostRatingInputTokens is the estimated
+	// input of those batches, once each: what the cost ceiling prices
+	// them at (docs/contract.md#worst-case). A plan stored before it was
+	// recorded has none.
+	MostRatingCalls       int `json:"mostRatingCalls"`
+	MostRatingInputTokens int `json:"mostRatingInputTokens,omitempty"`
 	MapInputTokens  int `json:"mapInputTokens"`
 	MapBatches      int `json:"mapBatches"`
 	// LeafMapInputTokens and LeafMapBatches are the plan of every leaf,
