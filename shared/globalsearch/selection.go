@@ -47,8 +47,8 @@ type SelectionReport struct {
 	// recorded has none.
 	MostRatingCalls       int `json:"mostRatingCalls"`
 	MostRatingInputTokens int `json:"mostRatingInputTokens,omitempty"`
-	MapInputTokens  int `json:"mapInputTokens"`
-	MapBatches      int `json:"mapBatches"`
+	MapInputTokens        int `json:"mapInputTokens"`
+	MapBatches            int `json:"mapBatches"`
 	// LeafMapInputTokens and LeafMapBatches are the plan of every leaf,
 	// what selection by level would have mapped; both 0 when that plan is
 	// beyond the deployment's limits.
