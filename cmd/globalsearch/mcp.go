@@ -333,18 +333,17 @@ func (t *mcpTools) planSearch(ctx context.Context, _ *mcp.CallToolRequest, in se
 	if err != nil {
 		return nil, planToolOutput{}, err
 	}
-	plan, err := e.Plan(ctx, p)
+	out, err := planFor(ctx, &e, p)
 	if err != nil {
 		return nil, planToolOutput{}, err
 	}
-	out := newPlanOutput(plan, p)
 	res := planToolOutput{Summaries: out.SummaryCount, Batches: out.BatchCount,
 		EstimatedTokens: out.EstimatedMapInputTokens, MaxModelCalls: out.MaxModelCalls}
-	if c := newPlanCost(e.Prices, out, p); c != nil {
+	if c := out.Cost; c != nil {
 		res.CostUSD = &c.Total
 	}
-	if plan.AutoLevel != nil {
-		res.LevelUsed = plan.AutoLevel.LevelUsed.String()
+	if a := out.Diagnostics.AutoLevel; a != nil {
+		res.LevelUsed = a.LevelUsed.String()
 	}
 	return nil, res, nil
 }

@@ -76,7 +76,6 @@ func TestPlanReportsAWSMode(t *testing.T) {
 			var plan planOutput
 			require.NoError(t, json.Unmarshal(out.Bytes(), &plan))
 			assert.Equal(t, tc.wantMode, plan.MapMode, "%d batches", plan.BatchCount)
-			assert.Equal(t, workflow.MapMode(plan.BatchCount, 0), plan.MapMode)
 
 			env, out, errOut = testEnv("")
 			require.Equal(t, 0, runMain(context.Background(), env, base), errOut.String())

@@ -12,7 +12,6 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/graphrag/corpus"
-	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
 // --selection dynamic, --rating-threshold and --rating-model reach the
@@ -52,8 +51,9 @@ func TestSelectionFlags(t *testing.T) {
 	}
 }
 
-// plan --selection dynamic calls nothing and counts the most rating calls
-// in the most model calls.
+// plan --selection dynamic calls nothing and prints the worst case the
+// ceilings hold it to before rating: the most rating calls, then one map
+// batch and the reduce (docs/contract.md#worst-case).
 func TestPlanDynamicSelection(t *testing.T) {
 	path := writeIndex(t, smallIndex())
 	env, out, errOut := testEnv("")
@@ -63,9 +63,9 @@ func TestPlanDynamicSelection(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out.Bytes(), &plan))
 	assert.Equal(t, 2, plan.SummaryCount, "every leaf")
 	assert.Equal(t, 4, plan.Selection.MostRatingCalls, "two rounds of one batch, twice each")
-	assert.Equal(t, globalsearch.MostModelCalls(plan.BatchCount)+plan.Selection.MostRatingCalls, plan.MaxModelCalls)
-	assert.Equal(t, workflow.MapMode(plan.BatchCount+plan.Selection.MostRatingCalls/globalsearch.RatingAttempts, 0), plan.MapMode,
-		"the rating batches count toward the inline Map's history")
+	assert.Equal(t, globalsearch.WorstCase{RatingCalls: 4, MapCalls: 2, ReduceCalls: 2}, plan.WorstCase)
+	assert.Equal(t, plan.WorstCase.Calls(), plan.MaxModelCalls)
+	assert.Equal(t, globalsearch.ModeInline, plan.MapMode)
 }
 
 // docs/dynamic-selection.md's figures of dynamic selection on the

@@ -71,7 +71,7 @@ func TestPlanCostPerStage(t *testing.T) {
 	prices := globalsearch.Prices{Map: globalsearch.Price{In: 0.25, Out: 1.25}, Reduce: globalsearch.Price{In: 3, Out: 15}}
 	once := prices.PlanCost(p, plan.EstimatedMapInputTokens, plan.BatchCount, 1, 1)
 	worst := prices.WorstCase(p, plan.EstimatedMapInputTokens, plan.BatchCount)
-	assert.Equal(t, planCost{Map: once.Map, Reduce: once.Reduce, Total: once.Total(), WorstCase: worst.Total()}, *plan.Cost)
+	assert.Equal(t, globalsearch.PlanCost{Map: once.Map, Reduce: once.Reduce, Total: once.Total(), WorstCase: worst.Total()}, *plan.Cost)
 
 	tests := []struct {
 		name    string

@@ -66,22 +66,6 @@ func (p Price) cost(in, out int) float64 {
 	return float64(in)/1000*p.In + float64(out)/1000*p.Out
 }
 
-// checkCost refuses a plan whose worst case passes the run's maxCostUsd
-// (docs/contract.md#cost-ceiling), before any model call, as checkBatchCount
-// refuses one over the model-call ceiling.
-func (e *Engine) checkCost(p Params, mapInputTokens, batches int) error {
-	if p.MaxCostUSD <= 0 || e.Prices == nil {
-		return nil
-	}
-	worst := e.Prices.WorstCase(p, mapInputTokens, batches)
-	if worst.Total() <= p.MaxCostUSD {
-		return nil
-	}
-	return Errorf(KindPlanTooLarge,
-		"the plan's worst case costs $%s (map $%s over %s with every retry, reduce $%s), but this run may cost at most $%s: raise maxCostUsd, choose a coarser communityLevel or communityLevel \"auto\" with a lower maxMapInputTokens, or a cheaper map model",
-		usdCost(worst.Total()), usdCost(worst.Map), Plural(batches, "map batch", "map batches"), usdCost(worst.Reduce), usd(p.MaxCostUSD))
-}
-
 // RatingCost is what a dynamic selection's rating calls spent, priced as
 // map-stage calls (docs/contract.md#dynamic-selection). A model that reports
 // no usage leaves each call priced as the most it could be: a full map
@@ -92,25 +76,6 @@ func (pr Prices) RatingCost(p Params, r SelectionReport) float64 {
 		in, out = r.RatingCalls*p.MapPromptBudget(), r.RatingCalls*p.MapOutputReserve
 	}
 	return pr.Map.cost(in, out)
-}
-
-// checkRatingCost refuses, before any rating call, a dynamic selection
-// whose worst case passes the run's maxCostUsd: every rateable community
-// rated (ratingTokens estimated input over ratingBatches batches, each
-// tried RatingAttempts times), then one map batch of a full prompt and the
-// reduce, each with every retry (docs/contract.md#cost-ceiling).
-func (e *Engine) checkRatingCost(p Params, ratingTokens, ratingBatches int) error {
-	if p.MaxCostUSD <= 0 || e.Prices == nil {
-		return nil
-	}
-	rating := float64(RatingAttempts) * e.Prices.Map.cost(ratingTokens, ratingBatches*p.MapOutputReserve)
-	least := e.Prices.WorstCase(p, p.MapPromptBudget(), 1)
-	if rating+least.Total() <= p.MaxCostUSD {
-		return nil
-	}
-	return Errorf(KindPlanTooLarge,
-		"dynamic selection may cost $%s rating (every community relevant, %d attempts per rating batch), which with one map batch and the reduce ($%s) passes this run's $%s: raise maxCostUsd, or select by communityLevel",
-		usdCost(rating), RatingAttempts, usdCost(least.Total()), usd(p.MaxCostUSD))
 }
 
 // checkSelectedCost refuses the plan of the communities a dynamic

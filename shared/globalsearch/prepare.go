@@ -179,9 +179,11 @@ func (e *Engine) planWith(ctx context.Context, p Params, pick picker, spent int)
 	}
 	plan.Batches = planBatches(packed, sources, in.centralities())
 	// The leaf plan a dynamic selection is measured against is never run,
-	// so no ceiling applies to it (checkBatchCount).
-	if spent != referencePlan {
-		if err := e.checkCost(p, plan.MapInputTokens(), len(plan.Batches)); err != nil {
+	// so no ceiling applies to it, and the plan of the communities it
+	// selected is held to them beside what rating spent (checkBatchCount,
+	// checkSelectedCost).
+	if spent == 0 {
+		if err := e.checkCeilings(p, plan.upFront()); err != nil {
 			return Plan{}, err
 		}
 	}
@@ -195,7 +197,8 @@ func (e *Engine) planWith(ctx context.Context, p Params, pick picker, spent int)
 
 // checkBatchCount refuses a plan of more batches than the state machine
 // runs, or than the run's model calls allow beside the spent calls a
-// dynamic selection made rating (docs/contract.md#plan-limits).
+// dynamic selection made rating (docs/contract.md#plan-limits); a plan
+// that spent nothing is held to its ceilings by checkCeilings.
 func (e *Engine) checkBatchCount(p Params, batches, spent int) error {
 	if spent == referencePlan {
 		return nil
@@ -209,11 +212,6 @@ func (e *Engine) checkBatchCount(p Params, batches, spent int) error {
 		return Errorf(KindPlanTooLarge,
 			"the communities selected need %s, so up to %d model calls beside the %d rating calls made, but this run may make at most %d: raise maxModelCalls or ratingThreshold",
 			Plural(batches, "map batch", "map batches"), MostModelCalls(batches), spent, p.MaxModelCalls)
-	}
-	if most := MostModelCalls(batches); p.MaxModelCalls > 0 && most > p.MaxModelCalls {
-		return Errorf(KindPlanTooLarge,
-			"the plan needs %s, so up to %d model calls (%d attempts per batch, %d for the reduce), but this run may make at most %d: raise maxModelCalls (up to the deployment's MaxModelCalls, which bounds it) or mapTokenBudget, or choose a coarser communityLevel",
-			Plural(batches, "map batch", "map batches"), most, MapAttempts, ReduceAttempts, p.MaxModelCalls)
 	}
 	return nil
 }

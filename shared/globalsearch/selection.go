@@ -41,10 +41,14 @@ type SelectionReport struct {
 	RatingInputTokens   int `json:"ratingInputTokens"`
 	RatingOutputTokens  int `json:"ratingOutputTokens"`
 	// MostRatingCalls is the worst case: every community relevant, every
-	// rating batch tried twice.
-	MostRatingCalls int `json:"mostRatingCalls"`
-	MapInputTokens  int `json:"mapInputTokens"`
-	MapBatches      int `json:"mapBatches"`
+	// rating batch tried twice. MostRatingInputTokens is the estimated
+	// input of those batches, once each: what the cost ceiling prices
+	// them at (docs/contract.md#worst-case). A plan stored before it was
+	// recorded has none.
+	MostRatingCalls       int `json:"mostRatingCalls"`
+	MostRatingInputTokens int `json:"mostRatingInputTokens,omitempty"`
+	MapInputTokens        int `json:"mapInputTokens"`
+	MapBatches            int `json:"mapBatches"`
 	// LeafMapInputTokens and LeafMapBatches are the plan of every leaf,
 	// what selection by level would have mapped; both 0 when that plan is
 	// beyond the deployment's limits.

@@ -44,7 +44,7 @@ func (e *Engine) dynamicDryRun(ctx context.Context, p Params) (Plan, error) {
 	if err != nil {
 		return Plan{Params: p}, err
 	}
-	if report.MostRatingCalls, err = e.checkRatingCeiling(p, h); err != nil {
+	if err := e.checkRatingCeiling(p, h, &report); err != nil {
 		return Plan{Params: p}, err
 	}
 	leaf.Selection = &report
@@ -104,31 +104,25 @@ func snapshotVersion(snap Snapshot) string {
 	return ""
 }
 
-// checkRatingCeiling returns the most rating calls a run of p can make over
-// h (every community relevant, so every rateable one rated, each batch
-// tried twice) and refuses, before any call, a run whose rating calls and
-// one map batch could pass its ceiling (docs/contract.md#model-call-ceiling).
-func (e *Engine) checkRatingCeiling(p Params, h *hierarchy) (int, error) {
-	most, tokens := 0, 0
+// checkRatingCeiling fills report's worst case of rating over h (every
+// community relevant, so every rateable one rated, each batch tried
+// RatingAttempts times) and refuses, before any call, a run whose rating
+// and the least map stage after it could pass its ceilings
+// (SelectionReport.upFront; docs/contract.md#model-call-ceiling).
+func (e *Engine) checkRatingCeiling(p Params, h *hierarchy, report *SelectionReport) error {
+	batches, tokens := 0, 0
 	for round := h.firstRound(); len(round) > 0; round = h.nextRound(round, func(string) bool { return true }) {
 		packed, err := packRatings(p, h, round)
 		if err != nil {
-			return 0, err
+			return err
 		}
-		most += RatingAttempts * len(packed)
+		batches += len(packed)
 		for _, b := range packed {
 			tokens += b.Tokens
 		}
 	}
-	if err := e.checkRatingCost(p, tokens, most/RatingAttempts); err != nil {
-		return most, err
-	}
-	if p.MaxModelCalls > 0 && most+MostModelCalls(1) > p.MaxModelCalls {
-		return most, Errorf(KindPlanTooLarge,
-			"dynamic selection may make up to %d rating calls (every community relevant, %d attempts per rating batch), which with one map batch and the reduce passes this run's %d model calls: raise maxModelCalls (up to the deployment's MaxModelCalls) or mapTokenBudget, or select by communityLevel",
-			most, RatingAttempts, p.MaxModelCalls)
-	}
-	return most, nil
+	report.MostRatingCalls, report.MostRatingInputTokens = RatingAttempts*batches, tokens
+	return e.checkCeilings(p, report.upFront(p))
 }
 
 // firstRound is the communities the first round rates: the rateable

@@ -51,10 +51,10 @@ func (e *Engine) prepareSelection(ctx context.Context, p Params, owner string) (
 	if sel.h, sel.version, err = e.openForestAt(ctx, p, ""); err != nil {
 		return failed(err)
 	}
-	if sel.base.MostRatingCalls, err = e.checkRatingCeiling(p, sel.h); err != nil {
+	if err := e.checkRatingCeiling(p, sel.h, &sel.base); err != nil {
 		return failed(err)
 	}
-	if err := e.checkRatingSteps(sel.h, sel.base.MostRatingCalls); err != nil {
+	if err := e.checkRatingSteps(sel.h, sel.base); err != nil {
 		return failed(err)
 	}
 	// The run starts before its first rating call, so that each call is
@@ -77,8 +77,8 @@ func (e *Engine) prepareSelection(ctx context.Context, p Params, owner string) (
 // checkRatingSteps refuses, before any call, a dynamic selection whose
 // rating batches or rounds could pass what the deployed state machine runs
 // (MaxRatingBatches, MaxRatingRounds; docs/contract.md#plan-limits).
-func (e *Engine) checkRatingSteps(h *hierarchy, mostCalls int) error {
-	if batches := mostCalls / RatingAttempts; e.MaxRatingBatches > 0 && batches > e.MaxRatingBatches {
+func (e *Engine) checkRatingSteps(h *hierarchy, report SelectionReport) error {
+	if batches := report.mostRatingBatches(); e.MaxRatingBatches > 0 && batches > e.MaxRatingBatches {
 		return Errorf(KindPlanTooLarge,
 			"dynamic selection may need up to %d rating batches (every community relevant), but the state machine rates at most %d: raise mapTokenBudget, or select by communityLevel",
 			batches, e.MaxRatingBatches)
@@ -139,7 +139,7 @@ func (e *Engine) SelectNext(ctx context.Context, queryID, runID, owner string, r
 	if len(plan.Batches) > 0 || plan.Selection.MapBatches > 0 {
 		// A retried last step: its plan is saved already.
 		return PreparedRun{QueryID: queryID, RunID: runID, BatchCount: len(plan.Batches),
-			RatingBatches: plan.Selection.MostRatingCalls / RatingAttempts, MapConcurrency: plan.MapConcurrency, ETASeconds: plan.ETASeconds}, nil
+			RatingBatches: plan.Selection.mostRatingBatches(), MapConcurrency: plan.MapConcurrency, ETASeconds: plan.ETASeconds}, nil
 	}
 	if owner == "" {
 		owner = queryID
@@ -237,7 +237,7 @@ func (e *Engine) finishSelection(ctx context.Context, sel *selection, report Sel
 		"rated", report.Rated, "ratingCalls", report.RatingCalls, "selected", report.Selected,
 		"mapInputTokens", report.MapInputTokens, "leafMapInputTokens", report.LeafMapInputTokens, "status", "ok")...)
 	out, err := e.savePlan(ctx, plan, sel.runID, sel.owner)
-	out.RatingBatches = report.MostRatingCalls / RatingAttempts
+	out.RatingBatches = report.mostRatingBatches()
 	return out, err
 }
 

@@ -96,8 +96,7 @@ const (
 // sustains, or the request's mapConcurrency, capped by the deployment's
 // maximum (docs/contract.md#quota); ETASeconds is how long the plan's
 // model calls are expected to take, for whoever reads the execution's
-// history. Mode is
-// MapMode's choice. ExpiresAt (epoch seconds, distributed mode only) is the
+// history. Mode is globalsearch.MapMode's choice. ExpiresAt (epoch seconds, distributed mode only) is the
 // TTL of the failure items the Distributed Map writes itself: JSONPath has
 // no clock.
 type PrepareOutput struct {

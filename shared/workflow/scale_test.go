@@ -63,23 +63,6 @@ func TestPrepareChoosesMapMode(t *testing.T) {
 	}
 }
 
-// TestMapMode is the rule prepare and the CLI's plan share.
-func TestMapMode(t *testing.T) {
-	cases := []struct {
-		batches, inlineMax int
-		want               string
-	}{
-		{1, 0, workflow.ModeInline},
-		{workflow.InlineMaxBatches, 0, workflow.ModeInline},
-		{workflow.InlineMaxBatches + 1, 0, workflow.ModeDistributed},
-		{5000, 0, workflow.ModeDistributed},
-		{2, 1, workflow.ModeDistributed},
-	}
-	for _, tc := range cases {
-		assert.Equal(t, tc.want, workflow.MapMode(tc.batches, tc.inlineMax), "%d batches, inline max %d", tc.batches, tc.inlineMax)
-	}
-}
-
 // TestPrepareAcceptsLargePlanInDistributedMode: a 5,000-batch plan, refused
 // before (past the inline Map's budget), is accepted under the deployment
 // default and runs distributed; one past the deployment's limit is still
@@ -176,7 +159,7 @@ func TestPrepareOutputFitsAState(t *testing.T) {
 
 	// The default deployment's largest plan needs the Distributed Map, and
 	// the functions accept it as MAX_BATCHES; one past the limit they refuse.
-	assert.Equal(t, workflow.ModeDistributed, workflow.MapMode(workflow.DefaultMaxBatches, 0))
+	assert.Equal(t, workflow.ModeDistributed, globalsearch.MapMode(workflow.DefaultMaxBatches, 0, 0))
 	env := func(maxBatches int) func(string) (string, bool) {
 		return func(k string) (string, bool) {
 			v, ok := map[string]string{"RUNS_TABLE": "runs", "RUNS_TTL_DAYS": "7", "MAX_BATCHES": fmt.Sprint(maxBatches)}[k]

@@ -39,7 +39,8 @@ const (
 	MapLambdaRetries            = 9
 )
 
-// InlineMaxBatches is the largest plan the inline Map runs (docs/contract.md#aws). Its
+// InlineMaxBatches is the largest plan the inline Map runs (docs/contract.md#aws),
+// the domain's figure (globalsearch.MapMode decides by it). Its
 // worst case is every batch failing twice after every retry its task
 // allows for Lambda-service errors and throttles: 600 x (12 + 9 x 3) =
 // 23,400 events, which leaves 1,600 for the states outside the Map (about
@@ -48,7 +49,7 @@ const (
 // rating batches share these 600 with an inline map); statemachine_test.go
 // counts them from the ASL. It also keeps the Map
 // state's output (about 40 bytes per item) far below 256 KiB.
-const InlineMaxBatches = 600
+const InlineMaxBatches = globalsearch.InlineMaxBatches
 
 // DefaultMaxBatches is the largest plan a deployment runs when it sets no
 // other (template parameter MaxBatches; docs/contract.md#state-machine): plans past
@@ -68,35 +69,17 @@ type MapItems interface {
 	PutMapItems(ctx context.Context, queryID, runID string, batches int) (string, error)
 }
 
-// The two ways the state machine runs a plan's map batches (prepare's
-// output names one; the ASL's MapMode Choice reads it).
+// The ways the state machine runs a plan's map batches (prepare's output
+// names one; the ASL's MapMode Choice reads it): the domain's two
+// (globalsearch.MapMode), and a dynamic selection still rating.
 const (
-	// ModeInline runs every batch as an iteration of the inline Map, inside
-	// the execution's own history.
-	ModeInline = "inline"
-	// ModeDistributed runs every batch as a child execution of a
-	// Distributed Map, each with its own history; a failed batch is
-	// recorded in the runs table instead of returned.
-	ModeDistributed = "distributed"
+	ModeInline      = globalsearch.ModeInline
+	ModeDistributed = globalsearch.ModeDistributed
 	// ModeSelecting is a dynamic selection still rating: the state
 	// machine runs the round's rating batches (RateCommunities), then
 	// asks prepare for the next step (SelectNext).
 	ModeSelecting = "selecting"
 )
-
-// MapMode is the mode the state machine runs a plan of batches in:
-// inline while the inline Map's history budget (inlineMax, 0 for
-// InlineMaxBatches) holds it, else distributed. prepare and the CLI's plan
-// both ask it.
-func MapMode(batches, inlineMax int) string {
-	if inlineMax <= 0 {
-		inlineMax = InlineMaxBatches
-	}
-	if batches > inlineMax {
-		return ModeDistributed
-	}
-	return ModeInline
-}
 
 // MapAttempts is what the state machine gives one batch: the first attempt
 // and one Retry (MaxAttempts 1), docs/contract.md#map-calls.
@@ -167,9 +150,7 @@ func (h *Handlers) output(ctx context.Context, out globalsearch.PreparedRun) (Pr
 		res.Mode, res.Round, res.RatingBatchIndexes = ModeSelecting, out.Round, indexes(out.RatingBatches)
 		return res, nil
 	}
-	// A selection's rating batches share the execution's history with an
-	// inline Map (docs/contract.md#plan-limits).
-	res.Mode = MapMode(out.BatchCount+out.RatingBatches, h.InlineMaxBatches)
+	res.Mode = globalsearch.MapMode(out.BatchCount, out.RatingBatches, h.InlineMaxBatches)
 	if res.Mode == ModeInline {
 		res.BatchIndexes = indexes(out.BatchCount)
 		return res, nil
