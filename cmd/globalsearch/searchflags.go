@@ -36,6 +36,7 @@ type searchFlags struct {
 	selection, ratingModel                                          string
 	ratingThreshold                                                 int
 	noShuffle                                                       bool
+	standingReset                                                   bool
 	jsonOut                                                         bool
 	verbose                                                         bool
 	set                                                             map[string]bool
@@ -213,6 +214,7 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	fs.Int64Var(&f.maxMapTextMB, "max-map-text-mb", 0, fmt.Sprintf("refuse plans whose map texts exceed this many MiB (default %d)", globalsearch.DefaultMaxMapTextBytes>>20))
 	fs.IntVar(&f.maxModelCalls, "max-model-calls", 0, defaultHelp("refuse plans that may make more model calls", "maxModelCalls", d.MaxModelCalls))
 	fs.StringVar(&f.standing, "standing", "", "name of the standing question this run is one run of: the result reports what changed since its last run (its record is kept in the cache directory)")
+	fs.BoolVar(&f.standingReset, "standing-reset", false, "with --standing, start its record afresh: the stored one (unreadable, or of another question or settings) is not compared, and this run's replaces it")
 	fs.StringVar(&f.selection, "selection", "level", `"level" maps --level; "dynamic" rates communities top-down and maps the relevant ones`)
 	fs.IntVar(&f.ratingThreshold, "rating-threshold", 0, fmt.Sprintf("with --selection dynamic, the score (1-5) from which a community is relevant (default %d)", globalsearch.DefaultRatingThreshold))
 	fs.StringVar(&f.ratingModel, "rating-model", "", "with --selection dynamic, the model that rates communities, as --model names one (default: --model)")
@@ -265,6 +267,9 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 	}
 	if f.set["standing"] {
 		req.StandingQuery = &f.standing
+	}
+	if f.set["standing-reset"] {
+		req.StandingReset = &f.standingReset
 	}
 	if f.set["level"] {
 		level, err := globalsearch.ParseLevel(f.level)

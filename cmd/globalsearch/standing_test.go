@@ -96,3 +96,78 @@ func TestStandingFlagRefusals(t *testing.T) {
 		})
 	}
 }
+
+// A record that cannot be read, or that is another question's, stops run
+// and plan with exit 2 and a message naming the file or what differs,
+// and leaves the record as it was; --standing-reset starts a new
+// baseline (docs/contract.md#standing-questions). plan, which opens no
+// model, checks the record as run writes it.
+func TestStandingRecordRefusalsAndReset(t *testing.T) {
+	path := writeIndex(t, smallIndex())
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, file string)
+		args   []string
+		want   string
+	}{
+		{"garbage", func(t *testing.T, file string) { require.NoError(t, os.WriteFile(file, []byte("garbage"), 0o600)) }, nil,
+			"cannot be read"},
+		{"a half-written file", func(t *testing.T, file string) {
+			data, err := os.ReadFile(file)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(file, data[:len(data)/2], 0o600))
+		}, nil, "cannot be read"},
+		{"another query", nil, []string{"--query", "What else?"},
+			`standing question "n1" was recorded for query "q"; this run asks for query "What else?": use another name, or --standing-reset`},
+		{"another level", nil, []string{"--level", "0"}, "was recorded for communityLevel leaf; this run asks for communityLevel 0"},
+		{"another map reserve", nil, []string{"--map-reserve", "300"}, "was recorded for mapOutputReserve 512; this run asks for mapOutputReserve 300"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cache := filepath.Join(t.TempDir(), "cache")
+			file := filepath.Join(cache, "standing", "tiny", "n1.json")
+			cli := func(cmd string, args ...string) (int, string, string) {
+				env, out, errOut := testEnv("")
+				base := []string{cmd, "--index", path, "--query", "q", "--cache", cache, "--standing", "n1"}
+				code := runMain(context.Background(), env, append(base, args...))
+				return code, out.String(), errOut.String()
+			}
+			code, _, errOut := cli("run")
+			require.Equal(t, 0, code, errOut)
+			code, out, errOut := cli("plan")
+			require.Equal(t, 0, code, errOut)
+			assert.Contains(t, out, "changes since ", "plan compares with the record run wrote")
+			if tc.damage != nil {
+				tc.damage(t, file)
+			}
+			before, err := os.ReadFile(file)
+			require.NoError(t, err)
+			for _, cmd := range []string{"plan", "run"} {
+				code, _, errOut = cli(cmd, tc.args...)
+				assert.Equal(t, 2, code, cmd)
+				assert.Contains(t, errOut, tc.want, cmd)
+				if tc.damage != nil {
+					assert.Contains(t, errOut, file, "%s names the file", cmd)
+				}
+			}
+			after, err := os.ReadFile(file)
+			require.NoError(t, err)
+			assert.Equal(t, before, after, "the record is left as it was")
+
+			code, out, errOut = cli("run", append(tc.args, "--standing-reset")...)
+			require.Equal(t, 0, code, errOut)
+			assert.Contains(t, out, "\nstanding question n1: reset, no previous run compared, ")
+			code, out, errOut = cli("run", tc.args...)
+			require.Equal(t, 0, code, errOut)
+			assert.Contains(t, out, "\nchanges since ", "the reset's record is the new baseline")
+		})
+	}
+}
+
+func TestStandingResetNeedsStanding(t *testing.T) {
+	path := writeIndex(t, smallIndex())
+	env, _, errOut := testEnv("")
+	code := runMain(context.Background(), env, []string{"run", "--index", path, "--query", "q", "--standing-reset"})
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut.String(), "standingReset resets the record of a standing question: name it in standingQuery")
+}

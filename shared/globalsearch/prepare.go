@@ -161,6 +161,13 @@ func (e *Engine) planWith(ctx context.Context, p Params, pick picker, spent int)
 	if err := e.needPrices(p); err != nil {
 		return Plan{}, err
 	}
+	// Before the index is read, and before a dynamic selection rates: a
+	// record that cannot be read or is another question's refuses the run
+	// before it spends (docs/contract.md#standing-questions).
+	prev, err := e.standingBaseline(ctx, p)
+	if err != nil {
+		return Plan{}, err
+	}
 	in, plan, err := e.mapTexts(ctx, p, pick)
 	if err != nil {
 		return Plan{}, err
@@ -189,7 +196,7 @@ func (e *Engine) planWith(ctx context.Context, p Params, pick picker, spent int)
 	}
 	if p.StandingQuery != "" {
 		withTextHashes(plan.Batches, in.textHashes())
-		plan.Changes = e.compareStanding(ctx, p, plan.Batches)
+		plan.Changes = compareStanding(p, prev, plan.Batches)
 	}
 	plan.MapSkeleton = skeleton
 	return plan, nil

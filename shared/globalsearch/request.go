@@ -28,6 +28,7 @@ type Request struct {
 	Cache               *bool    `json:"cache,omitempty"`
 	MaxModelCalls       *int     `json:"maxModelCalls,omitempty"`
 	StandingQuery       *string  `json:"standingQuery,omitempty"`
+	StandingReset       *bool    `json:"standingReset,omitempty"`
 	Selection           *string  `json:"selection,omitempty"`
 	RatingThreshold     *int     `json:"ratingThreshold,omitempty"`
 	MaxMapInputTokens   *int     `json:"maxMapInputTokens,omitempty"`
@@ -91,6 +92,10 @@ type Params struct {
 	// StandingQuery names the standing question the run is one run of
 	// (docs/contract.md#standing-questions); "" is none.
 	StandingQuery string `json:"standingQuery,omitempty"`
+	// StandingReset starts the standing question's record afresh
+	// (docs/contract.md#standing-questions): the stored one, unreadable
+	// or another question's, is not read, and this run's replaces it.
+	StandingReset bool `json:"standingReset,omitempty"`
 	// Selection is SelectionDynamic for dynamic community selection
 	// (docs/contract.md#dynamic-selection); "" selects by CommunityLevel.
 	Selection string `json:"selection,omitempty"`
@@ -302,6 +307,12 @@ var requestFields = []requestField{
 		p.StandingQuery, err = parseString(raw, queryIDPattern, "standingQuery must be 1-80 characters of A-Z a-z 0-9 - _")
 		return err
 	}},
+	{name: "standingReset", parse: func(raw json.RawMessage, p *Params) error {
+		if err := json.Unmarshal(raw, &p.StandingReset); err != nil || string(raw) == "null" {
+			return errors.New("standingReset must be a boolean")
+		}
+		return nil
+	}},
 	{name: "selection", parse: func(raw json.RawMessage, p *Params) (err error) {
 		p.Selection, err = parseSelection(raw)
 		return err
@@ -401,6 +412,9 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 		if err := f.parse(raw, &p); err != nil {
 			return Params{}, &Error{Kind: KindInvalidInput, Err: err}
 		}
+	}
+	if p.StandingReset && p.StandingQuery == "" {
+		return Params{}, Errorf(KindInvalidInput, "standingReset resets the record of a standing question: name it in standingQuery")
 	}
 	if err := batchingFitsShuffle(p); err != nil {
 		return Params{}, err

@@ -3,9 +3,13 @@ package globalsearch_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,13 +19,22 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
 
-// countingModel answers everything and counts the calls of each stage.
+// countingModel answers everything, rating every community relevant, and
+// counts the calls of each stage; reduces counts the rating calls too.
 type countingModel struct{ maps, reduces atomic.Int32 }
 
 func (m *countingModel) Complete(_ context.Context, req gs.ModelRequest) (gs.ModelResponse, error) {
-	if req.Stage == gs.StageMap {
+	switch req.Stage {
+	case gs.StageMap:
 		m.maps.Add(1)
-	} else {
+	case gs.StageRate:
+		m.reduces.Add(1)
+		var ratings []string
+		for _, part := range req.Parts {
+			ratings = append(ratings, fmt.Sprintf(`{"id":%q,"score":5}`, part.CommunityID))
+		}
+		return text(`{"ratings":[` + strings.Join(ratings, ",") + `]}`)
+	default:
 		m.reduces.Add(1)
 	}
 	return answerEverything(req, 0)
@@ -41,19 +54,22 @@ func (f faultyStanding) StandingRecord(ctx context.Context, ns, name string) (gs
 	return f.Standing.StandingRecord(ctx, ns, name)
 }
 
-func (f faultyStanding) SaveStandingRecord(ctx context.Context, r gs.StandingRecord) error {
+func (f faultyStanding) SaveStandingRecord(ctx context.Context, r gs.StandingRecord, reset bool) error {
 	if f.saveErr != nil {
 		return f.saveErr
 	}
-	return f.Standing.SaveStandingRecord(ctx, r)
+	return f.Standing.SaveStandingRecord(ctx, r, reset)
 }
 
 // standingParams is a request of the standing question nightly under
 // queryID: one batch per summary, in id order.
-func standingParams(t *testing.T, queryID string) gs.Params {
+func standingParams(t *testing.T, queryID string, extra ...func(*gs.Request)) gs.Params {
 	return oneBatchPerSummary(t, "What grew?", func(r *gs.Request) {
 		name := "nightly"
 		r.QueryID, r.StandingQuery = queryID, &name
+		for _, f := range extra {
+			f(r)
+		}
 	})
 }
 
@@ -149,35 +165,168 @@ func TestStandingQuestionRecordsOnlyCompletedRuns(t *testing.T) {
 	assert.Equal(t, "night-3", rec.QueryID)
 }
 
-// A record that cannot be read or saved costs the run nothing: it is
-// logged, and the run reports as a first run.
+// A record that cannot be read fails the run before any model call and
+// stays; a save that fails is logged and costs the run nothing
+// (docs/contract.md#standing-questions).
 func TestStandingStoreFailures(t *testing.T) {
 	broken := errors.New("disk on fire")
 	tests := []struct {
 		name             string
 		store            func(s *memstore.Store) gs.Standing
-		wantPrevious     string
+		wantErr          string
 		wantRecordedByQ2 bool
 	}{
-		{"an unreadable record reads as none", func(s *memstore.Store) gs.Standing { return faultyStanding{Standing: s, readErr: broken} }, "", true},
-		{"a failed save leaves the previous record", func(s *memstore.Store) gs.Standing { return faultyStanding{Standing: s, saveErr: broken} }, "q-1", false},
+		{"a record that cannot be read fails the run", func(s *memstore.Store) gs.Standing { return faultyStanding{Standing: s, readErr: broken} },
+			"read the record of standing question nightly: disk on fire", false},
+		{"a failed save leaves the previous record", func(s *memstore.Store) gs.Standing { return faultyStanding{Standing: s, saveErr: broken} }, "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			e, s := newEngine(t, leafNamespace(2), &countingModel{})
+			model := &countingModel{}
+			e, s := newEngine(t, leafNamespace(2), model)
 			_, err := e.Search(ctx, standingParams(t, "q-1"))
 			require.NoError(t, err)
 			e.Standing = tc.store(s)
-			res, err := e.Search(ctx, standingParams(t, "q-2"))
-			require.NoError(t, err)
-			assert.Equal(t, gs.StatusCompleted, res.Status)
-			assert.Equal(t, tc.wantPrevious, res.Diagnostics.Changes.PreviousQueryID)
+			model.maps.Store(0)
+			model.reduces.Store(0)
+			_, err = e.Search(ctx, standingParams(t, "q-2"))
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				assert.Zero(t, model.maps.Load()+model.reduces.Load(), "refused before any model call")
+			} else {
+				require.NoError(t, err)
+			}
 			rec, err := s.StandingRecord(ctx, "default", "nightly")
 			require.NoError(t, err)
 			assert.Equal(t, tc.wantRecordedByQ2, rec.QueryID == "q-2")
 		})
 	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// standingEngine is an engine whose standing records are files, as with
+// run --standing NAME --cache DIR; the record of nightly is at file. nightly from a directory store,
+func standingEngine(t *testing.T, model gs.Model) (*gs.Engine, *memstore.Store, string) {
+	t.Helper()
+	e, s := newEngine(t, leafNamespace(3), model)
+	dir := filepath.Join(t.TempDir(), "standing")
+	e.Standing = dircache.NewStanding(dir, 0, nil)
+	e.ModelID = "model-a"
+	return e, s, filepath.Join(dir, "default", "nightly.json")
+}
+
+// A standing record belongs to its question, namespace and the map
+// settings that shape answers: a run under its name that differs in any
+// of them is refused before any model call, naming what differs, and the
+// record stays until standingReset (docs/contract.md#standing-questions).
+func TestStandingQuestionMismatch(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(e *gs.Engine, r *gs.Request)
+		want   string
+	}{
+		{"another query", func(_ *gs.Engine, r *gs.Request) { r.Query = "What shrank?" },
+			`standing question "nightly" was recorded for query "What grew?"; this run asks for query "What shrank?": use another name, or --standing-reset (standingReset: true) to start a new baseline`},
+		{"another level", func(_ *gs.Engine, r *gs.Request) { r.CommunityLevel = ptr(gs.Level(0)) },
+			"was recorded for communityLevel leaf; this run asks for communityLevel 0"},
+		{"auto level", func(_ *gs.Engine, r *gs.Request) {
+			r.CommunityLevel = ptr(gs.AutoLevel)
+			r.MaxMapInputTokens = ptr(100000)
+		},
+			"was recorded for communityLevel leaf; this run asks for communityLevel auto, maxMapInputTokens 100000"},
+		{"dynamic selection", func(_ *gs.Engine, r *gs.Request) { r.Selection = ptr(gs.SelectionDynamic) },
+			`was recorded for communityLevel leaf; this run asks for selection "dynamic", ratingThreshold`},
+		{"another map model", func(e *gs.Engine, _ *gs.Request) { e.ModelID = "model-b" },
+			`was recorded for map model "model-a"; this run asks for map model "model-b"`},
+		{"other prompts", func(e *gs.Engine, _ *gs.Request) {
+			e.Prompts.System = "You answer in verse."
+		}, "was recorded for map prompts of digest "},
+		{"another map output reserve", func(_ *gs.Engine, r *gs.Request) { r.MapOutputReserve = ptr(1) },
+			"was recorded for mapOutputReserve 0; this run asks for mapOutputReserve 1"},
+		{"several at once", func(e *gs.Engine, r *gs.Request) { r.Query = "What shrank?"; e.ModelID = "model-b" },
+			`was recorded for query "What grew?", map model "model-a"; this run asks for query "What shrank?", map model "model-b"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			model := &countingModel{}
+			e, _, file := standingEngine(t, model)
+			_, err := e.Search(ctx, standingParams(t, "q-1"))
+			require.NoError(t, err)
+			before, err := os.ReadFile(file)
+			require.NoError(t, err)
+			model.maps.Store(0)
+			model.reduces.Store(0)
+
+			var changed gs.Request
+			p := standingParams(t, "q-2", func(r *gs.Request) { tc.change(e, r); changed = *r })
+			_, err = e.Plan(ctx, p)
+			require.Error(t, err, "plan")
+			assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
+			assert.Contains(t, err.Error(), tc.want, "plan")
+			res, err := e.Search(ctx, p)
+			require.Error(t, err, "run")
+			assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
+			assert.Contains(t, err.Error(), tc.want, "run")
+			assert.Equal(t, gs.StatusFailed, res.Status)
+			assert.Zero(t, model.maps.Load()+model.reduces.Load(), "refused before any model call")
+			after, err := os.ReadFile(file)
+			require.NoError(t, err)
+			assert.Equal(t, before, after, "the record stays")
+
+			changed.QueryID = "q-3"
+			changed.StandingReset = ptr(true)
+			p, err = changed.Params(gs.SpecDefaults)
+			require.NoError(t, err)
+			res, err = e.Search(ctx, p)
+			require.NoError(t, err)
+			require.Equal(t, gs.StatusCompleted, res.Status, res.Error)
+			assert.True(t, res.Diagnostics.Changes.Reset)
+			changed.QueryID, changed.StandingReset = "q-4", nil
+			p, err = changed.Params(gs.SpecDefaults)
+			require.NoError(t, err)
+			next, err := e.Search(ctx, p)
+			require.NoError(t, err, "the reset's record is now the question's")
+			assert.Equal(t, "q-3", next.Diagnostics.Changes.PreviousQueryID)
+		})
+	}
+}
+
+// A record written before records named their question is refused as
+// another question's until a reset: nothing says it is this one's
+// (docs/contract.md#standing-questions).
+func TestStandingRecordWithoutQuestion(t *testing.T) {
+	ctx := context.Background()
+	model := &countingModel{}
+	e, _, _ := standingEngine(t, model)
+	legacy := gs.StandingRecord{Namespace: "default", Name: "nightly", QueryID: "q-old", StartedAt: time.Now().Add(-time.Hour),
+		Communities: []gs.CommunityHash{{ID: "c0", Hash: "0123456789abcdef"}}}
+	require.NoError(t, e.Standing.SaveStandingRecord(ctx, legacy, false))
+	_, err := e.Search(ctx, standingParams(t, "q-1"))
+	require.Error(t, err)
+	assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
+	assert.Contains(t, err.Error(), `standing question "nightly" was recorded (by q-old) before records named their question`)
+	assert.Zero(t, model.maps.Load()+model.reduces.Load())
+	res, err := e.Search(ctx, standingParams(t, "q-2", func(r *gs.Request) { r.StandingReset = ptr(true) }))
+	require.NoError(t, err)
+	assert.Equal(t, gs.StatusCompleted, res.Status)
+}
+
+// standingReset names the record it resets: without standingQuery it is
+// invalid input.
+func TestStandingResetNeedsAQuestion(t *testing.T) {
+	_, err := gs.ParseRequest([]byte(`{"query":"q","standingReset":true}`), gs.SpecDefaults)
+	require.Error(t, err)
+	assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
+	assert.Contains(t, err.Error(), "standingReset resets the record of a standing question: name it in standingQuery")
+	_, err = gs.ParseRequest([]byte(`{"query":"q","standingQuery":"n","standingReset":"yes"}`), gs.SpecDefaults)
+	assert.ErrorContains(t, err, "standingReset must be a boolean")
+	p, err := gs.ParseRequest([]byte(`{"query":"q","standingQuery":"n","standingReset":true}`), gs.SpecDefaults)
+	require.NoError(t, err)
+	assert.True(t, p.StandingReset)
 }
 
 // runsOnly hides the Standing methods of a memstore: an engine with no

@@ -25,19 +25,21 @@ const maxStandingJSONBytes = 32 << 20
 // the hashes as raw bytes (8 per community), which compress far better
 // than one object per community.
 type standingWire struct {
-	Namespace string    `json:"namespace"`
-	Name      string    `json:"name"`
-	QueryID   string    `json:"queryId"`
-	StartedAt time.Time `json:"startedAt"`
-	IDs       []string  `json:"ids"`
-	Hashes    []byte    `json:"hashes"`
-	Batches   []int     `json:"batches"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Question is absent from a record written before records held it.
+	Question  *StandingQuestion `json:"question,omitempty"`
+	QueryID   string            `json:"queryId"`
+	StartedAt time.Time         `json:"startedAt"`
+	IDs       []string          `json:"ids"`
+	Hashes    []byte            `json:"hashes"`
+	Batches   []int             `json:"batches"`
 }
 
 // EncodeStandingRecord is r as both stores keep it: gzipped JSON of at most
 // MaxStandingRecordBytes, else invalid input naming the size.
 func EncodeStandingRecord(r StandingRecord) ([]byte, error) {
-	w := standingWire{Namespace: r.Namespace, Name: r.Name, QueryID: r.QueryID, StartedAt: r.StartedAt.UTC(),
+	w := standingWire{Namespace: r.Namespace, Name: r.Name, Question: &r.Question, QueryID: r.QueryID, StartedAt: r.StartedAt.UTC(),
 		IDs: make([]string, len(r.Communities)), Hashes: make([]byte, 0, 8*len(r.Communities)), Batches: make([]int, len(r.Communities))}
 	for i, c := range r.Communities {
 		h, err := hex.DecodeString(c.Hash)
@@ -93,6 +95,9 @@ func DecodeStandingRecord(data []byte) (StandingRecord, error) {
 		return StandingRecord{}, fmt.Errorf("standing record %s is damaged: %d ids, %d hash bytes, %d batches", w.Name, n, len(w.Hashes), len(w.Batches))
 	}
 	r := StandingRecord{Namespace: w.Namespace, Name: w.Name, QueryID: w.QueryID, StartedAt: w.StartedAt, Communities: make([]CommunityHash, n)}
+	if w.Question != nil {
+		r.Question = *w.Question
+	}
 	for i, id := range w.IDs {
 		if i > 0 && w.IDs[i-1] >= id {
 			return StandingRecord{}, fmt.Errorf("standing record %s is damaged: its ids are not in order", w.Name)

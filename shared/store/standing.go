@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -45,36 +46,55 @@ func (s *Runs) StandingRecord(ctx context.Context, namespace, name string) (glob
 	if err := globalsearch.CheckStandingKey(namespace, name); err != nil {
 		return globalsearch.StandingRecord{}, err
 	}
+	r, _, err := s.readStanding(ctx, namespace, name)
+	return r, err
+}
+
+// readStanding reads the record's item and its startedAt attribute: a
+// failed call is the call's error; an item that does not decode (an
+// attribute of another type, a damaged record) is an
+// UnreadableStandingRecord naming the item.
+func (s *Runs) readStanding(ctx context.Context, namespace, name string) (globalsearch.StandingRecord, int64, error) {
 	what := fmt.Sprintf("record of standing question %s in namespace %s", name, namespace)
+	where := fmt.Sprintf("item %s of table %s", standingPartition(namespace, name), s.table)
 	key, err := attributevalue.MarshalMapWithOptions(runKey{standingPartition(namespace, name), skStanding}, jsonTags)
 	if err != nil {
-		return globalsearch.StandingRecord{}, fmt.Errorf("encode key of %s: %w", what, err)
+		return globalsearch.StandingRecord{}, 0, fmt.Errorf("encode key of %s: %w", what, err)
 	}
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return globalsearch.StandingRecord{}, wrap(err, "read %s", what)
+		return globalsearch.StandingRecord{}, 0, wrap(err, "read %s", what)
+	}
+	if len(out.Item) == 0 {
+		return globalsearch.StandingRecord{}, 0, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
 	}
 	var it standingItem
-	if len(out.Item) > 0 {
-		if err := attributevalue.UnmarshalMapWithOptions(out.Item, &it, jsonTagsDec); err != nil {
-			return globalsearch.StandingRecord{}, fmt.Errorf("decode %s: %w", what, err)
-		}
+	if err := attributevalue.UnmarshalMapWithOptions(out.Item, &it, jsonTagsDec); err != nil {
+		return globalsearch.StandingRecord{}, 0, globalsearch.UnreadableStandingRecord(name, where, err)
 	}
-	if len(out.Item) == 0 || (it.ExpiresAt != 0 && it.ExpiresAt <= s.now().Unix()) {
-		return globalsearch.StandingRecord{}, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
+	if it.ExpiresAt != 0 && it.ExpiresAt <= s.now().Unix() {
+		return globalsearch.StandingRecord{}, 0, fmt.Errorf("%s: %w", what, globalsearch.ErrNotFound)
 	}
 	r, err := globalsearch.DecodeStandingRecord(it.Record)
 	if err != nil {
-		return globalsearch.StandingRecord{}, fmt.Errorf("decode %s: %w", what, err)
+		return globalsearch.StandingRecord{}, 0, globalsearch.UnreadableStandingRecord(name, where, err)
 	}
-	return r, nil
+	return r, it.StartedAt, nil
 }
 
-// SaveStandingRecord implements globalsearch.Standing with one conditional
-// UpdateItem (the reduce function's role may update runs-table items, not
-// put them): it writes when there is no item, an expired one, or one of a
-// run that started no later.
-func (s *Runs) SaveStandingRecord(ctx context.Context, r globalsearch.StandingRecord) error {
+// standingSaveAttempts bounds how often a save reads again when another
+// save changed the item between its read and its write.
+const standingSaveAttempts = 3
+
+// SaveStandingRecord implements globalsearch.Standing with one strongly
+// consistent GetItem and one conditional UpdateItem (the reduce
+// function's role may read and update runs-table items, not put them):
+// the item is read as StandingRecord reads it, ReplaceStanding decides,
+// and the update's condition holds the item to what was read (absent or
+// expired, or the same startedAt), so that a record saved in between is
+// judged too. An unreadable item that reset replaces is written with no
+// condition: nothing of it can be compared.
+func (s *Runs) SaveStandingRecord(ctx context.Context, r globalsearch.StandingRecord, reset bool) error {
 	if err := globalsearch.CheckStandingKey(r.Namespace, r.Name); err != nil {
 		return err
 	}
@@ -96,9 +116,22 @@ func (s *Runs) SaveStandingRecord(ctx context.Context, r globalsearch.StandingRe
 	update := expression.Set(expression.Name(TTLAttribute), expression.Value(it.ExpiresAt)).
 		Set(expression.Name(attrStartedAt), expression.Value(started)).
 		Set(expression.Name(attrRecordGzip), expression.Value(data))
-	cond := absentOrExpired(s.now().Unix()).
-		Or(expression.Name(attrStartedAt).LessThanEqual(expression.Value(started)))
-	// A refused condition means a later run's record is stored: it stays.
-	_, err = s.updateIf(ctx, "save", what, it.QueryID, skStanding, expression.NewBuilder().WithCondition(cond).WithUpdate(update))
-	return err
+	for range standingSaveAttempts {
+		old, oldStarted, readErr := s.readStanding(ctx, r.Namespace, r.Name)
+		if ok, err := globalsearch.ReplaceStanding(r, old, readErr, reset); !ok || err != nil {
+			return err
+		}
+		b := expression.NewBuilder().WithUpdate(update)
+		switch {
+		case errors.Is(readErr, globalsearch.ErrNotFound):
+			b = b.WithCondition(absentOrExpired(s.now().Unix()))
+		case readErr == nil:
+			b = b.WithCondition(expression.Name(attrStartedAt).Equal(expression.Value(oldStarted)))
+		}
+		changed, err := s.updateIf(ctx, "save", what, it.QueryID, skStanding, b)
+		if err != nil || !changed {
+			return err
+		}
+	}
+	return fmt.Errorf("save %s: the item changed under %d attempts", what, standingSaveAttempts)
 }

@@ -23,6 +23,45 @@ func TestStandingConformanceMinidyn(t *testing.T) {
 		client := testenv.Minidyn(t)
 		return newRuns(t, client, newTables(t, client).Runs)
 	})
+	runStandingUnreadable(t, testenv.Minidyn(t))
+}
+
+// standingDamages are the ways a standing item can be one the runs table
+// cannot read: each rewrites the item's attributes.
+var standingDamages = map[string]func(item map[string]types.AttributeValue){
+	"a record that is not gzip": func(item map[string]types.AttributeValue) {
+		item["recordGzip"] = &types.AttributeValueMemberB{Value: []byte("not a record")}
+	},
+	"half a record": func(item map[string]types.AttributeValue) {
+		old := item["recordGzip"].(*types.AttributeValueMemberB).Value
+		item["recordGzip"] = &types.AttributeValueMemberB{Value: old[:len(old)/2]}
+	},
+	"no record": func(item map[string]types.AttributeValue) { delete(item, "recordGzip") },
+	"a startedAt of another type": func(item map[string]types.AttributeValue) {
+		item["startedAt"] = &types.AttributeValueMemberS{Value: "yesterday"}
+	},
+}
+
+// runStandingUnreadable runs storetest.RunStandingUnreadable on the runs
+// table of client, damaging the item with a GetItem and a PutItem.
+func runStandingUnreadable(t *testing.T, client *dynamodb.Client) {
+	kinds := []string{"a record that is not gzip", "half a record", "no record", "a startedAt of another type"}
+	storetest.RunStandingUnreadable(t, kinds, func(t *testing.T, kind string) (globalsearch.Standing, func(string, string)) {
+		table := newTables(t, client).Runs
+		return newRuns(t, client, table), func(ns, name string) {
+			ctx := context.Background()
+			key := map[string]types.AttributeValue{
+				"queryId": &types.AttributeValueMemberS{Value: "#standing#" + ns + "#" + name},
+				"sk":      &types.AttributeValueMemberS{Value: "standing"},
+			}
+			out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)})
+			require.NoError(t, err)
+			require.NotEmpty(t, out.Item)
+			standingDamages[kind](out.Item)
+			_, err = client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: out.Item})
+			require.NoError(t, err)
+		}
+	})
 }
 
 func TestStandingConformanceMoto(t *testing.T) {
@@ -30,6 +69,7 @@ func TestStandingConformanceMoto(t *testing.T) {
 	storetest.RunStanding(t, func(t *testing.T) globalsearch.Standing {
 		return newRuns(t, client, newTables(t, client).Runs)
 	})
+	runStandingUnreadable(t, client)
 	ttl := 5 * 24 * time.Hour
 	storetest.RunStandingExpiry(t, ttl, func(t *testing.T, clock *storetest.StandingClock) globalsearch.Standing {
 		return newRuns(t, client, newTables(t, client).Runs, store.WithTTL(ttl), store.WithClock(clock.Now))
@@ -47,7 +87,7 @@ func TestStandingItemKeyAndExpiry(t *testing.T) {
 	require.NoError(t, runs.SaveStandingRecord(ctx, globalsearch.StandingRecord{
 		Namespace: "reports", Name: "nightly", QueryID: "q-1", StartedAt: now,
 		Communities: []globalsearch.CommunityHash{{ID: "c1", Hash: "0123456789abcdef"}},
-	}))
+	}, false))
 	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(tables.Runs), Key: map[string]types.AttributeValue{
 		"queryId": &types.AttributeValueMemberS{Value: "#standing#reports#nightly"},
 		"sk":      &types.AttributeValueMemberS{Value: "standing"},
@@ -67,8 +107,9 @@ func TestStandingItemKeyAndExpiry(t *testing.T) {
 }
 
 // Reduce writes the record and prepare reads it with the calls their roles
-// already allow on the runs table (docs/aws.md#iam-least-privilege): one UpdateItem, one
-// GetItem.
+// already allow on the runs table (docs/aws.md#iam-least-privilege): reduce one GetItem (what
+// is stored decides whether it may be replaced) and one UpdateItem,
+// prepare one GetItem.
 func TestStandingUsesTheRolesCalls(t *testing.T) {
 	ctx := context.Background()
 	client := testenv.Minidyn(t)
@@ -76,8 +117,8 @@ func TestStandingUsesTheRolesCalls(t *testing.T) {
 	runs := newRuns(t, fake, newTables(t, client).Runs)
 	rec := globalsearch.StandingRecord{Namespace: "default", Name: "nightly", QueryID: "q-1", StartedAt: time.Now(),
 		Communities: []globalsearch.CommunityHash{{ID: "c1", Hash: "0123456789abcdef"}}}
-	require.NoError(t, runs.SaveStandingRecord(ctx, rec))
-	assert.Equal(t, map[string]int{"UpdateItem": 1}, fake.Calls())
+	require.NoError(t, runs.SaveStandingRecord(ctx, rec, false))
+	assert.Equal(t, map[string]int{"GetItem": 1, "UpdateItem": 1}, fake.Calls())
 	fake.Reset()
 	_, err := runs.StandingRecord(ctx, "default", "nightly")
 	require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/store/dircache"
+	"github.com/graphrag-global/graphrag-global/shared/store/storetest"
 )
 
 // entryPath is where the directory cache keeps key's entry.
@@ -189,16 +190,17 @@ func assertNoTemporaryFiles(t *testing.T, dir string) {
 }
 
 // A standing record's file is read as a cache entry is: a link at its
-// name (even to a valid record) is an error, not followed, and a save
-// replaces the link rather than writing through it
+// name (even to a valid record) is an error, not followed; a save keeps
+// it, and a reset replaces the link rather than writing through it
 // (docs/contract.md#standing-questions).
 func TestStandingRefusesLinks(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	s := dircache.NewStanding(dir, 0, nil)
 	rec := globalsearch.StandingRecord{Namespace: "default", Name: "nightly", QueryID: "q-1", StartedAt: time.Now(),
+		Question:    globalsearch.StandingQuestion{Query: "q", MapModel: "m"},
 		Communities: []globalsearch.CommunityHash{{ID: "c1", Hash: "0123456789abcdef"}}}
-	require.NoError(t, s.SaveStandingRecord(ctx, rec))
+	require.NoError(t, s.SaveStandingRecord(ctx, rec, false))
 	name := filepath.Join(dir, "default", "nightly.json")
 	target := filepath.Join(t.TempDir(), "elsewhere.json")
 	require.NoError(t, os.Rename(name, target))
@@ -209,8 +211,13 @@ func TestStandingRefusesLinks(t *testing.T) {
 	assert.Contains(t, err.Error(), "is a symbolic link, not a regular file")
 
 	rec.QueryID = "q-2"
-	require.NoError(t, s.SaveStandingRecord(ctx, rec))
+	rec.StartedAt = rec.StartedAt.Add(time.Second)
+	require.Error(t, s.SaveStandingRecord(ctx, rec, false), "a save keeps what it cannot read")
 	fi, err := os.Lstat(name)
+	require.NoError(t, err)
+	assert.Equal(t, os.ModeSymlink, fi.Mode().Type(), "the link stays")
+	require.NoError(t, s.SaveStandingRecord(ctx, rec, true))
+	fi, err = os.Lstat(name)
 	require.NoError(t, err)
 	assert.True(t, fi.Mode().IsRegular(), "the link was replaced")
 	got, err := s.StandingRecord(ctx, "default", "nightly")
@@ -219,11 +226,48 @@ func TestStandingRefusesLinks(t *testing.T) {
 	before, err := os.ReadFile(target)
 	require.NoError(t, err)
 	assert.NotContains(t, string(before), "q-2", "the link's target was not written")
+}
 
-	require.NoError(t, os.WriteFile(name, []byte("{half"), 0o600))
-	_, err = s.StandingRecord(ctx, "default", "nightly")
-	assert.ErrorContains(t, err, "read standing record")
-	require.NoError(t, s.SaveStandingRecord(ctx, rec), "a damaged file is replaced")
-	_, err = s.StandingRecord(ctx, "default", "nightly")
-	assert.NoError(t, err)
+// Whatever is at a standing record's name that is not a record the store
+// wrote is an error naming the file, never "no previous run", and stays
+// until a reset replaces it (docs/contract.md#standing-questions). The
+// read neither waits on a named pipe nor reads /dev/zero without end.
+func TestStandingUnreadableFiles(t *testing.T) {
+	damages := map[string]func(t *testing.T, name string){
+		"garbage": func(t *testing.T, name string) {
+			require.NoError(t, os.WriteFile(name, []byte("garbage\x00\xff"), 0o600))
+		},
+		"a half-written file": func(t *testing.T, name string) {
+			data, err := os.ReadFile(name)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(name, data[:len(data)/2], 0o600))
+		},
+		"a valid file whose record is damaged": func(t *testing.T, name string) {
+			data, err := json.Marshal(map[string]any{"expiresAt": time.Now().Add(time.Hour).Unix(), "startedAt": 1, "record": []byte("not gzip")})
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(name, data, 0o600))
+		},
+		"a link to /dev/zero": func(t *testing.T, name string) {
+			require.NoError(t, os.Remove(name))
+			require.NoError(t, os.Symlink("/dev/zero", name))
+		},
+		"a named pipe": func(t *testing.T, name string) {
+			require.NoError(t, os.Remove(name))
+			require.NoError(t, syscall.Mkfifo(name, 0o600))
+		},
+		"an oversized file": func(t *testing.T, name string) {
+			f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
+			require.NoError(t, err)
+			require.NoError(t, f.Truncate(64<<20)) // sparse: 64 MiB of nothing
+			require.NoError(t, f.Close())
+		},
+	}
+	kinds := []string{"garbage", "a half-written file", "a valid file whose record is damaged", "a link to /dev/zero",
+		"a named pipe", "an oversized file"}
+	storetest.RunStandingUnreadable(t, kinds, func(t *testing.T, kind string) (globalsearch.Standing, func(string, string)) {
+		dir := t.TempDir()
+		return dircache.NewStanding(dir, 0, nil), func(ns, name string) {
+			damages[kind](t, filepath.Join(dir, ns, name+".json"))
+		}
+	})
 }

@@ -56,24 +56,34 @@ func (s *Standing) file(namespace, name string) (string, error) {
 	return filepath.Join(s.path, namespace, name+".json"), nil
 }
 
-// read reads the record file of a question: nil when there is none or it
-// expired.
-func (s *Standing) read(name string) (*standingFile, error) {
-	data, err := readCapped(name, "standing record", maxStandingFileBytes)
+// read reads the record file of a question: ErrNotFound when there is none
+// or it expired, an UnreadableStandingRecord naming the file when
+// anything else is at its name (a link, a named pipe, a device, a
+// directory, a file over the cap or damaged); readCapped neither follows
+// a link nor waits for a pipe's writer, and stops one byte past the cap.
+func (s *Standing) read(ctx context.Context, name, file string) (globalsearch.StandingRecord, error) {
+	if err := ctx.Err(); err != nil {
+		return globalsearch.StandingRecord{}, err
+	}
+	data, err := readCapped(file, "standing record", maxStandingFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return globalsearch.StandingRecord{}, fmt.Errorf("standing record %s: %w", file, globalsearch.ErrNotFound)
 	}
 	if err != nil {
-		return nil, err
+		return globalsearch.StandingRecord{}, globalsearch.UnreadableStandingRecord(name, "file "+file, err)
 	}
 	var f standingFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("read standing record %s: %w", name, err)
+		return globalsearch.StandingRecord{}, globalsearch.UnreadableStandingRecord(name, "file "+file, err)
 	}
 	if f.ExpiresAt <= s.now().Unix() {
-		return nil, nil
+		return globalsearch.StandingRecord{}, fmt.Errorf("standing record %s: %w", file, globalsearch.ErrNotFound)
 	}
-	return &f, nil
+	r, err := globalsearch.DecodeStandingRecord(f.Record)
+	if err != nil {
+		return globalsearch.StandingRecord{}, globalsearch.UnreadableStandingRecord(name, "file "+file, err)
+	}
+	return r, nil
 }
 
 // StandingRecord implements globalsearch.Standing.
@@ -82,27 +92,16 @@ func (s *Standing) StandingRecord(ctx context.Context, namespace, name string) (
 	if err != nil {
 		return globalsearch.StandingRecord{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		return globalsearch.StandingRecord{}, err
-	}
-	f, err := s.read(file)
-	switch {
-	case err != nil:
-		return globalsearch.StandingRecord{}, err
-	case f == nil:
-		return globalsearch.StandingRecord{}, fmt.Errorf("standing record %s: %w", file, globalsearch.ErrNotFound)
-	}
-	r, err := globalsearch.DecodeStandingRecord(f.Record)
-	if err != nil {
-		return globalsearch.StandingRecord{}, fmt.Errorf("%s: %w", file, err)
-	}
-	return r, nil
+	return s.read(ctx, name, file)
 }
 
-// SaveStandingRecord implements globalsearch.Standing. The check of the
-// stored record's start and the rename are two steps: of two processes
-// saving one question at once the last rename wins.
-func (s *Standing) SaveStandingRecord(ctx context.Context, r globalsearch.StandingRecord) error {
+// SaveStandingRecord implements globalsearch.Standing: the stored file is
+// read as StandingRecord reads it, ReplaceStanding decides, and the new
+// file is renamed into place (writeAtomic), so a reader sees the old
+// record whole or the new one whole. The check and the rename are two
+// steps: of two processes saving one question at once the last rename
+// wins.
+func (s *Standing) SaveStandingRecord(ctx context.Context, r globalsearch.StandingRecord, reset bool) error {
 	file, err := s.file(r.Namespace, r.Name)
 	if err != nil {
 		return err
@@ -111,15 +110,11 @@ func (s *Standing) SaveStandingRecord(ctx context.Context, r globalsearch.Standi
 	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
+	old, err := s.read(ctx, r.Name, file)
+	if ok, err := globalsearch.ReplaceStanding(r, old, err, reset); !ok || err != nil {
 		return err
 	}
-	started := r.StartedAt.UnixMilli()
-	// An unreadable file is replaced: it holds nothing a run can use.
-	if old, err := s.read(file); err == nil && old != nil && old.StartedAt > started {
-		return nil
-	}
-	data, err := json.Marshal(standingFile{ExpiresAt: s.now().Add(s.ttl).Unix(), StartedAt: started, Record: rec})
+	data, err := json.Marshal(standingFile{ExpiresAt: s.now().Add(s.ttl).Unix(), StartedAt: r.StartedAt.UnixMilli(), Record: rec})
 	if err != nil {
 		return fmt.Errorf("encode standing record: %w", err)
 	}

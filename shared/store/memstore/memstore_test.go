@@ -20,6 +20,21 @@ func TestStandingConformance(t *testing.T) {
 	storetest.RunStanding(t, func(*testing.T) globalsearch.Standing { return memstore.New() })
 }
 
+// A record the store holds but cannot decode is an error naming it, kept
+// until a reset (docs/contract.md#standing-questions).
+func TestStandingUnreadable(t *testing.T) {
+	damages := map[string]func(old []byte) []byte{
+		"garbage":       func([]byte) []byte { return []byte("not a record") },
+		"half a record": func(old []byte) []byte { return old[:len(old)/2] },
+		"empty":         func([]byte) []byte { return nil },
+	}
+	kinds := []string{"garbage", "half a record", "empty"}
+	storetest.RunStandingUnreadable(t, kinds, func(t *testing.T, kind string) (globalsearch.Standing, func(string, string)) {
+		s := memstore.New()
+		return s, func(ns, name string) { s.SetStandingBytes(ns, name, damages[kind](s.StandingBytes(ns, name))) }
+	})
+}
+
 // A replaced run's ratings are dropped with its answers: nothing in the
 // store expires, and a long-lived process would keep them all.
 func TestReplacedRunDropsItsRatings(t *testing.T) {

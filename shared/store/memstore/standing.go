@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -26,16 +27,27 @@ func (s *Store) StandingRecord(ctx context.Context, namespace, name string) (glo
 		return globalsearch.StandingRecord{}, err
 	}
 	s.standing.mu.Lock()
-	data, ok := s.standing.records[[2]string{namespace, name}]
-	s.standing.mu.Unlock()
+	defer s.standing.mu.Unlock()
+	return s.standing.read(namespace, name)
+}
+
+// read decodes the record of name in namespace; the caller holds mu.
+func (r *standingRecords) read(namespace, name string) (globalsearch.StandingRecord, error) {
+	data, ok := r.records[[2]string{namespace, name}]
 	if !ok {
 		return globalsearch.StandingRecord{}, globalsearch.ErrNotFound
 	}
-	return globalsearch.DecodeStandingRecord(data)
+	rec, err := globalsearch.DecodeStandingRecord(data)
+	if err != nil {
+		where := fmt.Sprintf("kept in memory for namespace %s", namespace)
+		return globalsearch.StandingRecord{}, globalsearch.UnreadableStandingRecord(name, where, err)
+	}
+	return rec, nil
 }
 
-// SaveStandingRecord implements globalsearch.Standing.
-func (s *Store) SaveStandingRecord(ctx context.Context, r globalsearch.StandingRecord) error {
+// SaveStandingRecord implements globalsearch.Standing: under one lock, the
+// stored record is read and globalsearch.ReplaceStanding decides.
+func (s *Store) SaveStandingRecord(ctx context.Context, r globalsearch.StandingRecord, reset bool) error {
 	if err := globalsearch.CheckStandingKey(r.Namespace, r.Name); err != nil {
 		return err
 	}
@@ -46,17 +58,15 @@ func (s *Store) SaveStandingRecord(ctx context.Context, r globalsearch.StandingR
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	key := [2]string{r.Namespace, r.Name}
 	s.standing.mu.Lock()
 	defer s.standing.mu.Unlock()
-	if old, ok := s.standing.records[key]; ok {
-		if prev, err := globalsearch.DecodeStandingRecord(old); err == nil && prev.StartedAt.UnixMilli() > r.StartedAt.UnixMilli() {
-			return nil
-		}
+	old, err := s.standing.read(r.Namespace, r.Name)
+	if ok, err := globalsearch.ReplaceStanding(r, old, err, reset); !ok || err != nil {
+		return err
 	}
 	if s.standing.records == nil {
 		s.standing.records = map[[2]string][]byte{}
 	}
-	s.standing.records[key] = data
+	s.standing.records[[2]string{r.Namespace, r.Name}] = data
 	return nil
 }
