@@ -163,7 +163,7 @@ var policies = map[string]struct {
 		Retry: []retrier{lambdaServiceRetrier, secondAttempt},
 		Catch: []catcher{
 			{ErrorEquals: []string{"AllBatchesFailedError"}, Next: "AllBatchesFailed"},
-			{ErrorEquals: []string{"ModelOutputError", "ThrottledError", "ModelError", "InternalError", "NotFoundError", "InvalidInputError"},
+			{ErrorEquals: []string{"ModelOutputError", "ThrottledError", "ModelError", "InternalError", "NotFoundError", "InvalidInputError", "CorruptPayloadError"},
 				Next: "RecordReduceFailure", ResultPath: json.RawMessage(`"$.error"`)},
 			{ErrorEquals: []string{"States.ALL"}, Next: "RecordReduceFailure", ResultPath: json.RawMessage(`"$.error"`)},
 		},

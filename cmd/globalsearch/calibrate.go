@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -201,20 +200,33 @@ func readResults(env *cliEnv, name string) ([]globalsearch.Result, error) {
 		defer f.Close()
 		r = f
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxResultFileBytes+1))
-	switch {
-	case err != nil:
-		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "read results from %s: %v", name, err)
-	case len(data) > maxResultFileBytes:
-		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "%s is larger than %d MiB: no result is that large", name, maxResultFileBytes>>20)
+	return decodeResults(r, name, maxResultFileBytes)
+}
+
+// decodeResults decodes the results of r one value at a time, reading at
+// most limit+1 bytes: a file past the limit is refused when the limit is
+// reached and one that is not JSON at its first bad value, so neither is
+// held whole (docs/contract.md#calibrate; reading /dev/zero whole first
+// took 623 MB).
+func decodeResults(r io.Reader, name string, limit int64) ([]globalsearch.Result, error) {
+	lr := &io.LimitedReader{R: r, N: limit + 1}
+	tooLarge := func() error {
+		return globalsearch.Errorf(globalsearch.KindInvalidInput, "%s is larger than %d MiB: no result is that large", name, limit>>20)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(&squeezeSpace{r: lr})
 	var out []globalsearch.Result
 	for n := 1; ; n++ {
 		var raw json.RawMessage
 		err := dec.Decode(&raw)
+		if lr.N <= 0 {
+			return nil, tooLarge() // whatever the decoder made of the cut
+		}
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		var syntax *json.SyntaxError
+		if err != nil && !errors.As(err, &syntax) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "read results from %s: %v", name, err)
 		}
 		if err != nil {
 			return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "%s: value %d is not JSON: %v", name, n, err)
@@ -229,6 +241,41 @@ func readResults(env *cliEnv, name string) ([]globalsearch.Result, error) {
 		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "%s holds no result", name)
 	}
 	return out, nil
+}
+
+// squeezeSpace passes JSON on with every run of whitespace outside strings
+// cut to one byte. json.Decoder keeps the whitespace before a value in its
+// buffer until the value ends, so 256 MiB of spaces would be held whole;
+// squeezed, what it holds is the values, which mean the same.
+type squeezeSpace struct {
+	r                        io.Reader
+	inString, escaped, space bool
+}
+
+func (s *squeezeSpace) Read(p []byte) (int, error) {
+	for {
+		n, err := s.r.Read(p)
+		kept := 0
+		for _, c := range p[:n] {
+			switch {
+			case s.inString:
+				s.inString = s.escaped || c != '"'
+				s.escaped = !s.escaped && c == '\\'
+			case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+				if s.space {
+					continue
+				}
+				s.space = true
+			default:
+				s.space, s.inString = false, c == '"'
+			}
+			p[kept] = c
+			kept++
+		}
+		if kept > 0 || err != nil || n == 0 {
+			return kept, err
+		}
+	}
 }
 
 // decodeResult decodes one result: an object with a query id and

@@ -3,6 +3,8 @@ package globalsearch
 import (
 	"maps"
 	"slices"
+
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
 // Rung is one candidate of communityLevel "auto" (docs/contract.md#auto-level):
@@ -96,14 +98,14 @@ func chooseRung(ladder []Rung, ceiling int) (Rung, error) {
 // rung and the chunks they cite, and records the choice in plan. A
 // namespace with nothing to select has no ladder and selects nothing, as
 // a leaf search of it would.
-func (in *mapInputs) chooseLevel(h *hierarchy, p Params, plan *Plan) error {
+func (in *mapInputs) chooseLevel(h *hierarchy, spans leafSpans, p Params, plan *Plan) error {
 	if in.len() == 0 {
 		return nil
 	}
-	w, memo := newWalkScratch(), newCountMemo()
+	counts := in.mapTextCounts(spans)
 	tokens := make([]int, in.len())
-	for i := range in.selected {
-		tokens[i] = in.mapTextCount(i, w, memo).Tokens()
+	for i, c := range counts {
+		tokens[i] = c.Tokens()
 	}
 	ladder := h.ladder(in.selected, tokens)
 	if len(ladder) == 0 {
@@ -147,4 +149,118 @@ func (in *mapInputs) keepCited() (missing int) {
 	maps.DeleteFunc(in.chunkText, func(id, _ string) bool { return !keep[id] })
 	maps.DeleteFunc(in.chunkDoc, func(id, _ string) bool { return !keep[id] })
 	return missing
+}
+
+// mapTextCounts is the code point count of every selected summary's map
+// text (what mapText would write, docs/contract.md#map-text), computed for
+// all of them at once in time linear in the summaries, leaves, claims and
+// citations (up to a logarithm for the excerpts). Walking each text would
+// cost every summary its whole subtree again: a chain of n summaries over
+// one leaf walked that leaf n times (docs/contract.md#auto-level).
+//
+// A summary's descendant leaves are one run [from, to) of spans.leaves, so
+// its claim lines are a difference of running totals over that order. Its
+// excerpts are the distinct existing chunks those claims cite, each once
+// per text: the distinct chunks of a run, which one left-to-right pass
+// answers for every run at once, keeping each chunk counted only at its
+// latest citing leaf (a Fenwick tree over the leaves) and reading each run
+// when the pass reaches its end.
+func (in *mapInputs) mapTextCounts(spans leafSpans) []tokens.Count {
+	n := len(spans.leaves)
+	claimsBefore := make([]lineTotal, n+1) // claim lines of leaves [0, i)
+	for i, leaf := range spans.leaves {
+		t := claimsBefore[i]
+		for _, c := range in.claimsByLeaf[leaf] {
+			claimPieces(c, func(s string) { t.count = t.count.Add(tokens.Of(s)) })
+			t.lines++
+		}
+		claimsBefore[i+1] = t
+	}
+	// The runs that end at each leaf, so the pass reads each in turn.
+	endingAt := make([][]int, n)
+	for i, s := range in.selected {
+		sp := spans.span[s.ID]
+		endingAt[sp[1]-1] = append(endingAt[sp[1]-1], i)
+	}
+	excerpts := make([]lineTotal, len(in.selected))
+	tree := make(fenwick, n+1)
+	last := map[string]int{}          // the latest leaf citing each chunk
+	line := map[string]tokens.Count{} // each chunk's excerpt line
+	for at, leaf := range spans.leaves {
+		for _, c := range in.claimsByLeaf[leaf] {
+			for _, id := range c.SourceChunkIDs {
+				text, ok := in.chunkText[id]
+				if !ok {
+					continue
+				}
+				prev, seen := last[id]
+				if seen && prev == at {
+					continue
+				}
+				l, ok := line[id]
+				if !ok {
+					excerptPieces(excerpt{id, text}, func(s string) { l = l.Add(tokens.Of(s)) })
+					line[id] = l
+				}
+				if seen {
+					tree.add(prev, lineTotal{count: negate(l), lines: -1})
+				}
+				tree.add(at, lineTotal{count: l, lines: 1})
+				last[id] = at
+			}
+		}
+		for _, i := range endingAt[at] {
+			from := spans.span[in.selected[i].ID][0]
+			excerpts[i] = tree.sum(at + 1).minus(tree.sum(from))
+		}
+	}
+	out := make([]tokens.Count, len(in.selected))
+	for i, s := range in.selected {
+		sp := spans.span[s.ID]
+		c := tokens.Of(summaryHeader).Add(tokens.Of(s.Summary))
+		if claims := claimsBefore[sp[1]].minus(claimsBefore[sp[0]]); claims.lines > 0 {
+			c = c.Add(tokens.Of(claimsHeader)).Add(claims.count)
+		}
+		if excerpts[i].lines > 0 {
+			c = c.Add(tokens.Of(excerptsHeader)).Add(excerpts[i].count)
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// lineTotal is the lines of a map text's section and their count.
+type lineTotal struct {
+	count tokens.Count
+	lines int
+}
+
+func (t lineTotal) plus(o lineTotal) lineTotal {
+	return lineTotal{t.count.Add(o.count), t.lines + o.lines}
+}
+
+func (t lineTotal) minus(o lineTotal) lineTotal {
+	return t.plus(lineTotal{negate(o.count), -o.lines})
+}
+
+func negate(c tokens.Count) tokens.Count {
+	return tokens.Count{ASCII: -c.ASCII, NonASCII: -c.NonASCII, Exact: -c.Exact}
+}
+
+// fenwick sums lineTotals over a prefix of positions in logarithmic time.
+type fenwick []lineTotal
+
+func (f fenwick) add(at int, v lineTotal) {
+	for i := at + 1; i < len(f); i += i & -i {
+		f[i] = f[i].plus(v)
+	}
+}
+
+// sum is the total of positions [0, to).
+func (f fenwick) sum(to int) lineTotal {
+	var t lineTotal
+	for i := to; i > 0; i -= i & -i {
+		t = t.plus(f[i])
+	}
+	return t
 }

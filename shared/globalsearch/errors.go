@@ -43,6 +43,11 @@ const (
 	// (docs/contract.md#query-ids); nothing stored changed. It is last so
 	// that the kinds before it keep their values.
 	KindConflict
+	// KindCorruptPayload is a stored payload object that is not the one its
+	// run wrote: its bytes do not match the digest its key names, or it was
+	// replaced since (docs/contract.md#payloads-bucket). Reading it again
+	// reads the same bytes, so no caller retries it.
+	KindCorruptPayload
 )
 
 var kindNames = map[Kind]string{
@@ -56,6 +61,7 @@ var kindNames = map[Kind]string{
 	KindPlanTooLarge:     "plan too large",
 	KindNotFound:         "not found",
 	KindConflict:         "conflict",
+	KindCorruptPayload:   "corrupt payload",
 }
 
 func (k Kind) String() string { return kindNames[k] }

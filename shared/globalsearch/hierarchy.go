@@ -103,17 +103,61 @@ func (h *hierarchy) isLeaf(id string) bool {
 	return exists && len(h.children[id]) == 0
 }
 
-// descendantLeaves returns the leaves under id, depth-first with children
-// in id order (docs/contract.md#map-text); a leaf's only descendant leaf is itself.
-func (h *hierarchy) descendantLeaves(id string, out []string) []string {
-	kids := h.children[id]
-	if len(kids) == 0 {
-		return append(out, id)
+// leafSpans lays out every leaf of the forest in one depth-first order,
+// roots and children in id order (docs/contract.md#map-text), so that the
+// descendant leaves of any summary are one run of it: leaves[span[id]].
+// One pass over the forest gives every summary's leaves, where walking down
+// from each summary cost its depth again (a 20,000-deep chain took minutes,
+// docs/contract.md#auto-level).
+type leafSpans struct {
+	leaves []string
+	span   map[string][2]int // [from, to) in leaves
+}
+
+// leafSpans walks the forest once, without recursion: a chain of any
+// depth costs no stack.
+func (h *hierarchy) leafSpans() leafSpans {
+	out := leafSpans{span: make(map[string][2]int, len(h.byID))}
+	roots := make([]string, 0, len(h.byID))
+	for id, s := range h.byID {
+		if s.ParentCommunityID == "" {
+			roots = append(roots, id)
+		}
 	}
-	for _, k := range kids {
-		out = h.descendantLeaves(k, out)
+	slices.Sort(roots)
+	type frame struct {
+		id   string
+		next int // the next child to enter
+		from int
+	}
+	var stack []frame
+	for _, root := range roots {
+		stack = append(stack, frame{id: root, from: len(out.leaves)})
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			kids := h.children[top.id]
+			if len(kids) == 0 {
+				out.leaves = append(out.leaves, top.id)
+			}
+			if top.next < len(kids) {
+				kid := kids[top.next]
+				top.next++
+				stack = append(stack, frame{id: kid, from: len(out.leaves)})
+				continue
+			}
+			out.span[top.id] = [2]int{top.from, len(out.leaves)}
+			stack = stack[:len(stack)-1]
+		}
 	}
 	return out
+}
+
+// of returns the descendant leaves of id in map-text order; a leaf's only
+// descendant leaf is itself. The slice is shared: its capacity ends with
+// it, so an append copies rather than overwrites another summary's leaves.
+func (l leafSpans) of(id string) []string {
+	sp := l.span[id]
+	return l.leaves[sp[0]:sp[1]:sp[1]]
 }
 
 // MaxListedLevels bounds the levels a search that selects nothing lists

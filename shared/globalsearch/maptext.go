@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/batch"
-	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
 // Section markers of a map text (docs/contract.md#map-text).
@@ -138,41 +137,6 @@ func (m mapInputs) mapTextSize(i int, w *walkScratch) int {
 	size := 0
 	m.pieces(i, w, func(s string) { size += len(s) })
 	return size
-}
-
-// mapTextCount is the code point count of mapText's result, the estimate's
-// input (docs/contract.md#token-estimate), computed without building it.
-// memo keeps the count of each claim's and excerpt's lines, which the map
-// texts of every level above a leaf repeat.
-func (m mapInputs) mapTextCount(i int, w *walkScratch, memo *countMemo) tokens.Count {
-	var c tokens.Count
-	add := func(s string) { c = c.Add(tokens.Of(s)) }
-	m.layout(i, w, add, func(cl *Claim) {
-		n, ok := memo.claims[cl]
-		if !ok {
-			claimPieces(cl, func(s string) { n = n.Add(tokens.Of(s)) })
-			memo.claims[cl] = n
-		}
-		c = c.Add(n)
-	}, func(x excerpt) {
-		n, ok := memo.chunks[x.id]
-		if !ok {
-			excerptPieces(x, func(s string) { n = n.Add(tokens.Of(s)) })
-			memo.chunks[x.id] = n
-		}
-		c = c.Add(n)
-	})
-	return c
-}
-
-// countMemo is what mapTextCount remembers across the map texts of a plan.
-type countMemo struct {
-	claims map[*Claim]tokens.Count
-	chunks map[string]tokens.Count
-}
-
-func newCountMemo() *countMemo {
-	return &countMemo{claims: map[*Claim]tokens.Count{}, chunks: map[string]tokens.Count{}}
 }
 
 // pieces hands emit every string mapText writes for summary i, though not

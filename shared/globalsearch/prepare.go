@@ -317,15 +317,16 @@ func (e *Engine) mapTextsOf(ctx context.Context, snap Snapshot, p Params, pick p
 		return mapInputs{}, plan, fmt.Errorf("load claims of %s: %w", p.Namespace, err)
 	}
 	in := mapInputs{selected: selected, leavesOf: make([][]string, len(selected))}
+	spans := h.leafSpans()
 	for i, s := range selected {
-		in.leavesOf[i] = h.descendantLeaves(s.ID, nil)
+		in.leavesOf[i] = spans.of(s.ID)
 	}
 	in.claimsByLeaf, plan.OrphanClaims = groupClaims(h, all)
 	if plan.MissingChunks, err = in.readCited(ctx, snap); err != nil {
 		return mapInputs{}, plan, fmt.Errorf("load cited chunks of %s: %w", p.Namespace, err)
 	}
 	if p.CommunityLevel == AutoLevel {
-		if err := in.chooseLevel(h, p, &plan); err != nil {
+		if err := in.chooseLevel(h, spans, p, &plan); err != nil {
 			return mapInputs{}, plan, err
 		}
 	}

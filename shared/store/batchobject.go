@@ -83,13 +83,14 @@ func decodeRecord(what string, h *planHeader, index int, raw []byte) (runItem, e
 	return runItem{Batch: &sb.Batch, Text: &sb.Text}, nil
 }
 
-// readBatches reads the batches object of a plan item whole and decodes
-// every batch, as the items a Query of the batches would have returned.
+// readBatches reads the batches object of a plan item whole, checked
+// against its digest, and decodes every batch, as the items a Query of the
+// batches would have returned.
 func (s *Runs) readBatches(ctx context.Context, what, queryID string, h *planHeader) ([]runItem, error) {
 	if err := s.checkBatches(what, queryID, h); err != nil {
 		return nil, err
 	}
-	body, err := s.payloads.get(ctx, h.BatchesKey, 0, -1)
+	body, err := s.payloads.getWhole(ctx, h.BatchesKey, h.BatchesETag)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -112,12 +113,13 @@ func (s *Runs) readBatches(ctx context.Context, what, queryID string, h *planHea
 }
 
 // readBatch reads one batch of a plan item's batches object: its entry of
-// the offset table, then its record.
+// the offset table, then its record, both only from the object the plan
+// item's ETag names.
 func (s *Runs) readBatch(ctx context.Context, what, queryID string, h *planHeader, index int) (runItem, error) {
 	if err := s.checkBatches(what, queryID, h); err != nil {
 		return runItem{}, err
 	}
-	entry, err := s.payloads.get(ctx, h.BatchesKey, int64(offsetSize*index), 2*offsetSize)
+	entry, err := s.payloads.get(ctx, h.BatchesKey, h.BatchesETag, int64(offsetSize*index), 2*offsetSize)
 	if err != nil {
 		return runItem{}, fmt.Errorf("%s: %w", what, err)
 	}
@@ -125,7 +127,7 @@ func (s *Runs) readBatch(ctx context.Context, what, queryID string, h *planHeade
 	if from < uint64(offsetSize*(h.BatchCount+1)) || from >= to {
 		return runItem{}, fmt.Errorf("%s: %s places it at [%d,%d), outside the batch records", what, h.BatchesKey, from, to)
 	}
-	raw, err := s.payloads.get(ctx, h.BatchesKey, int64(from), int64(to-from))
+	raw, err := s.payloads.get(ctx, h.BatchesKey, h.BatchesETag, int64(from), int64(to-from))
 	if err != nil {
 		return runItem{}, fmt.Errorf("%s: %w", what, err)
 	}

@@ -95,38 +95,62 @@ func textsObject(p globalsearch.Plan) (string, []byte, []textRef) {
 	return key, body.Bytes(), refs
 }
 
-// put writes one object.
-func (p *Payloads) put(ctx context.Context, key, contentType string, body []byte) error {
-	_, err := p.client.PutObject(ctx, &s3.PutObjectInput{
+// put writes one object and returns its ETag, which reads of it then
+// require (docs/contract.md#payloads-bucket).
+func (p *Payloads) put(ctx context.Context, key, contentType string, body []byte) (string, error) {
+	out, err := p.client.PutObject(ctx, &s3.PutObjectInput{
 		Bucket: aws.String(p.bucket), Key: aws.String(key), Body: bytes.NewReader(body),
 		ContentLength: aws.Int64(int64(len(body))), ContentType: aws.String(contentType),
 	})
 	if err != nil {
-		return wrapS3(err, "write s3://%s/%s", p.bucket, key)
+		return "", wrapS3(err, "write s3://%s/%s", p.bucket, key)
 	}
-	return nil
+	return aws.ToString(out.ETag), nil
 }
 
 // putObjects writes the objects of one save at once (a save's objects are
-// on prepare's critical path and independent of each other). Any one
-// failing fails the save, before anything names them.
-func (s *Runs) putObjects(ctx context.Context, objects map[string]object) error {
+// on prepare's critical path and independent of each other) and returns
+// each one's ETag by key. Any one failing fails the save, before anything
+// names them.
+func (s *Runs) putObjects(ctx context.Context, objects map[string]object) (map[string]string, error) {
 	g, gctx := errgroup.WithContext(ctx)
-	for key, o := range objects {
-		g.Go(func() error { return s.payloads.put(gctx, key, o.contentType, o.body) })
+	etags := make([]string, len(objects))
+	keys := make([]string, 0, len(objects))
+	for key := range objects {
+		keys = append(keys, key)
 	}
-	return g.Wait()
+	for i, key := range keys {
+		o := objects[key]
+		g.Go(func() (err error) {
+			etags[i], err = s.payloads.put(gctx, key, o.contentType, o.body)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(keys))
+	for i, key := range keys {
+		out[key] = etags[i]
+	}
+	return out, nil
 }
 
 // get reads length bytes of an object from offset; a whole object when
-// length is negative.
-func (p *Payloads) get(ctx context.Context, key string, offset, length int64) ([]byte, error) {
+// length is negative. With etag, S3 serves the bytes only if the object
+// is still the one whose put returned that ETag: a ranged read cannot
+// check the digest of the whole object, so it checks that the object is
+// the one written, whose digest its key names (docs/contract.md#payloads-bucket).
+func (p *Payloads) get(ctx context.Context, key, etag string, offset, length int64) ([]byte, error) {
 	in := &s3.GetObjectInput{Bucket: aws.String(p.bucket), Key: aws.String(key)}
 	if length == 0 {
 		return []byte{}, nil
 	}
 	if length > 0 {
 		in.Range = aws.String(fmt.Sprintf("bytes=%d-%d", offset, offset+length-1))
+	}
+	if etag != "" {
+		in.IfMatch = aws.String(etag)
 	}
 	out, err := p.client.GetObject(ctx, in)
 	if err != nil {
@@ -143,11 +167,29 @@ func (p *Payloads) get(ctx context.Context, key string, offset, length int64) ([
 	return data, nil
 }
 
+// getWhole reads a whole object and checks its bytes against the digest
+// its key names (runObjectKey): an object changed after its run wrote it,
+// even to other bytes of the same length, is a corrupt payload, never
+// served (docs/contract.md#payloads-bucket).
+func (p *Payloads) getWhole(ctx context.Context, key, etag string) ([]byte, error) {
+	body, err := p.get(ctx, key, etag, 0, -1)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(body)
+	named := key[strings.LastIndex(key, "-")+1:]
+	if named != hex.EncodeToString(sum[:16]) {
+		return nil, globalsearch.Errorf(globalsearch.KindCorruptPayload, "read s3://%s/%s: its %d bytes are not the ones its key's digest names: the object was changed after its run wrote it", p.bucket, key, len(body))
+	}
+	return body, nil
+}
+
 // s3ThrottleCodes are the codes S3 answers when it refuses for load (503
 // SlowDown per prefix); the SDK has already retried them.
 var s3ThrottleCodes = map[string]bool{"SlowDown": true, "ServiceUnavailable": true, "RequestLimitExceeded": true}
 
-// wrapS3 is wrap for S3: throttling is KindThrottled. A missing object
+// wrapS3 is wrap for S3: throttling is KindThrottled, an object that is
+// no longer the one written KindCorruptPayload. A missing object
 // stays an internal error: a live batch item's object outlives it (the
 // lifecycle rule keeps objects as long as the runs table keeps items), so
 // its absence is corruption, not a run that is gone.
@@ -156,6 +198,10 @@ func wrapS3(err error, format string, args ...any) error {
 	var apiErr smithy.APIError
 	if errors.As(err, &apiErr) && s3ThrottleCodes[apiErr.ErrorCode()] {
 		return globalsearch.Errorf(globalsearch.KindThrottled, "%s: throttled by S3: %w", msg, err)
+	}
+	// The object's ETag is not the one its put returned: it was replaced.
+	if errors.As(err, &apiErr) && apiErr.ErrorCode() == "PreconditionFailed" {
+		return globalsearch.Errorf(globalsearch.KindCorruptPayload, "%s: the object was replaced after its run wrote it: %w", msg, err)
 	}
 	return wrap(err, "%s", msg)
 }
@@ -182,14 +228,14 @@ func (s *Runs) WithPayloads(p *Payloads) *Runs {
 
 // readText reads the text of one batch item of run runID: one ranged
 // GetObject.
-func (s *Runs) readText(ctx context.Context, what, queryID, runID string, ref *textRef) (string, error) {
+func (s *Runs) readText(ctx context.Context, what, queryID, runID, etag string, ref *textRef) (string, error) {
 	if err := checkRef(what, queryID, runID, ref); err != nil {
 		return "", err
 	}
 	if s.payloads == nil {
 		return "", globalsearch.Errorf(globalsearch.KindInternal, "%s: its text is in the payload bucket, which this store has no access to", what)
 	}
-	data, err := s.payloads.get(ctx, ref.Key, ref.Offset, ref.Length)
+	data, err := s.payloads.get(ctx, ref.Key, etag, ref.Offset, ref.Length)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", what, err)
 	}
@@ -197,7 +243,8 @@ func (s *Runs) readText(ctx context.Context, what, queryID, runID string, ref *t
 }
 
 // readTexts fills in the content of batches from the texts their items
-// name: each object once, whole (a save writes one), then sliced.
+// name: each object once, whole (a save writes one) and checked against
+// its digest, then sliced.
 func (s *Runs) readTexts(ctx context.Context, what, queryID, runID string, items []runItem, batches []globalsearch.Batch) error {
 	objects := map[string][]byte{}
 	for _, it := range items {
@@ -214,7 +261,7 @@ func (s *Runs) readTexts(ctx context.Context, what, queryID, runID string, items
 		body, ok := objects[ref.Key]
 		if !ok {
 			var err error
-			if body, err = s.payloads.get(ctx, ref.Key, 0, -1); err != nil {
+			if body, err = s.payloads.getWhole(ctx, ref.Key, ""); err != nil {
 				return fmt.Errorf("%s: %w", what, err)
 			}
 			objects[ref.Key] = body
@@ -248,7 +295,7 @@ func (p *Payloads) PutMapItems(ctx context.Context, queryID, runID string, batch
 	}
 	body = append(body, ']')
 	key := runPrefix(queryID, runID) + "map-items-" + strconv.Itoa(batches) + ".json"
-	if err := p.put(ctx, key, "application/json", body); err != nil {
+	if _, err := p.put(ctx, key, "application/json", body); err != nil {
 		return "", fmt.Errorf("map items of query %s: %w", queryID, err)
 	}
 	return key, nil

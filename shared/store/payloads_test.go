@@ -3,7 +3,9 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +28,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/store/storetest"
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
 // fakeS3 wraps a real client; a non-nil function field replaces that call.
@@ -310,7 +313,19 @@ func TestPayloadReadFailures(t *testing.T) {
 				} else {
 					body = tc.body(body)
 				}
+				// Under a key that names its digest and with no ETag in
+				// the plan item, as a save of a buggy writer would leave
+				// it: these are the checks beside the digest's.
+				sum := sha256.Sum256(body)
+				key = key[:strings.LastIndex(key, "-")+1] + hex.EncodeToString(sum[:16])
 				_, err := s.s3.next.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: &key, Body: bytes.NewReader(body)})
+				require.NoError(t, err)
+				_, err = s.dynamo.next.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+					TableName: &s.table, Key: runKey("q-read", "plan"),
+					UpdateExpression:          aws.String("SET #p.#k = :k REMOVE #p.#e"),
+					ExpressionAttributeNames:  map[string]string{"#p": "plan", "#k": "batchesKey", "#e": "batchesETag"},
+					ExpressionAttributeValues: map[string]types.AttributeValue{":k": &types.AttributeValueMemberS{Value: key}},
+				})
 				require.NoError(t, err)
 			}
 			s.s3.getObject = func(ctx context.Context, in *s3.GetObjectInput) (*s3.GetObjectOutput, error) {
@@ -334,6 +349,57 @@ func TestPayloadReadFailures(t *testing.T) {
 				_, err = runs.Plan(ctx, "q-read")
 				assert.ErrorContains(t, err, tc.wantErr, "the whole plan is refused too")
 			}
+		})
+	}
+}
+
+// An object overwritten with other bytes of the same length is never
+// served: a whole read checks the digest its key names, a ranged read asks
+// S3 for the object the save wrote (its ETag), and either refusal is a
+// corrupt payload (docs/contract.md#payloads-bucket), which the Lambda
+// boundary names CorruptPayloadError and no Retry repeats.
+func TestTamperedPayloadIsRefused(t *testing.T) {
+	s3c := testenv.S3Client(t, testenv.Moto(t, testenv.MotoOptions{}))
+	ctx := context.Background()
+	// flip replaces every byte of text in body with one of the same length.
+	flip := func(body []byte, text, with string) []byte {
+		require.Len(t, with, len(text))
+		at := bytes.Index(body, []byte(text))
+		require.GreaterOrEqual(t, at, 0, "%q in the object", text)
+		return slices.Concat(body[:at], []byte(with), body[at+len(text):])
+	}
+	tests := []struct {
+		name   string
+		object func(s payloadStores) string // the key to overwrite
+		tamper func(body []byte) []byte
+	}{
+		{"texts", func(s payloadStores) string {
+			return decodeBatches(t, s.object(t, s.batchesKey(t)))[0]["text"].(map[string]any)["key"].(string)
+		}, func(b []byte) []byte { return flip(b, "first text", "INJECTED!!") }},
+		{"batches", func(s payloadStores) string { return s.batchesKey(t) },
+			func(b []byte) []byte { return flip(b, `"communityIds":["c"]`, `"communityIds":["x"]`) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newPayloadStores(t, s3c)
+			require.NoError(t, s.SavePlan(ctx, plan3("q-read", "run-1")))
+			key := tc.object(s)
+			body := s.object(t, key)
+			tampered := tc.tamper(slices.Clone(body))
+			require.Len(t, tampered, len(body))
+			require.NotEqual(t, body, tampered)
+			_, err := s.s3.next.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: &key, Body: bytes.NewReader(tampered)})
+			require.NoError(t, err)
+
+			b, err := s.Runs.Batch(ctx, "q-read", 0)
+			require.Error(t, err, "batch 0 read as %+v", b)
+			assert.Equal(t, globalsearch.KindCorruptPayload, globalsearch.KindOf(err), "%v", err)
+			assert.ErrorContains(t, err, key)
+			p, err := s.Runs.Plan(ctx, "q-read")
+			require.Error(t, err, "plan read as %+v", p)
+			assert.Equal(t, globalsearch.KindCorruptPayload, globalsearch.KindOf(err), "%v", err)
+			assert.ErrorContains(t, err, key)
+			assert.Equal(t, "CorruptPayloadError", workflow.ErrorType(workflow.Named(err)))
 		})
 	}
 }

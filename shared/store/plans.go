@@ -29,6 +29,13 @@ type planHeader struct {
 	// that holds its batches (batchobject.go); the run then has no batch
 	// items.
 	BatchesKey string `json:"batchesKey,omitempty"`
+	// BatchesETag and TextsETag are the ETags S3 gave the run's two objects
+	// when the save wrote them: a ranged read cannot check an object's
+	// digest, so it asks S3 for the object only if it is still the one
+	// written (docs/contract.md#payloads-bucket). A plan saved before they
+	// were recorded has none, and its ranged reads ask for any.
+	BatchesETag string `json:"batchesETag,omitempty"`
+	TextsETag   string `json:"textsETag,omitempty"`
 }
 
 // planItems are the encoded items of one save: every batch, the plan
@@ -39,6 +46,12 @@ type planItems struct {
 	// objects are the objects of the batch texts and of the batches, by
 	// key, when the store has a payload bucket and the plan has batches.
 	objects map[string]object
+	// header and expiresAt are what plan encodes, and textsKey the texts
+	// object's key: the plan item is encoded again with the objects'
+	// ETags once they are written.
+	header    planHeader
+	expiresAt int64
+	textsKey  string
 }
 
 // object is the body of one object a save writes, and its content type.
@@ -87,8 +100,18 @@ func (s *Runs) SavePlan(ctx context.Context, p globalsearch.Plan) error {
 	if p.Continues && (old == nil || old.RunID != p.RunID) {
 		return fmt.Errorf("save plan of query %s: run %s is no longer its current run: %w", id, p.RunID, globalsearch.ErrNotFound)
 	}
-	if err := s.putObjects(ctx, items.objects); err != nil {
+	etags, err := s.putObjects(ctx, items.objects)
+	if err != nil {
 		return fmt.Errorf("save plan of query %s: %w", id, err)
+	}
+	if len(etags) > 0 {
+		// The ETags are S3's, known only now: the plan item, already
+		// checked without them, names them too.
+		h := items.header
+		h.BatchesETag, h.TextsETag = etags[h.BatchesKey], etags[items.textsKey]
+		if items.plan, err = s.marshalRun("plan of query "+id, runItem{QueryID: id, SK: skPlan, ExpiresAt: items.expiresAt, Plan: &h}); err != nil {
+			return err
+		}
 	}
 	if err := s.batchWrite(ctx, s.table, items.batches); err != nil {
 		return fmt.Errorf("save plan of query %s: %w", id, err)
@@ -120,13 +143,14 @@ func (s *Runs) encodePlan(p globalsearch.Plan) (planItems, error) {
 		if err != nil {
 			return planItems{}, err
 		}
-		header.BatchesKey = batchesKey
+		header.BatchesKey, items.textsKey = batchesKey, textsKey
 		items.objects = map[string]object{textsKey: {"text/plain; charset=utf-8", texts}, batchesKey: {"application/octet-stream", batches}}
 	} else if items.batches, err = s.encodeBatches(p, exp); err != nil {
 		return planItems{}, err
 	}
 	params := p.Params
 	header.Plan.Batches, header.Plan.Owner = nil, ""
+	items.header, items.expiresAt = header, exp
 	if items.plan, err = s.marshalRun("plan of query "+id, runItem{QueryID: id, SK: skPlan, ExpiresAt: exp, Plan: &header}); err != nil {
 		return planItems{}, err
 	}
@@ -384,7 +408,7 @@ func (s *Runs) Batch(ctx context.Context, queryID string, index int) (globalsear
 		return globalsearch.Batch{}, fmt.Errorf("%s has no batch attribute", what)
 	}
 	if it.Text != nil {
-		if it.Batch.Content, err = s.readText(ctx, what, queryID, plan.Plan.RunID, it.Text); err != nil {
+		if it.Batch.Content, err = s.readText(ctx, what, queryID, plan.Plan.RunID, plan.Plan.TextsETag, it.Text); err != nil {
 			return globalsearch.Batch{}, err
 		}
 	}

@@ -20,6 +20,10 @@ type InvalidInputError struct{ Message string }
 // CorruptIndexError is an index whose hierarchy is broken (docs/contract.md#index).
 type CorruptIndexError struct{ Message string }
 
+// CorruptPayloadError is a payload object that is not the one its run
+// wrote (docs/contract.md#payloads-bucket); no Retry names it.
+type CorruptPayloadError struct{ Message string }
+
 // PlanTooLargeError is a plan beyond the state machine's limits (docs/contract.md#plan-limits).
 type PlanTooLargeError struct{ Message string }
 
@@ -50,6 +54,7 @@ type RatingFailedError struct{ Message string }
 func (e *InvalidInputError) Error() string     { return e.Message }
 func (e *CorruptIndexError) Error() string     { return e.Message }
 func (e *PlanTooLargeError) Error() string     { return e.Message }
+func (e *CorruptPayloadError) Error() string   { return e.Message }
 func (e *AllBatchesFailedError) Error() string { return e.Message }
 func (e *ModelOutputError) Error() string      { return e.Message }
 func (e *ThrottledError) Error() string        { return e.Message }
@@ -70,8 +75,9 @@ var errorOf = map[globalsearch.Kind]func(msg string) error{
 	globalsearch.KindNotFound:         func(m string) error { return &NotFoundError{m} },
 	// The state machine has no Catch of its own for a conflict: like
 	// invalid input it ends the execution, and the ASL matches this name.
-	globalsearch.KindConflict: func(m string) error { return &InvalidInputError{m} },
-	globalsearch.KindInternal: func(m string) error { return &InternalError{m} },
+	globalsearch.KindConflict:       func(m string) error { return &InvalidInputError{m} },
+	globalsearch.KindCorruptPayload: func(m string) error { return &CorruptPayloadError{m} },
+	globalsearch.KindInternal:       func(m string) error { return &InternalError{m} },
 }
 
 // Named translates err into the named error of its kind, keeping its whole
@@ -98,7 +104,7 @@ func ErrorTypes() []error {
 	return []error{
 		&InvalidInputError{}, &CorruptIndexError{}, &PlanTooLargeError{}, &AllBatchesFailedError{},
 		&ModelOutputError{}, &ThrottledError{}, &ModelError{}, &NotFoundError{}, &InternalError{},
-		&RatingFailedError{},
+		&RatingFailedError{}, &CorruptPayloadError{},
 	}
 }
 

@@ -80,6 +80,7 @@ func TestNamedMapsEveryKind(t *testing.T) {
 		{globalsearch.KindModel, "ModelError"},
 		{globalsearch.KindNotFound, "NotFoundError"},
 		{globalsearch.KindInternal, "InternalError"},
+		{globalsearch.KindCorruptPayload, "CorruptPayloadError"},
 		// The ASL matches InvalidInputError for a conflict too.
 		{globalsearch.KindConflict, "InvalidInputError"},
 	}

@@ -8,6 +8,7 @@ package bedrock
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -18,6 +19,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
@@ -178,13 +181,18 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 	if schema {
 		in.OutputConfig = outputConfig(req.Stage)
 	}
-	out, err := m.client.Converse(ctx, in)
+	limit := globalsearch.MaxReplyBytes(req.MaxTokens)
+	capped := capReply(limit)
+	out, err := m.client.Converse(ctx, in, capped)
 	if err != nil && schema && isValidation(err) {
 		in.OutputConfig = nil
-		out, err = m.client.Converse(ctx, in)
+		out, err = m.client.Converse(ctx, in, capped)
 		if err == nil || !isValidation(err) {
 			m.schema.Store(false)
 		}
+	}
+	if errors.Is(err, errReplyTooLarge) {
+		return globalsearch.ModelResponse{}, globalsearch.ReplyTooLargeError("bedrock model "+m.modelID, limit, req.MaxTokens)
 	}
 	if err != nil {
 		return globalsearch.ModelResponse{}, m.classify(ctx, err)
@@ -229,6 +237,52 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 			"bedrock model %s returned no message (stop reason %q)", m.modelID, out.StopReason)
 	}
 	return resp, nil
+}
+
+// errReplyTooLarge is a Converse reply body past its cap.
+var errReplyTooLarge = errors.New("reply over its cap")
+
+// capReply bounds the body of a Converse reply the SDK reads to limit
+// bytes (globalsearch.MaxReplyBytes of the output reserve,
+// docs/contract.md#reply-cap): the SDK decodes a reply whole, so the cap
+// sits between the transport and its decoder, and a reply past it fails
+// the read with errReplyTooLarge instead of being held.
+func capReply(limit int64) func(*bedrockruntime.Options) {
+	return func(o *bedrockruntime.Options) {
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			return stack.Deserialize.Add(middleware.DeserializeMiddlewareFunc("capReply",
+				func(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
+					out, md, err := next.HandleDeserialize(ctx, in)
+					if res, ok := out.RawResponse.(*smithyhttp.Response); ok && res.Body != nil && res.StatusCode/100 == 2 {
+						res.Body = &cappedBody{ReadCloser: res.Body, left: limit}
+					}
+					return out, md, err
+				}), middleware.After)
+		})
+	}
+}
+
+// cappedBody reads at most left bytes, then fails with errReplyTooLarge
+// if the body goes on.
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		var one [1]byte
+		if n, err := b.ReadCloser.Read(one[:]); n == 0 && err != nil {
+			return 0, err
+		}
+		return 0, errReplyTooLarge
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // classify turns an SDK error into a globalsearch kind. It runs after the

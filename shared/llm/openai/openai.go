@@ -239,9 +239,12 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 	for {
 		format := m.Format()
 		var raw []byte
-		ex := &exchange{}
+		ex := &exchange{replyLimit: globalsearch.MaxReplyBytes(req.MaxTokens)}
 		_, err := m.chat.New(ctx, m.params(req, format),
 			option.WithMiddleware(ex.middleware), option.WithResponseBodyInto(&raw))
+		if ex.replyTooLarge {
+			return globalsearch.ModelResponse{}, globalsearch.ReplyTooLargeError(m.model, ex.replyLimit, req.MaxTokens)
+		}
 		if err == nil && ex.tooLarge {
 			return globalsearch.ModelResponse{}, m.tooLarge(ex)
 		}

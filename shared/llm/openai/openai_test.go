@@ -176,10 +176,17 @@ func TestComplete(t *testing.T) {
 			wantKind:  globalsearch.KindModel, wantInErr: []string{"malformed chat completion", "<html>proxy error</html>"},
 		},
 		{
-			name:      "body over the read cap",
-			replies:   []reply{{status: 200, body: `{"choices":[{"message":{"content":"` + strings.Repeat("x", maxResponseBytes) + `"},"finish_reason":"stop"}]}`}},
+			// docs/contract.md#reply-cap: 64 tokens allow 64 KiB + 64*64
+			// bytes, and a 13 MB reply of ids nobody asked for is refused.
+			name:      "reply over the output reserve's cap is not retried",
+			replies:   []reply{completion(strings.Repeat(`"c1234",`, 13<<20/8), "stop", 1, 1)},
 			wantCalls: 1,
-			wantKind:  globalsearch.KindModel, wantInErr: []string{"answered HTTP 200 with a body over the 16 MiB read cap", `{"choices":[{"message":{"content":"xxx`},
+			wantKind:  globalsearch.KindModelOutput, wantInErr: []string{"model llama3.1 replied with over 69632 bytes, more than an answer within 64 tokens needs"},
+		},
+		{
+			name:      "reply within the output reserve's cap",
+			replies:   []reply{completion(strings.Repeat("x", 60<<10), "stop", 1, 1)},
+			wantCalls: 1, wantResp: globalsearch.ModelResponse{Text: strings.Repeat("x", 60<<10), InputTokens: 1, OutputTokens: 1, StopReason: "stop"},
 		},
 		{
 			name:      "error body over the read cap is not retried",

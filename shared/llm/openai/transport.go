@@ -25,6 +25,11 @@ type exchange struct {
 	status   int    // of the last response; 0 when none came
 	body     []byte // of the last response, at most maxResponseBytes
 	tooLarge bool
+	// replyLimit caps a successful response's body, the model's reply
+	// (globalsearch.MaxReplyBytes of the call's output reserve); a larger
+	// one sets replyTooLarge and is not read further.
+	replyLimit    int64
+	replyTooLarge bool
 }
 
 // maxResponseBytes is the most of a response body read: a chat completion
@@ -43,13 +48,23 @@ func (ex *exchange) middleware(r *http.Request, next option.MiddlewareNext) (*ht
 		return res, err
 	}
 	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBytes+1))
+	limit := int64(maxResponseBytes)
+	if res.StatusCode/100 == 2 && ex.replyLimit > 0 {
+		limit = min(limit, ex.replyLimit)
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, limit+1))
 	if err != nil {
 		ex.status, ex.body = 0, nil
 		return nil, fmt.Errorf("read response: %w", err)
 	}
 	ex.status = res.StatusCode
-	if len(body) > maxResponseBytes {
+	if limit < maxResponseBytes && int64(len(body)) > limit {
+		// A reply past the output reserve's cap: refused, and a retry
+		// would be answered alike (docs/contract.md#reply-cap).
+		ex.replyTooLarge = true
+		body = body[:limit]
+		res.Header.Set("x-should-retry", "false")
+	} else if len(body) > maxResponseBytes {
 		ex.tooLarge = true
 		body = body[:maxResponseBytes]
 		res.Header.Set("x-should-retry", "false")
