@@ -96,8 +96,11 @@ func parse(data []byte) (File, error) {
 
 	// encoding/json stops at the end of the first value and keeps the last
 	// of two equal keys: a stray '}' or a record given an id twice would
-	// pass unseen. The strict check's error comes first: it also names
-	// where a file that is not JSON breaks, and a byte order mark.
+	// pass unseen. It also reads text that is not UTF-8 as U+FFFD, so two
+	// ids differing only there would load as one; the strict check refuses
+	// such text in every field, ids and text alike (docs/contract.md#ids).
+	// Its error comes first: it also names where a file that is not JSON
+	// breaks, and a byte order mark.
 	if checkErr != nil {
 		return File{}, fmt.Errorf("index file: %w", checkErr)
 	}
@@ -122,9 +125,6 @@ func parse(data []byte) (File, error) {
 	}
 	if typedErr == nil {
 		f.Summaries, f.Claims, f.Chunks = typed.Summaries, typed.Claims, typed.Chunks
-		if err := keepIDBytes(data, &f.Records); err != nil {
-			return File{}, fmt.Errorf("index file: %w", err)
-		}
 		return f, validate(f)
 	}
 	var err error
@@ -136,9 +136,6 @@ func parse(data []byte) (File, error) {
 	}
 	if f.Chunks, err = decodeAll[globalsearch.Chunk]("chunks", raw.Chunks); err != nil {
 		return File{}, err
-	}
-	if err := keepIDBytes(data, &f.Records); err != nil {
-		return File{}, fmt.Errorf("index file: %w", err)
 	}
 	return f, validate(f)
 }
