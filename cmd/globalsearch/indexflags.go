@@ -92,8 +92,29 @@ func openIndexFile(path, search string) (*fileIndex, string, error) {
 	if err := s.ReplaceNamespace(context.Background(), f.Namespace, f.Records); err != nil {
 		return nil, "", err
 	}
-	return &fileIndex{Store: s, what: "the index file " + path, namespace: f.Namespace}, f.Namespace, nil
+	index := &fileIndex{Store: s, what: "the index file " + path, namespace: f.Namespace}
+	if err := globalsearch.CheckHierarchy(f.Summaries); err != nil {
+		// Kept for the first search rather than refused here: serve and
+		// mcp start on such a file and answer each search with the error.
+		index.corrupt = &corruptIndexFile{path: path, err: err}
+	}
+	return index, f.Namespace, nil
 }
+
+// corruptIndexFile is a corrupt hierarchy (docs/contract.md#hierarchy) in an
+// index file the user gave. The file is the user's malformed input, so the
+// CLI exits 2 for it as for any other (docs/contract.md#errors); its kind
+// stays corrupt index, which serve answers 422 corrupt_index. A corrupt
+// namespace read from a table is stored data, not this command's input:
+// it keeps exit 1, and on AWS the Lambda error name CorruptIndexError.
+type corruptIndexFile struct {
+	path string
+	err  error
+}
+
+func (e *corruptIndexFile) Error() string { return "index file " + e.path + ": " + e.err.Error() }
+
+func (e *corruptIndexFile) Unwrap() error { return e.err }
 
 // fileIndex is an index file: it holds exactly one namespace, so asking it
 // for another is a mistake to report, not an empty search. The embedded
@@ -103,6 +124,9 @@ type fileIndex struct {
 	*memstore.Store
 	// what names the source in messages: "the index file F".
 	what, namespace string
+	// corrupt is the file's corrupt hierarchy, which every search of it
+	// meets; nil for a sound file.
+	corrupt error
 }
 
 func (f *fileIndex) check(namespace string) error {
@@ -117,6 +141,9 @@ func (f *fileIndex) check(namespace string) error {
 func (f *fileIndex) Open(ctx context.Context, namespace string) (globalsearch.Snapshot, error) {
 	if err := f.check(namespace); err != nil {
 		return nil, err
+	}
+	if f.corrupt != nil {
+		return nil, f.corrupt
 	}
 	return f.Store.Open(ctx, namespace)
 }

@@ -32,6 +32,10 @@ func ingestCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	// A corrupt hierarchy stored would fail every search of the namespace.
+	if err := globalsearch.CheckHierarchy(f.Summaries); err != nil {
+		return &corruptIndexFile{path: *file, err: err}
+	}
 	ns := f.Namespace
 	if *namespace != "" {
 		ns = *namespace

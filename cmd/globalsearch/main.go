@@ -65,7 +65,8 @@ func main() {
 }
 
 // runMain returns the exit status: 0 on success (no_results included) and
-// help asked for, 2 for invalid input, a conflict or usage, 3 for a search
+// help asked for, 2 for invalid input (a corrupt index file included), a
+// conflict or usage, 3 for a search
 // with nothing to search (nothingToSearch), 1 for any other failure.
 func runMain(ctx context.Context, env *cliEnv, args []string) int {
 	return dispatch(ctx, env, commands(), args)
@@ -104,6 +105,10 @@ func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []
 	var nothing *nothingToSearch
 	if errors.As(err, &nothing) {
 		return exitNothingToSearch
+	}
+	var corrupt *corruptIndexFile
+	if errors.As(err, &corrupt) {
+		return 2 // the user's index file is malformed: invalid input
 	}
 	switch globalsearch.KindOf(err) {
 	case globalsearch.KindInvalidInput, globalsearch.KindConflict:

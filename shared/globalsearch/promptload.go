@@ -78,7 +78,8 @@ var (
 // own, which the others keep. Every file is checked before anything is
 // used; any problem is invalid input naming the file and what is wrong,
 // all problems at once. Names starting with "." are ignored, any other
-// name is refused, and so is a directory holding none of the three.
+// name is refused, and so is a directory holding none of the three; a
+// prompt file that links out of dir is refused too (InFolder).
 func LoadPrompts(dir string) (Prompts, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -94,6 +95,10 @@ func LoadPrompts(dir string) (Prompts, error) {
 		case !slices.Contains(PromptFiles, name):
 			errs = append(errs, fmt.Errorf("%s: not a prompt file: a prompts directory holds only %s", path, strings.Join(PromptFiles, ", ")))
 		default:
+			if err := InFolder(dir, path); err != nil {
+				errs = append(errs, err)
+				continue
+			}
 			text, err := readPromptFile(path)
 			if err != nil {
 				errs = append(errs, err)

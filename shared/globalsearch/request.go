@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"unicode/utf8"
+
+	"github.com/graphrag-global/graphrag-global/shared/strictjson"
 )
 
 // MaxQueryRunes is the longest query accepted, in code points (docs/contract.md#request).
@@ -38,6 +41,19 @@ type Request struct {
 
 // Params validates the request against the defaults (docs/contract.md#request).
 func (r Request) Params(d Defaults) (Params, error) {
+	// encoding/json would write invalid UTF-8 as U+FFFD, which the JSON
+	// path then accepts: a Go caller's text is held to the rule a JSON
+	// request's is (strictjson.Check, docs/contract.md#strict-json).
+	// The other strings have patterns of ASCII, which U+FFFD fails anyway.
+	texts := []struct {
+		name string
+		text *string
+	}{{"query", &r.Query}, {"responseType", r.ResponseType}}
+	for _, f := range texts {
+		if f.text != nil && !utf8.ValidString(*f.text) {
+			return Params{}, Errorf(KindInvalidInput, "request: %s in %s", strictjson.NotUTF8, f.name)
+		}
+	}
 	data, err := json.Marshal(r)
 	if err != nil {
 		return Params{}, Errorf(KindInternal, "encode request: %w", err)

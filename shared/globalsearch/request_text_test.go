@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	gs "github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/strictjson"
 )
 
 // docs/contract.md#request: a query needs one visible character; a query
@@ -97,16 +98,17 @@ func TestResponseTypeKeepsVisibleText(t *testing.T) {
 	}
 }
 
-// The names a request gives (queryId, namespace) are ASCII patterns, so
-// invalid UTF-8 in them, which encoding/json reads as U+FFFD, is refused
-// by the pattern.
+// The names a request gives (queryId, namespace) are held to the text rule
+// of every string (docs/contract.md#strict-json) before their ASCII
+// patterns; an id an edge gives, already a Go string, meets the pattern.
 func TestRequestNamesOfInvalidUTF8AreRefused(t *testing.T) {
+	const notUTF8 = "request: " + strictjson.NotUTF8
 	tests := []struct {
 		name, body, want string
 	}{
-		{"query id byte", "{\"query\":\"q\",\"queryId\":\"q\xff\"}", "queryId must be 1-80 characters of A-Z a-z 0-9 - _"},
-		{"query id surrogate", `{"query":"q","queryId":"q\ud800"}`, "queryId must be 1-80 characters of A-Z a-z 0-9 - _"},
-		{"namespace byte", "{\"query\":\"q\",\"namespace\":\"n\xff\"}", "namespace must be 1-64 characters of a-z 0-9 - _ ."},
+		{"query id byte", "{\"query\":\"q\",\"queryId\":\"q\xff\"}", notUTF8 + " in queryId (byte offset 27)"},
+		{"query id surrogate", `{"query":"q","queryId":"q\ud800"}`, notUTF8 + " in queryId (byte offset 32)"},
+		{"namespace byte", "{\"query\":\"q\",\"namespace\":\"n\xff\"}", notUTF8 + " in namespace (byte offset 29)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

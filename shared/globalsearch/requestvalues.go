@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -37,7 +36,8 @@ func decodeObject(data []byte) (map[string]json.RawMessage, error) {
 			return nil, Errorf(KindInvalidInput, "request field %s is given more than once", EchoQuoted(se.Key))
 		case errors.Is(err, strictjson.ErrTrailingData):
 			return nil, Errorf(KindInvalidInput, "request must be a single JSON object: %w", err)
-		case errors.Is(err, strictjson.ErrTooDeep), errors.Is(err, strictjson.ErrDuplicateKey), errors.Is(err, strictjson.ErrByteOrderMark):
+		case errors.Is(err, strictjson.ErrTooDeep), errors.Is(err, strictjson.ErrDuplicateKey), errors.Is(err, strictjson.ErrByteOrderMark),
+			errors.Is(err, strictjson.ErrNotUTF8):
 			return nil, Errorf(KindInvalidInput, "request: %w", err)
 		}
 		if msg, ok := notANumber(data, se); ok {
@@ -183,24 +183,7 @@ func parseInt64(raw json.RawMessage, min int64, msg string) (int64, error) {
 	return n, nil
 }
 
-// jsonInt reads a JSON number that is a whole number: 5 and 5.0 and 5e0 are
-// 5; 2.5, strings, null and numbers beyond int64 are not integers.
-func jsonInt(raw []byte) (int64, bool) {
-	s := strings.TrimSpace(string(raw))
-	if s == "" || s[0] == '"' || s == "null" || s == "true" || s == "false" {
-		return 0, false
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return n, true
-	}
-	var num json.Number
-	if json.Unmarshal([]byte(s), &num) != nil {
-		return 0, false
-	}
-	f, err := num.Float64()
-	// 2^63 is the first float64 past MaxInt64.
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || f >= 1<<63 || f < -(1<<63) {
-		return 0, false
-	}
-	return int64(f), true
-}
+// jsonInt reads an integer field by the rule an index file's integers are
+// read by (strictjson.Int, docs/contract.md#strict-json): digits only, so
+// 1e2 and 5.0 are refused here as they are there; -0 is 0.
+func jsonInt(raw []byte) (int64, bool) { return strictjson.Int(raw) }

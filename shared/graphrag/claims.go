@@ -1,6 +1,8 @@
 package graphrag
 
 import (
+	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -144,6 +146,9 @@ func (im *importer) readCovariates(t *table, byName map[string][]string) error {
 		im.records.Claims = append(im.records.Claims, im.newClaim(cols, i, id, subject, leaf))
 	}
 	im.report.ClaimsAttached = len(im.records.Claims)
+	if t.rows > 0 && im.report.ClaimsAttached == 0 {
+		return im.noClaimPlaced(t)
+	}
 	im.progress("%d of %d claims attached to leaf communities from %s", im.report.ClaimsAttached, t.rows, t.name)
 	return nil
 }
@@ -206,4 +211,34 @@ func (im *importer) leafFor(entityIDs []string) (int64, bool) {
 		}
 	}
 	return best, found
+}
+
+// noClaimPlaced is the error of a covariates file none of whose claims
+// could be placed (docs/contract.md#import). GraphRAG places most claims of
+// a real index, so none at all is a folder whose files do not belong
+// together, such as the reports copied as communities.parquet: imported, it
+// would search without a single claim, and a warning is easily missed. The
+// message counts the reasons and says what the commonest one likely means.
+func (im *importer) noClaimPlaced(t *table) error {
+	counts := map[string]int{}
+	for _, u := range im.report.Unmatched {
+		counts[u.Reason]++
+	}
+	reasons := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(reasons, func(a, b string) int { return cmp.Or(cmp.Compare(counts[b], counts[a]), cmp.Compare(a, b)) })
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = fmt.Sprintf("%d %s", counts[r], r)
+	}
+	communities, entities := cmp.Or(im.files["communities"], "communities.parquet"), cmp.Or(im.files["entities"], "entities.parquet")
+	hint := map[string]string{
+		ReasonNoCommunity:   fmt.Sprintf("%s may not be GraphRAG's communities file (the community reports copied under its name?), or it and %s come from different index runs", communities, entities),
+		ReasonNoLeaf:        fmt.Sprintf("%s names no leaf community that holds their entities: it and %s may come from different index runs", communities, im.files["community_reports"]),
+		ReasonUnknownEntity: fmt.Sprintf("their subjects name no entity of %s: it and %s may come from different index runs", entities, t.name),
+		ReasonNoSubject:     t.name + " may not be GraphRAG's covariates file: its claims have no subject",
+		ReasonNoID:          t.name + " may not be GraphRAG's covariates file: its claims have no id",
+		ReasonDuplicateID:   t.name + " repeats one claim id throughout",
+	}[reasons[0]]
+	return fmt.Errorf("none of the %d claims in %s could be placed in a leaf community (%s): %s; every file of the folder must come from one run of `graphrag index`",
+		t.rows, t.name, strings.Join(parts, ", "), hint)
 }

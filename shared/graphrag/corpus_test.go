@@ -2,6 +2,8 @@ package graphrag
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -132,5 +134,44 @@ func BenchmarkImportChristmasCarol(b *testing.B) {
 		if _, _, err := Import(context.Background(), dir, Options{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestImportPlacingNoClaimIsInvalidInput: a folder whose claims none can be
+// placed is a wrong folder, not an index without claims (docs/contract.md#import):
+// here communities.parquet is really the reports file, the mistake of a
+// copy by hand, and the import refuses it saying what was likely wrong
+// instead of importing 0 of 406 claims with a warning.
+func TestImportPlacingNoClaimIsInvalidInput(t *testing.T) {
+	src := corpusDir(t)
+	tests := []struct {
+		name  string
+		files map[string]string // file in the folder: file of the corpus it copies
+		want  []string
+	}{
+		{"communities.parquet is the reports", map[string]string{"communities.parquet": "community_reports.parquet"},
+			[]string{"none of the 406 claims in covariates.parquet could be placed in a leaf community",
+				"335 subject entity is in no community, 71 subject is not an entity",
+				"communities.parquet may not be GraphRAG's communities file"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, name := range []string{"community_reports.parquet", "communities.parquet", "covariates.parquet", "entities.parquet", "text_units.parquet"} {
+				from := name
+				if f, ok := tc.files[name]; ok {
+					from = f
+				}
+				data, err := os.ReadFile(filepath.Join(src, from))
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o600))
+			}
+			_, _, err := Import(context.Background(), dir, Options{})
+			require.Error(t, err)
+			assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
+			for _, want := range tc.want {
+				assert.Contains(t, err.Error(), want)
+			}
+		})
 	}
 }

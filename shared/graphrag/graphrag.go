@@ -353,6 +353,9 @@ func (im *importer) open(kind string, required bool) (*table, error) {
 		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 			continue
 		}
+		if err := globalsearch.InFolder(im.dir, path); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 		start := time.Now()
 		t, err := openTable(path, name)
 		if err != nil {

@@ -96,12 +96,20 @@ func parse(data []byte) (File, error) {
 
 	// encoding/json stops at the end of the first value and keeps the last
 	// of two equal keys: a stray '}' or a record given an id twice would
-	// pass unseen. The strict check's error comes first: it also names
-	// where a file that is not JSON breaks, and a byte order mark.
+	// pass unseen. It also reads text that is not UTF-8 as U+FFFD, so two
+	// ids differing only there would load as one; the strict check refuses
+	// such text in every field, ids and text alike (docs/contract.md#ids).
+	// Its error comes first: it also names where a file that is not JSON
+	// breaks, and a byte order mark.
 	if checkErr != nil {
 		return File{}, fmt.Errorf("index file: %w", checkErr)
 	}
 	raw := rawFile{Namespace: typed.Namespace}
+	if kind := valueKind(data); typedErr != nil && kind != "an object" && kind != "null" {
+		// encoding/json would name field "" of a Go type: say what the
+		// file should be instead (null reads as a file without summaries).
+		return File{}, fmt.Errorf(`index file: an index file is a JSON object with "summaries" (a list of community summaries) and optionally "namespace", "claims" and "chunks", not %s`, kind)
+	}
 	if typedErr != nil {
 		if err := strictDecode(data, &raw); err != nil {
 			return File{}, fmt.Errorf("index file: %w", err)
@@ -117,9 +125,6 @@ func parse(data []byte) (File, error) {
 	}
 	if typedErr == nil {
 		f.Summaries, f.Claims, f.Chunks = typed.Summaries, typed.Claims, typed.Chunks
-		if err := keepIDBytes(data, &f.Records); err != nil {
-			return File{}, fmt.Errorf("index file: %w", err)
-		}
 		return f, validate(f)
 	}
 	var err error
@@ -131,9 +136,6 @@ func parse(data []byte) (File, error) {
 	}
 	if f.Chunks, err = decodeAll[globalsearch.Chunk]("chunks", raw.Chunks); err != nil {
 		return File{}, err
-	}
-	if err := keepIDBytes(data, &f.Records); err != nil {
-		return File{}, fmt.Errorf("index file: %w", err)
 	}
 	return f, validate(f)
 }
@@ -216,9 +218,15 @@ func decodeList[T any](dec *json.Decoder) ([]T, error) {
 	return out, err
 }
 
+// recordNames name one record of each list, for a message.
+var recordNames = map[string]string{"summaries": "a summary", "claims": "a claim", "chunks": "a chunk"}
+
 func decodeAll[T any](kind string, raws []json.RawMessage) ([]T, error) {
 	out := make([]T, len(raws))
 	for i, r := range raws {
+		if k := valueKind(r); k != "an object" && k != "null" {
+			return nil, fmt.Errorf("%s[%d]: %s must be a JSON object, not %s", kind, i, recordNames[kind], k)
+		}
 		if err := strictDecode(r, &out[i]); err != nil {
 			return nil, fmt.Errorf("%s[%d]%s: %w", kind, i, idOf(r), err)
 		}
@@ -276,4 +284,24 @@ func jsonKind(goKind string) string {
 		return "object"
 	}
 	return goKind
+}
+
+// valueKind names the kind of the JSON value data holds, with its article,
+// for a message; data has passed strictjson.Check.
+func valueKind(data []byte) string {
+	switch s := bytes.TrimLeft(data, " \t\r\n"); {
+	case len(s) == 0:
+		return "nothing"
+	case s[0] == '{':
+		return "an object"
+	case s[0] == '[':
+		return "an array"
+	case s[0] == '"':
+		return "a string"
+	case s[0] == 'n':
+		return "null"
+	case s[0] == 't' || s[0] == 'f':
+		return "a boolean"
+	}
+	return "a number"
 }

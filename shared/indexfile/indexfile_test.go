@@ -18,6 +18,7 @@ const noSummaries = `index file holds no summaries: an index needs at least one 
 func TestParseRejectsMalformedFilesNamingRecordAndField(t *testing.T) {
 	huge := strings.Repeat("k", 1<<20)
 	shown := huge[:globalsearch.MaxEchoedRunes]
+	const notAnObject = `index file: an index file is a JSON object with "summaries" (a list of community summaries) and optionally "namespace", "claims" and "chunks", not `
 	tests := []struct {
 		name, data, want string
 	}{
@@ -61,6 +62,15 @@ func TestParseRejectsMalformedFilesNamingRecordAndField(t *testing.T) {
 		{"empty object", `{}`, noSummaries},
 		{"empty summaries", `{"summaries": []}`, noSummaries},
 		{"null summaries", `{"namespace":"n","summaries":null}`, noSummaries},
+		// A value that is no object is told what an index file is, not
+		// encoding/json's field "" of a Go type.
+		{"a list", `[]`, notAnObject + "an array"},
+		{"a list of summaries", `[{"id":"c1","level":0,"summary":"s"}]`, notAnObject + "an array"},
+		{"a string", `"summaries"`, notAnObject + "a string"},
+		{"a number", `5`, notAnObject + "a number"},
+		{"a boolean", `true`, notAnObject + "a boolean"},
+		{"a record that is no object", `{"summaries":[5]}`, `summaries[0]: a summary must be a JSON object, not a number`},
+		{"a claim that is a list", `{"summaries":[{"id":"c1","level":0}],"claims":[[]]}`, `claims[0]: a claim must be a JSON object, not an array`},
 		{"only chunks and claims", `{"claims":[{"id":"k1","communityId":"c","subject":"s"}],"chunks":[{"id":"x","text":"t"}]}`, noSummaries},
 	}
 	for _, tc := range tests {

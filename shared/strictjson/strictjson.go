@@ -34,7 +34,12 @@ var (
 	ErrTooDeep       = errors.New("nesting too deep")
 	ErrTrailingData  = errors.New("data after the JSON value")
 	ErrByteOrderMark = errors.New("byte order mark")
+	ErrNotUTF8       = errors.New("text that is not UTF-8")
 )
+
+// NotUTF8 is what Check says of a string that is not UTF-8, and what a
+// caller checking a Go string by the same rule says of it.
+const NotUTF8 = `text that is not UTF-8 (an invalid byte, or an escaped half of a surrogate pair such as "\ud800")`
 
 // Error is a place in the input that breaks strictness. Path is where it
 // is, as `summaries[3]` (empty at the top level); Offset is the byte offset
@@ -78,8 +83,11 @@ var bom = []byte("\xef\xbb\xbf")
 
 // Check reports the first duplicate key (keys compare as encoding/json
 // matches struct fields: case-insensitively, with its own folding), nesting
-// deeper than MaxDepth, a leading byte order mark or trailing data in
-// data, which must hold exactly one JSON value. Every error is an *Error;
+// deeper than MaxDepth, a leading byte order mark, a string (key or value)
+// that is not UTF-8, or trailing data in data, which must hold exactly one
+// JSON value. encoding/json reads an invalid byte and an escaped half of a
+// surrogate pair as U+FFFD, so two texts that differ would read as one and
+// a text would change unseen (docs/contract.md#strict-json). Every error is an *Error;
 // one whose input is not JSON wraps encoding/json's error and names where
 // it is.
 func Check(data []byte) error {
@@ -88,8 +96,12 @@ func Check(data []byte) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
+	// Input that is UTF-8 without a surrogate escape, which is every input
+	// an encoder of this project writes, has no string to look at again.
+	suspect := !utf8.Valid(data) || hasSurrogateEscape(data)
 	var stack []frame
 	for {
+		before := dec.InputOffset()
 		tok, err := dec.Token()
 		if err == io.EOF {
 			if len(stack) == 0 {
@@ -103,6 +115,10 @@ func Check(data []byte) error {
 				msg = "unexpected end of JSON input"
 			}
 			return &Error{Path: valuePath(stack), Offset: dec.InputOffset(), Msg: msg, Err: err}
+		}
+		if _, isString := tok.(string); isString && suspect && !validText(data[before:dec.InputOffset()]) {
+			// A key is placed at the object that holds it, as valuePath does.
+			return &Error{Path: valuePath(stack), Offset: dec.InputOffset(), Msg: NotUTF8, Err: ErrNotUTF8}
 		}
 		var top *frame
 		if len(stack) > 0 {
@@ -253,4 +269,78 @@ func foldRune(r rune) rune {
 		}
 		r = r2
 	}
+}
+
+// hasSurrogateEscape reports whether data may hold an escaped surrogate
+// (\uD800-\uDFFF). An escaped backslash before "ud8" is a false alarm,
+// which costs only a closer look.
+func hasSurrogateEscape(data []byte) bool {
+	for {
+		i := bytes.Index(data, []byte(`\u`))
+		if i < 0 || i+3 >= len(data) {
+			return false
+		}
+		if (data[i+2] == 'd' || data[i+2] == 'D') && bytes.IndexByte([]byte("89abcdefABCDEF"), data[i+3]) >= 0 {
+			return true
+		}
+		data = data[i+2:]
+	}
+}
+
+// validText reports whether span, a string token as the input holds it
+// (with any white space, ':' or ',' before it), is UTF-8 both in its bytes
+// and in its escapes: an escaped high surrogate must be followed by an
+// escaped low one, and a low one never stands alone.
+func validText(span []byte) bool {
+	if !utf8.Valid(span) {
+		return false
+	}
+	for i := 0; i < len(span); i++ {
+		if span[i] != '\\' {
+			continue
+		}
+		i++ // the escaped byte: a second backslash is no escape of its own
+		if i >= len(span) || span[i] != 'u' {
+			continue
+		}
+		r, ok := hex4(span[i+1:])
+		if !ok {
+			continue // the decoder refused it already
+		}
+		i += 4
+		if r < 0xD800 || r > 0xDFFF {
+			continue
+		}
+		if r >= 0xDC00 || i+6 >= len(span) || span[i+1] != '\\' || span[i+2] != 'u' {
+			return false
+		}
+		low, ok := hex4(span[i+3:])
+		if !ok || low < 0xDC00 || low > 0xDFFF {
+			return false
+		}
+		i += 6
+	}
+	return true
+}
+
+// hex4 reads the four hex digits b starts with.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(b[:4]), 16, 32)
+	return rune(n), err == nil
+}
+
+// Int reads a JSON integer by the one rule every strict input applies to an
+// integer field (docs/contract.md#strict-json): digits, after a '-' for a
+// negative one, as encoding/json reads a number into an int (and so into an
+// index file's integer fields). 1e2, 100.0 and 2.5 are no integers, nor are
+// a string, null or a number beyond int64; -0 is 0.
+func Int(raw []byte) (int64, bool) {
+	var n int64
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) || json.Unmarshal(raw, &n) != nil {
+		return 0, false
+	}
+	return n, true
 }

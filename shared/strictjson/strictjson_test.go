@@ -66,6 +66,75 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// docs/contract.md#strict-json: a string that is not UTF-8, in its bytes or
+// in its escapes, is refused where it is; encoding/json alone would read
+// it as U+FFFD. A surrogate pair and an escaped backslash before "ud800"
+// are UTF-8 text.
+func TestCheckRefusesTextThatIsNotUTF8(t *testing.T) {
+	const msg = strictjson.NotUTF8
+	tests := []struct {
+		name, data, want string
+	}{
+		{"invalid byte in a value", "{\"query\":\"x\xff\"}", msg + " in query (byte offset 13)"},
+		{"truncated sequence in a list", "{\"a\":[\"ok\",\"\xe4\xb8\"]}", msg + " in a[1] (byte offset 15)"},
+		{"invalid byte in a key", "{\"summaries\":[{\"i\xffd\":1}]}", msg + " in summaries[0] (byte offset 20)"},
+		{"a top-level string", "\"\xc0\"", msg + " at byte offset 3"},
+		{"lone high surrogate", `{"q":"\ud800"}`, msg + " in q (byte offset 13)"},
+		{"high surrogate then text", `{"q":"\ud800x"}`, msg + " in q (byte offset 14)"},
+		{"high surrogate then no low one", `{"q":"\ud83d\u0041"}`, msg + " in q (byte offset 19)"},
+		{"low surrogate first", `{"q":"\udc00\ud800"}`, msg + " in q (byte offset 19)"},
+		{"surrogate pair", `{"q":"\ud83d\ude00"}`, ""},
+		{"surrogate pair in upper case", `{"q":"\uD83D\uDE00 x"}`, ""},
+		{"escaped backslash before ud800", `{"q":"\\ud800"}`, ""},
+		{"valid multibyte text", `{"q":"中文 café 😀"}`, ""},
+		{"invalid byte beside a valid escape", "{\"q\":\"\\u4e2d\",\"r\":\"\xfe\"}", msg + " in r (byte offset 21)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := strictjson.Check([]byte(tc.data))
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+			assert.ErrorIs(t, err, strictjson.ErrNotUTF8)
+		})
+	}
+}
+
+// TestInt: one integer rule for every strict input (docs/contract.md#strict-json):
+// digits only, as encoding/json reads an index file's integers.
+func TestInt(t *testing.T) {
+	tests := []struct {
+		raw  string
+		want int64
+		ok   bool
+	}{
+		{"100", 100, true},
+		{" 7 ", 7, true},
+		{"-0", 0, true},
+		{"-12", -12, true},
+		{"9223372036854775807", 1<<63 - 1, true},
+		{"9223372036854775808", 0, false},
+		{"1e2", 0, false},
+		{"1.0", 0, false},
+		{"100.0", 0, false},
+		{"2.5", 0, false},
+		{`"5"`, 0, false},
+		{"null", 0, false},
+		{"true", 0, false},
+		{"", 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.raw, func(t *testing.T) {
+			n, ok := strictjson.Int([]byte(tc.raw))
+			assert.Equal(t, tc.ok, ok)
+			assert.Equal(t, tc.want, n)
+		})
+	}
+}
+
 func TestCheckWrapsSyntaxErrors(t *testing.T) {
 	for _, data := range []string{``, `{`, `{"a":}`, `[1,]`, `nul`, `{"a" 1}`} {
 		err := strictjson.Check([]byte(data))

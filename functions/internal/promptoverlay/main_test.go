@@ -100,6 +100,21 @@ func TestBuildOutsideTheRepository(t *testing.T) {
 	assert.ErrorContains(t, err, "run from the repository root")
 }
 
+// TestBuildRefusesALinkOutOfTheDirectory: the overlay reads a prompts
+// directory by LoadPrompts' rules (docs/contract.md#custom-prompts), so a
+// prompt that links out of it is never embedded, and nothing is written.
+func TestBuildRefusesALinkOutOfTheDirectory(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "map.txt")
+	require.NoError(t, os.WriteFile(outside, []byte(ownMap), 0o600))
+	dir := writeDir(t, nil)
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "map.txt")))
+	out := t.TempDir()
+	err := build(dir, out, &bytes.Buffer{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), filepath.Join(dir, "map.txt")+" is a link to "+outside+", outside the folder")
+	assert.NoFileExists(t, filepath.Join(out, "overlay.json"))
+}
+
 // TestFunctionStartsWithItsPrompts builds functions/prepare as make build
 // does, with an overlay, and starts it with no configuration: with checked
 // prompts its start-up log names their digests and no prompt problem; with
