@@ -137,9 +137,6 @@ func TestREADMEIsAnEntryPoint(t *testing.T) {
 	require.NoError(t, err)
 	assert.LessOrEqual(t, strings.Count(string(readme), "\n"), 400, "README.md lines")
 
-	// Written on another branch at the same time as these docs; drop it
-	// from here once it is in the tree.
-	pending := map[string]bool{"docs/security.md": true}
 	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	require.NoError(t, err)
 	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
@@ -156,11 +153,6 @@ func TestREADMEIsAnEntryPoint(t *testing.T) {
 			path := doc
 			if file != "" {
 				path = filepath.Join(filepath.Dir(doc), filepath.FromSlash(file))
-			}
-			rel, err := filepath.Rel(root, path)
-			require.NoError(t, err)
-			if pending[filepath.ToSlash(rel)] {
-				continue
 			}
 			if _, err := os.Stat(path); err != nil {
 				t.Errorf("%s links to %s, which does not exist", doc, target)
