@@ -291,3 +291,25 @@ func TestServeAddrRule(t *testing.T) {
 	assert.True(t, IsLoopback("localhost:80"))
 	assert.False(t, IsLoopback("192.0.2.7:80"))
 }
+
+// A finished query's GET carries the coverage line `run` prints and the
+// answer's marks as the engine reads them (docs/contract.md#result-reading).
+func TestServeResultCarriesItsReadings(t *testing.T) {
+	l, srv := localServer(t, nil)
+	post := overHTTP(t, srv, http.MethodPost, "/namespaces/sample/queries", `{"query":"What are the main themes?","shuffleSeed":7}`, nil)
+	require.Equal(t, http.StatusAccepted, post.status, post.body)
+	var accepted api.Accepted
+	require.NoError(t, json.Unmarshal([]byte(post.body), &accepted))
+	<-l.starter.Done(accepted.QueryID)
+	res, err := l.runs.Result(context.Background(), accepted.QueryID)
+	require.NoError(t, err)
+	got := overHTTP(t, srv, http.MethodGet, accepted.Location, "", nil)
+	var reply struct {
+		CoverageLine  string                  `json:"coverageLine"`
+		CitationMarks []globalsearch.MarkSpan `json:"citationMarks"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(got.body), &reply))
+	assert.Equal(t, res.Diagnostics.Coverage.Line(), reply.CoverageLine)
+	assert.Equal(t, globalsearch.MarkSpans(res.Answer), reply.CitationMarks)
+	assert.NotEmpty(t, reply.CitationMarks)
+}
