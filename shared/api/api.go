@@ -274,7 +274,7 @@ func (h *Handler) get(ctx context.Context, ns, id string) events.APIGatewayV2HTT
 		return resp
 	}
 	if q.hasResult {
-		return reply(http.StatusOK, q.result)
+		return reply(http.StatusOK, NewResultReply(q.result))
 	}
 	// No result yet: normally still running. The state machine records
 	// every failure it sees (RecordFailure), but an execution can still end

@@ -27,7 +27,7 @@ func (h *Handler) cancel(ctx context.Context, ns, id string) events.APIGatewayV2
 	}
 	if q.hasResult {
 		if q.result.Status == globalsearch.StatusCancelled {
-			return reply(http.StatusOK, q.result)
+			return reply(http.StatusOK, NewResultReply(q.result))
 		}
 		return finished(id, string(q.result.Status))
 	}

@@ -3,6 +3,7 @@ package globalsearch
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Sources are what one community's map text was built from (docs/contract.md#map-text):
@@ -72,6 +73,7 @@ var citationMark = regexp.MustCompile(`(?i)\[\s*Data\s*:\s*Communit(?:y|ies)\s*\
 type mark struct {
 	start, end int      // the mark's bytes in the answer
 	ids        []string // as written, trimmed, without blanks and "+more"
+	at         [][2]int // each of ids' bytes in the answer
 	more       bool     // the list ends with "+more": more ids apply than it names
 }
 
@@ -83,13 +85,17 @@ func findMarks(answer string) []mark {
 	var marks []mark
 	for _, loc := range citationMark.FindAllStringSubmatchIndex(answer, -1) {
 		m := mark{start: loc[0], end: loc[1]}
-		for id := range strings.SplitSeq(answer[loc[2]:loc[3]], ",") {
-			id = strings.TrimSpace(id)
+		from := loc[2]
+		for piece := range strings.SplitSeq(answer[loc[2]:loc[3]], ",") {
+			id := strings.TrimSpace(piece)
+			start := from + len(piece) - len(strings.TrimLeftFunc(piece, unicode.IsSpace))
+			from += len(piece) + 1
 			switch {
 			case isMore(id):
 				m.more = true
 			case id != "":
 				m.ids = append(m.ids, id)
+				m.at = append(m.at, [2]int{start, start + len(id)})
 			}
 		}
 		marks = append(marks, m)
@@ -118,6 +124,38 @@ func ParseCitations(answer string) []string {
 		}
 	}
 	return ids
+}
+
+// MarkSpan is one citation mark of an answer as a reader of the result
+// finds it (docs/contract.md#citation-spans): the mark's bytes in the
+// answer and each id in it with its own, so that a page can link the ids
+// without reading marks a second way.
+type MarkSpan struct {
+	Start int      `json:"start"`
+	End   int      `json:"end"`
+	IDs   []SpanID `json:"ids"`
+	More  bool     `json:"more,omitempty"`
+}
+
+// SpanID is one id of a mark and its bytes in the answer.
+type SpanID struct {
+	ID    string `json:"id"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+}
+
+// MarkSpans are the citation marks of answer, in order, as findMarks
+// reads them; never nil, so that JSON reads [] for an answer with none.
+func MarkSpans(answer string) []MarkSpan {
+	spans := []MarkSpan{}
+	for _, m := range findMarks(answer) {
+		s := MarkSpan{Start: m.start, End: m.end, IDs: []SpanID{}, More: m.more}
+		for i, id := range m.ids {
+			s.IDs = append(s.IDs, SpanID{ID: id, Start: m.at[i][0], End: m.at[i][1]})
+		}
+		spans = append(spans, s)
+	}
+	return spans
 }
 
 // CitationMark is how an answer cites communities, as the prompts ask for

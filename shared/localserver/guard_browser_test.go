@@ -1,4 +1,4 @@
-package main
+package localserver
 
 import (
 	"context"
@@ -64,7 +64,7 @@ func TestServeRefusesOtherPagesInABrowser(t *testing.T) {
 		chromedp.Flag("host-resolver-rules", "MAP "+rebound+" 127.0.0.1"),
 		// An upgrade to https of a plain name would only slow the test.
 		chromedp.Flag("disable-features", "HttpsUpgrades"))
-	l, srv := localServer(t)
+	l, srv := localServer(t, nil)
 	victim := overHTTP(t, srv, http.MethodPost, "/namespaces/sample/queries", `{"query":"What are the main themes?"}`,
 		map[string]string{api.IdempotencyKeyHeader: "q-victim"})
 	require.Equal(t, http.StatusAccepted, victim.status, victim.body)

@@ -1,4 +1,4 @@
-package main
+package localserver
 
 import (
 	"bufio"
@@ -17,27 +17,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// startServe runs serve as the command does (openServe, then run) on a free
-// loopback port until the test ends; adjust, when set, changes the server
-// before it runs (a test's shorter timeouts).
-func startServe(t *testing.T, adjust func(*served)) (*served, string) {
-	t.Helper()
-	env, _, _ := testEnv("")
-	ctx, cancel := context.WithCancel(context.Background())
-	s, err := openServe(ctx, env, []string{"--index", serveSampleIndex, "--no-cache", "--addr", "127.0.0.1:0"})
-	require.NoError(t, err)
-	if adjust != nil {
-		adjust(s)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return s, s.listener.Addr().String()
-}
 
 // hostRequest is one request to serve at addr, sent with Host host and
 // headers; it returns the status, the body and the response's headers.
@@ -169,7 +148,7 @@ func TestServeRefusesStateChangesFromOtherPages(t *testing.T) {
 // 408 and closes the connection (docs/contract.md#serve-security).
 func TestServeCutsASlowBody(t *testing.T) {
 	const bodyBytes = 60 << 10
-	_, addr := startServe(t, func(s *served) { s.readTimeout = 300 * time.Millisecond })
+	_, addr := startServe(t, func(c *Config) { c.ReadTimeout = 300 * time.Millisecond })
 	conn, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	defer conn.Close()
@@ -216,7 +195,7 @@ func TestServeCutsASlowBody(t *testing.T) {
 
 // Headers that never end are cut too, by the server's header timeout.
 func TestServeCutsSlowHeaders(t *testing.T) {
-	_, addr := startServe(t, func(s *served) { s.headerTimeout = 300 * time.Millisecond })
+	_, addr := startServe(t, func(c *Config) { c.HeaderTimeout = 300 * time.Millisecond })
 	conn, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	defer conn.Close()

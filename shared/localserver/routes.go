@@ -1,4 +1,4 @@
-package main
+package localserver
 
 import (
 	"bytes"
@@ -15,32 +15,32 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
-//go:embed serve.html
-var servePageHTML string
+//go:embed page.html
+var pageHTML string
 
-// servePage is the page at /: one file, its script and style inline, so
+// pageTemplate is the page at /: one file, its script and style inline, so
 // the binary serves it offline with no build step.
-var servePage = template.Must(template.New("serve").Parse(servePageHTML))
+var pageTemplate = template.Must(template.New("page").Parse(pageHTML))
 
 // routes are the API's routes through the same handler a deployment runs,
 // the page, and the two local-only routes the page needs
 // (docs/contract.md#serve). Any other path is the API's own not found.
-func (l *localAPI) routes() http.Handler {
+func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	apiRoutes := api.HTTP(l.handler.Handle)
+	apiRoutes := api.HTTP(s.handler.Handle)
 	mux.Handle("/namespaces/{namespace}/queries", apiRoutes)
 	mux.Handle("/namespaces/{namespace}/queries/{id}", apiRoutes)
-	mux.Handle("/namespaces/{namespace}/plans", api.HTTP(l.plans))
-	mux.Handle("/namespaces/{namespace}/communities/{id}", api.HTTP(l.community))
-	mux.HandleFunc("GET /{$}", l.page)
+	mux.Handle("/namespaces/{namespace}/plans", api.HTTP(s.plans))
+	mux.Handle("/namespaces/{namespace}/communities/{id}", api.HTTP(s.community))
+	mux.HandleFunc("GET /{$}", s.page)
 	mux.Handle("/", apiRoutes)
 	return mux
 }
 
-func (l *localAPI) page(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
 	nonce := rand.Text()
 	var buf bytes.Buffer
-	if err := servePage.Execute(&buf, struct{ Namespace, Nonce string }{l.defaults.Namespace, nonce}); err != nil {
+	if err := pageTemplate.Execute(&buf, struct{ Namespace, Nonce string }{s.cfg.Defaults.Namespace, nonce}); err != nil {
 		http.Error(w, "render page", http.StatusInternalServerError)
 		return
 	}
@@ -53,32 +53,34 @@ func (l *localAPI) page(w http.ResponseWriter, _ *http.Request) {
 	w.Write(buf.Bytes())
 }
 
-// servePlan is what the plans route answers: what `plan --json` prints,
-// and the most the search can cost when prices are set.
-type servePlan struct {
-	planOutput
+// Plan is what the plans route answers: the domain's plan report, as
+// `plan --json` prints it (docs/contract.md#plan-report), and the most the
+// search can cost when prices are set.
+type Plan struct {
+	globalsearch.PlanReport
 	CostUSD *float64 `json:"costUsd,omitempty"`
 }
 
 // plans is `POST /namespaces/{namespace}/plans`: the body of a query's
 // POST, planned with no model call and nothing stored.
-func (l *localAPI) plans(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+func (s *Server) plans(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 	if req.RequestContext.HTTP.Method != http.MethodPost {
 		return notAllowed(http.MethodPost), nil
 	}
 	ns := req.PathParameters["namespace"]
 	if !globalsearch.ValidNamespace(ns) {
-		return l.handler.Fail(ctx, "", globalsearch.Errorf(globalsearch.KindInvalidInput, "the path's namespace %s", globalsearch.NamespaceRule)), nil
+		return s.handler.Fail(ctx, "", globalsearch.Errorf(globalsearch.KindInvalidInput, "the path's namespace %s", globalsearch.NamespaceRule)), nil
 	}
-	p, err := api.ReadRequest(req, l.defaults, ns)
+	p, err := api.ReadRequest(req, s.cfg.Defaults, ns)
 	if err != nil {
-		return l.handler.Fail(ctx, "", err), nil
+		return s.handler.Fail(ctx, "", err), nil
 	}
-	out, err := planFor(ctx, l.engine, p)
+	plan, err := s.engine.Plan(ctx, p)
 	if err != nil {
-		return l.planFailure(ctx, err), nil
+		return s.planFailure(ctx, err), nil
 	}
-	res := servePlan{planOutput: out}
+	out := s.engine.Report(plan)
+	res := Plan{PlanReport: out}
 	if out.Cost != nil {
 		res.CostUSD = &out.Cost.Total
 	}
@@ -89,20 +91,20 @@ func (l *localAPI) plans(ctx context.Context, req events.APIGatewayV2HTTPRequest
 // beyond the limits or a corrupt index is a failed run behind the API's
 // POST, but here it is the answer the caller asked for (422), and any
 // other error is the API's own.
-func (l *localAPI) planFailure(ctx context.Context, err error) events.APIGatewayV2HTTPResponse {
+func (s *Server) planFailure(ctx context.Context, err error) events.APIGatewayV2HTTPResponse {
 	switch globalsearch.KindOf(err) {
 	case globalsearch.KindPlanTooLarge:
 		return api.Reply(http.StatusUnprocessableEntity, api.Error{Error: "plan_too_large", Message: err.Error()})
 	case globalsearch.KindCorruptIndex:
 		return api.Reply(http.StatusUnprocessableEntity, api.Error{Error: "corrupt_index", Message: err.Error()})
 	}
-	return l.handler.Fail(ctx, "", err)
+	return s.handler.Fail(ctx, "", err)
 }
 
-// serveCommunity is what the communities route answers: a community's
+// Community is what the communities route answers: a community's
 // summary and, with ?queryId=, the claims and source excerpts its map text
 // held in that query (the result's citation, docs/contract.md#citations).
-type serveCommunity struct {
+type Community struct {
 	globalsearch.Summary
 	QueryID   string               `json:"queryId,omitempty"`
 	Claims    []globalsearch.Claim `json:"claims"`
@@ -112,20 +114,20 @@ type serveCommunity struct {
 
 // community is `GET /namespaces/{namespace}/communities/{id}[?queryId=Q]`,
 // read from the index as it is now.
-func (l *localAPI) community(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+func (s *Server) community(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 	if req.RequestContext.HTTP.Method != http.MethodGet {
 		return notAllowed(http.MethodGet), nil
 	}
 	ns, id, queryID := req.PathParameters["namespace"], req.PathParameters["id"], req.QueryStringParameters["queryId"]
 	if !globalsearch.ValidNamespace(ns) {
-		return l.handler.Fail(ctx, "", globalsearch.Errorf(globalsearch.KindInvalidInput, "the path's namespace %s", globalsearch.NamespaceRule)), nil
+		return s.handler.Fail(ctx, "", globalsearch.Errorf(globalsearch.KindInvalidInput, "the path's namespace %s", globalsearch.NamespaceRule)), nil
 	}
 	var cited *globalsearch.Citation
 	if queryID != "" {
-		res, err := l.runs.Result(ctx, queryID)
+		res, err := s.runs.Result(ctx, queryID)
 		if err != nil || res.Namespace != ns {
 			// Another namespace's query reads as missing, as the API's GET.
-			return l.handler.Fail(ctx, queryID, notFoundOr(err, "no query with id %s in namespace %s", queryID, ns)), nil
+			return s.handler.Fail(ctx, queryID, notFoundOr(err, "no query with id %s in namespace %s", queryID, ns)), nil
 		}
 		for i := range res.Citations {
 			if res.Citations[i].CommunityID == id {
@@ -133,9 +135,9 @@ func (l *localAPI) community(ctx context.Context, req events.APIGatewayV2HTTPReq
 			}
 		}
 	}
-	out, err := l.readCommunity(ctx, ns, id, cited)
+	out, err := s.readCommunity(ctx, ns, id, cited)
 	if err != nil {
-		return l.handler.Fail(ctx, queryID, err), nil
+		return s.handler.Fail(ctx, queryID, err), nil
 	}
 	out.QueryID = queryID
 	return api.Reply(http.StatusOK, out), nil
@@ -143,24 +145,24 @@ func (l *localAPI) community(ctx context.Context, req events.APIGatewayV2HTTPReq
 
 // readCommunity reads community id of namespace ns and, when cited, the
 // claims and chunks the citation names, in its order.
-func (l *localAPI) readCommunity(ctx context.Context, ns, id string, cited *globalsearch.Citation) (serveCommunity, error) {
-	snap, err := l.index.Open(ctx, ns)
+func (s *Server) readCommunity(ctx context.Context, ns, id string, cited *globalsearch.Citation) (Community, error) {
+	snap, err := s.engine.Index.Open(ctx, ns)
 	if err != nil {
-		return serveCommunity{}, err
+		return Community{}, err
 	}
 	summaries, err := snap.Summaries(ctx)
 	if err != nil {
-		return serveCommunity{}, err
+		return Community{}, err
 	}
-	out := serveCommunity{Claims: []globalsearch.Claim{}, Excerpts: []globalsearch.Chunk{}}
+	out := Community{Claims: []globalsearch.Claim{}, Excerpts: []globalsearch.Chunk{}}
 	found := false
-	for _, s := range summaries {
-		if s.ID == id {
-			out.Summary, found = s, true
+	for _, sum := range summaries {
+		if sum.ID == id {
+			out.Summary, found = sum, true
 		}
 	}
 	if !found {
-		return serveCommunity{}, globalsearch.Errorf(globalsearch.KindNotFound, "no community %s in namespace %s", id, ns)
+		return Community{}, globalsearch.Errorf(globalsearch.KindNotFound, "no community %s in namespace %s", id, ns)
 	}
 	if cited == nil {
 		return out, nil
@@ -168,12 +170,12 @@ func (l *localAPI) readCommunity(ctx context.Context, ns, id string, cited *glob
 	out.Truncated = cited.Truncated
 	claims, err := snap.Claims(ctx)
 	if err != nil {
-		return serveCommunity{}, err
+		return Community{}, err
 	}
 	out.Claims = inCitedOrder(out.Claims, claims, cited.ClaimIDs, func(c globalsearch.Claim) string { return c.ID })
 	chunks, err := snap.Chunks(ctx, cited.ChunkIDs)
 	if err != nil {
-		return serveCommunity{}, err
+		return Community{}, err
 	}
 	out.Excerpts = inCitedOrder(out.Excerpts, chunks, cited.ChunkIDs, func(c globalsearch.Chunk) string { return c.ID })
 	return out, nil

@@ -1,4 +1,4 @@
-package main
+package localserver
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphrag-global/graphrag-global/shared/api"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 )
@@ -106,10 +107,8 @@ func pageCount(t *testing.T, ctx context.Context, sel string) int {
 	return n
 }
 
-func summaryOf(t *testing.T, path, id string) globalsearch.Summary {
+func summaryOf(t *testing.T, f indexfile.File, id string) globalsearch.Summary {
 	t.Helper()
-	f, err := indexfile.Load(path)
-	require.NoError(t, err)
 	for _, s := range f.Records.Summaries {
 		if s.ID == id {
 			return s
@@ -121,7 +120,7 @@ func summaryOf(t *testing.T, path, id string) globalsearch.Summary {
 
 func TestServePageInABrowser(t *testing.T) {
 	ctx := browse(t)
-	l, srv := localServer(t)
+	l, srv := localServer(t, nil)
 	const question = "What are the main themes across Veloria's development over the decade?"
 	id, err := ask(ctx, srv.URL+"/", question)
 	require.NoError(t, err)
@@ -130,7 +129,7 @@ func TestServePageInABrowser(t *testing.T) {
 	planLine, status, answer := text(t, ctx, "plan-line"), text(t, ctx, "run-status"), text(t, ctx, "answer")
 	claims := pageCount(t, ctx, "#community-claims li:not(.muted)")
 	excerpts := pageCount(t, ctx, "#community-excerpts blockquote")
-	want := summaryOf(t, serveSampleIndex, id)
+	want := summaryOf(t, sampleFile(t), id)
 	assert.Equal(t, want.Title, title)
 	assert.Equal(t, want.Summary, summary)
 
@@ -166,8 +165,7 @@ func TestServePageShowsMarkupAsText(t *testing.T) {
 		f.Records.Summaries[i].Title = "<b>" + f.Records.Summaries[i].ID + "</b>"
 		f.Records.Summaries[i].Summary += " Solar farms " + hostile + " replaced diesel."
 	}
-	path := writeIndex(t, f)
-	_, srv := localServerOn(t, path)
+	_, srv := localServerOver(t, f, nil)
 	id, err := ask(ctx, srv.URL+"/", "How did solar farms replace diesel?")
 	require.NoError(t, err)
 
@@ -175,7 +173,7 @@ func TestServePageShowsMarkupAsText(t *testing.T) {
 	docTitle, err := chromedp.Run(ctx, chromedp.Title())
 	require.NoError(t, err)
 	markup := pageCount(t, ctx, "main img, main b")
-	assert.Equal(t, summaryOf(t, path, id).Title, title)
+	assert.Equal(t, summaryOf(t, f, id).Title, title)
 	assert.Contains(t, text(t, ctx, "community-summary"), hostile)
 	assert.Contains(t, text(t, ctx, "answer"), hostile, "the answer quotes the markup as text")
 	assert.Equal(t, "graphrag-global", docTitle, "no script of the index ran")
@@ -218,7 +216,7 @@ func waitFor(ctx context.Context, predicate string) error {
 
 func TestServePageShowsProgressAndCancels(t *testing.T) {
 	ctx := browse(t)
-	l, _ := localServer(t)
+	l, _ := localServer(t, nil)
 	mux := http.NewServeMux()
 	mux.Handle("/", l.routes())
 	fake := &progressAPI{deleted: make(chan struct{})}
@@ -245,8 +243,9 @@ func TestServePageShowsProgressAndCancels(t *testing.T) {
 	assert.Equal(t, 0, pageCount(t, ctx, "#cancel-button:not([hidden])"), "nothing left to cancel")
 }
 
-// resultAPI answers the page's POST with 202 and every GET with result.
-type resultAPI struct{ result string }
+// resultAPI answers the page's POST with 202 and every GET with res as
+// the API's GET answers it (api.NewResultReply).
+type resultAPI struct{ res globalsearch.Result }
 
 func (a resultAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
@@ -255,23 +254,29 @@ func (a resultAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"queryId":"q-1","status":"running","location":"/namespaces/sample/queries/q-1"}`)
 		return
 	}
-	io.WriteString(w, a.result)
+	json.NewEncoder(w).Encode(api.NewResultReply(a.res))
 }
 
+// The page shows the coverage line and the citation marks the server
+// read (docs/contract.md#result-reading), not a reading of its own: the
+// second mark's blank is a no-break space, which JavaScript's \s matches
+// and the engine's reading does not, so it stays text though its id is
+// cited; the é before the first mark shifts byte offsets from the
+// string's.
 func TestServePageShowsTheCoverageLine(t *testing.T) {
 	ctx := browse(t)
-	l, _ := localServer(t)
-	result := `{"queryId":"q-1","namespace":"sample","status":"completed",
-		"answer":"Ports grew [Data: Community ( c0-economy ,+more)] and [Data: Communities (invented)].",
-		"citations":[{"communityId":"c0-economy","claimIds":[],"chunkIds":[]}],
-		"diagnostics":{"summaryCount":36,"batchCount":4,"modelCalls":5,"inputTokens":10,"outputTokens":2,"shuffleSeed":1,
-			"coverage":{"communitiesSelected":36,"communitiesInNamespace":50,"claims":110,"excerpts":36,"documents":20,
-				"mapAnswers":{"useful":3,"reachedReduce":2,"skippedForBudget":1,"scoredZero":1,"failed":0},
-				"citedCommunities":1,"citedDocuments":4}}}`
+	l, _ := localServer(t, nil)
+	answer := "Ports grew é [Data: Community ( c0-economy ,+more)] and [Data:\u00a0Communities (c0-economy)] and [Data: Communities (invented)]."
+	res := globalsearch.Result{QueryID: "q-1", Namespace: "sample", Status: globalsearch.StatusCompleted, Answer: answer,
+		Citations: []globalsearch.Citation{{CommunityID: "c0-economy", ClaimIDs: []string{}, ChunkIDs: []string{}}}}
+	res.Diagnostics = globalsearch.Diagnostics{SummaryCount: 36, BatchCount: 4, ModelCalls: 5, InputTokens: 10, OutputTokens: 2, ShuffleSeed: 1,
+		Coverage: globalsearch.Coverage{CommunitiesSelected: 36, CommunitiesInNamespace: 50, Claims: 110, Excerpts: 36, Documents: 20,
+			MapAnswers:       &globalsearch.MapAnswerCoverage{Useful: 3, ReachedReduce: 2, SkippedForBudget: 1, ScoredZero: 1},
+			CitedCommunities: 1, CitedDocuments: 4}}
 	mux := http.NewServeMux()
 	mux.Handle("/", l.routes())
-	mux.Handle("/namespaces/{namespace}/queries/", resultAPI{result})
-	mux.Handle("POST /namespaces/{namespace}/queries", resultAPI{result})
+	mux.Handle("/namespaces/{namespace}/queries/", resultAPI{res})
+	mux.Handle("POST /namespaces/{namespace}/queries", resultAPI{res})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 
@@ -284,12 +289,12 @@ func TestServePageShowsTheCoverageLine(t *testing.T) {
 	assert.Equal(t, "coverage: 36 of 50 communities, 110 claims, 36 excerpts from 20 documents; "+
 		"4 map answers: 3 useful, 2 reached reduce, 1 skipped for the reduce budget, 1 scored 0, 0 failed; "+
 		"the answer cites 1 community in 4 documents", text(t, ctx, "coverage"))
-	var res globalsearch.Result
-	require.NoError(t, json.Unmarshal([]byte(result), &res))
 	assert.Equal(t, res.Diagnostics.Coverage.Line(), text(t, ctx, "coverage"), "the page words coverage as run does")
-	assert.Equal(t, "Ports grew [Data: Community ( c0-economy ,+more)] and [Data: Communities (invented)].", text(t, ctx, "answer"),
-		"a mark keeps its exact text")
+	assert.Equal(t, answer, text(t, ctx, "answer"), "a mark keeps its exact text")
 	ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#answer button.cite")].map(b => b.dataset.id)`))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"c0-economy"}, ids, "only ids the result cites open a community")
+	assert.Equal(t, []string{"c0-economy"}, ids, "only the marks the engine reads, and ids the result cites, open a community")
+	marks, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#answer span.mark").length`))
+	require.NoError(t, err)
+	assert.Equal(t, len(globalsearch.MarkSpans(answer)), marks, "a mark for each the engine reads")
 }
