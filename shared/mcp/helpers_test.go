@@ -124,7 +124,7 @@ func titledIndex() indexfile.File {
 func connect(t *testing.T, s *Server, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
 	serverSide, clientSide := sdk.NewInMemoryTransports()
-	ss, err := s.tools().server().Connect(t.Context(), serverSide, nil)
+	ss, err := s.Connect(t.Context(), serverSide)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ss.Close() })
 	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts)

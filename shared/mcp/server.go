@@ -56,6 +56,12 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	return t.server().Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{answered{in, out}}})
 }
 
+// Connect serves the tools on an SDK transport, an in-memory one in a
+// test, with none of Serve's line reading.
+func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
+	return s.tools().server().Connect(ctx, t, nil)
+}
+
 // tools holds what every tool call of one session shares: the index and
 // the engine of a search, each opened by the first call that needs it.
 type tools struct {
