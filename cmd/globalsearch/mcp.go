@@ -6,6 +6,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/mcp"
+	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
 
 // mcpCommand serves global search to agents over the Model Context
@@ -70,6 +71,7 @@ func newMCPServer(env *cliEnv, f *searchFlags) *mcp.Server {
 		NewEngine: func(ctx context.Context, idx globalsearch.Index, withModel bool) (*globalsearch.Engine, error) {
 			return f.newEngine(ctx, env, idx, withModel)
 		},
+		NewRuns: func() globalsearch.Runs { return memstore.New() },
 		Defaults: func(fileNamespace string) (globalsearch.Defaults, error) {
 			defaults, err := requestDefaults(env, fileNamespace, f.model.mapSpec())
 			if err != nil {

@@ -54,6 +54,7 @@ func fileServer(path string, log *bytes.Buffer) *Server {
 			}
 			return e, nil
 		},
+		NewRuns: func() globalsearch.Runs { return memstore.New() },
 		Defaults: func(fileNamespace string) (globalsearch.Defaults, error) {
 			d, err := globalsearch.DefaultsFromEnv(func(string) (string, bool) { return "", false })
 			if err != nil {

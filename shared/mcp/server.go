@@ -29,6 +29,9 @@ type Server struct {
 	// NewEngine is an engine over idx that plans; withModel adds the
 	// model and the map cache, for a search.
 	NewEngine func(ctx context.Context, idx globalsearch.Index, withModel bool) (*globalsearch.Engine, error)
+	// NewRuns is a runs store for one search, the in-memory one in one
+	// process; the edge imports no adapter (docs/architecture.md).
+	NewRuns func() globalsearch.Runs
 	// Defaults are a request's defaults (docs/contract.md#request) when
 	// the index file's namespace is fileNamespace.
 	Defaults func(fileNamespace string) (globalsearch.Defaults, error)

@@ -8,7 +8,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
 
 // searchInput is what both tools take. level is "leaf" or a level number,
@@ -112,7 +111,7 @@ func (t *tools) globalSearch(ctx context.Context, req *sdk.CallToolRequest, in g
 	}
 	// A store per call: the server may live for days, and nothing of one
 	// call is read by another (the map cache is separate).
-	e.Runs = memstore.New()
+	e.Runs = t.NewRuns()
 	e.Progress = progressNotifier(ctx, req)
 	res, err := e.Search(ctx, p)
 	if err != nil {
