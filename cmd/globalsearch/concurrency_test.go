@@ -100,12 +100,21 @@ func TestRunConcurrencyAuto(t *testing.T) {
 func TestMCPConcurrencyAuto(t *testing.T) {
 	path := writeIndex(t, titledIndex())
 	env, _, _ := testEnv("")
-	tools := &mcpTools{env: env, flags: mcpFlags(t, env, "--index", path, "--no-cache", "--concurrency", "auto")}
-	cs := connectTools(t, tools, nil)
-	var out searchOutput
+	srv := newMCPServer(env, mcpFlags(t, env, "--index", path, "--no-cache", "--concurrency", "auto"))
+	var search *globalsearch.Engine
+	newEngine := srv.NewEngine
+	srv.NewEngine = func(ctx context.Context, idx globalsearch.Index, withModel bool) (*globalsearch.Engine, error) {
+		e, err := newEngine(ctx, idx, withModel)
+		if withModel {
+			search = e
+		}
+		return e, err
+	}
+	cs := connectServer(t, srv)
+	var out mcpReply
 	res := callTool(t, cs, "global_search", map[string]any{"query": "How did solar power change?", "level": 1}, &out)
 	require.False(t, res.IsError, toolText(res))
 	assert.Equal(t, globalsearch.StatusCompleted, out.Status)
-	require.NotNil(t, tools.search, "the first search opened the engine")
-	assert.NotNil(t, tools.search.AutoConcurrency)
+	require.NotNil(t, search, "the first search opened the engine")
+	assert.NotNil(t, search.AutoConcurrency)
 }

@@ -45,6 +45,16 @@ func smallIndex() indexfile.File {
 	}}
 }
 
+// titledIndex is smallIndex with community titles.
+func titledIndex() indexfile.File {
+	f := smallIndex()
+	titles := map[string]string{"root": "Harbour economy", "fish": "Fisheries", "solar": "Island solar"}
+	for i := range f.Records.Summaries {
+		f.Records.Summaries[i].Title = titles[f.Records.Summaries[i].ID]
+	}
+	return f
+}
+
 func TestExitStatuses(t *testing.T) {
 	path := writeIndex(t, smallIndex())
 	smallestReduce := globalsearch.DefaultPrompts().Reduce.SmallestTokenBudget("q", globalsearch.SpecDefaults.ReduceOutputReserve)

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -12,51 +14,26 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile"
-	"github.com/graphrag-global/graphrag-global/shared/strictjson"
 )
 
-// connectMCP serves the flags' index in process and returns a client
-// session over an in-memory transport.
-func connectMCP(t *testing.T, args ...string) *mcp.ClientSession {
-	t.Helper()
-	env, _, _ := testEnv("")
-	return connectTools(t, &mcpTools{env: env, flags: mcpFlags(t, env, args...)}, nil)
+// The server, its tools, replies and transport are tested in shared/mcp;
+// here are mcp's flags, their wiring and the command end to end.
+
+// mcpReply and mcpPlan are the parts of global_search's and plan_search's
+// replies the tests here read (docs/mcp.md).
+type mcpReply struct {
+	Status      globalsearch.Status `json:"status"`
+	Communities []struct {
+		ID    string `json:"id"`
+		Title string `json:"title"`
+	} `json:"communities"`
+	Note       string `json:"note"`
+	ModelCalls int    `json:"modelCalls"`
+	CacheHits  int    `json:"cacheHits"`
 }
 
-// mcpFlags parses args as mcp's flags.
-func mcpFlags(t *testing.T, env *cliEnv, args ...string) *searchFlags {
-	t.Helper()
-	f := &searchFlags{set: map[string]bool{}}
-	fs := newMCPFlagSet(f, env)
-	require.NoError(t, fs.Parse(args))
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-	return f
-}
-
-// connectTools serves tools in process and returns a client session (with
-// the client options opts) over an in-memory transport.
-func connectTools(t *testing.T, tools *mcpTools, opts *mcp.ClientOptions) *mcp.ClientSession {
-	t.Helper()
-	serverSide, clientSide := mcp.NewInMemoryTransports()
-	ss, err := tools.server().Connect(t.Context(), serverSide, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = ss.Close() })
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
-	cs, err := client.Connect(t.Context(), clientSide, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
-}
-
-// titledIndex is smallIndex with community titles.
-func titledIndex() indexfile.File {
-	f := smallIndex()
-	titles := map[string]string{"root": "Harbour economy", "fish": "Fisheries", "solar": "Island solar"}
-	for i := range f.Records.Summaries {
-		f.Records.Summaries[i].Title = titles[f.Records.Summaries[i].ID]
-	}
-	return f
+type mcpPlan struct {
+	Batches int `json:"batches"`
 }
 
 func clientSession(t *testing.T, transport mcp.Transport) *mcp.ClientSession {
@@ -90,67 +67,71 @@ func toolText(res *mcp.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
-func TestMCPTools(t *testing.T) {
-	path := writeIndex(t, titledIndex())
-	cs := connectMCP(t, "--index", path, "--no-cache", "--price-in", "0.001", "--price-out", "0.005")
+const mcpInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+	`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
 
-	tools, err := cs.ListTools(t.Context(), nil)
+// toolCall is the line of a tools/call of tool with args, id id.
+func toolCall(t *testing.T, id int, tool string, args map[string]any) string {
+	t.Helper()
+	data, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+		"params": map[string]any{"name": tool, "arguments": args}})
 	require.NoError(t, err)
-	inputs := map[string][]string{}
-	for _, tool := range tools.Tools {
-		schema, ok := tool.InputSchema.(map[string]any)
-		require.True(t, ok, "%s: %T", tool.Name, tool.InputSchema)
-		properties, ok := schema["properties"].(map[string]any)
-		require.True(t, ok, tool.Name)
-		for name := range properties {
-			inputs[tool.Name] = append(inputs[tool.Name], name)
-		}
-	}
-	assert.ElementsMatch(t, []string{"query", "namespace", "level", "maxMapInputTokens", "responseType", "selection", "detail"}, inputs["global_search"])
-	assert.ElementsMatch(t, []string{"query", "namespace", "level", "maxMapInputTokens", "responseType", "selection"}, inputs["plan_search"])
-	assert.Len(t, inputs, 2, "two tools")
-
-	var out searchOutput
-	res := callTool(t, cs, "global_search", map[string]any{"query": "How did solar power change?", "level": 1, "responseType": "one sentence"}, &out)
-	require.False(t, res.IsError, toolText(res))
-	assert.Equal(t, globalsearch.StatusCompleted, out.Status)
-	assert.Contains(t, strings.ToLower(out.Answer), "solar")
-	require.NotEmpty(t, out.Communities)
-	assert.Contains(t, out.Communities, citedCommunity{ID: "solar", Title: "Island solar"})
-	assert.Empty(t, out.Citations, "claims and chunks only on request")
-	assert.Empty(t, out.Note)
-	assert.Positive(t, out.ModelCalls)
-
-	var plan planToolOutput
-	res = callTool(t, cs, "plan_search", map[string]any{"query": "How did solar power change?", "level": "1"}, &plan)
-	require.False(t, res.IsError, toolText(res))
-	assert.Equal(t, 2, plan.Summaries)
-	require.Positive(t, plan.Batches)
-	assert.Equal(t, 2*plan.Batches+2, plan.MaxModelCalls)
-	assert.Positive(t, plan.EstimatedTokens)
-	require.NotNil(t, plan.CostUSD, "prices are set")
-	assert.Positive(t, *plan.CostUSD)
-	assert.Empty(t, plan.LevelUsed, "a fixed level")
-
-	var auto planToolOutput
-	res = callTool(t, cs, "plan_search", map[string]any{"query": "How did solar power change?", "level": "auto", "maxMapInputTokens": 100000}, &auto)
-	require.False(t, res.IsError, toolText(res))
-	assert.Equal(t, "leaf", auto.LevelUsed, "docs/contract.md#auto-level: everything fits, the leaves")
+	return string(data) + "\n"
 }
 
-func TestMCPPlanWithoutPricesHasNoCost(t *testing.T) {
-	cs := connectMCP(t, "--index", writeIndex(t, smallIndex()), "--no-cache")
-	var plan planToolOutput
-	res := callTool(t, cs, "plan_search", map[string]any{"query": "q"}, &plan)
-	require.False(t, res.IsError, toolText(res))
-	assert.Nil(t, plan.CostUSD)
+// mcpResult is a tools/call's answer.
+type mcpResult struct {
+	Content []struct {
+		Text string `json:"text"`
+	} `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+	IsError           bool            `json:"isError"`
+}
+
+// mcpExchange runs `globalsearch mcp args` through runMain on stdin, every
+// line written before it starts and the input closed after the last, as
+// a client that writes and closes; it returns the exit status, the
+// results by id and stderr.
+func mcpExchange(t *testing.T, stdin string, args ...string) (int, map[string]json.RawMessage, string) {
+	t.Helper()
+	env, out, errOut := testEnv(stdin)
+	code := runMain(t.Context(), env, append([]string{"mcp"}, args...))
+	byID := map[string]json.RawMessage{}
+	lines := bufio.NewScanner(out)
+	lines.Buffer(nil, 1<<20)
+	for lines.Scan() {
+		var r struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  any             `json:"error"`
+		}
+		require.NoError(t, json.Unmarshal(lines.Bytes(), &r), lines.Text())
+		require.Nil(t, r.Error, lines.Text())
+		byID[string(r.ID)] = r.Result
+	}
+	return code, byID, errOut.String()
+}
+
+// TestMCPEndToEnd: `globalsearch mcp` answers initialize, tools/list and
+// a plan_search on the flags' index, and exits 0 at the end of its input.
+func TestMCPEndToEnd(t *testing.T) {
+	stdin := mcpInitialize + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n" + toolCall(t, 3, "plan_search", map[string]any{"query": "q"})
+	code, byID, errOut := mcpExchange(t, stdin, "--index", writeIndex(t, smallIndex()), "--no-cache")
+	require.Equal(t, 0, code, errOut)
+	assert.Len(t, byID, 3)
+	assert.Contains(t, string(byID["2"]), `"plan_search"`)
+	var res mcpResult
+	require.NoError(t, json.Unmarshal(byID["3"], &res))
+	require.False(t, res.IsError, string(byID["3"]))
+	var plan mcpPlan
+	require.NoError(t, json.Unmarshal(res.StructuredContent, &plan))
+	assert.Positive(t, plan.Batches)
 }
 
 // TestMCPBadInputIsAToolErrorWithTheCLIMessage: each bad input comes back
 // as a tool error whose text is what `globalsearch run` prints for it.
 func TestMCPBadInputIsAToolErrorWithTheCLIMessage(t *testing.T) {
 	path := writeIndex(t, smallIndex())
-	cs := connectMCP(t, "--index", path, "--no-cache")
 	tests := []struct {
 		name    string
 		args    map[string]any
@@ -168,13 +149,42 @@ func TestMCPBadInputIsAToolErrorWithTheCLIMessage(t *testing.T) {
 			code := runMain(context.Background(), env, append([]string{"run", "--index", path, "--no-cache"}, tc.cliArgs...))
 			require.Equal(t, 2, code, errOut.String())
 			want := strings.TrimSuffix(strings.TrimPrefix(errOut.String(), "globalsearch run: "), "\n")
-			for _, tool := range []string{"global_search", "plan_search"} {
-				res := callTool(t, cs, tool, tc.args, nil)
+			tools := []string{"global_search", "plan_search"}
+			stdin := mcpInitialize
+			for i, tool := range tools {
+				stdin += toolCall(t, 10+i, tool, tc.args)
+			}
+			code, byID, mcpErr := mcpExchange(t, stdin, "--index", path, "--no-cache")
+			require.Equal(t, 0, code, mcpErr)
+			for i, tool := range tools {
+				var res mcpResult
+				require.NoError(t, json.Unmarshal(byID[fmt.Sprint(10+i)], &res), tool)
 				assert.True(t, res.IsError, tool)
-				assert.Equal(t, want, toolText(res), tool)
+				if assert.Len(t, res.Content, 1, tool) {
+					assert.Equal(t, want, res.Content[0].Text, tool)
+				}
 			}
 		})
 	}
+}
+
+// TestMCPNoResultsNoteIsRuns: a search of a level that does not exist
+// names the levels that do, in run's status line and in global_search's
+// note alike.
+func TestMCPNoResultsNoteIsRuns(t *testing.T) {
+	path := writeIndex(t, smallIndex())
+	env, stdout, _ := testEnv("")
+	code := runMain(context.Background(), env, []string{"run", "--index", path, "--no-cache", "--query", "q", "--level", "7"})
+	cliOut := stdout.String()
+	require.Contains(t, []int{0, 3}, code, "no_results, or nothing to search: %s", cliOut)
+	require.Contains(t, cliOut, "levels that exist: [0 1]")
+	code, byID, errOut := mcpExchange(t, mcpInitialize+toolCall(t, 2, "global_search", map[string]any{"query": "q", "level": 7}), "--index", path, "--no-cache")
+	require.Equal(t, 0, code, errOut)
+	var res mcpResult
+	require.NoError(t, json.Unmarshal(byID["2"], &res))
+	var reply mcpReply
+	require.NoError(t, json.Unmarshal(res.StructuredContent, &reply))
+	assert.Equal(t, "level 7 holds no summaries; levels that exist: [0 1]", reply.Note)
 }
 
 func TestMCPCommandUsage(t *testing.T) {
@@ -199,94 +209,52 @@ func TestMCPCommandUsage(t *testing.T) {
 	}
 }
 
-// TestMCPDeepLevelIsAToolError: a level nested past the strict reader's
-// limit is invalid input naming it, not a parse that grows with the depth.
-func TestMCPDeepLevelIsAToolError(t *testing.T) {
-	cs := connectMCP(t, "--index", writeIndex(t, smallIndex()), "--no-cache")
-	var level any = 1
-	for range strictjson.MaxDepth {
-		level = []any{level}
-	}
-	res := callTool(t, cs, "plan_search", map[string]any{"query": "q", "level": level}, nil)
-	assert.True(t, res.IsError)
-	assert.Contains(t, toolText(res), "request: nesting deeper than 64 levels in communityLevel[0]")
+// TestMCPFlagsWiring: --seed and --concurrency N are every search's,
+// --concurrency auto leaves the request's to its default
+// (docs/contract.md#auto-concurrency), and a table or a Bedrock model
+// makes an open failure name the client's env block.
+func TestMCPFlagsWiring(t *testing.T) {
+	env, _, _ := testEnv("")
+	srv := newMCPServer(env, mcpFlags(t, env, "--concurrency", "3", "--seed", "5", "--table", "t", "--model", "bedrock:m"))
+	require.NotNil(t, srv.Seed)
+	assert.Equal(t, int64(5), *srv.Seed)
+	require.NotNil(t, srv.MapConcurrency)
+	assert.Equal(t, 3, *srv.MapConcurrency)
+	assert.True(t, srv.IndexNeedsAWS)
+	assert.True(t, srv.ModelNeedsAWS)
+
+	srv = newMCPServer(env, mcpFlags(t, env, "--concurrency", "auto", "--index", "x.json"))
+	assert.Nil(t, srv.Seed, "a random seed per call")
+	assert.Nil(t, srv.MapConcurrency, "auto: the default, adapted")
+	assert.False(t, srv.IndexNeedsAWS)
+	assert.False(t, srv.ModelNeedsAWS)
 }
 
-// TestMCPToolRequest: a tool's input becomes the request JSON a client
-// would send; a level given as a number is passed on as sent, for the
-// request's own rule to judge.
-func TestMCPToolRequest(t *testing.T) {
-	tests := []struct {
-		name string
-		in   searchInput
-		seed bool
-		want string
-	}{
-		{"query only", searchInput{Query: "q"}, false, `{"query":"q"}`},
-		{"leaf as a string", searchInput{Query: "q", Level: "leaf"}, false, `{"query":"q","communityLevel":"leaf"}`},
-		{"a level number as a string", searchInput{Query: "q", Level: "2"}, false, `{"query":"q","communityLevel":2}`},
-		{"a level number", searchInput{Query: "q", Level: float64(2)}, false, `{"query":"q","communityLevel":2}`},
-		{"a level that is no integer, as sent", searchInput{Query: "q", Level: 2.5}, false, `{"query":"q","communityLevel":2.5}`},
-		{"namespace, response type and the flags' seed", searchInput{Query: "q", Namespace: "tiny", ResponseType: "one line"}, true,
-			`{"query":"q","namespace":"tiny","responseType":"one line","shuffleSeed":5}`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			tools := &mcpTools{flags: &searchFlags{seed: 5, set: map[string]bool{"seed": tc.seed}}}
-			req, err := tools.request(tc.in)
-			require.NoError(t, err)
-			data, err := json.Marshal(req)
-			require.NoError(t, err)
-			assert.JSONEq(t, tc.want, string(data))
-		})
-	}
-	// --concurrency N is every search's mapConcurrency; auto leaves it to
-	// the default and adapts (docs/contract.md#auto-concurrency).
-	for _, tc := range []struct {
-		value string
-		want  string
-	}{{"3", `{"query":"q","mapConcurrency":3}`}, {"auto", `{"query":"q"}`}} {
-		t.Run("--concurrency "+tc.value, func(t *testing.T) {
-			env, _, _ := testEnv("")
-			f := mcpFlags(t, env, "--concurrency", tc.value)
-			req, err := (&mcpTools{flags: f}).request(searchInput{Query: "q"})
-			require.NoError(t, err)
-			data, err := json.Marshal(req)
-			require.NoError(t, err)
-			assert.JSONEq(t, tc.want, string(data))
-		})
-	}
-	t.Run("a bad level string is invalid input", func(t *testing.T) {
-		_, err := (&mcpTools{flags: &searchFlags{}}).request(searchInput{Query: "q", Level: "top"})
-		assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
-	})
+// connectMCP serves the flags' index in process, wired as mcp wires it,
+// and returns a client session over an in-memory transport.
+func connectMCP(t *testing.T, args ...string) *mcp.ClientSession {
+	t.Helper()
+	env, _, _ := testEnv("")
+	return connectServer(t, newMCPServer(env, mcpFlags(t, env, args...)))
 }
 
-// TestMCPToolPanicIsAToolError: a tool call that panics (a map worker's
-// panic comes back to the call's goroutine as a globalsearch.WorkerPanic)
-// answers that call with an internal error and leaves the server serving,
-// its stack on stderr.
-func TestMCPToolPanicIsAToolError(t *testing.T) {
-	tests := []struct {
-		name      string
-		value     any
-		wantStack string
-	}{
-		{"in the call", "nil map", "mcp_test.go"},
-		{"in a map worker", &globalsearch.WorkerPanic{Value: "nil map", Stack: []byte("worker frame\n")}, "worker frame"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			env, _, errOut := testEnv("")
-			h := guardTool(env, func(context.Context, *mcp.CallToolRequest, globalSearchInput) (*mcp.CallToolResult, searchOutput, error) {
-				panic(tc.value)
-			})
-			res, out, err := h(context.Background(), nil, globalSearchInput{searchInput: searchInput{Query: "q"}})
-			assert.Nil(t, res)
-			assert.Equal(t, searchOutput{}, out)
-			require.EqualError(t, err, "internal error: nil map")
-			assert.Contains(t, errOut.String(), "globalsearch mcp: internal error: nil map\n")
-			assert.Contains(t, errOut.String(), tc.wantStack)
-		})
-	}
+func connectServer(t *testing.T, srv interface {
+	Connect(context.Context, mcp.Transport) (*mcp.ServerSession, error)
+}) *mcp.ClientSession {
+	t.Helper()
+	serverSide, clientSide := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(t.Context(), serverSide)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ss.Close() })
+	return clientSession(t, clientSide)
+}
+
+// mcpFlags parses args as mcp's flags.
+func mcpFlags(t *testing.T, env *cliEnv, args ...string) *searchFlags {
+	t.Helper()
+	f := &searchFlags{set: map[string]bool{}}
+	fs := newMCPFlagSet(f, env)
+	require.NoError(t, fs.Parse(args))
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	return f
 }

@@ -47,7 +47,7 @@ func TestMCPOverStdioWithABareEnvironment(t *testing.T) {
 	t.Run("offline model", func(t *testing.T) {
 		cs := serve(t, nil, "--index", sampleIndex, "--seed", "1")
 		assert.ElementsMatch(t, []string{"global_search", "plan_search"}, listed(t, cs))
-		var first, second searchOutput
+		var first, second mcpReply
 		query := map[string]any{"query": "How did the fisheries and the energy transition interact?"}
 		res := callTool(t, cs, "global_search", query, &first)
 		require.False(t, res.IsError, toolText(res))
@@ -66,7 +66,7 @@ func TestMCPOverStdioWithABareEnvironment(t *testing.T) {
 	t.Run("bedrock without a region", func(t *testing.T) {
 		cs := serve(t, nil, "--index", sampleIndex, "--model", bedrockModel)
 		assert.ElementsMatch(t, []string{"global_search", "plan_search"}, listed(t, cs), "the server starts")
-		var plan planToolOutput
+		var plan mcpPlan
 		res := callTool(t, cs, "plan_search", map[string]any{"query": "What changed?"}, &plan)
 		require.False(t, res.IsError, "a plan calls no model: %s", toolText(res))
 		assert.Positive(t, plan.Batches)

@@ -189,7 +189,7 @@ func TestMCPWithOwnPrompts(t *testing.T) {
 	srv := newChatServer(t)
 	dir := promptsDir(t, map[string]string{"map.txt": pirateMap, "system.txt": pirateSystem})
 	cs := connectMCP(t, "--index", writeIndex(t, smallIndex()), "--prompts", dir, "--model", srv.spec(), "--no-cache")
-	var out searchOutput
+	var out mcpReply
 	res := callTool(t, cs, "global_search", map[string]any{"query": "What changed?", "level": 0}, &out)
 	require.False(t, res.IsError, toolText(res))
 	assert.Equal(t, globalsearch.StatusCompleted, out.Status)

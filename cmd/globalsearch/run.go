@@ -65,25 +65,12 @@ func printMapErrors(w io.Writer, failures []globalsearch.BatchFailure) {
 	}
 }
 
-// emptyNamespaceNote says plainly that a search found no data at all,
-// which a no_results status alone does not.
+// emptyNamespaceNote and levelList are the domain's, which mcp says alike.
 func emptyNamespaceNote(namespace string, available []string) string {
-	note := fmt.Sprintf("namespace %q holds no summaries", namespace)
-	if len(available) > 0 {
-		note += "; namespaces that exist: " + strings.Join(available, ", ")
-	}
-	return note
+	return globalsearch.EmptyNamespaceNote(namespace, available)
 }
 
-// levelList prints the levels a search that selected nothing lists; a
-// full list may be the lowest of many (docs/contract.md#selection).
-func levelList(levels []int) string {
-	list := fmt.Sprint(levels)
-	if len(levels) >= globalsearch.MaxListedLevels {
-		list += fmt.Sprintf(" (the lowest %d)", len(levels))
-	}
-	return list
-}
+func levelList(levels []int) string { return globalsearch.LevelList(levels) }
 
 func statusLine(res globalsearch.Result, p globalsearch.Params) string {
 	d := res.Diagnostics

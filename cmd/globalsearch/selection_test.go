@@ -88,29 +88,3 @@ func TestREADMEDynamicSelectionFigures(t *testing.T) {
 		})
 	}
 }
-
-// The MCP tools take selection as the CLI's --selection: global_search's
-// model calls include the rating calls, plan_search's most model calls the
-// most rating calls.
-func TestMCPDynamicSelection(t *testing.T) {
-	path := writeIndex(t, titledIndex())
-	cs := connectMCP(t, "--index", path, "--no-cache")
-	const q = "How did solar power change the harbour economy?"
-	var out searchOutput
-	res := callTool(t, cs, "global_search", map[string]any{"query": q, "selection": "dynamic"}, &out)
-	require.False(t, res.IsError, toolText(res))
-	assert.Equal(t, globalsearch.StatusCompleted, out.Status)
-	// The root speaks to the whole question and neither child does (each
-	// holds one of its words), so the root is mapped, not a leaf.
-	assert.Equal(t, []citedCommunity{{ID: "root", Title: "Harbour economy"}}, out.Communities)
-	assert.Equal(t, 4, out.ModelCalls, "two rating calls, one map call, one reduce call")
-
-	var plan planToolOutput
-	res = callTool(t, cs, "plan_search", map[string]any{"query": q, "selection": "dynamic"}, &plan)
-	require.False(t, res.IsError, toolText(res))
-	assert.Equal(t, 2*plan.Batches+2+4, plan.MaxModelCalls, "the leaf plan's calls and two rounds of one rating batch, twice each")
-
-	res = callTool(t, cs, "global_search", map[string]any{"query": q, "selection": "auto"}, &out)
-	require.True(t, res.IsError)
-	assert.Contains(t, toolText(res), `selection must be "level" or "dynamic"`)
-}

@@ -1,10 +1,10 @@
-package main
+package mcp
 
 import (
 	"encoding/json"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -22,10 +22,9 @@ func TestMCPReplySizeOnChristmasCarol(t *testing.T) {
 	require.NoError(t, err)
 	store := memstore.New()
 	require.NoError(t, store.ReplaceNamespace(t.Context(), "default", records))
-	env, _, _ := testEnv("")
-	cs := connectTools(t, &mcpTools{env: env, flags: mcpFlags(t, env, "--no-cache", "--seed", "1"), index: store}, nil)
+	cs := connect(t, seeded(storeServer(store, nil), 1), nil)
 	size := func(t *testing.T, args map[string]any) (int, searchOutput) {
-		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "global_search", Arguments: args})
+		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "global_search", Arguments: args})
 		require.NoError(t, err)
 		require.False(t, res.IsError, toolText(res))
 		data, err := json.Marshal(res)

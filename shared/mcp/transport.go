@@ -1,4 +1,4 @@
-package main
+package mcp
 
 import (
 	"bufio"
@@ -14,25 +14,25 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// maxMCPMessageBytes is the longest JSON-RPC message (one line) mcp reads
+// maxMessageBytes is the longest JSON-RPC message (one line) mcp reads
 // (docs/contract.md#body-cap). A tool call is a request: under 50 KB at its
 // largest, every character escaped; 1 MiB leaves a client's other messages
 // room while a runaway line costs at most that much memory.
-const maxMCPMessageBytes = 1 << 20
+const maxMessageBytes = 1 << 20
 
-// maxMCPDepth is the deepest nesting of a message mcp passes on: the SDK's
+// maxDepth is the deepest nesting of a message mcp passes on: the SDK's
 // own decoder refuses deeper, and it would end the session where this
 // reader answers and goes on (docs/contract.md#mcp-messages). A tool's
 // arguments are then judged by the request's stricter limit, as a tool
 // error naming the field.
-const maxMCPDepth = 1000
+const maxDepth = 1000
 
 // maxExactID is the largest integer id that survives the SDK's reading of
 // an id as a float64 and its answer as an int64 unchanged.
 const maxExactID = 1 << 53
 
 // lockedWriter writes each message whole: the SDK writes one message per
-// Write, and mcpReader answers a refused message in between.
+// Write, and lineReader answers a refused message in between.
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -44,7 +44,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// mcpReader passes the SDK one line of r at a time, and only a line that
+// lineReader passes the SDK one line of r at a time, and only a line that
 // is one valid JSON-RPC message: the SDK's stream decoder ends the session
 // on the first bad message, and would read a cut line on into the next.
 // Any other line is answered here (docs/contract.md#mcp-messages) and the
@@ -52,7 +52,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // has been answered, since the SDK cancels what is in flight once its
 // reader ends, and a client that writes its requests and closes its end
 // is owed their answers.
-type mcpReader struct {
+type lineReader struct {
 	r      *bufio.Reader
 	out    io.Writer // where refusals go: not through answered, whose ids are the SDK's
 	stderr io.Writer
@@ -67,14 +67,14 @@ type mcpReader struct {
 	err     error  // the reader's error, once the lines before it are passed
 }
 
-func newMCPReader(r io.Reader, out, stderr io.Writer, done <-chan struct{}) *mcpReader {
-	return &mcpReader{
-		r: bufio.NewReader(r), out: out, stderr: stderr, max: maxMCPMessageBytes, done: done,
+func newLineReader(r io.Reader, out, stderr io.Writer, done <-chan struct{}) *lineReader {
+	return &lineReader{
+		r: bufio.NewReader(r), out: out, stderr: stderr, max: maxMessageBytes, done: done,
 		waiting: map[jsonrpc.ID]struct{}{}, answer: make(chan struct{}, 1),
 	}
 }
 
-func (c *mcpReader) Read(p []byte) (int, error) {
+func (c *lineReader) Read(p []byte) (int, error) {
 	for len(c.pending) == 0 {
 		if c.err != nil {
 			if c.err == io.EOF {
@@ -104,7 +104,7 @@ func (c *mcpReader) Read(p []byte) (int, error) {
 
 // drain waits until every request passed on has its answer, or the server
 // stops.
-func (c *mcpReader) drain() {
+func (c *lineReader) drain() {
 	for {
 		c.mu.Lock()
 		left := len(c.waiting)
@@ -122,7 +122,7 @@ func (c *mcpReader) drain() {
 
 // readLine reads one line, newline included, keeping at most max+1 bytes
 // of it; n is its whole length.
-func (c *mcpReader) readLine() (line []byte, n int, err error) {
+func (c *lineReader) readLine() (line []byte, n int, err error) {
 	for {
 		chunk, err := c.r.ReadSlice('\n')
 		n += len(chunk)
@@ -137,7 +137,7 @@ func (c *mcpReader) readLine() (line []byte, n int, err error) {
 
 // check returns line as the SDK is to read it, or nil when it is blank or
 // was answered here; the error is a failed write of the answer.
-func (c *mcpReader) check(line []byte) ([]byte, error) {
+func (c *lineReader) check(line []byte) ([]byte, error) {
 	body := bytes.TrimRight(line, "\r\n")
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, nil
@@ -163,7 +163,7 @@ func (c *mcpReader) check(line []byte) ([]byte, error) {
 // answered is the SDK's side of the output: it notes each response the SDK
 // writes, so the end of input waits for exactly those still owed.
 type answered struct {
-	*mcpReader
+	*lineReader
 	w io.Writer
 }
 
@@ -195,7 +195,7 @@ type refusal struct {
 // answer it with (null unless the message names a valid one).
 func validateMessage(line []byte) (answerID json.RawMessage, passID jsonrpc.ID, _ *refusal) {
 	null := json.RawMessage("null")
-	if err := checkDepth(line, maxMCPDepth); err != nil {
+	if err := checkDepth(line, maxDepth); err != nil {
 		return null, jsonrpc.ID{}, &refusal{jsonrpc.CodeParseError, "Parse error: " + err.Error()}
 	}
 	var raw json.RawMessage
@@ -350,7 +350,7 @@ func checkDepth(data []byte, max int) error {
 	return nil
 }
 
-func (c *mcpReader) refuse(id json.RawMessage, code int, message string) error {
+func (c *lineReader) refuse(id json.RawMessage, code int, message string) error {
 	resp := struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`

@@ -1,4 +1,4 @@
-package main
+package mcp
 
 import (
 	"context"
@@ -41,6 +41,10 @@ type citedCommunity struct {
 	Title string `json:"title,omitempty"`
 }
 
+// planToolOutput is plan_search's reply: the fields of the domain's plan
+// report (docs/contract.md#plan-report) an agent weighs before a search,
+// copied, not computed; the batches' text, most of a report, stays out of
+// the agent's context.
 type planToolOutput struct {
 	Summaries       int      `json:"summaries"`
 	Batches         int      `json:"batches"`
@@ -63,7 +67,7 @@ func parseDetail(s string) (full bool, err error) {
 }
 
 // reply is a result as global_search returns it.
-func (t *mcpTools) reply(ctx context.Context, idx globalsearch.Index, res globalsearch.Result, full bool) searchOutput {
+func (t *tools) reply(ctx context.Context, idx globalsearch.Index, res globalsearch.Result, full bool) searchOutput {
 	out := searchOutput{
 		QueryID: res.QueryID, Status: res.Status, Answer: res.Answer,
 		Note: noResultsNote(res), Coverage: coverageOf(res.Diagnostics),
@@ -85,13 +89,13 @@ func (t *mcpTools) reply(ctx context.Context, idx globalsearch.Index, res global
 // namespace after the search (the result names the communities, not their
 // titles). A failed read leaves the titles out, logged on stderr: the
 // answer is already paid for.
-func (t *mcpTools) titles(ctx context.Context, idx globalsearch.Index, res globalsearch.Result) map[string]string {
+func (t *tools) titles(ctx context.Context, idx globalsearch.Index, res globalsearch.Result) map[string]string {
 	if len(res.Citations) == 0 {
 		return nil
 	}
 	summaries, err := readSummaries(ctx, idx, res.Namespace)
 	if err != nil {
-		fmt.Fprintf(t.env.stderr, "globalsearch mcp: %s: community titles left out: %v\n", res.QueryID, err)
+		fmt.Fprintf(t.Log, "globalsearch mcp: %s: community titles left out: %v\n", res.QueryID, err)
 		return nil
 	}
 	titles := make(map[string]string, len(summaries))
@@ -116,10 +120,10 @@ func noResultsNote(res globalsearch.Result) string {
 	d := res.Diagnostics
 	var notes []string
 	if len(d.AvailableLevels) > 0 {
-		notes = append(notes, fmt.Sprintf("level %s holds no summaries; levels that exist: %s", res.CommunityLevel, levelList(d.AvailableLevels)))
+		notes = append(notes, fmt.Sprintf("level %s holds no summaries; levels that exist: %s", res.CommunityLevel, globalsearch.LevelList(d.AvailableLevels)))
 	}
 	if d.EmptyNamespace {
-		notes = append(notes, emptyNamespaceNote(res.Namespace, d.AvailableNamespaces))
+		notes = append(notes, globalsearch.EmptyNamespaceNote(res.Namespace, d.AvailableNamespaces))
 	}
 	return strings.Join(notes, "; ")
 }

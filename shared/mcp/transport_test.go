@@ -1,7 +1,8 @@
-package main
+package mcp
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,11 +21,10 @@ func TestMCPMessageCap(t *testing.T) {
 	path := writeIndex(t, smallIndex())
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
-	env, _, errOut := testEnv("")
-	env.stdin, env.stdout = stdinR, stdoutW
-	done := make(chan int, 1)
+	var errOut bytes.Buffer
+	done := make(chan error, 1)
 	go func() {
-		done <- runMain(t.Context(), env, []string{"mcp", "--index", path, "--no-cache"})
+		done <- fileServer(path, &errOut).Serve(t.Context(), stdinR, stdoutW)
 		_ = stdoutW.Close()
 	}()
 	lines := bufio.NewScanner(stdoutR)
@@ -77,19 +77,19 @@ func TestMCPMessageCap(t *testing.T) {
 	assert.Nil(t, r.Error, "the server serves on")
 	assert.Contains(t, string(r.Result), `"batches"`)
 	require.NoError(t, stdinW.Close())
-	assert.Equal(t, 0, <-done, errOut.String())
+	assert.NoError(t, <-done, errOut.String())
 }
 
-// mcpExchange runs the real mcp entry on stdin, every line written before
-// it starts and the input closed after the last, as a client that writes
-// and closes; it returns the exit status and the responses by id (null
-// for the ones JSON-RPC answers with no id).
-func mcpExchange(t *testing.T, stdin string) (int, map[string][]mcpResponse, string) {
+// mcpExchange serves stdin, every line written before it starts and the
+// input closed after the last, as a client that writes and closes; it
+// returns the responses by id (null for the ones JSON-RPC answers with
+// no id), the log and Serve's error.
+func mcpExchange(t *testing.T, stdin string) (map[string][]mcpResponse, string, error) {
 	t.Helper()
-	env, out, errOut := testEnv(stdin)
-	code := runMain(t.Context(), env, []string{"mcp", "--index", writeIndex(t, smallIndex()), "--no-cache"})
+	var out, errOut bytes.Buffer
+	err := fileServer(writeIndex(t, smallIndex()), &errOut).Serve(t.Context(), strings.NewReader(stdin), &out)
+	lines := bufio.NewScanner(&out)
 	byID := map[string][]mcpResponse{}
-	lines := bufio.NewScanner(out)
 	lines.Buffer(nil, 1<<20)
 	for lines.Scan() {
 		var r mcpResponse
@@ -97,7 +97,7 @@ func mcpExchange(t *testing.T, stdin string) (int, map[string][]mcpResponse, str
 		require.Equal(t, "2.0", r.JSONRPC, lines.Text())
 		byID[string(r.ID)] = append(byID[string(r.ID)], r)
 	}
-	return code, byID, errOut.String()
+	return byID, errOut.String(), err
 }
 
 type mcpResponse struct {
@@ -158,8 +158,8 @@ func TestMCPMalformedLines(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, byID, errOut := mcpExchange(t, mcpInitialize+tc.line+"\n"+mcpToolsList)
-			assert.Equal(t, 0, code, errOut)
+			byID, errOut, err := mcpExchange(t, mcpInitialize+tc.line+"\n"+mcpToolsList)
+			assert.NoError(t, err, errOut)
 			refused := byID[tc.wantID]
 			if assert.Len(t, refused, 1, "one answer to the bad line") && assert.NotNil(t, refused[0].Error) {
 				assert.Equal(t, tc.wantCode, refused[0].Error.Code)
@@ -176,7 +176,7 @@ func TestMCPMalformedLines(t *testing.T) {
 }
 
 // TestMCPAnswersBeforeExit: a client that writes its requests and closes
-// its end gets every answer before the server exits 0; a valid
+// its end gets every answer before Serve returns nil; a valid
 // notification and a client's response are read and never answered; blank
 // lines and CRLF endings are no messages.
 func TestMCPAnswersBeforeExit(t *testing.T) {
@@ -197,8 +197,8 @@ func TestMCPAnswersBeforeExit(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, byID, errOut := mcpExchange(t, tc.stdin)
-			assert.Equal(t, 0, code, errOut)
+			byID, errOut, err := mcpExchange(t, tc.stdin)
+			assert.NoError(t, err, errOut)
 			var ids []string
 			for id, rs := range byID {
 				ids = append(ids, id)

@@ -1,6 +1,7 @@
-package main
+package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -20,7 +21,7 @@ import (
 // TestMCPDetail: a reply names the cited communities with their titles;
 // their claim and chunk ids come only with detail "full".
 func TestMCPDetail(t *testing.T) {
-	cs := connectMCP(t, "--index", writeIndex(t, titledIndex()), "--no-cache", "--seed", "1")
+	cs := connect(t, seeded(fileServer(writeIndex(t, titledIndex()), nil), 1), nil)
 	tests := []struct {
 		name          string
 		detail        any // nil: not given
@@ -64,27 +65,21 @@ func TestMCPDetail(t *testing.T) {
 }
 
 // TestMCPNoResultsNamesWhatExists: a search with nothing to search says
-// which levels or namespaces exist, as run's status line does.
+// which levels or namespaces exist, as run's status line does
+// (globalsearch.LevelList, globalsearch.EmptyNamespaceNote).
 func TestMCPNoResultsNamesWhatExists(t *testing.T) {
 	path := writeIndex(t, titledIndex())
-	env, stdout, _ := testEnv("")
-	code := runMain(context.Background(), env, []string{"run", "--index", path, "--no-cache", "--query", "q", "--level", "7"})
-	cliOut := stdout.String()
-	require.Contains(t, []int{0, 3}, code, "no_results, or nothing to search: %s", cliOut)
-	require.Contains(t, cliOut, "levels that exist: [0 1]")
-
 	store := memstore.New()
 	require.NoError(t, store.ReplaceNamespace(t.Context(), "harbour", titledIndex().Records))
-	table := &mcpTools{env: env, flags: mcpFlags(t, env, "--no-cache"), index: store}
 	tests := []struct {
 		name string
-		cs   *mcp.ClientSession
+		cs   *sdk.ClientSession
 		args map[string]any
 		want string
 	}{
-		{"a level that does not exist", connectMCP(t, "--index", path, "--no-cache"), map[string]any{"query": "q", "level": 7},
+		{"a level that does not exist", connect(t, fileServer(path, nil), nil), map[string]any{"query": "q", "level": 7},
 			"level 7 holds no summaries; levels that exist: [0 1]"},
-		{"an empty namespace of a table", connectTools(t, table, nil), map[string]any{"query": "q", "namespace": "fleet"},
+		{"an empty namespace of a table", connect(t, storeServer(store, nil), nil), map[string]any{"query": "q", "namespace": "fleet"},
 			`namespace "fleet" holds no summaries; namespaces that exist: harbour`},
 	}
 	for _, tc := range tests {
@@ -103,11 +98,9 @@ func TestMCPNoResultsNamesWhatExists(t *testing.T) {
 // done, in order, with the batches as total; a call without one hears
 // nothing.
 func TestMCPProgress(t *testing.T) {
-	notes := make(chan *mcp.ProgressNotificationParams, 64)
-	env, _, _ := testEnv("")
-	tools := &mcpTools{env: env, flags: mcpFlags(t, env, "--index", sampleIndex, "--no-cache", "--seed", "1")}
-	cs := connectTools(t, tools, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) { notes <- req.Params },
+	notes := make(chan *sdk.ProgressNotificationParams, 64)
+	cs := connect(t, seeded(fileServer(sampleIndex, nil), 1), &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) { notes <- req.Params },
 	})
 	query := map[string]any{"query": "How did the fisheries and the energy transition interact?"}
 	var plan planToolOutput
@@ -116,10 +109,10 @@ func TestMCPProgress(t *testing.T) {
 
 	// Without a token first: a notification of that call would arrive
 	// before those of the next, which carry a token of their own.
-	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "global_search", Arguments: query})
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "global_search", Arguments: query})
 	require.NoError(t, err)
 	require.False(t, res.IsError, toolText(res))
-	params := &mcp.CallToolParams{Name: "global_search", Arguments: query}
+	params := &sdk.CallToolParams{Name: "global_search", Arguments: query}
 	params.SetProgressToken("search-2")
 	res, err = cs.CallTool(t.Context(), params)
 	require.NoError(t, err)
@@ -141,7 +134,7 @@ func TestMCPOpenFailureIsTheCallsErrorAndRetried(t *testing.T) {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.NoError(t, os.Remove(path))
-	cs := connectMCP(t, "--index", path, "--no-cache")
+	cs := connect(t, fileServer(path, nil), nil)
 	for _, tool := range []string{"plan_search", "global_search"} {
 		res := callTool(t, cs, tool, map[string]any{"query": "How did solar power change?"}, nil)
 		assert.True(t, res.IsError, tool)
@@ -177,30 +170,39 @@ func (f *failingReads) Open(ctx context.Context, namespace string) (globalsearch
 func TestMCPTitlesLeftOutWhenTheirReadFails(t *testing.T) {
 	store := memstore.New()
 	require.NoError(t, store.ReplaceNamespace(t.Context(), "default", titledIndex().Records))
-	env, _, errOut := testEnv("")
-	tools := &mcpTools{env: env, flags: mcpFlags(t, env, "--no-cache"), index: &failingReads{Index: store}}
+	var errOut bytes.Buffer
 	var out searchOutput
-	res := callTool(t, connectTools(t, tools, nil), "global_search", map[string]any{"query": "How did solar power change?", "level": 1}, &out)
+	res := callTool(t, connect(t, storeServer(&failingReads{Index: store}, &errOut), nil), "global_search", map[string]any{"query": "How did solar power change?", "level": 1}, &out)
 	require.False(t, res.IsError, toolText(res))
 	assert.Contains(t, out.Communities, citedCommunity{ID: "solar"})
 	assert.Contains(t, errOut.String(), ": community titles left out: table unreachable\n")
 }
 
 // TestMCPCoverageIsTheResults: the reply's coverage is the result's
-// diagnostics.coverage as `run --json` prints it, absent when it is.
+// diagnostics.coverage as `run --json` prints it (the result's JSON),
+// absent when it is.
 func TestMCPCoverageIsTheResults(t *testing.T) {
 	path := writeIndex(t, titledIndex())
-	env, stdout, errOut := testEnv("")
-	require.Equal(t, 0, runMain(context.Background(), env, []string{"run", "--index", path, "--no-cache", "--seed", "1", "--json", "--query", "How did solar power change?"}), errOut.String())
+	srv := seeded(fileServer(path, nil), 1)
+	idx, fileNamespace, err := srv.OpenIndex(t.Context())
+	require.NoError(t, err)
+	e, err := srv.NewEngine(t.Context(), idx, true)
+	require.NoError(t, err)
+	p, err := srv.tools().params(searchInput{Query: "How did solar power change?"}, fileNamespace)
+	require.NoError(t, err)
+	searched, err := e.Search(t.Context(), p)
+	require.NoError(t, err)
+	data, err := json.Marshal(searched)
+	require.NoError(t, err)
 	var result struct {
 		Diagnostics struct {
 			Coverage any `json:"coverage"`
 		} `json:"diagnostics"`
 	}
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &result))
+	require.NoError(t, json.Unmarshal(data, &result))
 	var out searchOutput
-	res := callTool(t, connectMCP(t, "--index", path, "--no-cache", "--seed", "1"), "global_search", map[string]any{"query": "How did solar power change?"}, &out)
+	res := callTool(t, connect(t, srv, nil), "global_search", map[string]any{"query": "How did solar power change?"}, &out)
 	require.False(t, res.IsError, toolText(res))
 	assert.Equal(t, result.Diagnostics.Coverage, out.Coverage)
-	assert.True(t, strings.Contains(stdout.String(), `"coverage"`) == (out.Coverage != nil))
+	assert.True(t, strings.Contains(string(data), `"coverage"`) == (out.Coverage != nil))
 }
