@@ -55,9 +55,8 @@ func (o *modelOptions) stageSpecs() provider.Stages {
 	return s
 }
 
-// mapSpec and reduceSpec are the --model values each stage calls.
-func (o *modelOptions) mapSpec() string    { return o.stageSpecs().MapSpec() }
-func (o *modelOptions) reduceSpec() string { return o.stageSpecs().ReduceSpec() }
+// mapSpec is the --model value the map stage calls.
+func (o *modelOptions) mapSpec() string { return o.stageSpecs().MapSpec() }
 
 // prices are the stages' prices (docs/contract.md#cost) by
 // globalsearch.PricesFromEnv's rule, the flags standing in for the
