@@ -37,18 +37,10 @@ func (o *graphragOptions) check() error {
 	return err
 }
 
-// importOptions are import's options from the values of --content and
-// --excerpts ("" is the import's default), the one check of both flags for
-// import and --graphrag.
+// importOptions is graphrag.ParseOptions, a bad value a usageError.
 func importOptions(content, excerpts string) (graphrag.Options, error) {
-	c, e := graphrag.Content(content), graphrag.Excerpts(excerpts)
-	switch {
-	case c != "" && c != graphrag.ContentSummary && c != graphrag.ContentFullContent:
-		return graphrag.Options{}, &usageError{fmt.Sprintf("--content must be %q or %q", graphrag.ContentSummary, graphrag.ContentFullContent)}
-	case e != "" && e != graphrag.ExcerptsSourceText && e != graphrag.ExcerptsTextUnit && e != graphrag.ExcerptsNone:
-		return graphrag.Options{}, &usageError{fmt.Sprintf("--excerpts must be %q, %q or %q", graphrag.ExcerptsSourceText, graphrag.ExcerptsTextUnit, graphrag.ExcerptsNone)}
-	}
-	return graphrag.Options{Content: c, Excerpts: e}, nil
+	opts, err := graphrag.ParseOptions(content, excerpts)
+	return opts, asUsage(err)
 }
 
 // open imports the folder in memory under namespace, by import's rules, as

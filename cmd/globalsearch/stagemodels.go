@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/provider"
 )
 
 // stageOptions are the flags that give the map and the reduce stage a
@@ -19,11 +20,11 @@ type stageOptions struct {
 }
 
 func (s *stageOptions) register(fs *flag.FlagSet) {
-	fs.Func("map-model", "the map stage's model, often a cheaper one (default --model): "+modelUsage, func(v string) error {
+	fs.Func("map-model", "the map stage's model, often a cheaper one (default --model): "+provider.Usage, func(v string) error {
 		s.mapSpec, s.mapSpecSet = v, true
 		return nil
 	})
-	fs.Func("reduce-model", "the reduce stage's model (default --model): "+modelUsage, func(v string) error {
+	fs.Func("reduce-model", "the reduce stage's model (default --model): "+provider.Usage, func(v string) error {
 		s.reduceSpec, s.reduceSpecSet = v, true
 		return nil
 	})
@@ -42,31 +43,20 @@ func (s *stageOptions) register(fs *flag.FlagSet) {
 	}
 }
 
-// mapSpec and reduceSpec are the --model values each stage calls.
-func (o *modelOptions) mapSpec() string {
+// stageSpecs are the stage flags as provider.Stages.
+func (o *modelOptions) stageSpecs() provider.Stages {
+	s := provider.Stages{Model: o.spec}
 	if o.stages.mapSpecSet {
-		return o.stages.mapSpec
+		s.Map = &o.stages.mapSpec
 	}
-	return o.spec
-}
-
-func (o *modelOptions) reduceSpec() string {
 	if o.stages.reduceSpecSet {
-		return o.stages.reduceSpec
+		s.Reduce = &o.stages.reduceSpec
 	}
-	return o.spec
+	return s
 }
 
-// checkStageSpecs parses the stages' models, so that plan and mcp refuse a
-// bad one before any call as run does.
-func (o *modelOptions) checkStageSpecs() error {
-	for _, spec := range []string{o.mapSpec(), o.reduceSpec()} {
-		if _, err := parseModelSpec(spec); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// mapSpec is the --model value the map stage calls.
+func (o *modelOptions) mapSpec() string { return o.stageSpecs().MapSpec() }
 
 // prices are the stages' prices (docs/contract.md#cost) by
 // globalsearch.PricesFromEnv's rule, the flags standing in for the
@@ -92,17 +82,12 @@ func (o *modelOptions) prices(env *cliEnv) (*globalsearch.Prices, error) {
 	return prices, nil
 }
 
-// openStages opens each stage's model; a stage with --model's own spec
-// shares the one model.
+// openStages opens each stage's model (provider.OpenStages); a stage with
+// --model's own spec shares the one model.
 func (o *modelOptions) openStages(ctx context.Context, env *cliEnv) (mapModel, reduceModel globalsearch.Model, err error) {
-	if mapModel, err = o.openSpec(ctx, env, o.mapSpec()); err != nil {
+	if err := o.resolve(env); err != nil {
 		return nil, nil, err
 	}
-	if strings.TrimSpace(o.reduceSpec()) == strings.TrimSpace(o.mapSpec()) {
-		return mapModel, nil, nil
-	}
-	if reduceModel, err = o.openSpec(ctx, env, o.reduceSpec()); err != nil {
-		return nil, nil, err
-	}
-	return mapModel, reduceModel, nil
+	mapModel, reduceModel, err = provider.OpenStages(ctx, o.stageSpecs(), o.providerOptions(env, ""))
+	return mapModel, reduceModel, asUsage(err)
 }
