@@ -3,6 +3,7 @@ package globalsearch
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 )
 
 // requestField is one row of docs/contract.md#request's request table. The table drives
@@ -37,6 +38,18 @@ func defaulted[T any](name, env string, rule func(json.RawMessage) (T, error), i
 	}
 }
 
+// boolean builds the row of a true-or-false field, which has no
+// deployment default; null is refused, as encoding/json would leave the
+// default standing.
+func boolean(name string, inParams func(*Params) *bool) requestField {
+	return requestField{name: name, parse: func(raw json.RawMessage, p *Params) error {
+		if err := json.Unmarshal(raw, inParams(p)); err != nil || string(raw) == "null" {
+			return fmt.Errorf("%s must be a boolean", name)
+		}
+		return nil
+	}}
+}
+
 func count(min int64, msg string) func(json.RawMessage) (int, error) {
 	return func(raw json.RawMessage) (int, error) { return parseCount(raw, min, msg) }
 }
@@ -67,12 +80,7 @@ var requestFields = []requestField{
 		p.SeedGenerated = false
 		return err
 	}},
-	{name: "shuffle", parse: func(raw json.RawMessage, p *Params) error {
-		if err := json.Unmarshal(raw, &p.Shuffle); err != nil || string(raw) == "null" {
-			return errors.New("shuffle must be a boolean")
-		}
-		return nil
-	}},
+	boolean("shuffle", func(p *Params) *bool { return &p.Shuffle }),
 	defaulted("batching", "GRAPHRAG_BATCHING", parseBatching,
 		func(p *Params) *string { return &p.Batching }, func(d *Defaults) *string { return &d.Batching }),
 	{name: "queryId", parse: func(raw json.RawMessage, p *Params) (err error) {
@@ -91,22 +99,12 @@ var requestFields = []requestField{
 		p.ResponseType, err = parseResponseType(raw)
 		return err
 	}},
-	{name: "cache", parse: func(raw json.RawMessage, p *Params) error {
-		if err := json.Unmarshal(raw, &p.Cache); err != nil || string(raw) == "null" {
-			return errors.New("cache must be a boolean")
-		}
-		return nil
-	}},
+	boolean("cache", func(p *Params) *bool { return &p.Cache }),
 	{name: "standingQuery", parse: func(raw json.RawMessage, p *Params) (err error) {
 		p.StandingQuery, err = parseString(raw, queryIDPattern, "standingQuery must be 1-80 characters of A-Z a-z 0-9 - _")
 		return err
 	}},
-	{name: "standingReset", parse: func(raw json.RawMessage, p *Params) error {
-		if err := json.Unmarshal(raw, &p.StandingReset); err != nil || string(raw) == "null" {
-			return errors.New("standingReset must be a boolean")
-		}
-		return nil
-	}},
+	boolean("standingReset", func(p *Params) *bool { return &p.StandingReset }),
 	{name: "selection", parse: func(raw json.RawMessage, p *Params) (err error) {
 		p.Selection, err = parseSelection(raw)
 		return err
