@@ -42,7 +42,7 @@ bench:
 
 bench-plan:
 	@mkdir -p $(BENCH_DIR)
-	$(GO) run testdata/gen/main.go --summaries $(BENCH_SUMMARIES) --out $(BENCH_DIR)/index-$(BENCH_SUMMARIES).json
+	$(GO) run ./testdata/gen --summaries $(BENCH_SUMMARIES) --out $(BENCH_DIR)/index-$(BENCH_SUMMARIES).json
 	$(GO) build -o $(BENCH_DIR)/globalsearch ./cmd/globalsearch
 	@ls -l $(BENCH_DIR)/index-$(BENCH_SUMMARIES).json | awk '{printf "index: %.1f MB of JSON\n", $$5/1e6}'
 	BENCH_INDEX=$(CURDIR)/$(BENCH_DIR)/index-$(BENCH_SUMMARIES).json $(GO) test -run '^$$' -bench BenchmarkSavePlanUnits -benchtime 1x ./shared/store/

@@ -41,7 +41,7 @@ func TestPlanIsByteIdentical(t *testing.T) {
 		"sample": func(*testing.T) string { return filepath.Join(root, "testdata", "sample-index.json") },
 		"generated-10000": func(t *testing.T) string {
 			out := filepath.Join(dir, "index-10000.json")
-			cmd := exec.Command("go", "run", "testdata/gen/main.go", "--summaries", "10000", "--out", out)
+			cmd := exec.Command("go", "run", "./testdata/gen", "--summaries", "10000", "--out", out)
 			cmd.Dir = root
 			msg, err := cmd.CombinedOutput()
 			require.NoError(t, err, "generate the index: %s", msg)

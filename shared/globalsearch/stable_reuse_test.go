@@ -22,7 +22,7 @@ import (
 func reindexed(t *testing.T) (before, after gs.Records) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "index-2000.json")
-	cmd := exec.Command("go", "run", "testdata/gen/main.go", "--summaries", "2000", "--out", out)
+	cmd := exec.Command("go", "run", "./testdata/gen", "--summaries", "2000", "--out", out)
 	cmd.Dir = filepath.Join("..", "..")
 	msg, err := cmd.CombinedOutput()
 	require.NoError(t, err, "generate the index: %s", msg)

@@ -93,7 +93,7 @@ func prepareWithRetry(ctx context.Context, t *testing.T, h *workflow.Handlers) (
 func generated(t testing.TB, n int) indexfile.File {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), fmt.Sprintf("index-%d.json", n))
-	cmd := exec.Command("go", "run", "testdata/gen/main.go", "--summaries", strconv.Itoa(n), "--out", out)
+	cmd := exec.Command("go", "run", "./testdata/gen", "--summaries", strconv.Itoa(n), "--out", out)
 	cmd.Dir = filepath.Join("..", "..")
 	msg, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", msg)

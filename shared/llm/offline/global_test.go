@@ -148,7 +148,7 @@ func TestGeneratedGlobalQuestions(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	require.NoError(t, err)
 	out := filepath.Join(t.TempDir(), "index-200.json")
-	cmd := exec.Command("go", "run", "testdata/gen/main.go", "--summaries", "200", "--out", out)
+	cmd := exec.Command("go", "run", "./testdata/gen", "--summaries", "200", "--out", out)
 	cmd.Dir = root
 	msg, err := cmd.CombinedOutput()
 	require.NoError(t, err, "generate the index: %s", msg)

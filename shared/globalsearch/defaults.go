@@ -1,0 +1,93 @@
+package globalsearch
+
+import "encoding/json"
+
+// Defaults are the values a request field takes when it is absent: a
+// deployment's configured defaults, else docs/contract.md#request's.
+type Defaults struct {
+	Namespace           string
+	CommunityLevel      Level
+	MapTokenBudget      int
+	ReduceTokenBudget   int
+	MapOutputReserve    int
+	ReduceOutputReserve int
+	MapConcurrency      int
+	// Batching is the request's batching when it names none:
+	// BatchingGreedy or BatchingStable.
+	Batching string
+	// MaxModelCalls is the deployment's ceiling: a request may lower it,
+	// never raise it. 0 is no ceiling.
+	MaxModelCalls int
+	// MaxMapInputTokens is the default ceiling of communityLevel "auto"
+	// (docs/contract.md#auto-level); 0 is none.
+	MaxMapInputTokens int
+	// MaxCostUSD is the deployment's cost ceiling per run
+	// (docs/contract.md#cost-ceiling): a request may lower it, never raise
+	// it. 0 is none.
+	MaxCostUSD float64
+	// Tokenizer is the deployment's tokenizer option; "" is the model
+	// family's default, which ForModel fills in (docs/contract.md#token-estimate).
+	Tokenizer string
+	// Prompts are the prompts the budgets are checked against
+	// (docs/contract.md#budgets): the engine's, which a prompts directory
+	// may set (docs/contract.md#custom-prompts); a zero part is the
+	// project's own.
+	Prompts Prompts
+}
+
+// DefaultMaxModelCalls is the ceiling on one run's model calls when the
+// deployment sets none: four times the 124 calls the largest import of the
+// real corpus (full reports, whole text units) plans at the default
+// budgets, so no default request meets it, while a run that would loop
+// over thousands of tiny batches is refused before it spends.
+const DefaultMaxModelCalls = 500
+
+// SpecDefaults are the defaults of docs/contract.md#request.
+var SpecDefaults = Defaults{
+	Namespace:           "default",
+	CommunityLevel:      LeafLevel,
+	MapTokenBudget:      8000,
+	ReduceTokenBudget:   8000,
+	MapOutputReserve:    512,
+	ReduceOutputReserve: 1024,
+	MapConcurrency:      4,
+	Batching:            BatchingGreedy,
+	MaxModelCalls:       DefaultMaxModelCalls,
+}
+
+// DefaultsFromEnv reads a deployment's defaults from GRAPHRAG_* variables
+// through lookup (os.LookupEnv). A set variable is checked by the same rule
+// as the request field it stands for, so a bad deployment fails at start.
+func DefaultsFromEnv(lookup func(string) (string, bool)) (Defaults, error) {
+	d := SpecDefaults
+	for _, f := range requestFields {
+		if f.env == "" {
+			continue
+		}
+		v, ok := lookup(f.env)
+		if !ok || v == "" {
+			continue
+		}
+		raw := []byte(v)
+		if f.name == "namespace" || f.name == "batching" || f.name == "tokenizer" || (f.name == "communityLevel" && (v == "leaf" || v == "auto")) {
+			raw, _ = json.Marshal(v)
+		}
+		if err := f.setDefault(raw, &d); err != nil {
+			return Defaults{}, Errorf(KindInvalidInput, "%s: %w", f.env, err)
+		}
+	}
+	return d, nil
+}
+
+// DefaultVariable is the GRAPHRAG_* variable that sets the default of the
+// request field named field (docs/contract.md#request), "" for a field
+// without a deployment default, so that a help text names the variable
+// from the same table DefaultsFromEnv reads.
+func DefaultVariable(field string) string {
+	for _, f := range requestFields {
+		if f.name == field {
+			return f.env
+		}
+	}
+	return ""
+}
