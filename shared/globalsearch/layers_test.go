@@ -1,6 +1,7 @@
 package globalsearch_test
 
 import (
+	"maps"
 	"os/exec"
 	"slices"
 	"strings"
@@ -18,8 +19,8 @@ import (
 // calls through the ports. A platform format (shared/taskerror: the error
 // a Step Functions task hands on) is no domain rule, but adapters and
 // edges both read it, so both may import it, and it imports nothing of the
-// module. Only the mains (cmd/*, functions/*) and tests wire adapters
-// together. Every other package under shared/ is an adapter (or an
+// module. Only the mains (cmd/*, functions/*), the harnesses and tests
+// wire adapters together. Every other package under shared/ is an adapter (or an
 // adapter's conformance suite or test helper, held to the same rule): the
 // list is read from the module, so a new adapter is checked the day it is
 // added.
@@ -29,6 +30,11 @@ var (
 	domain   = []string{"shared/globalsearch", "shared/batch", "shared/tokens", "shared/strictjson", "shared/aimd"}
 	edges    = []string{"shared/api", "shared/workflow"}
 	platform = []string{"shared/taskerror"}
+	// harnesses run an edge in process on the local twins, for the CLI
+	// (shared/lambdalocal: `globalsearch invoke`): they may import the
+	// edges and the in-process execution stand-in, and no other adapter.
+	harnesses = []string{"shared/lambdalocal"}
+	inProcess = []string{"shared/localrun"}
 )
 
 // adapters lists the packages under shared/ that are neither in the domain,
@@ -42,7 +48,7 @@ func adapters(t *testing.T) []string {
 	for _, pkg := range strings.Fields(string(out)) {
 		rest, ok := strings.CutPrefix(pkg, module)
 		require.True(t, ok, "go list printed %q, outside the module", pkg)
-		if !slices.Contains(domain, rest) && !slices.Contains(platform, rest) && !slices.ContainsFunc(edges, func(e string) bool {
+		if !slices.Contains(domain, rest) && !slices.Contains(platform, rest) && !slices.Contains(harnesses, rest) && !slices.ContainsFunc(edges, func(e string) bool {
 			return rest == e || strings.HasPrefix(rest, e+"/")
 		}) {
 			found = append(found, rest)
@@ -62,7 +68,7 @@ func TestAdaptersAreDerived(t *testing.T) {
 	} {
 		assert.Contains(t, got, want)
 	}
-	for _, p := range slices.Concat(domain, edges, platform) {
+	for _, p := range slices.Concat(domain, edges, platform, harnesses) {
 		assert.NotContains(t, got, p)
 	}
 }
@@ -92,6 +98,10 @@ func TestNoAdapterImportsAnother(t *testing.T) {
 	for _, p := range platform {
 		outside[p] = true
 	}
+	harnessMay := maps.Clone(outside)
+	for _, p := range slices.Concat(edges, inProcess) {
+		harnessMay[p] = true
+	}
 	tests := []struct {
 		layer   string
 		pkgs    []string
@@ -101,6 +111,7 @@ func TestNoAdapterImportsAnother(t *testing.T) {
 		{"platform format", platform, map[string]bool{}},
 		{"adapter", adapters(t), outside},
 		{"edge", edges, outside},
+		{"harness", harnesses, harnessMay},
 	}
 	for _, tc := range tests {
 		for _, pkg := range tc.pkgs {
