@@ -67,6 +67,9 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := lambdalocal.CheckEvent(name, *eventFile, payload); err != nil {
+		return invokeRefusal(err)
+	}
 	idx, fileNamespace, err := openIndexFile(*indexFile, "")
 	if err != nil {
 		return err
@@ -97,12 +100,17 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	cfg := lambdalocal.Config{Engine: engine, Runs: s, Defaults: defaults, SeedQuery: *seedQuery, Progress: env.stderr}
 	out, err := lambdalocal.Invoke(ctx, cfg, name, *eventFile, payload)
+	if out != nil {
+		fmt.Fprintln(env.stdout, string(out))
+	}
+	return invokeRefusal(err)
+}
+
+// invokeRefusal makes an invocation lambdalocal refused a usage error (exit 2).
+func invokeRefusal(err error) error {
 	var refused *lambdalocal.EventError
 	if errors.As(err, &refused) {
 		return &usageError{refused.Message}
-	}
-	if out != nil {
-		fmt.Fprintln(env.stdout, string(out))
 	}
 	return err
 }

@@ -14,12 +14,13 @@ var eventShapes = []struct{ function, field string }{
 	{"map", "batchIndex"},
 }
 
-// checkEvent refuses an event of another function than name before
-// anything is seeded or invoked: the handler would otherwise read its own
+// CheckEvent refuses (*EventError) an event of another function than name
+// before anything is seeded or invoked; Invoke checks it too, and a caller
+// checks it first when it has more to open (a model) before Invoke: the handler would otherwise read its own
 // fields as missing and blame one of them ("queryId must be 1-80
 // characters" for a prepare event given to map). An event of no known
 // shape is left to the handler, which says what is wrong with it.
-func checkEvent(name, file string, payload []byte) error {
+func CheckEvent(name, file string, payload []byte) error {
 	known := false
 	for _, s := range eventShapes {
 		known = known || s.function == name

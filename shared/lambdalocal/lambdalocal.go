@@ -68,7 +68,7 @@ func (e *EventError) Error() string { return e.Message }
 // api's executions have all ended when Invoke returns, so the runs store
 // holds what they wrote.
 func Invoke(ctx context.Context, cfg Config, name, file string, payload []byte) ([]byte, error) {
-	if err := checkEvent(name, file, payload); err != nil {
+	if err := CheckEvent(name, file, payload); err != nil {
 		return nil, err
 	}
 	if cfg.Progress == nil {
