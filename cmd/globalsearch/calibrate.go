@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/recorded"
 	"github.com/graphrag-global/graphrag-global/shared/store"
 )
 
@@ -29,10 +27,6 @@ flags:
 `
 
 const quantileHelp = "share of map calls the printed headroom covers, in (0, 1]"
-
-// maxResultFileBytes bounds one results file: a result of the largest plan
-// the state machine runs is a few MiB.
-const maxResultFileBytes = 256 << 20
 
 // calibrateOutput is what calibrate --json prints.
 type calibrateOutput struct {
@@ -84,7 +78,7 @@ func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 	// Files first: a bad file is refused before any AWS call.
 	var results []globalsearch.Result
 	for _, name := range files {
-		rs, err := readResults(env, name)
+		rs, err := recorded.ReadFile(name, env.stdin)
 		if err != nil {
 			return err
 		}
@@ -186,117 +180,6 @@ func (l *stringList) Set(s string) error {
 	return nil
 }
 
-// readResults reads the results of one file ("-": standard input): one
-// JSON result, or several one after another. Anything else is invalid
-// input naming the file, so a plan or a misnamed file never counts as a
-// result without calls.
-func readResults(env *cliEnv, name string) ([]globalsearch.Result, error) {
-	var r io.Reader = env.stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "read results: %v", err)
-		}
-		defer f.Close()
-		r = f
-	}
-	return decodeResults(r, name, maxResultFileBytes)
-}
-
-// decodeResults decodes the results of r one value at a time, reading at
-// most limit+1 bytes: a file past the limit is refused when the limit is
-// reached and one that is not JSON at its first bad value, so neither is
-// held whole (docs/contract.md#calibrate; reading /dev/zero whole first
-// took 623 MB).
-func decodeResults(r io.Reader, name string, limit int64) ([]globalsearch.Result, error) {
-	lr := &io.LimitedReader{R: r, N: limit + 1}
-	tooLarge := func() error {
-		return globalsearch.Errorf(globalsearch.KindInvalidInput, "%s is larger than %d MiB: no result is that large", name, limit>>20)
-	}
-	dec := json.NewDecoder(&squeezeSpace{r: lr})
-	var out []globalsearch.Result
-	for n := 1; ; n++ {
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if lr.N <= 0 {
-			return nil, tooLarge() // whatever the decoder made of the cut
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		var syntax *json.SyntaxError
-		if err != nil && !errors.As(err, &syntax) && !errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "read results from %s: %v", name, err)
-		}
-		if err != nil {
-			return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "%s: value %d is not JSON: %v", name, n, err)
-		}
-		res, err := decodeResult(raw)
-		if err != nil {
-			return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "%s: value %d is not a result as run --json writes it: %v", name, n, err)
-		}
-		out = append(out, res)
-	}
-	if len(out) == 0 {
-		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "%s holds no result", name)
-	}
-	return out, nil
-}
-
-// squeezeSpace passes JSON on with every run of whitespace outside strings
-// cut to one byte. json.Decoder keeps the whitespace before a value in its
-// buffer until the value ends, so 256 MiB of spaces would be held whole;
-// squeezed, what it holds is the values, which mean the same.
-type squeezeSpace struct {
-	r                        io.Reader
-	inString, escaped, space bool
-}
-
-func (s *squeezeSpace) Read(p []byte) (int, error) {
-	for {
-		n, err := s.r.Read(p)
-		kept := 0
-		for _, c := range p[:n] {
-			switch {
-			case s.inString:
-				s.inString = s.escaped || c != '"'
-				s.escaped = !s.escaped && c == '\\'
-			case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-				if s.space {
-					continue
-				}
-				s.space = true
-			default:
-				s.space, s.inString = false, c == '"'
-			}
-			p[kept] = c
-			kept++
-		}
-		if kept > 0 || err != nil || n == 0 {
-			return kept, err
-		}
-	}
-}
-
-// decodeResult decodes one result: an object with a query id and
-// diagnostics. Unknown fields are allowed, so a newer version's results
-// still read.
-func decodeResult(raw json.RawMessage) (globalsearch.Result, error) {
-	var probe struct {
-		QueryID     string          `json:"queryId"`
-		Diagnostics json.RawMessage `json:"diagnostics"`
-	}
-	if err := json.Unmarshal(raw, &probe); err != nil {
-		return globalsearch.Result{}, err
-	}
-	if probe.QueryID == "" || len(probe.Diagnostics) == 0 {
-		return globalsearch.Result{}, errors.New("it has no queryId or no diagnostics")
-	}
-	var res globalsearch.Result
-	err := json.Unmarshal(raw, &res)
-	return res, err
-}
-
 // tableResults reads the results of ids from the runs table.
 func tableResults(ctx context.Context, table string, ids []string) ([]globalsearch.Result, error) {
 	client, err := dynamoDBClient(ctx)
@@ -307,18 +190,8 @@ func tableResults(ctx context.Context, table string, ids []string) ([]globalsear
 	if err != nil {
 		return nil, err
 	}
-	out := make([]globalsearch.Result, 0, len(ids))
-	for _, id := range ids {
-		res, err := runs.Result(ctx, id)
-		if err != nil {
-			if errors.Is(err, globalsearch.ErrNotFound) {
-				return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "query id %s has no result in table %s", id, table)
-			}
-			return nil, missingTable(fmt.Errorf("read result of %s: %w", id, err), table)
-		}
-		out = append(out, res)
-	}
-	return out, nil
+	out, err := recorded.FromRuns(ctx, runs, table, ids)
+	return out, missingTable(err, table)
 }
 
 // printCalibration prints c for a person: the rates, then the headroom

@@ -1,6 +1,7 @@
 package globalsearch_test
 
 import (
+	"maps"
 	"os/exec"
 	"slices"
 	"strings"
@@ -18,10 +19,10 @@ import (
 // calls through the ports. A platform format (shared/taskerror: the error
 // a Step Functions task hands on) is no domain rule, but adapters and
 // edges both read it, so both may import it, and it imports nothing of the
-// module. Only the mains (cmd/*, functions/*), tests and the wiring
-// packages wire adapters together: a wiring package (shared/llm/provider:
-// a model spec to an open model) is the mains' choice of adapter, shared
-// by them, so it may import adapters but no edge. Every other package under shared/ is an adapter (or an
+// module. Only the mains (cmd/*, functions/*), the harnesses, the wiring
+// packages and tests wire adapters together: a wiring package
+// (shared/llm/provider: a model spec to an open model) is the mains' choice
+// of adapter, shared by them, so it may import adapters but no edge. Every other package under shared/ is an adapter (or an
 // adapter's conformance suite or test helper, held to the same rule): the
 // list is read from the module, so a new adapter is checked the day it is
 // added.
@@ -32,6 +33,13 @@ var (
 	edges    = []string{"shared/api", "shared/workflow"}
 	platform = []string{"shared/taskerror"}
 	wiring   = []string{"shared/llm/provider"}
+	// harnesses run an edge in process on the local twins, for the CLI
+	// (shared/lambdalocal: `globalsearch invoke`; shared/localserver: serve's
+	// API and page): they may import the edges, the in-process twins (the
+	// execution stand-in, the runs store) and serve's request guard, and no
+	// other adapter.
+	harnesses = []string{"shared/lambdalocal", "shared/localserver"}
+	inProcess = []string{"shared/localrun", "shared/store/memstore", "shared/localhttp"}
 )
 
 // adapters lists the packages under shared/ that are neither in the domain,
@@ -45,7 +53,7 @@ func adapters(t *testing.T) []string {
 	for _, pkg := range strings.Fields(string(out)) {
 		rest, ok := strings.CutPrefix(pkg, module)
 		require.True(t, ok, "go list printed %q, outside the module", pkg)
-		if !slices.Contains(domain, rest) && !slices.Contains(platform, rest) && !slices.Contains(wiring, rest) && !slices.ContainsFunc(edges, func(e string) bool {
+		if !slices.Contains(domain, rest) && !slices.Contains(platform, rest) && !slices.Contains(wiring, rest) && !slices.Contains(harnesses, rest) && !slices.ContainsFunc(edges, func(e string) bool {
 			return rest == e || strings.HasPrefix(rest, e+"/")
 		}) {
 			found = append(found, rest)
@@ -65,7 +73,7 @@ func TestAdaptersAreDerived(t *testing.T) {
 	} {
 		assert.Contains(t, got, want)
 	}
-	for _, p := range slices.Concat(domain, edges, platform, wiring) {
+	for _, p := range slices.Concat(domain, edges, platform, wiring, harnesses) {
 		assert.NotContains(t, got, p)
 	}
 }
@@ -103,6 +111,10 @@ func TestNoAdapterImportsAnother(t *testing.T) {
 	for _, p := range adapterPkgs {
 		withAdapters[p] = true
 	}
+	harnessMay := maps.Clone(outside)
+	for _, p := range slices.Concat(edges, inProcess) {
+		harnessMay[p] = true
+	}
 	tests := []struct {
 		layer   string
 		pkgs    []string
@@ -113,6 +125,7 @@ func TestNoAdapterImportsAnother(t *testing.T) {
 		{"adapter", adapterPkgs, outside},
 		{"edge", edges, outside},
 		{"wiring", wiring, withAdapters},
+		{"harness", harnesses, harnessMay},
 	}
 	for _, tc := range tests {
 		for _, pkg := range tc.pkgs {

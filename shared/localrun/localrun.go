@@ -162,8 +162,10 @@ func (s *Starter) Done(name string) <-chan struct{} {
 
 // Stop stops the execution name: it cancels the search's context with
 // cause and returns once the search has returned, so nothing of the run is
-// written after Stop. Stopping an execution that already ended is no
-// error; one that never started is not found.
+// written after Stop. Stopping an execution that already ended, or never
+// started, is no error, as execution.Starter's is: there is nothing left
+// to stop, and the API records the cancel of a query recorded but not run
+// (docs/contract.md#cancel).
 func (s *Starter) Stop(ctx context.Context, name, cause string) error {
 	s.mu.Lock()
 	x, ok := s.runs[name]
@@ -173,7 +175,7 @@ func (s *Starter) Stop(ctx context.Context, name, cause string) error {
 	}
 	s.mu.Unlock()
 	if !ok {
-		return globalsearch.Errorf(globalsearch.KindNotFound, "no execution named %s", name)
+		return nil
 	}
 	select {
 	case <-x.done:
@@ -182,6 +184,11 @@ func (s *Starter) Stop(ctx context.Context, name, cause string) error {
 		return ctx.Err()
 	}
 }
+
+// Wait returns once every execution started so far has ended, stopping
+// none: a one-shot process (`globalsearch invoke api`) lets the search it
+// started finish, as the state machine would, before it exits.
+func (s *Starter) Wait() { s.wg.Wait() }
 
 // Close stops every execution still running and waits for them all.
 func (s *Starter) Close() {

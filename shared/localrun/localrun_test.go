@@ -160,10 +160,24 @@ func TestStopOfAFinishedExecutionKeepsItsStatus(t *testing.T) {
 	assert.Equal(t, localrun.StatusSucceeded, f.status(t, "q-1"))
 }
 
-func TestStopOfAnUnknownExecutionIsNotFound(t *testing.T) {
+// As StopExecution of a missing execution is to execution.Starter: the
+// API's DELETE of a query recorded but never started records its cancel.
+func TestStopOfAnUnknownExecutionIsNoError(t *testing.T) {
 	f := newFixture(t)
-	err := f.starter.Stop(context.Background(), "q-none", "cancel")
-	assert.Equal(t, globalsearch.KindNotFound, globalsearch.KindOf(err))
+	assert.NoError(t, f.starter.Stop(context.Background(), "q-none", "cancel"))
+	status, _, err := f.starter.Execution(context.Background(), "q-none")
+	require.NoError(t, err)
+	assert.Empty(t, status, "a stop starts nothing")
+}
+
+// Wait lets every execution finish, stopping none.
+func TestWaitLetsExecutionsFinish(t *testing.T) {
+	f := newFixture(t)
+	require.NoError(t, f.starter.Start(context.Background(), "q-1", f.input(t, "q-1", "What are the main themes?")))
+	<-f.model.entered
+	close(f.model.gate)
+	f.starter.Wait()
+	assert.Equal(t, localrun.StatusSucceeded, f.status(t, "q-1"))
 }
 
 func TestStopGivesUpWhenItsContextEnds(t *testing.T) {
