@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexsource"
 	"github.com/graphrag-global/graphrag-global/shared/recorded"
 	"github.com/graphrag-global/graphrag-global/shared/store"
 )
@@ -191,7 +192,7 @@ func tableResults(ctx context.Context, table string, ids []string) ([]globalsear
 		return nil, err
 	}
 	out, err := recorded.FromRuns(ctx, runs, table, ids)
-	return out, missingTable(err, table)
+	return out, indexsource.MissingTable(err, table)
 }
 
 // printCalibration prints c for a person: the rates, then the headroom

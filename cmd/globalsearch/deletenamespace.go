@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexsource"
 )
 
 // deleteNamespaceCommand empties a namespace of a DynamoDB index table:
@@ -27,12 +28,12 @@ func deleteNamespaceCommand(ctx context.Context, env *cliEnv, args []string) err
 	case !globalsearch.ValidNamespace(*namespace):
 		return errNamespaceFlag
 	}
-	s, err := openIndexTable(ctx, *table, false)
+	s, err := indexsource.OpenTable(ctx, *table, false)
 	if err != nil {
 		return err
 	}
 	if err := s.DeleteNamespace(ctx, *namespace); err != nil {
-		return missingTable(err, *table)
+		return indexsource.MissingTable(err, *table)
 	}
 	fmt.Fprintf(env.stdout, "namespace %s in table %s: deleted\n", *namespace, *table)
 	return nil

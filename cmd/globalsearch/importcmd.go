@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/graphrag"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+	"github.com/graphrag-global/graphrag-global/shared/indexsource"
 )
 
 // unmatchedExamples is how many unmatched claims the summary shows per
@@ -65,27 +64,19 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return &usageError{"--create-table needs --table"}
 	}
 
-	if graphrag.Detect(*dir) == graphrag.ProjectRoot {
-		out := filepath.Join(*dir, graphrag.ProjectOutput)
-		return globalsearch.Errorf(globalsearch.KindInvalidInput, "import %s: a GraphRAG project root, whose output is in %s: give --dir %s", *dir, out, out)
-	}
 	opts.Progress = env.stderr
-	records, report, err := graphrag.Import(ctx, *dir, opts)
+	im := indexsource.Import{Dir: *dir, Options: opts, Namespace: *namespace, Out: *out, Table: *table, CreateTable: *create}
+	records, report, err := im.Read(ctx)
 	if err != nil {
-		return fmt.Errorf("import %s: %w", *dir, err)
+		return err
 	}
 	printImportReport(env.stdout, report)
-	if len(records.Summaries) == 0 {
-		// As an index file without summaries is refused (docs/contract.md#ingest):
-		// written out, run would refuse the file; into a table, it would
-		// empty the namespace.
-		return globalsearch.Errorf(globalsearch.KindInvalidInput, "import %s: no community reports to import: %s", *dir, globalsearch.NoSummariesMessage)
+	if err := im.Write(ctx, records); err != nil {
+		return err
 	}
 	if *table != "" {
-		return replaceInTable(ctx, env.stdout, *table, *namespace, records, *create)
-	}
-	if err := indexfile.Save(*out, indexfile.File{Namespace: *namespace, Records: records}); err != nil {
-		return fmt.Errorf("write index file: %w", err)
+		printTableWrite(env.stdout, *table, *namespace, records)
+		return nil
 	}
 	fmt.Fprintf(env.stdout, "wrote namespace %s to %s\n", *namespace, *out)
 	return nil

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"flag"
+	"fmt"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
+	"github.com/graphrag-global/graphrag-global/shared/indexsource"
 )
 
 // indexOptions are the flags that choose where the index is read from:
@@ -49,101 +49,29 @@ func (o *indexOptions) check() error {
 	return o.graphrag.check()
 }
 
-// readNamespace is the namespace a GraphRAG folder is read into, known
-// before it is read; "" for the other sources.
-func (o *indexOptions) readNamespace() string {
-	if o.graphrag.dir == "" {
-		return ""
+// source is the index the flags name; env, when not nil, gets on stderr
+// what a GraphRAG folder read in memory held.
+func (o *indexOptions) source(env *cliEnv) indexsource.Source {
+	s := indexsource.Source{File: o.file, Table: o.table, Namespace: o.namespace,
+		GraphRAG: &indexsource.GraphRAGOptions{Dir: o.graphrag.dir, Content: o.graphrag.content, Excerpts: o.graphrag.excerpts}}
+	if env != nil {
+		s.Note = func(line string) { fmt.Fprintln(env.stderr, terminalText(line)) }
 	}
-	return cmp.Or(o.namespace, globalsearch.SpecDefaults.Namespace)
+	return s
 }
 
-// open returns the index and the namespace a search defaults to: the one an
-// index file holds, the one a GraphRAG folder was read into, or
-// docs/contract.md#request's default for a table, which holds many.
+// readNamespace is indexsource.Source.ReadNamespace of the flags.
+func (o *indexOptions) readNamespace() string { return o.source(nil).ReadNamespace() }
+
+// open checks the flags and opens the index (indexsource.Source.Open).
 func (o *indexOptions) open(ctx context.Context, env *cliEnv) (globalsearch.Index, string, error) {
 	if err := o.check(); err != nil {
 		return nil, "", err
 	}
-	switch {
-	case o.graphrag.dir != "":
-		return o.graphrag.open(ctx, env, o.readNamespace())
-	case o.table != "":
-		s, err := openIndexTable(ctx, o.table, false)
-		if err != nil {
-			return nil, "", err
-		}
-		// A table holds many namespaces: no file namespace, so the
-		// request's defaults (GRAPHRAG_NAMESPACE, else "default") decide.
-		return tableIndex{s, o.table}, "", nil
+	if o.graphrag.dir != "" && !globalsearch.ValidNamespace(o.readNamespace()) {
+		return nil, "", errNamespaceFlag
 	}
-	return openIndexFile(o.file, "--graphrag")
-}
-
-// openIndexFile loads an index file into the embedded store; search is
-// the flag that would read a GraphRAG folder given in its place
-// (loadIndexFile).
-func openIndexFile(path, search string) (*fileIndex, string, error) {
-	f, err := loadIndexFile(path, search, "--out index.json")
-	if err != nil {
-		return nil, "", err
-	}
-	s := memstore.New()
-	if err := s.ReplaceNamespace(context.Background(), f.Namespace, f.Records); err != nil {
-		return nil, "", err
-	}
-	index := &fileIndex{Store: s, what: "the index file " + path, namespace: f.Namespace}
-	if err := globalsearch.CheckHierarchy(f.Summaries); err != nil {
-		// Kept for the first search rather than refused here: serve and
-		// mcp start on such a file and answer each search with the error.
-		index.corrupt = &corruptIndexFile{path: path, err: err}
-	}
-	return index, f.Namespace, nil
-}
-
-// corruptIndexFile is a corrupt hierarchy (docs/contract.md#hierarchy) in an
-// index file the user gave. The file is the user's malformed input, so the
-// CLI exits 2 for it as for any other (docs/contract.md#errors); its kind
-// stays corrupt index, which serve answers 422 corrupt_index. A corrupt
-// namespace read from a table is stored data, not this command's input:
-// it keeps exit 1, and on AWS the Lambda error name CorruptIndexError.
-type corruptIndexFile struct {
-	path string
-	err  error
-}
-
-func (e *corruptIndexFile) Error() string { return "index file " + e.path + ": " + e.err.Error() }
-
-func (e *corruptIndexFile) Unwrap() error { return e.err }
-
-// fileIndex is an index file: it holds exactly one namespace, so asking it
-// for another is a mistake to report, not an empty search. The embedded
-// store alone would read any other namespace as empty (as DynamoDB does),
-// and the search would end no_results without saying why.
-type fileIndex struct {
-	*memstore.Store
-	// what names the source in messages: "the index file F".
-	what, namespace string
-	// corrupt is the file's corrupt hierarchy, which every search of it
-	// meets; nil for a sound file.
-	corrupt error
-}
-
-func (f *fileIndex) check(namespace string) error {
-	if namespace == f.namespace {
-		return nil
-	}
-	return globalsearch.Errorf(globalsearch.KindInvalidInput,
-		"%s holds namespace %q, not %q: search %q or leave the namespace out", f.what, f.namespace, namespace, f.namespace)
-}
-
-// Open implements globalsearch.Index.
-func (f *fileIndex) Open(ctx context.Context, namespace string) (globalsearch.Snapshot, error) {
-	if err := f.check(namespace); err != nil {
-		return nil, err
-	}
-	if f.corrupt != nil {
-		return nil, f.corrupt
-	}
-	return f.Store.Open(ctx, namespace)
+	// The source's own invalid input (a missing AWS region, a folder with
+	// no reports) keeps its kind, which exits 2 as a usageError does.
+	return o.source(env).Open(ctx)
 }

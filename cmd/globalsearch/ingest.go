@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexsource"
 )
 
 // ingestCommand uploads an index file into the DynamoDB index table,
@@ -28,17 +29,21 @@ func ingestCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return errNamespaceFlag
 	}
 	// Validate before spending: a bad file is refused before any AWS call.
-	f, err := loadIndexFile(*file, "", "--table "+*table+" --namespace NS")
+	f, err := indexsource.LoadFile(*file, "", "--table "+*table+" --namespace NS")
 	if err != nil {
 		return err
 	}
 	// A corrupt hierarchy stored would fail every search of the namespace.
 	if err := globalsearch.CheckHierarchy(f.Summaries); err != nil {
-		return &corruptIndexFile{path: *file, err: err}
+		return &indexsource.CorruptFileError{Path: *file, Err: err}
 	}
 	ns := f.Namespace
 	if *namespace != "" {
 		ns = *namespace
 	}
-	return replaceInTable(ctx, env.stdout, *table, ns, f.Records, *create)
+	if err := indexsource.ReplaceInTable(ctx, *table, ns, f.Records, *create); err != nil {
+		return err
+	}
+	printTableWrite(env.stdout, *table, ns, f.Records)
+	return nil
 }

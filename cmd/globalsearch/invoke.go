@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexsource"
 	"github.com/graphrag-global/graphrag-global/shared/lambdalocal"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
@@ -70,7 +71,7 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err := lambdalocal.CheckEvent(name, *eventFile, payload); err != nil {
 		return invokeRefusal(err)
 	}
-	idx, fileNamespace, err := openIndexFile(*indexFile, "")
+	idx, fileNamespace, err := indexsource.OpenFile(*indexFile, "")
 	if err != nil {
 		return err
 	}

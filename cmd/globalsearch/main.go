@@ -16,6 +16,7 @@ import (
 	"sort"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexsource"
 )
 
 // command is one subcommand. run gets the arguments after the subcommand's
@@ -106,7 +107,7 @@ func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []
 	if errors.As(err, &nothing) {
 		return exitNothingToSearch
 	}
-	var corrupt *corruptIndexFile
+	var corrupt *indexsource.CorruptFileError
 	if errors.As(err, &corrupt) {
 		return 2 // the user's index file is malformed: invalid input
 	}
