@@ -28,12 +28,8 @@ func deleteNamespaceCommand(ctx context.Context, env *cliEnv, args []string) err
 	case !globalsearch.ValidNamespace(*namespace):
 		return errNamespaceFlag
 	}
-	s, err := indexsource.OpenTable(ctx, *table, false)
-	if err != nil {
+	if err := indexsource.DeleteNamespace(ctx, *table, *namespace); err != nil {
 		return err
-	}
-	if err := s.DeleteNamespace(ctx, *namespace); err != nil {
-		return indexsource.MissingTable(err, *table)
 	}
 	fmt.Fprintf(env.stdout, "namespace %s in table %s: deleted\n", *namespace, *table)
 	return nil

@@ -28,22 +28,10 @@ func ingestCommand(ctx context.Context, env *cliEnv, args []string) error {
 	case *namespace != "" && !globalsearch.ValidNamespace(*namespace):
 		return errNamespaceFlag
 	}
-	// Validate before spending: a bad file is refused before any AWS call.
-	f, err := indexsource.LoadFile(*file, "", "--table "+*table+" --namespace NS")
+	ns, records, err := indexsource.Ingest(ctx, *file, *table, *namespace, *create)
 	if err != nil {
 		return err
 	}
-	// A corrupt hierarchy stored would fail every search of the namespace.
-	if err := globalsearch.CheckHierarchy(f.Summaries); err != nil {
-		return &indexsource.CorruptFileError{Path: *file, Err: err}
-	}
-	ns := f.Namespace
-	if *namespace != "" {
-		ns = *namespace
-	}
-	if err := indexsource.ReplaceInTable(ctx, *table, ns, f.Records, *create); err != nil {
-		return err
-	}
-	printTableWrite(env.stdout, *table, ns, f.Records)
+	printTableWrite(env.stdout, *table, ns, records)
 	return nil
 }
