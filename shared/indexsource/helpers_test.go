@@ -1,0 +1,126 @@
+package indexsource
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+	"github.com/graphrag-global/graphrag-global/shared/store"
+	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
+)
+
+// The rows of a small GraphRAG output folder with claims and text units.
+type (
+	testReport struct {
+		Community int64  `parquet:"community"`
+		Level     int64  `parquet:"level"`
+		Parent    int64  `parquet:"parent"`
+		Title     string `parquet:"title"`
+		Summary   string `parquet:"summary"`
+	}
+	testCommunity struct {
+		Community int64    `parquet:"community"`
+		Level     int64    `parquet:"level"`
+		Parent    int64    `parquet:"parent"`
+		EntityIDs []string `parquet:"entity_ids,list"`
+	}
+	testEntity struct {
+		ID    string `parquet:"id"`
+		Title string `parquet:"title"`
+	}
+	testCovariate struct {
+		ID          string `parquet:"id"`
+		SubjectID   string `parquet:"subject_id"`
+		ObjectID    string `parquet:"object_id"`
+		Description string `parquet:"description"`
+		TextUnitID  string `parquet:"text_unit_id"`
+		SourceText  string `parquet:"source_text"`
+	}
+	testTextUnit struct {
+		ID         string `parquet:"id"`
+		Text       string `parquet:"text"`
+		DocumentID string `parquet:"document_id"`
+	}
+)
+
+func writeRows[T any](t *testing.T, dir, name string, rows []T) {
+	t.Helper()
+	require.NoError(t, parquet.WriteFile(filepath.Join(dir, name), rows))
+}
+
+// writeFolder writes a GraphRAG output folder: a root over two leaves, one
+// claim on each leaf, each citing a text unit.
+func writeFolder(t *testing.T, dir string) string {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	writeRows(t, dir, "community_reports.parquet", []testReport{
+		{Community: 0, Level: 0, Parent: -1, Title: "Harbour", Summary: "The harbour economy changed over the decade."},
+		{Community: 1, Level: 1, Parent: 0, Title: "Fisheries", Summary: "Fishing quotas were cut and the fleet shrank."},
+		{Community: 2, Level: 1, Parent: 0, Title: "Solar", Summary: "Solar farms replaced diesel generators on the islands."},
+	})
+	writeRows(t, dir, "communities.parquet", []testCommunity{
+		{Community: 0, Level: 0, Parent: -1, EntityIDs: []string{"e1", "e2"}},
+		{Community: 1, Level: 1, Parent: 0, EntityIDs: []string{"e1"}},
+		{Community: 2, Level: 1, Parent: 0, EntityIDs: []string{"e2"}},
+	})
+	writeRows(t, dir, "entities.parquet", []testEntity{{ID: "e1", Title: "FLEET"}, {ID: "e2", Title: "GRID"}})
+	writeRows(t, dir, "covariates.parquet", []testCovariate{
+		{ID: "k1", SubjectID: "FLEET", ObjectID: "QUOTA", Description: "the fleet shrank by half", TextUnitID: "t1", SourceText: "Half the boats were laid up."},
+		{ID: "k2", SubjectID: "GRID", ObjectID: "SOLAR", Description: "solar met half of demand", TextUnitID: "t2", SourceText: "By 2030 solar met half of demand."},
+	})
+	writeRows(t, dir, "text_units.parquet", []testTextUnit{
+		{ID: "t1", Text: "The harbour report. Half the boats were laid up. Quotas fell again.", DocumentID: "d1"},
+		{ID: "t2", Text: "The energy report. By 2030 solar met half of demand.", DocumentID: "d2"},
+	})
+	return dir
+}
+
+// smallIndex is an index file of namespace "tiny": a root over two leaves.
+func smallIndex() indexfile.File {
+	return indexfile.File{Namespace: "tiny", Records: globalsearch.Records{
+		Summaries: []globalsearch.Summary{
+			{ID: "root", Level: 0, Summary: "The harbour economy changed over the decade."},
+			{ID: "fish", Level: 1, ParentCommunityID: "root", Summary: "Fishing quotas were cut and the fleet shrank."},
+			{ID: "solar", Level: 1, ParentCommunityID: "root", Summary: "Solar farms replaced diesel generators on the islands."},
+		},
+		Claims: []globalsearch.Claim{{ID: "k1", CommunityID: "solar", Subject: "Grid", Object: "Solar", Description: "solar share rose", SourceChunkIDs: []string{"c1"}}},
+		Chunks: []globalsearch.Chunk{{ID: "c1", Text: "By 2030 solar met half of demand."}},
+	}}
+}
+
+func writeIndex(t *testing.T, f indexfile.File) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "index.json")
+	require.NoError(t, indexfile.Save(path, f))
+	return path
+}
+
+// minidynEnv points the standard AWS configuration chain at a fresh
+// minidyn, as a user would point it at DynamoDB Local, and returns a store
+// over table to check what was written. It sets process environment, so
+// its tests do not run in parallel.
+func minidynEnv(t *testing.T, table string) *store.Index {
+	endpoint, _ := testenv.MinidynEndpoint(t)
+	dir := t.TempDir()
+	for k, v := range map[string]string{
+		"AWS_ENDPOINT_URL_DYNAMODB":   endpoint,
+		"AWS_REGION":                  "us-east-1",
+		"AWS_ACCESS_KEY_ID":           "test",
+		"AWS_SECRET_ACCESS_KEY":       "test",
+		"AWS_SESSION_TOKEN":           "",
+		"AWS_PROFILE":                 "",
+		"AWS_CONFIG_FILE":             filepath.Join(dir, "config"),
+		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "credentials"),
+		"AWS_EC2_METADATA_DISABLED":   "true",
+	} {
+		t.Setenv(k, v)
+	}
+	idx, err := store.NewIndex(store.NewClient(testenv.DynamoDBClient(t, endpoint)), table)
+	require.NoError(t, err)
+	return idx
+}
