@@ -138,8 +138,6 @@ func TestGraphragEqualsImportThenSearch(t *testing.T) {
 func TestGraphragFlag(t *testing.T) {
 	root := t.TempDir()
 	out := writeGraphragFolder(t, filepath.Join(root, "output"))
-	empty := t.TempDir()
-	require.NoError(t, parquet.WriteFile(filepath.Join(empty, "community_reports.parquet"), []importTestReport{}))
 	index := writeIndex(t, smallIndex())
 	q := []string{"--query", "How did solar power change?", "--no-cache"}
 
@@ -158,28 +156,6 @@ func TestGraphragFlag(t *testing.T) {
 		assert.Equal(t, "--graphrag "+out+": 3 summaries (2 leaves), 2 of 2 claims, 2 chunks\n", errOut.String(), "what was read, on stderr")
 	})
 
-	t.Run("claims left out are counted", func(t *testing.T) {
-		dir := writeGraphragFolder(t, filepath.Join(t.TempDir(), "output"))
-		writeRows(t, dir, "covariates.parquet", []graphragTestCovariate{
-			{ID: "k1", SubjectID: "FLEET", Description: "the fleet shrank by half", TextUnitID: "t1", SourceText: "Half the boats were laid up."},
-			{ID: "k9", SubjectID: "NOBODY", Description: "no such entity", TextUnitID: "t1", SourceText: "Quotas fell again."},
-		})
-		env, _, errOut := testEnv("")
-		require.Equal(t, 0, runMain(context.Background(), env, []string{"plan", "--graphrag", dir, "--query", "q"}), errOut.String())
-		assert.Equal(t, "--graphrag "+dir+": 3 summaries (2 leaves), 1 of 2 claims, 1 chunk; 1 claim not stored (`globalsearch import graphrag --dir "+dir+" --out FILE` lists why)\n", errOut.String())
-	})
-
-	t.Run("import warnings are printed", func(t *testing.T) {
-		dir := t.TempDir()
-		writeRows(t, dir, "community_reports.parquet", []importTestReport{
-			{Community: 0, Level: 0, Parent: -1, Title: "Root", Summary: "root summary"},
-			{Community: 1, Level: 1, Parent: 7, Title: "Orphan", Summary: "a parent without a report"},
-		})
-		env, _, errOut := testEnv("")
-		require.Equal(t, 0, runMain(context.Background(), env, []string{"plan", "--graphrag", dir, "--query", "q"}), errOut.String())
-		assert.Contains(t, errOut.String(), "--graphrag "+dir+": warning: ")
-	})
-
 	tests := []struct {
 		name string
 		args []string
@@ -193,9 +169,6 @@ func TestGraphragFlag(t *testing.T) {
 		{"bad --content", []string{"--graphrag", root, "--content", "title"}, `--content must be "summary" or "full_content"`},
 		{"bad namespace", []string{"--graphrag", root, "--namespace", "Bad NS"}, globalsearch.NamespaceRule},
 		{"missing folder", []string{"--graphrag", filepath.Join(root, "nope")}, "GraphRAG output folder " + filepath.Join(root, "nope") + ": no such folder"},
-		{"not a GraphRAG folder", []string{"--graphrag", t.TempDir()}, "is not a GraphRAG output folder: neither it nor "},
-		{"a parquet file", []string{"--graphrag", filepath.Join(out, "entities.parquet")}, "entities.parquet is a parquet file: give the GraphRAG output folder that holds it (" + out + ")"},
-		{"no reports", []string{"--graphrag", empty}, "--graphrag " + empty + ": no community reports to search"},
 		{"the request before the folder", []string{"--graphrag", filepath.Join(root, "nope"), "--query", " "}, "query must not be empty"},
 	}
 	for _, tc := range tests {
@@ -210,23 +183,18 @@ func TestGraphragFlag(t *testing.T) {
 	}
 }
 
-// TestIndexGivenAGraphragPath: --index pointed at a GraphRAG output folder,
-// a project root or one of its parquet files says what the path is and how
-// to search it (--graphrag) or import it, in every command that reads an
-// index file.
+// TestIndexGivenAGraphragPath: --index pointed at a GraphRAG output folder
+// says what the path is and how to search it (--graphrag) or import it, in
+// every command that reads an index file (shared/indexsource tests the
+// project root and the parquet files).
 func TestIndexGivenAGraphragPath(t *testing.T) {
 	root := t.TempDir()
 	out := writeGraphragFolder(t, filepath.Join(root, "output"))
-	stray := filepath.Join(t.TempDir(), "data.parquet")
-	require.NoError(t, parquet.WriteFile(stray, []graphragTestEntity{{ID: "e1", Title: "X"}}))
 	importOut := "import it with `globalsearch import graphrag --dir " + out + " --out index.json`"
 	paths := []struct {
 		name, path, want string
 	}{
 		{"output folder", out, out + " is a GraphRAG output folder: search it with --graphrag " + out + ", or " + importOut},
-		{"project root", root, root + " is a GraphRAG project root, whose output is in " + out + ": search it with --graphrag " + out + ", or " + importOut},
-		{"parquet file", filepath.Join(out, "community_reports.parquet"), " is a parquet file of the GraphRAG output folder " + out + ": search it with --graphrag " + out},
-		{"stray parquet file", stray, stray + " is a parquet file; a GraphRAG output folder holds community_reports.parquet: search or import that folder"},
 	}
 	event := filepath.Join("..", "..", "events", "prepare.json")
 	commands := []struct {
