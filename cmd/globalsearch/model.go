@@ -3,19 +3,11 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/llm/provider"
-)
-
-// Environment variables the model flags read.
-const (
-	envPriceIn  = "GRAPHRAG_PRICE_IN"
-	envPriceOut = "GRAPHRAG_PRICE_OUT"
 )
 
 // The providers --model names, as the other commands test them.
@@ -32,8 +24,10 @@ type modelOptions struct {
 	timeout           durationFlag
 	kinds             modelKindOptions
 	stages            stageOptions
-	// envRead is set once resolve has applied GRAPHRAG_PRICE_IN/OUT.
+	// envRead is set once resolve has read the environment into priced
+	// and timeout.
 	envRead bool
+	priced  *globalsearch.Prices
 }
 
 // priceFlag is a USD price per 1,000 tokens; set says whether it was given,
@@ -84,18 +78,18 @@ func (f *durationFlag) Set(s string) error {
 
 func (o *modelOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.spec, "model", provider.Offline, "model: "+provider.Usage)
-	fs.Var(&o.priceIn, "price-in", "USD per 1,000 input tokens, to print a cost (default $"+envPriceIn+")")
-	fs.Var(&o.priceOut, "price-out", "USD per 1,000 output tokens, to print a cost (default $"+envPriceOut+")")
+	fs.Var(&o.priceIn, "price-in", "USD per 1,000 input tokens, to print a cost (default $"+globalsearch.EnvPriceIn+")")
+	fs.Var(&o.priceOut, "price-out", "USD per 1,000 output tokens, to print a cost (default $"+globalsearch.EnvPriceOut+")")
 	fs.Var(&o.timeout, "model-timeout", "longest wait for one model call, e.g. 90s (default $"+provider.EnvTimeout+", else "+provider.DefaultTimeout.String()+")")
 	o.kinds.register(fs)
 	o.stages.register(fs)
 }
 
 // resolve checks the stages' models and the kind flags against them, and
-// fills the prices and the timeout not given as flags from the
-// environment, checking the prices come as a pair. open calls it; a
-// command that prices without opening a model (plan) must call it before
-// cost for the environment to count. Calling it again does nothing.
+// reads the prices (prices) and the timeout, each flag standing in for
+// its variable. open calls it; a command that prices without opening a
+// model (plan) must call it before cost for the environment to count.
+// Calling it again does nothing.
 func (o *modelOptions) resolve(env *cliEnv) error {
 	if o.envRead {
 		return nil
@@ -103,22 +97,9 @@ func (o *modelOptions) resolve(env *cliEnv) error {
 	if err := o.stageSpecs().Check(o.kinds.kind()); err != nil {
 		return asUsage(err)
 	}
-	for _, p := range []struct {
-		flag *priceFlag
-		name string
-	}{{&o.priceIn, envPriceIn}, {&o.priceOut, envPriceOut}} {
-		if p.flag.set {
-			continue
-		}
-		v, ok := env.lookupEnv(p.name)
-		if !ok || strings.TrimSpace(v) == "" {
-			continue
-		}
-		usd, err := globalsearch.ParsePrice(v)
-		if err != nil {
-			return &usageError{fmt.Sprintf("%s: %v", p.name, err)}
-		}
-		*p.flag = priceFlag{usd: usd, set: true}
+	prices, err := o.readPrices(env)
+	if err != nil {
+		return err
 	}
 	if !o.timeout.set {
 		d, err := provider.TimeoutFromEnv(env.lookupEnv)
@@ -127,12 +108,7 @@ func (o *modelOptions) resolve(env *cliEnv) error {
 		}
 		o.timeout.d = d
 	}
-	o.envRead = true
-	// One price alone would print a cost that silently leaves out half the
-	// bill.
-	if o.priceIn.set != o.priceOut.set {
-		return &usageError{"--price-in and --price-out (or " + envPriceIn + " and " + envPriceOut + ") go together: give both or neither"}
-	}
+	o.priced, o.envRead = prices, true
 	return nil
 }
 

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/llm/provider"
+	"github.com/graphrag-global/graphrag-global/shared/localengine"
 )
 
 // stageOptions are the flags that give the map and the reduce stage a
@@ -58,36 +58,29 @@ func (o *modelOptions) stageSpecs() provider.Stages {
 // mapSpec is the --model value the map stage calls.
 func (o *modelOptions) mapSpec() string { return o.stageSpecs().MapSpec() }
 
-// prices are the stages' prices (docs/contract.md#cost) by
-// globalsearch.PricesFromEnv's rule, the flags standing in for the
-// variables they name; nil when none is given. resolve must have run.
+// prices are the stages' prices (docs/contract.md#cost), nil when none is
+// given, as resolve read them.
 func (o *modelOptions) prices(env *cliEnv) (*globalsearch.Prices, error) {
-	flags := map[string]*priceFlag{
+	if err := o.resolve(env); err != nil {
+		return nil, err
+	}
+	return o.priced, nil
+}
+
+// readPrices applies globalsearch.PricesFromEnv's rule once to the price
+// flags and the environment, each flag standing in for the variable it
+// names: one rule for which prices pair and which stage falls back.
+func (o *modelOptions) readPrices(env *cliEnv) (*globalsearch.Prices, error) {
+	given := map[string]string{}
+	for name, f := range map[string]*priceFlag{
 		globalsearch.EnvPriceIn: &o.priceIn, globalsearch.EnvPriceOut: &o.priceOut,
 		globalsearch.EnvMapPriceIn: &o.stages.mapIn, globalsearch.EnvMapPriceOut: &o.stages.mapOut,
 		globalsearch.EnvReducePriceIn: &o.stages.reduceIn, globalsearch.EnvReducePriceOut: &o.stages.reduceOut,
-	}
-	prices, err := globalsearch.PricesFromEnv(func(name string) (string, bool) {
-		if f := flags[name]; f != nil && f.set {
-			return f.String(), true
+	} {
+		if f.set {
+			given[name] = f.String()
 		}
-		if name == globalsearch.EnvPriceIn || name == globalsearch.EnvPriceOut {
-			return "", false // resolve has read these already
-		}
-		return env.lookupEnv(name)
-	})
-	if err != nil {
-		return nil, &usageError{err.Error()}
 	}
-	return prices, nil
-}
-
-// openStages opens each stage's model (provider.OpenStages); a stage with
-// --model's own spec shares the one model.
-func (o *modelOptions) openStages(ctx context.Context, env *cliEnv) (mapModel, reduceModel globalsearch.Model, err error) {
-	if err := o.resolve(env); err != nil {
-		return nil, nil, err
-	}
-	mapModel, reduceModel, err = provider.OpenStages(ctx, o.stageSpecs(), o.providerOptions(env, ""))
-	return mapModel, reduceModel, asUsage(err)
+	prices, err := globalsearch.PricesFromEnv(localengine.Lookup(given, env.lookupEnv))
+	return prices, asUsage(err)
 }
