@@ -21,7 +21,7 @@ import (
 // edges both read it, so both may import it, and it imports nothing of the
 // module. Only the mains (cmd/*, functions/*), the harnesses, the wiring
 // packages and tests wire adapters together: a wiring package
-// (shared/llm/provider: a model spec to an open model) is the mains' choice
+// (shared/llm/provider: a model spec to an open model; shared/localengine: the CLI's in-process engine) is the mains' choice
 // of adapter, shared by them, so it may import adapters but no edge. Every other package under shared/ is an adapter (or an
 // adapter's conformance suite or test helper, held to the same rule): the
 // list is read from the module, so a new adapter is checked the day it is
@@ -32,7 +32,7 @@ var (
 	domain   = []string{"shared/globalsearch", "shared/batch", "shared/tokens", "shared/strictjson", "shared/aimd"}
 	edges    = []string{"shared/api", "shared/workflow"}
 	platform = []string{"shared/taskerror"}
-	wiring   = []string{"shared/llm/provider"}
+	wiring   = []string{"shared/llm/provider", "shared/localengine"}
 	// harnesses run an edge in process on the local twins, for the CLI
 	// (shared/lambdalocal: `globalsearch invoke`; shared/localserver: serve's
 	// API and page): they may import the edges, the in-process twins (the
