@@ -93,9 +93,6 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	// As deployed, prepare holds maxCostUsd and reduce prices the result
 	// with the prices the flags or GRAPHRAG_*_PRICE_* give (docs/contract.md#cost).
-	if err := model.resolve(env); err != nil {
-		return err
-	}
 	if engine.Prices, err = model.prices(env); err != nil {
 		return err
 	}

@@ -195,7 +195,7 @@ func TestMCPCommandUsage(t *testing.T) {
 	}{
 		{"no index", nil, "mcp needs --index FILE, --graphrag DIR or --table TABLE"},
 		{"unknown model", []string{"--index", "x.json", "--model", "gpt"}, `unknown --model "gpt"`},
-		{"one price alone", []string{"--index", "x.json", "--price-in", "1"}, "--price-in and --price-out"},
+		{"one price alone", []string{"--index", "x.json", "--price-in", "1"}, "(or GRAPHRAG_PRICE_IN and GRAPHRAG_PRICE_OUT) go together"},
 		{"stray argument", []string{"--index", "x.json", "extra"}, `unexpected argument "extra"`},
 		{"cache and no cache", []string{"--index", "x.json", "--cache", "d", "--no-cache"}, "--cache needs a directory and excludes --no-cache"},
 		{"a concurrency neither a number nor auto", []string{"--index", "x.json", "--concurrency", "lots"}, `invalid value "lots" for flag -concurrency`},

@@ -4,18 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/llm/provider"
-)
-
-// Environment variables the model flags read.
-const (
-	envPriceIn  = "GRAPHRAG_PRICE_IN"
-	envPriceOut = "GRAPHRAG_PRICE_OUT"
+	"github.com/graphrag-global/graphrag-global/shared/localengine"
 )
 
 // The providers --model names, as the other commands test them.
@@ -27,75 +21,60 @@ const (
 // modelOptions are the flags that choose and price the model; the rules
 // (specs, stages, opening the adapters) are shared/llm/provider's.
 type modelOptions struct {
-	spec              string
-	priceIn, priceOut priceFlag
-	timeout           durationFlag
-	kinds             modelKindOptions
-	stages            stageOptions
-	// envRead is set once resolve has applied GRAPHRAG_PRICE_IN/OUT.
+	spec   string
+	kinds  modelKindOptions
+	stages stageOptions
+	// given holds the price and timeout flags given, by the variable each
+	// stands for, so that the variables' rules read flags and environment
+	// alike (localengine.Lookup).
+	given map[string]string
+	// envRead is set once resolve has read the environment into priced
+	// and timeout.
 	envRead bool
+	priced  *globalsearch.Prices
+	timeout time.Duration
 }
 
-// priceFlag is a USD price per 1,000 tokens; set says whether it was given,
-// so "no price" and "free" stay apart.
-type priceFlag struct {
-	usd float64
-	set bool
-}
-
-func (p *priceFlag) String() string {
-	if p == nil || !p.set {
-		return ""
-	}
-	return strconv.FormatFloat(p.usd, 'g', -1, 64)
-}
-
-// Set parses by the rule of docs/contract.md#cost.
-func (p *priceFlag) Set(s string) error {
-	v, err := globalsearch.ParsePrice(s)
-	if err != nil {
-		return err
-	}
-	p.usd, p.set = v, true
-	return nil
-}
-
-// durationFlag is a positive duration; set says whether it was given.
-type durationFlag struct {
-	d   time.Duration
-	set bool
-}
-
-func (f *durationFlag) String() string {
-	if f == nil || !f.set {
-		return ""
-	}
-	return f.d.String()
-}
-
-func (f *durationFlag) Set(s string) error {
-	d, err := provider.ParseTimeout(s)
-	if err != nil {
-		return err
-	}
-	f.d, f.set = d, true
-	return nil
+// registerGiven registers a flag that stands for variable: checked by
+// parse as it is read, so a bad one is named as a flag, and kept in given.
+func (o *modelOptions) registerGiven(fs *flag.FlagSet, name, variable, usage string, parse func(string) error) {
+	fs.Func(name, usage, func(s string) error {
+		if err := parse(s); err != nil {
+			return err
+		}
+		o.given[variable] = s
+		return nil
+	})
 }
 
 func (o *modelOptions) register(fs *flag.FlagSet) {
+	o.given = map[string]string{}
+	price := func(s string) error { _, err := globalsearch.ParsePrice(s); return err }
 	fs.StringVar(&o.spec, "model", provider.Offline, "model: "+provider.Usage)
-	fs.Var(&o.priceIn, "price-in", "USD per 1,000 input tokens, to print a cost (default $"+envPriceIn+")")
-	fs.Var(&o.priceOut, "price-out", "USD per 1,000 output tokens, to print a cost (default $"+envPriceOut+")")
-	fs.Var(&o.timeout, "model-timeout", "longest wait for one model call, e.g. 90s (default $"+provider.EnvTimeout+", else "+provider.DefaultTimeout.String()+")")
+	o.registerGiven(fs, "price-in", globalsearch.EnvPriceIn, "USD per 1,000 input tokens, to print a cost (default $"+globalsearch.EnvPriceIn+")", price)
+	o.registerGiven(fs, "price-out", globalsearch.EnvPriceOut, "USD per 1,000 output tokens, to print a cost (default $"+globalsearch.EnvPriceOut+")", price)
+	o.registerGiven(fs, "model-timeout", provider.EnvTimeout, "longest wait for one model call, e.g. 90s (default $"+provider.EnvTimeout+", else "+provider.DefaultTimeout.String()+")",
+		func(s string) error { _, err := provider.ParseTimeout(s); return err })
 	o.kinds.register(fs)
 	o.stages.register(fs)
+	for _, p := range []struct{ name, what, variable string }{
+		{"map-price-in", "input", globalsearch.EnvMapPriceIn},
+		{"map-price-out", "output", globalsearch.EnvMapPriceOut},
+		{"reduce-price-in", "input", globalsearch.EnvReducePriceIn},
+		{"reduce-price-out", "output", globalsearch.EnvReducePriceOut},
+	} {
+		stage, _, _ := strings.Cut(p.name, "-")
+		o.registerGiven(fs, p.name, p.variable, fmt.Sprintf("USD per 1,000 %s tokens of the %s model (default $%s, else --price-%s)",
+			p.what, stage, p.variable, strings.TrimPrefix(p.name, stage+"-price-")), price)
+	}
 }
 
 // resolve checks the stages' models and the kind flags against them, and
-// fills the prices and the timeout not given as flags from the
-// environment, checking the prices come as a pair. open calls it; a
-// command that prices without opening a model (plan) must call it before
-// cost for the environment to count. Calling it again does nothing.
+// reads the prices (by globalsearch.PricesFromEnv, one rule for which
+// prices pair and which stage falls back) and the timeout, each flag
+// standing in for its variable. open calls it; a command that prices
+// without opening a model (plan) must call it before cost for the
+// environment to count. Calling it again does nothing.
 func (o *modelOptions) resolve(env *cliEnv) error {
 	if o.envRead {
 		return nil
@@ -103,36 +82,16 @@ func (o *modelOptions) resolve(env *cliEnv) error {
 	if err := o.stageSpecs().Check(o.kinds.kind()); err != nil {
 		return asUsage(err)
 	}
-	for _, p := range []struct {
-		flag *priceFlag
-		name string
-	}{{&o.priceIn, envPriceIn}, {&o.priceOut, envPriceOut}} {
-		if p.flag.set {
-			continue
-		}
-		v, ok := env.lookupEnv(p.name)
-		if !ok || strings.TrimSpace(v) == "" {
-			continue
-		}
-		usd, err := globalsearch.ParsePrice(v)
-		if err != nil {
-			return &usageError{fmt.Sprintf("%s: %v", p.name, err)}
-		}
-		*p.flag = priceFlag{usd: usd, set: true}
+	lookup := localengine.Lookup(o.given, env.lookupEnv)
+	prices, err := globalsearch.PricesFromEnv(lookup)
+	if err != nil {
+		return asUsage(err)
 	}
-	if !o.timeout.set {
-		d, err := provider.TimeoutFromEnv(env.lookupEnv)
-		if err != nil {
-			return asUsage(err)
-		}
-		o.timeout.d = d
+	timeout, err := provider.TimeoutFromEnv(lookup)
+	if err != nil {
+		return asUsage(err)
 	}
-	o.envRead = true
-	// One price alone would print a cost that silently leaves out half the
-	// bill.
-	if o.priceIn.set != o.priceOut.set {
-		return &usageError{"--price-in and --price-out (or " + envPriceIn + " and " + envPriceOut + ") go together: give both or neither"}
-	}
+	o.priced, o.timeout, o.envRead = prices, timeout, true
 	return nil
 }
 
@@ -153,7 +112,7 @@ func parseModelSpec(s string) (modelSpec, error) {
 
 // providerOptions are the options the flags and env give provider.Open.
 func (o *modelOptions) providerOptions(env *cliEnv, spec string) provider.Options {
-	return provider.Options{Spec: spec, Kind: o.kinds.kind(), Timeout: o.timeout.d, LookupEnv: env.lookupEnv}
+	return provider.Options{Spec: spec, Kind: o.kinds.kind(), Timeout: o.timeout, LookupEnv: env.lookupEnv}
 }
 
 // open builds the model the flags name, each call bounded by the model

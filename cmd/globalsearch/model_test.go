@@ -47,7 +47,7 @@ func TestPrices(t *testing.T) {
 		},
 		{name: "one flag and one variable", args: []string{"--price-in", "1"}, env: map[string]string{"GRAPHRAG_PRICE_OUT": "2"}, wantCost: 3, wantOK: true},
 		{name: "free is a price", args: []string{"--price-in", "0", "--price-out", "0"}, wantCost: 0, wantOK: true},
-		{name: "only one price", args: []string{"--price-in", "1"}, wantErr: "--price-in and --price-out"},
+		{name: "only one price", args: []string{"--price-in", "1"}, wantErr: "(or GRAPHRAG_PRICE_IN and GRAPHRAG_PRICE_OUT) go together"},
 		{name: "negative flag", args: []string{"--price-in", "-1"}, wantFlagErr: "non-negative number of USD per 1,000 tokens"},
 		{name: "bad flag", args: []string{"--price-out", "cheap"}, wantFlagErr: `got "cheap"`},
 		{name: "bad variable", env: map[string]string{"GRAPHRAG_PRICE_IN": "NaN", "GRAPHRAG_PRICE_OUT": "1"}, wantErr: "GRAPHRAG_PRICE_IN: price must be"},

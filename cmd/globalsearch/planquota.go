@@ -9,66 +9,43 @@ import (
 	"time"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/localengine"
 )
 
 // quotaOptions are plan's flags that state the map model's quota
 // (docs/contract.md#quota); each defaults to its GRAPHRAG_* variable.
+// given holds each flag given by the variable it stands for.
 type quotaOptions struct {
-	quota globalsearch.Quota
-	set   map[string]bool
+	given map[string]string
 }
 
-const (
-	flagTokensPerMinute   = "tokens-per-minute"
-	flagRequestsPerMinute = "requests-per-minute"
-	flagCallSeconds       = "call-seconds"
-)
-
 func (o *quotaOptions) register(fs *flag.FlagSet) {
-	o.set = map[string]bool{}
-	limit := func(name string, to *int) func(string) error {
+	o.given = map[string]string{}
+	// Each flag is checked as it is parsed, so a bad one is named as a
+	// flag; resolve reads it again as its variable.
+	given := func(name string, parse func(string) error) func(string) error {
 		return func(s string) error {
-			n, err := globalsearch.ParseQuotaLimit(s)
-			if err != nil {
+			if err := parse(s); err != nil {
 				return err
 			}
-			*to, o.set[name] = n, true
+			o.given[name] = s
 			return nil
 		}
 	}
-	fs.Func(flagTokensPerMinute, "the map model's tokens-per-minute quota, to size the map concurrency and print an ETA (default $"+
-		globalsearch.EnvModelTokensPerMinute+"; 0: not known)", limit(flagTokensPerMinute, &o.quota.TokensPerMinute))
-	fs.Func(flagRequestsPerMinute, "the map model's requests-per-minute quota (default $"+
-		globalsearch.EnvModelRequestsPerMinute+"; 0: not known)", limit(flagRequestsPerMinute, &o.quota.RequestsPerMinute))
-	fs.Func(flagCallSeconds, fmt.Sprintf("seconds one map call takes, for the ETA (default $%s, else %g)", globalsearch.EnvMapCallSeconds, globalsearch.DefaultCallSeconds),
-		func(s string) error {
-			v, err := globalsearch.ParseCallSeconds(s)
-			if err != nil {
-				return err
-			}
-			o.quota.CallSeconds, o.set[flagCallSeconds] = v, true
-			return nil
-		})
+	limit := func(s string) error { _, err := globalsearch.ParseQuotaLimit(s); return err }
+	fs.Func("tokens-per-minute", "the map model's tokens-per-minute quota, to size the map concurrency and print an ETA (default $"+
+		globalsearch.EnvModelTokensPerMinute+"; 0: not known)", given(globalsearch.EnvModelTokensPerMinute, limit))
+	fs.Func("requests-per-minute", "the map model's requests-per-minute quota (default $"+
+		globalsearch.EnvModelRequestsPerMinute+"; 0: not known)", given(globalsearch.EnvModelRequestsPerMinute, limit))
+	fs.Func("call-seconds", fmt.Sprintf("seconds one map call takes, for the ETA (default $%s, else %g)", globalsearch.EnvMapCallSeconds, globalsearch.DefaultCallSeconds),
+		given(globalsearch.EnvMapCallSeconds, func(s string) error { _, err := globalsearch.ParseCallSeconds(s); return err }))
 }
 
-// resolve fills what no flag gave from the environment, before anything
-// is read: a bad variable is refused as a bad flag is.
+// resolve is globalsearch.QuotaFromEnv over the flags and the
+// environment, before anything is read: a bad variable is refused as a
+// bad flag is.
 func (o *quotaOptions) resolve(env *cliEnv) (globalsearch.Quota, error) {
-	fromEnv, err := globalsearch.QuotaFromEnv(env.lookupEnv)
-	if err != nil {
-		return globalsearch.Quota{}, err
-	}
-	q := o.quota
-	if !o.set[flagTokensPerMinute] {
-		q.TokensPerMinute = fromEnv.TokensPerMinute
-	}
-	if !o.set[flagRequestsPerMinute] {
-		q.RequestsPerMinute = fromEnv.RequestsPerMinute
-	}
-	if !o.set[flagCallSeconds] {
-		q.CallSeconds = fromEnv.CallSeconds
-	}
-	return q, nil
+	return globalsearch.QuotaFromEnv(localengine.Lookup(o.given, env.lookupEnv))
 }
 
 // printSizing is plan's line of concurrency and time.

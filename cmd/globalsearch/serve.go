@@ -101,9 +101,6 @@ func serveConfig(ctx context.Context, env *cliEnv, f *searchFlags) (localserver.
 	if defaults.Prompts, err = f.prompts.load(); err != nil {
 		return localserver.Config{}, err
 	}
-	if err := f.model.resolve(env); err != nil {
-		return localserver.Config{}, err
-	}
 	e, err := f.newEngine(ctx, env, idx, true)
 	if err != nil {
 		return localserver.Config{}, err

@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"log/slog"
-	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/llm/offline"
-	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
+	"github.com/graphrag-global/graphrag-global/shared/localengine"
 )
 
 // engine wires the index, the model and an in-memory runs store.
@@ -45,58 +43,35 @@ func (f *searchFlags) engine(ctx context.Context, env *cliEnv, withModel bool) (
 	return e, p, nil
 }
 
-// newEngine is the in-process engine every command runs (run, plan, mcp):
-// idx, an in-memory runs store, the prompts of --prompts, the map-text
-// ceiling, -v logging and, with a model, the model, its id and the
-// map-answer cache.
+// newEngine is the in-process engine every command runs (run, plan, mcp,
+// serve): the flags and env as localengine.Options; with a model, the
+// models, the rating model and the map-answer cache.
 func (f *searchFlags) newEngine(ctx context.Context, env *cliEnv, idx globalsearch.Index, withModel bool) (*globalsearch.Engine, error) {
-	prompts, err := f.prompts.load()
-	if err != nil {
+	o := localengine.Options{Index: idx, MaxMapTextBytes: min(f.maxMapTextMB, 1<<40) << 20, Stages: f.model.stageSpecs(),
+		CallModels: withModel, RatingSpec: f.ratingModel, AutoConcurrency: f.autoConcurrency}
+	var err error
+	if o.Prompts, err = f.prompts.load(); err != nil {
 		return nil, err
 	}
-	e := &globalsearch.Engine{Index: idx, Runs: memstore.New(), Prompts: prompts, MaxMapTextBytes: min(f.maxMapTextMB, 1<<40) << 20}
-	// The map model's id picks the calibrated rates and the quota's output
-	// weight even where no model is called (plan), so that plan packs and
-	// sizes as run does: the map calls are what is packed.
-	e.ModelID = strings.TrimSpace(f.model.mapSpec())
 	if f.verbose {
-		e.Logger = slog.New(slog.NewJSONHandler(env.stderr, nil))
-	}
-	if f.autoConcurrency {
-		e.AutoConcurrency = &globalsearch.AutoConcurrency{}
+		o.Logger = slog.New(slog.NewJSONHandler(env.stderr, nil))
 	}
 	if f.standing != "" {
-		if e.Standing, err = f.cache.standing(env); err != nil {
+		if o.Standing, err = f.cache.standing(env); err != nil {
 			return nil, err
 		}
 	}
-	// Prices hold maxCostUsd in plan too, which opens no model.
-	if err := f.model.resolve(env); err != nil {
+	// Prices hold maxCostUsd in plan too, which opens no model; resolve
+	// also checks the stages and fills the timeout Provider carries.
+	if o.Prices, err = f.model.prices(env); err != nil {
 		return nil, err
 	}
-	if e.Prices, err = f.model.prices(env); err != nil {
-		return nil, err
-	}
+	o.Provider = f.model.providerOptions(env, "")
 	if withModel {
-		if e.Model, e.ReduceModel, err = f.model.openStages(ctx, env); err != nil {
+		if o.Cache, err = f.cache.open(env); err != nil {
 			return nil, err
-		}
-		if e.Cache, err = f.cache.open(env); err != nil {
-			return nil, err
-		}
-		// The cache keys by the map model (docs/contract.md#map-cache).
-		e.ModelID = strings.TrimSpace(f.model.mapSpec())
-		if e.ModelID == providerOffline {
-			// Its answers change with its rules, which its name does not say.
-			e.ModelID = offline.CacheID
-		}
-		if f.ratingModel != "" {
-			rating := f.model
-			rating.spec = f.ratingModel
-			if e.RatingModel, err = rating.open(ctx, env); err != nil {
-				return nil, err
-			}
 		}
 	}
-	return e, nil
+	e, err := localengine.New(ctx, o)
+	return e, asUsage(err)
 }
