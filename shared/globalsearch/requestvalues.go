@@ -47,7 +47,7 @@ func decodeObject(data []byte) (map[string]json.RawMessage, error) {
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
-		return nil, Errorf(KindInvalidInput, "request must be a JSON object, not %s", jsonType(data))
+		return nil, Errorf(KindInvalidInput, "request must be a JSON object, not %s", strictjson.Kind(data))
 	}
 	return fields, nil
 }
@@ -74,23 +74,6 @@ func notANumber(data []byte, se *strictjson.Error) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// jsonType names the type of the JSON value data holds, for a message.
-func jsonType(data []byte) string {
-	switch s := bytes.TrimLeft(data, " \t\r\n"); {
-	case len(s) == 0:
-		return "nothing"
-	case s[0] == '[':
-		return "an array"
-	case s[0] == '"':
-		return "a string"
-	case s[0] == 'n':
-		return "null"
-	case s[0] == 't' || s[0] == 'f':
-		return "a boolean"
-	}
-	return "a number"
 }
 
 func parseQuery(raw json.RawMessage) (string, error) {

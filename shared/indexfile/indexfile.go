@@ -105,7 +105,7 @@ func parse(data []byte) (File, error) {
 		return File{}, fmt.Errorf("index file: %w", checkErr)
 	}
 	raw := rawFile{Namespace: typed.Namespace}
-	if kind := valueKind(data); typedErr != nil && kind != "an object" && kind != "null" {
+	if kind := strictjson.Kind(data); typedErr != nil && kind != "an object" && kind != "null" {
 		// encoding/json would name field "" of a Go type: say what the
 		// file should be instead (null reads as a file without summaries).
 		return File{}, fmt.Errorf(`index file: an index file is a JSON object with "summaries" (a list of community summaries) and optionally "namespace", "claims" and "chunks", not %s`, kind)
@@ -224,7 +224,7 @@ var recordNames = map[string]string{"summaries": "a summary", "claims": "a claim
 func decodeAll[T any](kind string, raws []json.RawMessage) ([]T, error) {
 	out := make([]T, len(raws))
 	for i, r := range raws {
-		if k := valueKind(r); k != "an object" && k != "null" {
+		if k := strictjson.Kind(r); k != "an object" && k != "null" {
 			return nil, fmt.Errorf("%s[%d]: %s must be a JSON object, not %s", kind, i, recordNames[kind], k)
 		}
 		if err := strictDecode(r, &out[i]); err != nil {
@@ -284,24 +284,4 @@ func jsonKind(goKind string) string {
 		return "object"
 	}
 	return goKind
-}
-
-// valueKind names the kind of the JSON value data holds, with its article,
-// for a message; data has passed strictjson.Check.
-func valueKind(data []byte) string {
-	switch s := bytes.TrimLeft(data, " \t\r\n"); {
-	case len(s) == 0:
-		return "nothing"
-	case s[0] == '{':
-		return "an object"
-	case s[0] == '[':
-		return "an array"
-	case s[0] == '"':
-		return "a string"
-	case s[0] == 'n':
-		return "null"
-	case s[0] == 't' || s[0] == 'f':
-		return "a boolean"
-	}
-	return "a number"
 }

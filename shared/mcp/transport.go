@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/graphrag-global/graphrag-global/shared/strictjson"
 )
 
 // maxMessageBytes is the longest JSON-RPC message (one line) mcp reads
@@ -205,7 +207,7 @@ func validateMessage(line []byte) (answerID json.RawMessage, passID jsonrpc.ID, 
 	invalid := func(id json.RawMessage, format string, args ...any) (json.RawMessage, jsonrpc.ID, *refusal) {
 		return id, jsonrpc.ID{}, &refusal{jsonrpc.CodeInvalidRequest, "Invalid Request: " + fmt.Sprintf(format, args...)}
 	}
-	switch kind := jsonKind(raw); kind {
+	switch kind := strictjson.Kind(raw); kind {
 	case "an object":
 	case "an array":
 		// MCP 2025-06-18 removed JSON-RPC batches.
@@ -246,11 +248,11 @@ func validateMessage(line []byte) (answerID json.RawMessage, passID jsonrpc.ID, 
 	if !hasMethod {
 		return invalid(id, "no method")
 	}
-	if k := jsonKind(method); k != "a string" {
+	if k := strictjson.Kind(method); k != "a string" {
 		return invalid(id, "method must be a string, not %s", k)
 	}
 	if params, ok := fields["params"]; ok {
-		if k := jsonKind(params); k != "an object" && k != "an array" && k != "null" {
+		if k := strictjson.Kind(params); k != "an object" && k != "an array" && k != "null" {
 			return invalid(id, "params must be an object or an array, not %s", k)
 		}
 	}
@@ -271,7 +273,7 @@ func validateMessage(line []byte) (answerID json.RawMessage, passID jsonrpc.ID, 
 // allows: a string, or an integer the SDK answers unchanged. MCP, unlike
 // JSON-RPC, refuses a null id.
 func idProblem(id json.RawMessage) string {
-	switch k := jsonKind(id); k {
+	switch k := strictjson.Kind(id); k {
 	case "a string":
 		return ""
 	case "a number":
@@ -286,28 +288,6 @@ func idProblem(id json.RawMessage) string {
 	default:
 		return k
 	}
-}
-
-// jsonKind names the kind of a JSON value, valid and trimmed, as a message
-// says it.
-func jsonKind(v json.RawMessage) string {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return "nothing"
-	}
-	switch v[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 // parseErrorText is encoding/json's complaint with where it is.

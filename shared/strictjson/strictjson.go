@@ -344,3 +344,26 @@ func Int(raw []byte) (int64, bool) {
 	}
 	return n, true
 }
+
+// Kind names the kind of the JSON value data holds, with its article
+// ("an object", "null"), so that every message about a value of the wrong
+// kind says it in the same words; data is one JSON value, leading
+// whitespace allowed, and anything not recognised by its first byte is
+// called a number.
+func Kind(data []byte) string {
+	switch s := bytes.TrimLeft(data, " \t\r\n"); {
+	case len(s) == 0:
+		return "nothing"
+	case s[0] == '{':
+		return "an object"
+	case s[0] == '[':
+		return "an array"
+	case s[0] == '"':
+		return "a string"
+	case s[0] == 'n':
+		return "null"
+	case s[0] == 't' || s[0] == 'f':
+		return "a boolean"
+	}
+	return "a number"
+}

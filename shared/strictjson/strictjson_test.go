@@ -320,3 +320,24 @@ func TestCheckErrorsSayWhatBroke(t *testing.T) {
 		})
 	}
 }
+
+// The index file, a request and an MCP message name a value of the wrong
+// kind in the same words, from this one function.
+func TestKind(t *testing.T) {
+	tests := []struct{ data, want string }{
+		{"", "nothing"},
+		{" \n", "nothing"},
+		{`{"a":1}`, "an object"},
+		{"  [1]", "an array"},
+		{`"x"`, "a string"},
+		{"null", "null"},
+		{"true", "a boolean"},
+		{"false", "a boolean"},
+		{"-1.5e3", "a number"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.want+" "+tc.data, func(t *testing.T) {
+			assert.Equal(t, tc.want, strictjson.Kind([]byte(tc.data)))
+		})
+	}
+}
