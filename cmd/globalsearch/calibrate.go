@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/recorded"
 	"github.com/graphrag-global/graphrag-global/shared/store"
@@ -52,14 +53,14 @@ func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	var (
 		table    = fs.String("table", "", "DynamoDB runs table to read results from, with --query-id (endpoint from AWS_ENDPOINT_URL_DYNAMODB when set)")
-		ids      stringList
+		ids      cmdutil.List
 		model    = fs.String("model", "", "fit only the results of this model id (diagnostics.usage.modelId); needed when the results are of several")
 		quantile = fs.Float64("quantile", 0.99, quantileHelp)
 		jsonOut  = fs.Bool("json", false, "print the calibration as JSON")
 		counted  = fs.Bool("count-tokens", false, "first argument only: plan a search (plan's flags) and count its map prompts with Bedrock's CountTokens")
 	)
 	fs.Var(&ids, "query-id", "query id of a result in --table (repeat, or separate with commas)")
-	if err := parseQuiet(fs, args); err != nil {
+	if err := cmdutil.ParseQuiet(fs, args); err != nil {
 		return err
 	}
 	files := fs.Args()
@@ -162,21 +163,6 @@ func writeCalibration(w io.Writer, out calibrateOutput, jsonOut bool) error {
 		return writeJSON(w, out)
 	}
 	printCalibration(w, out)
-	return nil
-}
-
-// stringList is a flag that may be repeated, each value a comma-separated
-// list.
-type stringList []string
-
-func (l *stringList) String() string { return strings.Join(*l, ",") }
-
-func (l *stringList) Set(s string) error {
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			*l = append(*l, v)
-		}
-	}
 	return nil
 }
 

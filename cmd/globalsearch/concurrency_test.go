@@ -41,8 +41,7 @@ func TestConcurrencyFlag(t *testing.T) {
 			env := fakeEnv(tc.vars)
 			f, err := parseSearchFlags("run", env, []string{"--index", path, "--query", "q", "--concurrency", tc.value})
 			if tc.wantUsage != "" {
-				var usage *usageError
-				require.ErrorAs(t, err, &usage)
+				require.True(t, isUsage(err), "a usage error: %v", err)
 				assert.Contains(t, err.Error(), tc.wantUsage)
 				return
 			}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/lambdalocal"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
@@ -57,7 +58,7 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return errHelp
 	}
 	name := args[0]
-	if err := parseQuiet(fs, args[1:]); err != nil {
+	if err := cmdutil.ParseQuiet(fs, args[1:]); err != nil {
 		return err
 	}
 	if *eventFile == "" {

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
@@ -56,6 +57,14 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
+// isUsage says err is a command line that cannot run: the commands' own
+// usageError or a flag mistake cmdutil found.
+func isUsage(err error) bool {
+	var usage *usageError
+	var flagUsage *cmdutil.UsageError
+	return errors.As(err, &usage) || errors.As(err, &flagUsage)
+}
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -84,7 +93,7 @@ func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
-		fmt.Fprintf(env.stderr, "globalsearch: unknown command %q (%ssee globalsearch -h)\n", args[0], didYouMean(args[0], slices.Collect(maps.Keys(cmds)), ""))
+		fmt.Fprintf(env.stderr, "globalsearch: unknown command %q (%ssee globalsearch -h)\n", args[0], cmdutil.DidYouMean(args[0], slices.Collect(maps.Keys(cmds)), ""))
 		return 2
 	}
 	err := runGuarded(ctx, env, cmd, args[1:])
@@ -98,8 +107,7 @@ func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []
 		env.stderr.Write(bug.stack)
 		return 1
 	}
-	var usage *usageError
-	if errors.As(err, &usage) {
+	if isUsage(err) {
 		return 2
 	}
 	var nothing *nothingToSearch

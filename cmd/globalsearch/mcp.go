@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/mcp"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
@@ -15,7 +16,7 @@ import (
 // and cache of the flags.
 func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 	f := &searchFlags{}
-	set, err := parseFlags(newMCPFlagSet(f, env), args)
+	set, err := cmdutil.Parse(newMCPFlagSet(f, env), args)
 	if err != nil {
 		return err
 	}
@@ -57,7 +58,7 @@ func newMCPFlagSet(f *searchFlags, env *cliEnv) *flag.FlagSet {
 	f.prompts.register(fs)
 	registerVerbose(fs, &f.verbose)
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed of every search (default: random per call); a fixed seed lets a repeated question reuse the map cache")
-	concurrencyFlag{&f.concurrency, &f.autoConcurrency}.register(fs, helpDefaults(env))
+	registerConcurrency(fs, &f.concurrency, &f.autoConcurrency, helpDefaults(env))
 	return fs
 }
 

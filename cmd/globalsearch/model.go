@@ -4,10 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/llm/provider"
 )
@@ -29,63 +28,21 @@ const (
 type modelOptions struct {
 	spec              string
 	priceIn, priceOut priceFlag
-	timeout           durationFlag
+	timeout           cmdutil.Duration
 	kinds             modelKindOptions
 	stages            stageOptions
 	// envRead is set once resolve has applied GRAPHRAG_PRICE_IN/OUT.
 	envRead bool
 }
 
-// priceFlag is a USD price per 1,000 tokens; set says whether it was given,
-// so "no price" and "free" stay apart.
-type priceFlag struct {
-	usd float64
-	set bool
-}
-
-func (p *priceFlag) String() string {
-	if p == nil || !p.set {
-		return ""
-	}
-	return strconv.FormatFloat(p.usd, 'g', -1, 64)
-}
-
-// Set parses by the rule of docs/contract.md#cost.
-func (p *priceFlag) Set(s string) error {
-	v, err := globalsearch.ParsePrice(s)
-	if err != nil {
-		return err
-	}
-	p.usd, p.set = v, true
-	return nil
-}
-
-// durationFlag is a positive duration; set says whether it was given.
-type durationFlag struct {
-	d   time.Duration
-	set bool
-}
-
-func (f *durationFlag) String() string {
-	if f == nil || !f.set {
-		return ""
-	}
-	return f.d.String()
-}
-
-func (f *durationFlag) Set(s string) error {
-	d, err := provider.ParseTimeout(s)
-	if err != nil {
-		return err
-	}
-	f.d, f.set = d, true
-	return nil
-}
+// priceFlag is --price-in and its kin: the stage flags name it too.
+type priceFlag = cmdutil.Price
 
 func (o *modelOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.spec, "model", provider.Offline, "model: "+provider.Usage)
 	fs.Var(&o.priceIn, "price-in", "USD per 1,000 input tokens, to print a cost (default $"+envPriceIn+")")
 	fs.Var(&o.priceOut, "price-out", "USD per 1,000 output tokens, to print a cost (default $"+envPriceOut+")")
+	o.timeout.Parse = provider.ParseTimeout
 	fs.Var(&o.timeout, "model-timeout", "longest wait for one model call, e.g. 90s (default $"+provider.EnvTimeout+", else "+provider.DefaultTimeout.String()+")")
 	o.kinds.register(fs)
 	o.stages.register(fs)
@@ -107,7 +64,7 @@ func (o *modelOptions) resolve(env *cliEnv) error {
 		flag *priceFlag
 		name string
 	}{{&o.priceIn, envPriceIn}, {&o.priceOut, envPriceOut}} {
-		if p.flag.set {
+		if p.flag.Given {
 			continue
 		}
 		v, ok := env.lookupEnv(p.name)
@@ -118,19 +75,19 @@ func (o *modelOptions) resolve(env *cliEnv) error {
 		if err != nil {
 			return &usageError{fmt.Sprintf("%s: %v", p.name, err)}
 		}
-		*p.flag = priceFlag{usd: usd, set: true}
+		*p.flag = priceFlag{USD: usd, Given: true}
 	}
-	if !o.timeout.set {
+	if !o.timeout.Given {
 		d, err := provider.TimeoutFromEnv(env.lookupEnv)
 		if err != nil {
 			return asUsage(err)
 		}
-		o.timeout.d = d
+		o.timeout.D = d
 	}
 	o.envRead = true
 	// One price alone would print a cost that silently leaves out half the
 	// bill.
-	if o.priceIn.set != o.priceOut.set {
+	if o.priceIn.Given != o.priceOut.Given {
 		return &usageError{"--price-in and --price-out (or " + envPriceIn + " and " + envPriceOut + ") go together: give both or neither"}
 	}
 	return nil
@@ -153,7 +110,7 @@ func parseModelSpec(s string) (modelSpec, error) {
 
 // providerOptions are the options the flags and env give provider.Open.
 func (o *modelOptions) providerOptions(env *cliEnv, spec string) provider.Options {
-	return provider.Options{Spec: spec, Kind: o.kinds.kind(), Timeout: o.timeout.d, LookupEnv: env.lookupEnv}
+	return provider.Options{Spec: spec, Kind: o.kinds.kind(), Timeout: o.timeout.D, LookupEnv: env.lookupEnv}
 }
 
 // open builds the model the flags name, each call bounded by the model

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
 	// The CLI packs prompts, so it counts with the exact vocabularies.
@@ -28,7 +27,7 @@ type searchFlags struct {
 	standing                                                        string
 	tokenizer                                                       string
 	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
-	autoConcurrency                                                 bool // --concurrency auto (concurrencyFlag)
+	autoConcurrency                                                 bool // --concurrency auto (registerConcurrency)
 	seed                                                            int64
 	maxMapTextMB                                                    int64
 	maxModelCalls, maxMapTokens                                     int
@@ -67,43 +66,13 @@ var intFlags = []intFlag{
 		func(d globalsearch.Defaults) int { return d.ReduceOutputReserve }},
 }
 
-// concurrencyFlag is --concurrency: a number, the request's
+// registerConcurrency registers --concurrency: a number, the request's
 // mapConcurrency (calls), or "auto", which leaves the request's to its
 // default and has run and mcp adapt the limit to the model's throttling
-// (docs/contract.md#auto-concurrency).
-type concurrencyFlag struct {
-	calls *int
-	auto  *bool
-}
-
-func (c concurrencyFlag) String() string {
-	switch {
-	case c.auto != nil && *c.auto:
-		return "auto"
-	case c.calls != nil:
-		return strconv.Itoa(*c.calls)
-	}
-	return "0"
-}
-
-// Set reads a number as the integer flags do (the request refuses one
-// below 1, naming mapConcurrency), or "auto".
-func (c concurrencyFlag) Set(s string) error {
-	if s == "auto" {
-		*c.calls, *c.auto = 0, true
-		return nil
-	}
-	n, err := strconv.ParseInt(s, 0, strconv.IntSize)
-	if err != nil {
-		return errors.New(`want a number of map calls or "auto"`)
-	}
-	*c.calls, *c.auto = int(n), false
-	return nil
-}
-
-// register registers --concurrency into fs for f.
-func (c concurrencyFlag) register(fs *flag.FlagSet, d globalsearch.Defaults) {
-	fs.Var(c, "concurrency", concurrencyHelp(d))
+// (docs/contract.md#auto-concurrency). The request refuses a number below
+// 1, naming mapConcurrency.
+func registerConcurrency(fs *flag.FlagSet, calls *int, auto *bool, d globalsearch.Defaults) {
+	fs.Var(cmdutil.IntOrAuto{N: calls, Auto: auto, What: "map calls"}, "concurrency", concurrencyHelp(d))
 }
 
 // concurrencyHelp is --concurrency's help: the request field's default in
@@ -132,7 +101,7 @@ func parseSearchFlagsWith(name string, env *cliEnv, args []string, extra func(*f
 	if extra != nil {
 		extra(fs)
 	}
-	set, err := parseFlags(fs, args)
+	set, err := cmdutil.Parse(fs, args)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +176,7 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	for _, fl := range intFlags {
 		fs.IntVar(fl.value(f), fl.name, 0, defaultHelp(fl.what, fl.field, fl.def(d)))
 	}
-	concurrencyFlag{&f.concurrency, &f.autoConcurrency}.register(fs, d)
+	registerConcurrency(fs, &f.concurrency, &f.autoConcurrency, d)
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed (default: random, recorded in the result)")
 	fs.BoolVar(&f.noShuffle, "no-shuffle", false, "keep summaries in id order")
 	fs.StringVar(&f.batching, "batching", d.Batching, `how batches are ordered and cut: "greedy" (shuffle, then fill each batch) or "stable" (a re-built index re-maps only the batches a change touched); $`+globalsearch.DefaultVariable("batching")+` sets the default`)

@@ -68,7 +68,7 @@ func (o *modelOptions) prices(env *cliEnv) (*globalsearch.Prices, error) {
 		globalsearch.EnvReducePriceIn: &o.stages.reduceIn, globalsearch.EnvReducePriceOut: &o.stages.reduceOut,
 	}
 	prices, err := globalsearch.PricesFromEnv(func(name string) (string, bool) {
-		if f := flags[name]; f != nil && f.set {
+		if f := flags[name]; f != nil && f.Given {
 			return f.String(), true
 		}
 		if name == globalsearch.EnvPriceIn || name == globalsearch.EnvPriceOut {
