@@ -228,18 +228,10 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 		return globalsearch.Params{}, err
 	}
 	req := globalsearch.Request{Query: f.query, Namespace: f.namespace}
-	if f.set["tokenizer"] {
-		req.Tokenizer = &f.tokenizer
-	}
-	if f.set["response-type"] {
-		req.ResponseType = &f.responseType
-	}
-	if f.set["standing"] {
-		req.StandingQuery = &f.standing
-	}
-	if f.set["standing-reset"] {
-		req.StandingReset = &f.standingReset
-	}
+	given(f.set, "tokenizer", &req.Tokenizer, &f.tokenizer)
+	given(f.set, "response-type", &req.ResponseType, &f.responseType)
+	given(f.set, "standing", &req.StandingQuery, &f.standing)
+	given(f.set, "standing-reset", &req.StandingReset, &f.standingReset)
 	if f.set["level"] {
 		level, err := globalsearch.ParseLevel(f.level)
 		if err != nil {
@@ -248,31 +240,27 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 		req.CommunityLevel = &level
 	}
 	for _, fl := range intFlags {
-		if f.set[fl.name] {
-			*fl.request(&req) = fl.value(f)
-		}
+		given(f.set, fl.name, fl.request(&req), fl.value(f))
 	}
-	if f.set["concurrency"] && !f.autoConcurrency {
-		req.MapConcurrency = &f.concurrency
+	if !f.autoConcurrency {
+		given(f.set, "concurrency", &req.MapConcurrency, &f.concurrency)
 	}
-	if f.set["max-map-tokens"] {
-		req.MaxMapInputTokens = &f.maxMapTokens
-	}
-	if f.set["seed"] {
-		req.ShuffleSeed = &f.seed
-	}
-	if f.set["selection"] {
-		req.Selection = &f.selection
-	}
-	if f.set["rating-threshold"] {
-		req.RatingThreshold = &f.ratingThreshold
-	}
+	given(f.set, "max-map-tokens", &req.MaxMapInputTokens, &f.maxMapTokens)
+	given(f.set, "seed", &req.ShuffleSeed, &f.seed)
+	given(f.set, "selection", &req.Selection, &f.selection)
+	given(f.set, "rating-threshold", &req.RatingThreshold, &f.ratingThreshold)
 	if f.noShuffle {
 		shuffle := false
 		req.Shuffle = &shuffle
 	}
-	if f.set["batching"] {
-		req.Batching = &f.batching
-	}
+	given(f.set, "batching", &req.Batching, &f.batching)
 	return req.Params(defaults)
+}
+
+// given points a request field at its flag's value when the flag was
+// given (set), so that a flag left out leaves the field to the default.
+func given[T any](set map[string]bool, name string, field **T, value *T) {
+	if set[name] {
+		*field = value
+	}
 }
