@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -28,19 +27,6 @@ flags:
 `
 
 const quantileHelp = "share of map calls the printed headroom covers, in (0, 1]"
-
-// calibrateOutput is what calibrate --json prints.
-type calibrateOutput struct {
-	ModelID string `json:"modelId,omitempty"`
-	Results int    `json:"results"`
-	// CountedPlan says the calls are a plan's map prompts counted with
-	// the model's CountTokens (--count-tokens), not recorded results.
-	CountedPlan bool `json:"countedPlan,omitempty"`
-	// SkippedOfflineResults are results of the offline model, which
-	// reports the estimate and so has no rate to fit.
-	SkippedOfflineResults int `json:"skippedOfflineResults"`
-	globalsearch.Calibration
-}
 
 func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) > 0 && (args[0] == "--count-tokens" || args[0] == "-count-tokens") {
@@ -77,13 +63,9 @@ func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return quantileError(*quantile)
 	}
 	// Files first: a bad file is refused before any AWS call.
-	var results []globalsearch.Result
-	for _, name := range files {
-		rs, err := recorded.ReadFile(name, env.stdin)
-		if err != nil {
-			return err
-		}
-		results = append(results, rs...)
+	results, err := recorded.ReadFiles(files, env.stdin)
+	if err != nil {
+		return err
 	}
 	if *table != "" {
 		rs, err := tableResults(ctx, *table, ids)
@@ -92,15 +74,10 @@ func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		results = append(results, rs...)
 	}
-	samples, modelID, skipped, err := globalsearch.CalibrationSamples(results, *model)
+	out, err := recorded.FitResults(results, *model, *quantile)
 	if err != nil {
 		return err
 	}
-	c, err := globalsearch.Calibrate(samples, *quantile)
-	if err != nil {
-		return err
-	}
-	out := calibrateOutput{ModelID: modelID, Results: len(results), SkippedOfflineResults: skipped, Calibration: c}
 	return writeCalibration(env.stdout, out, *jsonOut)
 }
 
@@ -142,23 +119,14 @@ func calibrateCountTokens(ctx context.Context, env *cliEnv, args []string) error
 	if err != nil {
 		return err
 	}
-	counter, ok := m.(globalsearch.TokenCounter)
-	if !ok {
-		return fmt.Errorf("model %s counts no tokens", f.model.spec)
-	}
-	samples, err := e.CountedSamples(ctx, p, counter)
+	out, err := recorded.CountedFit(ctx, e, p, m, f.model.spec, quantile)
 	if err != nil {
 		return err
 	}
-	c, err := globalsearch.Calibrate(samples, quantile)
-	if err != nil {
-		return err
-	}
-	out := calibrateOutput{ModelID: strings.TrimSpace(f.model.spec), CountedPlan: true, Calibration: c}
 	return writeCalibration(env.stdout, out, f.jsonOut)
 }
 
-func writeCalibration(w io.Writer, out calibrateOutput, jsonOut bool) error {
+func writeCalibration(w io.Writer, out recorded.Fit, jsonOut bool) error {
 	if jsonOut {
 		return writeJSON(w, out)
 	}
@@ -182,7 +150,7 @@ func tableResults(ctx context.Context, table string, ids []string) ([]globalsear
 
 // printCalibration prints c for a person: the rates, then the headroom
 // each needs.
-func printCalibration(w io.Writer, out calibrateOutput) {
+func printCalibration(w io.Writer, out recorded.Fit) {
 	c := out.Calibration
 	model := ""
 	if out.ModelID != "" {
