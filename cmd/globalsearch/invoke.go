@@ -76,7 +76,7 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	s := idx.Store
-	defaults, err := requestDefaults(env, fileNamespace, model.spec)
+	defaults, err := globalsearch.FileDefaults(env.lookupEnv, fileNamespace, model.spec)
 	if err != nil {
 		return err
 	}

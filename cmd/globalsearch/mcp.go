@@ -74,7 +74,7 @@ func newMCPServer(env *cliEnv, f *searchFlags) *mcp.Server {
 		},
 		NewRuns: func() globalsearch.Runs { return memstore.New() },
 		Defaults: func(fileNamespace string) (globalsearch.Defaults, error) {
-			defaults, err := requestDefaults(env, fileNamespace, f.model.mapSpec())
+			defaults, err := globalsearch.FileDefaults(env.lookupEnv, fileNamespace, f.model.mapSpec())
 			if err != nil {
 				return globalsearch.Defaults{}, err
 			}

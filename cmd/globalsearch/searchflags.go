@@ -193,25 +193,9 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	registerVerbose(fs, &f.verbose)
 }
 
-// requestDefaults are the defaults every command resolves a request with:
-// the deployment's (GRAPHRAG_*), except that an index file's namespace wins
-// over GRAPHRAG_NAMESPACE, since the file holds no other namespace, and
-// the tokenizer default is that of model's family (docs/contract.md#tokenizer).
-func requestDefaults(env *cliEnv, fileNamespace, model string) (globalsearch.Defaults, error) {
-	defaults, err := globalsearch.DefaultsFromEnv(env.lookupEnv)
-	if err != nil {
-		return globalsearch.Defaults{}, err
-	}
-	defaults = defaults.ForModel(model)
-	if fileNamespace != "" {
-		defaults.Namespace = fileNamespace
-	}
-	return defaults, nil
-}
-
 // params validates the flags as a request, through the same path as JSON.
 func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Params, error) {
-	defaults, err := requestDefaults(env, fileNamespace, f.model.mapSpec())
+	defaults, err := globalsearch.FileDefaults(env.lookupEnv, fileNamespace, f.model.mapSpec())
 	if err != nil {
 		return globalsearch.Params{}, err
 	}

@@ -92,7 +92,7 @@ func serveConfig(ctx context.Context, env *cliEnv, f *searchFlags) (localserver.
 	if err != nil {
 		return localserver.Config{}, err
 	}
-	defaults, err := requestDefaults(env, fileNamespace, f.model.mapSpec())
+	defaults, err := globalsearch.FileDefaults(env.lookupEnv, fileNamespace, f.model.mapSpec())
 	if err != nil {
 		return localserver.Config{}, err
 	}
