@@ -59,8 +59,9 @@ func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return &usageError{"--table needs --query-id: the query ids of the results to read"}
 	case *table == "" && len(ids) > 0:
 		return &usageError{"--query-id needs --table: the runs table that holds the results"}
-	case !validQuantile(*quantile):
-		return quantileError(*quantile)
+	}
+	if err := checkQuantile(*quantile); err != nil {
+		return err
 	}
 	// Files first: a bad file is refused before any AWS call.
 	results, err := recorded.ReadFiles(files, env.stdin)
@@ -81,10 +82,13 @@ func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 	return writeCalibration(env.stdout, out, *jsonOut)
 }
 
-func validQuantile(q float64) bool { return q > 0 && q <= 1 }
-
-func quantileError(q float64) error {
-	return &usageError{fmt.Sprintf("--quantile %v is not in (0, 1]: 0.99 covers 99%% of the map calls", q)}
+// checkQuantile is globalsearch.CheckQuantile before anything is read,
+// its message naming the flag.
+func checkQuantile(q float64) error {
+	if err := globalsearch.CheckQuantile(q); err != nil {
+		return &usageError{"--" + err.Error()}
+	}
+	return nil
 }
 
 // calibrateCountTokens is calibrate --count-tokens: the plan's map prompts,
@@ -97,8 +101,8 @@ func calibrateCountTokens(ctx context.Context, env *cliEnv, args []string) error
 	if err != nil {
 		return err
 	}
-	if !validQuantile(quantile) {
-		return quantileError(quantile)
+	if err := checkQuantile(quantile); err != nil {
+		return err
 	}
 	spec, err := parseModelSpec(f.model.spec)
 	if err != nil {
