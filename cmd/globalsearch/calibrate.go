@@ -9,6 +9,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/provider"
 	"github.com/graphrag-global/graphrag-global/shared/recorded"
 	"github.com/graphrag-global/graphrag-global/shared/store"
 )
@@ -108,7 +109,7 @@ func calibrateCountTokens(ctx context.Context, env *cliEnv, args []string) error
 	if err != nil {
 		return err
 	}
-	if spec.provider != providerBedrock {
+	if spec.Provider != provider.Bedrock {
 		return &usageError{"--count-tokens counts with Bedrock's CountTokens: give --model bedrock:<model-id>"}
 	}
 	// The request and the index first: a bad one costs no AWS call.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/provider"
 	"github.com/graphrag-global/graphrag-global/shared/mcp"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
@@ -82,7 +83,7 @@ func newMCPServer(env *cliEnv, f *searchFlags) *mcp.Server {
 			return defaults, err
 		},
 		IndexNeedsAWS: f.index.table != "",
-		ModelNeedsAWS: spec.provider == providerBedrock,
+		ModelNeedsAWS: spec.Provider == provider.Bedrock,
 		Log:           env.stderr,
 	}
 	if f.set["seed"] {
