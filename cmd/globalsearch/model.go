@@ -68,11 +68,10 @@ func (o *modelOptions) resolve(env *cliEnv) error {
 		if !ok || strings.TrimSpace(v) == "" {
 			continue
 		}
-		usd, err := globalsearch.ParsePrice(v)
-		if err != nil {
+		// The flag's own rule, so a variable reads as its flag would.
+		if err := p.flag.Set(v); err != nil {
 			return &usageError{fmt.Sprintf("%s: %v", p.name, err)}
 		}
-		*p.flag = priceFlag{USD: usd, Given: true}
 	}
 	if !o.timeout.Given {
 		d, err := provider.TimeoutFromEnv(env.lookupEnv)
