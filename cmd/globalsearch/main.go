@@ -57,14 +57,6 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
-// isUsage says err is a command line that cannot run: the commands' own
-// usageError or a flag mistake cmdutil found.
-func isUsage(err error) bool {
-	var usage *usageError
-	var flagUsage *cmdutil.UsageError
-	return errors.As(err, &usage) || errors.As(err, &flagUsage)
-}
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -107,7 +99,10 @@ func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []
 		env.stderr.Write(bug.stack)
 		return 1
 	}
-	if isUsage(err) {
+	// A flag mistake cmdutil found is a usage error as the commands' own are.
+	var usage *usageError
+	var flagUsage *cmdutil.UsageError
+	if errors.As(err, &usage) || errors.As(err, &flagUsage) {
 		return 2
 	}
 	var nothing *nothingToSearch

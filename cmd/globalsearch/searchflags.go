@@ -70,16 +70,11 @@ var intFlags = []intFlag{
 // mapConcurrency (calls), or "auto", which leaves the request's to its
 // default and has run and mcp adapt the limit to the model's throttling
 // (docs/contract.md#auto-concurrency). The request refuses a number below
-// 1, naming mapConcurrency.
+// 1, naming mapConcurrency. The help shows the default in effect.
 func registerConcurrency(fs *flag.FlagSet, calls *int, auto *bool, d globalsearch.Defaults) {
-	fs.Var(cmdutil.IntOrAuto{N: calls, Auto: auto, What: "map calls"}, "concurrency", concurrencyHelp(d))
-}
-
-// concurrencyHelp is --concurrency's help: the request field's default in
-// effect, and what auto does.
-func concurrencyHelp(d globalsearch.Defaults) string {
-	return defaultHelp("map calls in flight at most", "mapConcurrency", d.MapConcurrency) +
-		fmt.Sprintf(`; "auto" (run, mcp): adapt the limit to the model's throttling, up to %d`, globalsearch.DefaultAutoCeiling)
+	fs.Var(cmdutil.IntOrAuto{N: calls, Auto: auto, What: "map calls"}, "concurrency",
+		defaultHelp("map calls in flight at most", "mapConcurrency", d.MapConcurrency)+
+			fmt.Sprintf(`; "auto" (run, mcp): adapt the limit to the model's throttling, up to %d`, globalsearch.DefaultAutoCeiling))
 }
 
 // defaultHelp is the help text of a flag whose default a GRAPHRAG_*
