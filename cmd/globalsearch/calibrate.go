@@ -96,7 +96,7 @@ func checkQuantile(q float64) error {
 // counted by the model's own tokenizer, are the calls fitted.
 func calibrateCountTokens(ctx context.Context, env *cliEnv, args []string) error {
 	var quantile float64
-	f, err := parseSearchFlagsWith("calibrate", env, args, func(fs *flag.FlagSet) {
+	f, err := parseSearchFlags("calibrate", env, args, func(fs *flag.FlagSet) {
 		fs.Float64Var(&quantile, "quantile", 0.99, quantileHelp)
 	})
 	if err != nil {

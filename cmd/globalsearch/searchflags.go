@@ -83,18 +83,14 @@ func defaultHelp(what, field string, value any) string {
 	return fmt.Sprintf("%s (default %v; $%s sets the default)", what, value, globalsearch.DefaultVariable(field))
 }
 
-func parseSearchFlags(name string, env *cliEnv, args []string) (*searchFlags, error) {
-	return parseSearchFlagsWith(name, env, args, nil)
-}
-
-// parseSearchFlagsWith is parseSearchFlags for a command that adds flags
-// of its own (extra registers them; nil adds none).
-func parseSearchFlagsWith(name string, env *cliEnv, args []string, extra func(*flag.FlagSet)) (*searchFlags, error) {
+// parseSearchFlags parses the search flags of command name and, for a
+// command that adds flags of its own, those extra registers.
+func parseSearchFlags(name string, env *cliEnv, args []string, extra ...func(*flag.FlagSet)) (*searchFlags, error) {
 	f := &searchFlags{}
 	fs := newFlagSet(name, env)
 	f.register(fs, helpDefaults(env))
-	if extra != nil {
-		extra(fs)
+	for _, register := range extra {
+		register(fs)
 	}
 	set, err := cmdutil.Parse(fs, args)
 	if err != nil {
