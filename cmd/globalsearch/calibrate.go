@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexsource"
+	"github.com/graphrag-global/graphrag-global/shared/llm/provider"
 	"github.com/graphrag-global/graphrag-global/shared/recorded"
 	"github.com/graphrag-global/graphrag-global/shared/store"
 )
@@ -29,19 +30,6 @@ flags:
 
 const quantileHelp = "share of map calls the printed headroom covers, in (0, 1]"
 
-// calibrateOutput is what calibrate --json prints.
-type calibrateOutput struct {
-	ModelID string `json:"modelId,omitempty"`
-	Results int    `json:"results"`
-	// CountedPlan says the calls are a plan's map prompts counted with
-	// the model's CountTokens (--count-tokens), not recorded results.
-	CountedPlan bool `json:"countedPlan,omitempty"`
-	// SkippedOfflineResults are results of the offline model, which
-	// reports the estimate and so has no rate to fit.
-	SkippedOfflineResults int `json:"skippedOfflineResults"`
-	globalsearch.Calibration
-}
-
 func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) > 0 && (args[0] == "--count-tokens" || args[0] == "-count-tokens") {
 		return calibrateCountTokens(ctx, env, args[1:])
@@ -53,14 +41,14 @@ func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	var (
 		table    = fs.String("table", "", "DynamoDB runs table to read results from, with --query-id (endpoint from AWS_ENDPOINT_URL_DYNAMODB when set)")
-		ids      stringList
+		ids      cmdutil.List
 		model    = fs.String("model", "", "fit only the results of this model id (diagnostics.usage.modelId); needed when the results are of several")
 		quantile = fs.Float64("quantile", 0.99, quantileHelp)
 		jsonOut  = fs.Bool("json", false, "print the calibration as JSON")
 		counted  = fs.Bool("count-tokens", false, "first argument only: plan a search (plan's flags) and count its map prompts with Bedrock's CountTokens")
 	)
 	fs.Var(&ids, "query-id", "query id of a result in --table (repeat, or separate with commas)")
-	if err := parseQuiet(fs, args); err != nil {
+	if err := cmdutil.ParseQuiet(fs, args); err != nil {
 		return err
 	}
 	files := fs.Args()
@@ -73,17 +61,14 @@ func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return &usageError{"--table needs --query-id: the query ids of the results to read"}
 	case *table == "" && len(ids) > 0:
 		return &usageError{"--query-id needs --table: the runs table that holds the results"}
-	case !validQuantile(*quantile):
-		return quantileError(*quantile)
+	}
+	if err := checkQuantile(*quantile); err != nil {
+		return err
 	}
 	// Files first: a bad file is refused before any AWS call.
-	var results []globalsearch.Result
-	for _, name := range files {
-		rs, err := recorded.ReadFile(name, env.stdin)
-		if err != nil {
-			return err
-		}
-		results = append(results, rs...)
+	results, err := recorded.ReadFiles(files, env.stdin)
+	if err != nil {
+		return err
 	}
 	if *table != "" {
 		rs, err := tableResults(ctx, *table, ids)
@@ -92,42 +77,40 @@ func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		results = append(results, rs...)
 	}
-	samples, modelID, skipped, err := globalsearch.CalibrationSamples(results, *model)
+	out, err := recorded.FitResults(results, *model, *quantile)
 	if err != nil {
 		return err
 	}
-	c, err := globalsearch.Calibrate(samples, *quantile)
-	if err != nil {
-		return err
-	}
-	out := calibrateOutput{ModelID: modelID, Results: len(results), SkippedOfflineResults: skipped, Calibration: c}
 	return writeCalibration(env.stdout, out, *jsonOut)
 }
 
-func validQuantile(q float64) bool { return q > 0 && q <= 1 }
-
-func quantileError(q float64) error {
-	return &usageError{fmt.Sprintf("--quantile %v is not in (0, 1]: 0.99 covers 99%% of the map calls", q)}
+// checkQuantile is globalsearch.CheckQuantile before anything is read,
+// its message naming the flag.
+func checkQuantile(q float64) error {
+	if err := globalsearch.CheckQuantile(q); err != nil {
+		return &usageError{"--" + err.Error()}
+	}
+	return nil
 }
 
 // calibrateCountTokens is calibrate --count-tokens: the plan's map prompts,
 // counted by the model's own tokenizer, are the calls fitted.
 func calibrateCountTokens(ctx context.Context, env *cliEnv, args []string) error {
 	var quantile float64
-	f, err := parseSearchFlagsWith("calibrate", env, args, func(fs *flag.FlagSet) {
+	f, err := parseSearchFlags("calibrate", env, args, func(fs *flag.FlagSet) {
 		fs.Float64Var(&quantile, "quantile", 0.99, quantileHelp)
 	})
 	if err != nil {
 		return err
 	}
-	if !validQuantile(quantile) {
-		return quantileError(quantile)
+	if err := checkQuantile(quantile); err != nil {
+		return err
 	}
 	spec, err := parseModelSpec(f.model.spec)
 	if err != nil {
 		return err
 	}
-	if spec.provider != providerBedrock {
+	if spec.Provider != provider.Bedrock {
 		return &usageError{"--count-tokens counts with Bedrock's CountTokens: give --model bedrock:<model-id>"}
 	}
 	// The request and the index first: a bad one costs no AWS call.
@@ -142,42 +125,18 @@ func calibrateCountTokens(ctx context.Context, env *cliEnv, args []string) error
 	if err != nil {
 		return err
 	}
-	counter, ok := m.(globalsearch.TokenCounter)
-	if !ok {
-		return fmt.Errorf("model %s counts no tokens", f.model.spec)
-	}
-	samples, err := e.CountedSamples(ctx, p, counter)
+	out, err := recorded.CountedFit(ctx, e, p, m, f.model.spec, quantile)
 	if err != nil {
 		return err
 	}
-	c, err := globalsearch.Calibrate(samples, quantile)
-	if err != nil {
-		return err
-	}
-	out := calibrateOutput{ModelID: strings.TrimSpace(f.model.spec), CountedPlan: true, Calibration: c}
 	return writeCalibration(env.stdout, out, f.jsonOut)
 }
 
-func writeCalibration(w io.Writer, out calibrateOutput, jsonOut bool) error {
+func writeCalibration(w io.Writer, out recorded.Fit, jsonOut bool) error {
 	if jsonOut {
 		return writeJSON(w, out)
 	}
 	printCalibration(w, out)
-	return nil
-}
-
-// stringList is a flag that may be repeated, each value a comma-separated
-// list.
-type stringList []string
-
-func (l *stringList) String() string { return strings.Join(*l, ",") }
-
-func (l *stringList) Set(s string) error {
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			*l = append(*l, v)
-		}
-	}
 	return nil
 }
 
@@ -197,7 +156,7 @@ func tableResults(ctx context.Context, table string, ids []string) ([]globalsear
 
 // printCalibration prints c for a person: the rates, then the headroom
 // each needs.
-func printCalibration(w io.Writer, out calibrateOutput) {
+func printCalibration(w io.Writer, out recorded.Fit) {
 	c := out.Calibration
 	model := ""
 	if out.ModelID != "" {

@@ -20,6 +20,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
+	"github.com/graphrag-global/graphrag-global/shared/recorded"
 	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
@@ -137,7 +138,7 @@ func TestCalibrateFromRunResults(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, data, 0o600))
 	env, out, errOut := testEnv("")
 	require.Equal(t, 0, runMain(context.Background(), env, []string{"calibrate", "--json", file}), errOut.String())
-	var got calibrateOutput
+	var got recorded.Fit
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
 	assert.Equal(t, fakeModel, got.ModelID)
 	assert.Equal(t, 1, got.Results)
@@ -175,7 +176,7 @@ func TestCalibrateFromTable(t *testing.T) {
 
 	env, out, errOut := testEnv("")
 	require.Equal(t, 0, runMain(t.Context(), env, []string{"calibrate", "--json", "--table", "runs", "--query-id", "q-a,q-b"}), errOut.String())
-	var got calibrateOutput
+	var got recorded.Fit
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
 	assert.Equal(t, 2, got.Results)
 	assert.Equal(t, 24, got.Calls)
@@ -294,7 +295,7 @@ func TestCalibrateCountTokens(t *testing.T) {
 	env, out, errOut := testEnv("")
 	args := append([]string{"calibrate", "--count-tokens", "--json", "--model", fakeModel}, plan...)
 	require.Equal(t, 0, runMain(t.Context(), env, args), errOut.String())
-	var got calibrateOutput
+	var got recorded.Fit
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
 	assert.True(t, got.CountedPlan)
 	assert.Equal(t, fakeModel, got.ModelID)

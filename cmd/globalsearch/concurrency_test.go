@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
@@ -41,7 +42,7 @@ func TestConcurrencyFlag(t *testing.T) {
 			env := fakeEnv(tc.vars)
 			f, err := parseSearchFlags("run", env, []string{"--index", path, "--query", "q", "--concurrency", tc.value})
 			if tc.wantUsage != "" {
-				var usage *usageError
+				var usage *cmdutil.UsageError
 				require.ErrorAs(t, err, &usage)
 				assert.Contains(t, err.Error(), tc.wantUsage)
 				return

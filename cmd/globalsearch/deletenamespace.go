@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexsource"
 )
@@ -17,7 +18,7 @@ func deleteNamespaceCommand(ctx context.Context, env *cliEnv, args []string) err
 		table     = fs.String("table", "", tableFlagHelp)
 		namespace = fs.String("namespace", "", "namespace to delete, every record of it")
 	)
-	if _, err := parseFlags(fs, args); err != nil {
+	if _, err := cmdutil.Parse(fs, args); err != nil {
 		return err
 	}
 	switch {

@@ -5,37 +5,19 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/store/dircache"
 )
 
-// newFlagSet is a command's flag set: errors come back to the command,
-// which exits 2 through usageError, and -h prints the usage to standard
-// output (parseQuiet).
-func newFlagSet(name string, env *cliEnv) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(env.stdout)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: globalsearch %s [flags]\n\nflags:\n", name)
-		fs.PrintDefaults()
-	}
-	return fs
-}
+// errHelp is -h or --help (cmdutil.ErrHelp): the usage is printed and
+// the command exits 0.
+var errHelp = cmdutil.ErrHelp
 
-// parseFlags is how every command but invoke reads its flags: -h prints
-// the usage and ends the command (errHelp), a bad flag and a stray
-// argument are usage errors, and set names the flags given, so that a flag
-// left out leaves its request field to the default.
-func parseFlags(fs *flag.FlagSet, args []string) (set map[string]bool, err error) {
-	if err := parseQuiet(fs, args); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
-	}
-	set = map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	return set, nil
+// newFlagSet is a command's flag set (cmdutil.NewFlagSet), its usage on
+// the environment's standard output.
+func newFlagSet(name string, env *cliEnv) *flag.FlagSet {
+	return cmdutil.NewFlagSet(name, env.stdout)
 }
 
 // errNamespaceFlag refuses a --namespace no index can hold

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/graphrag"
 	"github.com/graphrag-global/graphrag-global/shared/indexsource"
@@ -41,7 +42,7 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 		table     = fs.String("table", "", "replace the namespace in this DynamoDB table")
 		create    = fs.Bool("create-table", false, "with --table: create the table first when it does not exist (local emulators)")
 	)
-	set, err := parseFlags(fs, args[1:])
+	set, err := cmdutil.Parse(fs, args[1:])
 	if err != nil {
 		return err
 	}

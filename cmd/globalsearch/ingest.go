@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexsource"
 )
@@ -17,7 +18,7 @@ func ingestCommand(ctx context.Context, env *cliEnv, args []string) error {
 		namespace = fs.String("namespace", "", "namespace to replace (default: the file's namespace)")
 		create    = fs.Bool("create-table", false, "create the table first when it does not exist (local emulators; production tables come from the SAM template)")
 	)
-	if _, err := parseFlags(fs, args); err != nil {
+	if _, err := cmdutil.Parse(fs, args); err != nil {
 		return err
 	}
 	switch {

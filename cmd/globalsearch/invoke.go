@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexsource"
 	"github.com/graphrag-global/graphrag-global/shared/lambdalocal"
@@ -58,7 +59,7 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return errHelp
 	}
 	name := args[0]
-	if err := parseQuiet(fs, args[1:]); err != nil {
+	if err := cmdutil.ParseQuiet(fs, args[1:]); err != nil {
 		return err
 	}
 	if *eventFile == "" {
@@ -76,7 +77,7 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	s := idx.Store
-	defaults, err := requestDefaults(env, fileNamespace, model.spec)
+	defaults, err := globalsearch.FileDefaults(env.lookupEnv, fileNamespace, model.spec)
 	if err != nil {
 		return err
 	}

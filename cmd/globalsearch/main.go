@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexsource"
 )
@@ -85,7 +86,7 @@ func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
-		fmt.Fprintf(env.stderr, "globalsearch: unknown command %q (%ssee globalsearch -h)\n", args[0], didYouMean(args[0], slices.Collect(maps.Keys(cmds)), ""))
+		fmt.Fprintf(env.stderr, "globalsearch: unknown command %q (%ssee globalsearch -h)\n", args[0], cmdutil.DidYouMean(args[0], slices.Collect(maps.Keys(cmds)), ""))
 		return 2
 	}
 	err := runGuarded(ctx, env, cmd, args[1:])
@@ -99,8 +100,10 @@ func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []
 		env.stderr.Write(bug.stack)
 		return 1
 	}
+	// A flag mistake cmdutil found is a usage error as the commands' own are.
 	var usage *usageError
-	if errors.As(err, &usage) {
+	var flagUsage *cmdutil.UsageError
+	if errors.As(err, &usage) || errors.As(err, &flagUsage) {
 		return 2
 	}
 	var nothing *nothingToSearch

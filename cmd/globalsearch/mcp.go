@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/provider"
 	"github.com/graphrag-global/graphrag-global/shared/mcp"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
@@ -15,7 +17,7 @@ import (
 // and cache of the flags.
 func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 	f := &searchFlags{}
-	set, err := parseFlags(newMCPFlagSet(f, env), args)
+	set, err := cmdutil.Parse(newMCPFlagSet(f, env), args)
 	if err != nil {
 		return err
 	}
@@ -57,7 +59,7 @@ func newMCPFlagSet(f *searchFlags, env *cliEnv) *flag.FlagSet {
 	f.prompts.register(fs)
 	registerVerbose(fs, &f.verbose)
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed of every search (default: random per call); a fixed seed lets a repeated question reuse the map cache")
-	concurrencyFlag{&f.concurrency, &f.autoConcurrency}.register(fs, helpDefaults(env))
+	registerConcurrency(fs, &f.concurrency, &f.autoConcurrency, helpDefaults(env))
 	return fs
 }
 
@@ -73,7 +75,7 @@ func newMCPServer(env *cliEnv, f *searchFlags) *mcp.Server {
 		},
 		NewRuns: func() globalsearch.Runs { return memstore.New() },
 		Defaults: func(fileNamespace string) (globalsearch.Defaults, error) {
-			defaults, err := requestDefaults(env, fileNamespace, f.model.mapSpec())
+			defaults, err := globalsearch.FileDefaults(env.lookupEnv, fileNamespace, f.model.mapSpec())
 			if err != nil {
 				return globalsearch.Defaults{}, err
 			}
@@ -81,7 +83,7 @@ func newMCPServer(env *cliEnv, f *searchFlags) *mcp.Server {
 			return defaults, err
 		},
 		IndexNeedsAWS: f.index.table != "",
-		ModelNeedsAWS: spec.provider == providerBedrock,
+		ModelNeedsAWS: spec.Provider == provider.Bedrock,
 		Log:           env.stderr,
 	}
 	if f.set["seed"] {

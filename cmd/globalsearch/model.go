@@ -95,19 +95,10 @@ func (o *modelOptions) resolve(env *cliEnv) error {
 	return nil
 }
 
-// modelSpec is a parsed --model, as calibrate and mcp test its provider.
-type modelSpec struct {
-	provider string
-	spec     provider.Spec
-}
-
 // parseModelSpec is provider.Parse, a bad spec a usageError.
-func parseModelSpec(s string) (modelSpec, error) {
+func parseModelSpec(s string) (provider.Spec, error) {
 	spec, err := provider.Parse(s)
-	if err != nil {
-		return modelSpec{}, asUsage(err)
-	}
-	return modelSpec{provider: spec.Provider, spec: spec}, nil
+	return spec, asUsage(err)
 }
 
 // providerOptions are the options the flags and env give provider.Open.
@@ -130,8 +121,8 @@ func (o *modelOptions) open(ctx context.Context, env *cliEnv) (globalsearch.Mode
 
 // build is the adapter spec names, with no timeout (calibrate counts
 // tokens with it).
-func (o *modelOptions) build(ctx context.Context, env *cliEnv, spec modelSpec) (globalsearch.Model, error) {
-	m, err := provider.New(ctx, spec.spec, o.providerOptions(env, ""))
+func (o *modelOptions) build(ctx context.Context, env *cliEnv, spec provider.Spec) (globalsearch.Model, error) {
+	m, err := provider.New(ctx, spec, o.providerOptions(env, ""))
 	return m, asUsage(err)
 }
 

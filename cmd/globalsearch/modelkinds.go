@@ -2,9 +2,8 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"strconv"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/llm/openai"
 	"github.com/graphrag-global/graphrag-global/shared/llm/provider"
 )
@@ -13,7 +12,7 @@ import (
 // which one it is (provider.Kind): reasoning or not, structured output,
 // Azure's api-version.
 type modelKindOptions struct {
-	reasoning  triState
+	reasoning  cmdutil.TriState
 	structured string
 	apiVersion string
 }
@@ -28,32 +27,9 @@ func (k *modelKindOptions) register(fs *flag.FlagSet) {
 // kind is the flags as provider.Kind.
 func (k *modelKindOptions) kind() provider.Kind {
 	out := provider.Kind{Structured: k.structured, AzureAPIVersion: k.apiVersion}
-	if k.reasoning.set {
-		on := k.reasoning.on
+	if k.reasoning.Given {
+		on := k.reasoning.On
 		out.Reasoning = &on
 	}
 	return out
 }
-
-// triState is a boolean flag that may be left unset: --reasoning,
-// --reasoning=false, or neither (guess).
-type triState struct{ set, on bool }
-
-func (t *triState) String() string {
-	if t == nil || !t.set {
-		return ""
-	}
-	return strconv.FormatBool(t.on)
-}
-
-func (t *triState) Set(s string) error {
-	v, err := strconv.ParseBool(s)
-	if err != nil {
-		return fmt.Errorf("want true or false, got %q", s)
-	}
-	t.set, t.on = true, v
-	return nil
-}
-
-// IsBoolFlag lets --reasoning stand alone.
-func (t *triState) IsBoolFlag() bool { return true }

@@ -19,7 +19,7 @@ type (
 
 func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	var quota quotaOptions
-	f, err := parseSearchFlagsWith("plan", env, args, quota.register)
+	f, err := parseSearchFlags("plan", env, args, quota.register)
 	if err != nil {
 		return err
 	}

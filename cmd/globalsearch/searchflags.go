@@ -1,12 +1,11 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
 	// The CLI packs prompts, so it counts with the exact vocabularies.
@@ -28,7 +27,7 @@ type searchFlags struct {
 	standing                                                        string
 	tokenizer                                                       string
 	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
-	autoConcurrency                                                 bool // --concurrency auto (concurrencyFlag)
+	autoConcurrency                                                 bool // --concurrency auto (registerConcurrency)
 	seed                                                            int64
 	maxMapTextMB                                                    int64
 	maxModelCalls, maxMapTokens                                     int
@@ -67,50 +66,15 @@ var intFlags = []intFlag{
 		func(d globalsearch.Defaults) int { return d.ReduceOutputReserve }},
 }
 
-// concurrencyFlag is --concurrency: a number, the request's
+// registerConcurrency registers --concurrency: a number, the request's
 // mapConcurrency (calls), or "auto", which leaves the request's to its
 // default and has run and mcp adapt the limit to the model's throttling
-// (docs/contract.md#auto-concurrency).
-type concurrencyFlag struct {
-	calls *int
-	auto  *bool
-}
-
-func (c concurrencyFlag) String() string {
-	switch {
-	case c.auto != nil && *c.auto:
-		return "auto"
-	case c.calls != nil:
-		return strconv.Itoa(*c.calls)
-	}
-	return "0"
-}
-
-// Set reads a number as the integer flags do (the request refuses one
-// below 1, naming mapConcurrency), or "auto".
-func (c concurrencyFlag) Set(s string) error {
-	if s == "auto" {
-		*c.calls, *c.auto = 0, true
-		return nil
-	}
-	n, err := strconv.ParseInt(s, 0, strconv.IntSize)
-	if err != nil {
-		return errors.New(`want a number of map calls or "auto"`)
-	}
-	*c.calls, *c.auto = int(n), false
-	return nil
-}
-
-// register registers --concurrency into fs for f.
-func (c concurrencyFlag) register(fs *flag.FlagSet, d globalsearch.Defaults) {
-	fs.Var(c, "concurrency", concurrencyHelp(d))
-}
-
-// concurrencyHelp is --concurrency's help: the request field's default in
-// effect, and what auto does.
-func concurrencyHelp(d globalsearch.Defaults) string {
-	return defaultHelp("map calls in flight at most", "mapConcurrency", d.MapConcurrency) +
-		fmt.Sprintf(`; "auto" (run, mcp): adapt the limit to the model's throttling, up to %d`, globalsearch.DefaultAutoCeiling)
+// (docs/contract.md#auto-concurrency). The request refuses a number below
+// 1, naming mapConcurrency. The help shows the default in effect.
+func registerConcurrency(fs *flag.FlagSet, calls *int, auto *bool, d globalsearch.Defaults) {
+	fs.Var(cmdutil.IntOrAuto{N: calls, Auto: auto, What: "map calls"}, "concurrency",
+		defaultHelp("map calls in flight at most", "mapConcurrency", d.MapConcurrency)+
+			fmt.Sprintf(`; "auto" (run, mcp): adapt the limit to the model's throttling, up to %d`, globalsearch.DefaultAutoCeiling))
 }
 
 // defaultHelp is the help text of a flag whose default a GRAPHRAG_*
@@ -119,20 +83,16 @@ func defaultHelp(what, field string, value any) string {
 	return fmt.Sprintf("%s (default %v; $%s sets the default)", what, value, globalsearch.DefaultVariable(field))
 }
 
-func parseSearchFlags(name string, env *cliEnv, args []string) (*searchFlags, error) {
-	return parseSearchFlagsWith(name, env, args, nil)
-}
-
-// parseSearchFlagsWith is parseSearchFlags for a command that adds flags
-// of its own (extra registers them; nil adds none).
-func parseSearchFlagsWith(name string, env *cliEnv, args []string, extra func(*flag.FlagSet)) (*searchFlags, error) {
+// parseSearchFlags parses the search flags of command name and, for a
+// command that adds flags of its own, those extra registers.
+func parseSearchFlags(name string, env *cliEnv, args []string, extra ...func(*flag.FlagSet)) (*searchFlags, error) {
 	f := &searchFlags{}
 	fs := newFlagSet(name, env)
 	f.register(fs, helpDefaults(env))
-	if extra != nil {
-		extra(fs)
+	for _, register := range extra {
+		register(fs)
 	}
-	set, err := parseFlags(fs, args)
+	set, err := cmdutil.Parse(fs, args)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +167,7 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	for _, fl := range intFlags {
 		fs.IntVar(fl.value(f), fl.name, 0, defaultHelp(fl.what, fl.field, fl.def(d)))
 	}
-	concurrencyFlag{&f.concurrency, &f.autoConcurrency}.register(fs, d)
+	registerConcurrency(fs, &f.concurrency, &f.autoConcurrency, d)
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed (default: random, recorded in the result)")
 	fs.BoolVar(&f.noShuffle, "no-shuffle", false, "keep summaries in id order")
 	fs.StringVar(&f.batching, "batching", d.Batching, `how batches are ordered and cut: "greedy" (shuffle, then fill each batch) or "stable" (a re-built index re-maps only the batches a change touched); $`+globalsearch.DefaultVariable("batching")+` sets the default`)
@@ -224,25 +184,9 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	registerVerbose(fs, &f.verbose)
 }
 
-// requestDefaults are the defaults every command resolves a request with:
-// the deployment's (GRAPHRAG_*), except that an index file's namespace wins
-// over GRAPHRAG_NAMESPACE, since the file holds no other namespace, and
-// the tokenizer default is that of model's family (docs/contract.md#tokenizer).
-func requestDefaults(env *cliEnv, fileNamespace, model string) (globalsearch.Defaults, error) {
-	defaults, err := globalsearch.DefaultsFromEnv(env.lookupEnv)
-	if err != nil {
-		return globalsearch.Defaults{}, err
-	}
-	defaults = defaults.ForModel(model)
-	if fileNamespace != "" {
-		defaults.Namespace = fileNamespace
-	}
-	return defaults, nil
-}
-
 // params validates the flags as a request, through the same path as JSON.
 func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Params, error) {
-	defaults, err := requestDefaults(env, fileNamespace, f.model.mapSpec())
+	defaults, err := globalsearch.FileDefaults(env.lookupEnv, fileNamespace, f.model.mapSpec())
 	if err != nil {
 		return globalsearch.Params{}, err
 	}
@@ -259,18 +203,10 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 		return globalsearch.Params{}, err
 	}
 	req := globalsearch.Request{Query: f.query, Namespace: f.namespace}
-	if f.set["tokenizer"] {
-		req.Tokenizer = &f.tokenizer
-	}
-	if f.set["response-type"] {
-		req.ResponseType = &f.responseType
-	}
-	if f.set["standing"] {
-		req.StandingQuery = &f.standing
-	}
-	if f.set["standing-reset"] {
-		req.StandingReset = &f.standingReset
-	}
+	given(f.set, "tokenizer", &req.Tokenizer, &f.tokenizer)
+	given(f.set, "response-type", &req.ResponseType, &f.responseType)
+	given(f.set, "standing", &req.StandingQuery, &f.standing)
+	given(f.set, "standing-reset", &req.StandingReset, &f.standingReset)
 	if f.set["level"] {
 		level, err := globalsearch.ParseLevel(f.level)
 		if err != nil {
@@ -279,31 +215,27 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 		req.CommunityLevel = &level
 	}
 	for _, fl := range intFlags {
-		if f.set[fl.name] {
-			*fl.request(&req) = fl.value(f)
-		}
+		given(f.set, fl.name, fl.request(&req), fl.value(f))
 	}
-	if f.set["concurrency"] && !f.autoConcurrency {
-		req.MapConcurrency = &f.concurrency
+	if !f.autoConcurrency {
+		given(f.set, "concurrency", &req.MapConcurrency, &f.concurrency)
 	}
-	if f.set["max-map-tokens"] {
-		req.MaxMapInputTokens = &f.maxMapTokens
-	}
-	if f.set["seed"] {
-		req.ShuffleSeed = &f.seed
-	}
-	if f.set["selection"] {
-		req.Selection = &f.selection
-	}
-	if f.set["rating-threshold"] {
-		req.RatingThreshold = &f.ratingThreshold
-	}
+	given(f.set, "max-map-tokens", &req.MaxMapInputTokens, &f.maxMapTokens)
+	given(f.set, "seed", &req.ShuffleSeed, &f.seed)
+	given(f.set, "selection", &req.Selection, &f.selection)
+	given(f.set, "rating-threshold", &req.RatingThreshold, &f.ratingThreshold)
 	if f.noShuffle {
 		shuffle := false
 		req.Shuffle = &shuffle
 	}
-	if f.set["batching"] {
-		req.Batching = &f.batching
-	}
+	given(f.set, "batching", &req.Batching, &f.batching)
 	return req.Params(defaults)
+}
+
+// given points a request field at its flag's value when the flag was
+// given (set), so that a flag left out leaves the field to the default.
+func given[T any](set map[string]bool, name string, field **T, value *T) {
+	if set[name] {
+		*field = value
+	}
 }

@@ -99,57 +99,6 @@ func TestIntFlagsNameRequestFields(t *testing.T) {
 	}
 }
 
-// TestParseFlags: every command that uses parseFlags prints its usage on
-// -h (errHelp, exit 0), refuses a bad flag in one line with a hint and a
-// stray argument as usage errors (exit 2), and names the flags given.
-func TestParseFlags(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		wantErr string
-		wantSet map[string]bool
-	}{
-		{"flags given", []string{"--a", "x"}, "", map[string]bool{"a": true}},
-		{"none", nil, "", map[string]bool{}},
-		{"unknown flag", []string{"--c"}, "flag provided but not defined: -c (see globalsearch test -h)", nil},
-		{"mistyped flag", []string{"--indx", "f"}, "flag provided but not defined: -indx (did you mean --index? see globalsearch test -h)", nil},
-		{"swapped letters", []string{"-nmaespace", "f"}, "flag provided but not defined: -nmaespace (did you mean --namespace? see globalsearch test -h)", nil},
-		{"too far from any", []string{"--zzz"}, "flag provided but not defined: -zzz (see globalsearch test -h)", nil},
-		{"a flag's beginning", []string{"--name", "f"}, "flag provided but not defined: -name (did you mean --namespace? see globalsearch test -h)", nil},
-		{"bad value", []string{"--b=maybe"}, `invalid boolean value "maybe" for -b: parse error (see globalsearch test -h)`, nil},
-		{"stray argument", []string{"--a", "x", "extra"}, `unexpected argument "extra"`, nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			env, out, errOut := testEnv("")
-			fs := newFlagSet("test", env)
-			fs.String("a", "", "")
-			fs.Bool("b", false, "")
-			fs.String("index", "", "")
-			fs.String("namespace", "", "")
-			set, err := parseFlags(fs, tc.args)
-			if tc.wantErr == "" {
-				require.NoError(t, err)
-				assert.Equal(t, tc.wantSet, set)
-				return
-			}
-			var usage *usageError
-			require.ErrorAs(t, err, &usage)
-			assert.Equal(t, tc.wantErr, err.Error())
-			assert.Empty(t, out.String()+errOut.String(), "one line, printed by the caller: no usage dump")
-		})
-	}
-	t.Run("help", func(t *testing.T) {
-		env, out, errOut := testEnv("")
-		fs := newFlagSet("test", env)
-		fs.String("a", "", "the a flag")
-		_, err := parseFlags(fs, []string{"-h"})
-		require.ErrorIs(t, err, errHelp)
-		assert.Equal(t, "usage: globalsearch test [flags]\n\nflags:\n  -a string\n    \tthe a flag\n", out.String())
-		assert.Empty(t, errOut.String())
-	})
-}
-
 // TestMistypedFlagIsOneLine: a mistyped flag of a real command, or a
 // mistyped command, exits 2 with one line naming the one meant, not the
 // whole usage.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/localserver"
 )
@@ -34,7 +35,7 @@ func serveCommand(ctx context.Context, env *cliEnv, args []string) error {
 // and binds nothing. namespace is the index's, the page's default.
 func openServe(ctx context.Context, env *cliEnv, args []string) (s *localserver.Server, namespace string, err error) {
 	o := &serveOptions{}
-	set, err := parseFlags(newServeFlagSet(o, env), args)
+	set, err := cmdutil.Parse(newServeFlagSet(o, env), args)
 	if err != nil {
 		return nil, "", err
 	}
@@ -91,7 +92,7 @@ func serveConfig(ctx context.Context, env *cliEnv, f *searchFlags) (localserver.
 	if err != nil {
 		return localserver.Config{}, err
 	}
-	defaults, err := requestDefaults(env, fileNamespace, f.model.mapSpec())
+	defaults, err := globalsearch.FileDefaults(env.lookupEnv, fileNamespace, f.model.mapSpec())
 	if err != nil {
 		return localserver.Config{}, err
 	}

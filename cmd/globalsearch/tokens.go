@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
@@ -19,7 +20,7 @@ func tokensCommand(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet("tokens", env)
 	name := fs.String("tokenizer", tokens.NameEstimate, "how to count: "+strings.Join(tokens.Names, ", "))
 	model := fs.String("model", "", "the model whose family's rates --tokenizer calibrated uses")
-	if _, err := parseFlags(fs, args); err != nil {
+	if _, err := cmdutil.Parse(fs, args); err != nil {
 		if strings.HasPrefix(err.Error(), "unexpected argument") {
 			return &usageError{"tokens takes no arguments; it reads standard input"}
 		}

@@ -129,13 +129,22 @@ const (
 	collinear          = 0.999
 )
 
+// CheckQuantile is Calibrate's rule for its quantile, for a caller that
+// refuses a bad one before reading what it would fit.
+func CheckQuantile(q float64) error {
+	if !(q > 0 && q <= 1) {
+		return Errorf(KindInvalidInput, "quantile %v is not in (0, 1]: 0.99 covers 99%% of the calls", q)
+	}
+	return nil
+}
+
 // Calibrate fits reported ≈ ascii/a + nonASCII/b over samples by least
 // squares (docs/contract.md#calibrate) and measures the headroom the
 // fitted rates and the estimate need so that quantile of the calls fit.
 // quantile must be in (0, 1].
 func Calibrate(samples []CalibrationSample, quantile float64) (Calibration, error) {
-	if !(quantile > 0 && quantile <= 1) {
-		return Calibration{}, Errorf(KindInvalidInput, "quantile %v is not in (0, 1]: 0.99 covers 99%% of the calls", quantile)
+	if err := CheckQuantile(quantile); err != nil {
+		return Calibration{}, err
 	}
 	if len(samples) == 0 {
 		return Calibration{}, Errorf(KindInvalidInput, "no map call to calibrate from")

@@ -91,3 +91,19 @@ func DefaultVariable(field string) string {
 	}
 	return ""
 }
+
+// FileDefaults are the defaults a search of one index file resolves a
+// request with: the deployment's (DefaultsFromEnv) for model
+// (Defaults.ForModel), except that the file's namespace, when it names one,
+// wins over GRAPHRAG_NAMESPACE, since the file holds no other namespace.
+func FileDefaults(lookup func(string) (string, bool), fileNamespace, model string) (Defaults, error) {
+	d, err := DefaultsFromEnv(lookup)
+	if err != nil {
+		return Defaults{}, err
+	}
+	d = d.ForModel(model)
+	if fileNamespace != "" {
+		d.Namespace = fileNamespace
+	}
+	return d, nil
+}

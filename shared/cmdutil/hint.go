@@ -1,54 +1,27 @@
-package main
+package cmdutil
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 )
 
-// errHelp is -h or --help: the command's usage went to standard output and
-// the command exits 0, as asking for help is no failure.
-var errHelp = errors.New("help requested")
-
-// parseQuiet parses args without the flag package's own printing, which
-// follows a mistyped flag with the whole usage: -h prints the usage to the
-// flag set's output and returns errHelp; any other mistake is one line, a
-// usageError with a hint (flagHint).
-func parseQuiet(fs *flag.FlagSet, args []string) error {
-	out, usage := fs.Output(), fs.Usage
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	err := fs.Parse(args)
-	fs.SetOutput(out)
-	fs.Usage = usage
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, flag.ErrHelp):
-		fs.Usage()
-		return errHelp
-	}
-	return &usageError{flagHint(fs, err)}
-}
-
-// flagHint is a flag error with what to do next: the flag meant, when a
+// Hint is a flag error with what to do next: the flag meant, when a
 // defined flag is close to the one given, and where the full list is.
-func flagHint(fs *flag.FlagSet, err error) string {
+func Hint(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
-	see := "see globalsearch " + fs.Name() + " -h"
+	see := "see " + Program + " " + fs.Name() + " -h"
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		var names []string
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-		return fmt.Sprintf("%s (%s%s)", msg, didYouMean(strings.TrimLeft(name, "-"), names, "--"), see)
+		return fmt.Sprintf("%s (%s%s)", msg, DidYouMean(strings.TrimLeft(name, "-"), names, "--"), see)
 	}
 	return msg + " (" + see + ")"
 }
 
-// didYouMean is "did you mean <prefix><name>? " for the name of names
+// DidYouMean is "did you mean <prefix><name>? " for the name of names
 // closest to given, or "" when none is close.
-func didYouMean(given string, names []string, prefix string) string {
+func DidYouMean(given string, names []string, prefix string) string {
 	if near := nearest(given, names); near != "" {
 		return "did you mean " + prefix + near + "? "
 	}
