@@ -204,6 +204,12 @@ func validateMessage(line []byte) (answerID json.RawMessage, passID jsonrpc.ID, 
 	if err := json.Unmarshal(line, &raw); err != nil {
 		return null, jsonrpc.ID{}, &refusal{jsonrpc.CodeParseError, "Parse error: " + parseErrorText(err)}
 	}
+	// encoding/json would read a text that is not UTF-8 as U+FFFD, so a
+	// query would change unseen: the one text rule of every entry point
+	// (docs/contract.md#strict-json) refuses it here, before the SDK decodes.
+	if err := strictjson.Check(line); errors.Is(err, strictjson.ErrNotUTF8) {
+		return null, jsonrpc.ID{}, &refusal{jsonrpc.CodeParseError, "Parse error: " + err.Error()}
+	}
 	invalid := func(id json.RawMessage, format string, args ...any) (json.RawMessage, jsonrpc.ID, *refusal) {
 		return id, jsonrpc.ID{}, &refusal{jsonrpc.CodeInvalidRequest, "Invalid Request: " + fmt.Sprintf(format, args...)}
 	}

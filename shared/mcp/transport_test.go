@@ -154,6 +154,8 @@ func TestMCPMalformedLines(t *testing.T) {
 		// valid notification goes unanswered.
 		{"an invalid notification", `{"jsonrpc":"2.0","method":1,"params":"bar"}`, mcpInvalidCall, "null", "Invalid Request: method must be a string, not a number"},
 		{"string params", `{"jsonrpc":"2.0","id":7,"method":"ping","params":"bar"}`, mcpInvalidCall, "7", "Invalid Request: params must be an object or an array, not a string"},
+		{"text not UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"plan_search\",\"arguments\":{\"query\":\"caf\xe9\"}}}", mcpParseError, "null", "Parse error: text that is not UTF-8 (an invalid byte, or an escaped half of a surrogate pair such as \"\\ud800\") in params.arguments.query (byte offset 104)"},
+		{"a lone surrogate", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"plan_search","arguments":{"query":"\ud800"}}}`, mcpParseError, "null", "Parse error: text that is not UTF-8 (an invalid byte, or an escaped half of a surrogate pair such as \"\\ud800\") in params.arguments.query (byte offset 106)"},
 		{"over the cap", oversized, mcpInvalidCall, "7", fmt.Sprintf("message of %d bytes refused: this server reads at most 1048576 bytes (1 MiB) per message", len(oversized)+1)},
 	}
 	for _, tc := range tests {
