@@ -54,8 +54,8 @@ func main() {
 
 // runMain returns the exit status: 0 on success (no_results included) and
 // help asked for, 2 for invalid input (a corrupt index file included), a
-// conflict or usage, 3 for a search
-// with nothing to search (nothingToSearch), 1 for any other failure.
+// conflict or usage, 3 for a search with nothing to search
+// (globalsearch.NothingToSearch), 1 for any other failure.
 func runMain(ctx context.Context, env *cliEnv, args []string) int {
 	return dispatch(ctx, env, commands(), args)
 }
