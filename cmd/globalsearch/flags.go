@@ -10,9 +10,12 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/store/dircache"
 )
 
-// errHelp is -h or --help (cmdutil.ErrHelp): the usage is printed and
-// the command exits 0.
-var errHelp = cmdutil.ErrHelp
+// usageError is cmdutil.UsageError, a command line that cannot run (exit
+// 2), spelled so that its literals stay unkeyed in this package.
+type usageError cmdutil.UsageError
+
+func (e *usageError) Error() string { return e.Msg }
+func (e *usageError) Unwrap() error { return (*cmdutil.UsageError)(e) }
 
 // newFlagSet is a command's flag set (cmdutil.NewFlagSet), its usage on
 // the environment's standard output.

@@ -27,7 +27,7 @@ const importUsage = "usage: globalsearch import graphrag --dir DIR [--content su
 func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 		fmt.Fprintln(env.stdout, importUsage+"\n\nRun 'globalsearch import graphrag -h' for the flags.")
-		return errHelp
+		return cmdutil.ErrHelp
 	}
 	if len(args) == 0 || args[0] != "graphrag" {
 		return &usageError{importUsage}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/store"
@@ -144,14 +145,14 @@ func TestEmptyNamespaceOfTable(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			env, out, errOut := testEnv("")
-			require.Equal(t, exitNothingToSearch, runMain(ctx, env, tc.args), errOut.String())
+			require.Equal(t, cmdutil.ExitNothingToSearch, runMain(ctx, env, tc.args), errOut.String())
 			assert.Contains(t, out.String(), "holds no summaries; namespaces that exist: tiny")
 			assert.Contains(t, errOut.String(), "nothing to search: namespace ")
 		})
 	}
 
 	env, out, errOut := testEnv("")
-	require.Equal(t, exitNothingToSearch, runMain(ctx, env, []string{"run", "--table", "idx", "--namespace", "tinny", "--query", "q", "--json"}), errOut.String())
+	require.Equal(t, cmdutil.ExitNothingToSearch, runMain(ctx, env, []string{"run", "--table", "idx", "--namespace", "tinny", "--query", "q", "--json"}), errOut.String())
 	assert.Equal(t, "globalsearch run: nothing to search: namespace \"tinny\" holds no summaries; namespaces that exist: tiny\n", errOut.String())
 	var res globalsearch.Result
 	require.NoError(t, json.Unmarshal(out.Bytes(), &res))

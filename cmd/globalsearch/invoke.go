@@ -56,7 +56,7 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return &usageError{"invoke needs a function name"}
 	case args[0] == "-h" || args[0] == "--help":
 		fs.Usage()
-		return errHelp
+		return cmdutil.ErrHelp
 	}
 	name := args[0]
 	if err := cmdutil.ParseQuiet(fs, args[1:]); err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -87,37 +86,6 @@ func TestExitStatuses(t *testing.T) {
 	}
 }
 
-// TestPanicExitsOneAsAnInternalError: a bug in a command is an internal
-// error (exit 1, its stack on stderr), never exit 2, which says the input
-// was wrong, whatever the value it panics with.
-func TestPanicExitsOneAsAnInternalError(t *testing.T) {
-	tests := []struct {
-		name  string
-		value any
-		want  string
-	}{
-		{"string", "index out of range", "globalsearch boom: internal error: index out of range\n"},
-		{"runtime error", nil, "globalsearch boom: internal error: runtime error: invalid memory address or nil pointer dereference\n"},
-		{"invalid-input error", globalsearch.Errorf(globalsearch.KindInvalidInput, "bad"), "globalsearch boom: internal error: bad\n"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			cmds := map[string]command{"boom": {run: func(context.Context, *cliEnv, []string) error {
-				if tc.value == nil {
-					var m map[string]*int
-					return errors.New(strconv.Itoa(*m["x"]))
-				}
-				panic(tc.value)
-			}}}
-			env, _, errOut := testEnv("")
-			assert.Equal(t, 1, dispatch(context.Background(), env, cmds, []string{"boom"}))
-			first, stack, _ := strings.Cut(errOut.String(), "\n")
-			assert.Equal(t, tc.want, first+"\n")
-			assert.Contains(t, stack, "goroutine", "the stack follows, for a bug report")
-		})
-	}
-}
-
 // TestInvalidIndexFileExitsTwoInEveryCommand: every command that reads an
 // index file refuses a malformed one as invalid input (exit 2), naming the
 // place, before any model or AWS call.
@@ -151,16 +119,4 @@ func TestInvalidIndexFileExitsTwoInEveryCommand(t *testing.T) {
 			})
 		}
 	}
-}
-
-// TestWorkerPanicExitsOneWithTheWorkersStack: a map worker's panic, raised
-// again on the command's goroutine (globalsearch.WorkerPanic), exits 1 as an
-// internal error and prints the worker's stack, not the re-raise's.
-func TestWorkerPanicExitsOneWithTheWorkersStack(t *testing.T) {
-	cmds := map[string]command{"boom": {run: func(context.Context, *cliEnv, []string) error {
-		panic(&globalsearch.WorkerPanic{Value: "model adapter bug", Stack: []byte("goroutine 7 [running]:\nadapter.Complete()\n")})
-	}}}
-	env, _, errOut := testEnv("")
-	assert.Equal(t, 1, dispatch(context.Background(), env, cmds, []string{"boom"}))
-	assert.Equal(t, "globalsearch boom: internal error: model adapter bug\ngoroutine 7 [running]:\nadapter.Complete()\n", errOut.String())
 }

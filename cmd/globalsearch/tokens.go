@@ -15,7 +15,7 @@ func tokensCommand(_ context.Context, env *cliEnv, args []string) error {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
 		fmt.Fprintln(env.stdout, "usage: globalsearch tokens [--tokenizer T [--model M]] < FILE\n\nprints the token count (docs/contract.md#token-estimate) of standard input: the estimate, or the tokenizer T's count ("+
 			strings.Join(tokens.Names, ", ")+"; calibrated takes the rates of --model's family)")
-		return errHelp
+		return cmdutil.ErrHelp
 	}
 	fs := newFlagSet("tokens", env)
 	name := fs.String("tokenizer", tokens.NameEstimate, "how to count: "+strings.Join(tokens.Names, ", "))

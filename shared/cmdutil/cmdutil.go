@@ -1,7 +1,8 @@
 // Package cmdutil holds the pieces globalsearch's commands share to parse a
-// command line: a flag set that reports instead of printing, the hint for a
-// mistyped flag or command, and flag values that tell "not given" from
-// their zero. It holds no rule of the search itself, so cmd/globalsearch
+// command line and run it: a flag set that reports instead of printing, the
+// hint for a mistyped flag or command, flag values that tell "not given"
+// from their zero, the dispatch to a command with its exit status, and the
+// escaping of text for a terminal. It holds no rule of the search itself, so cmd/globalsearch
 // keeps only dispatch, its option sets and printing (docs/STYLE point 15).
 package cmdutil
 

@@ -25,3 +25,23 @@ func LevelList(levels []int) string {
 	}
 	return list
 }
+
+// NothingToSearch is the outcome of a search that found no summary to read
+// at all (docs/contract.md#errors), a namespace that holds none or a level
+// that does not exist, as an error: the CLI has printed its output in full,
+// and exits 3 with the message.
+type NothingToSearch struct{ Msg string }
+
+func (e *NothingToSearch) Error() string { return "nothing to search: " + e.Msg }
+
+// CheckSomethingToSearch is nil when the search had summaries to read, else
+// a NothingToSearch that says why and what exists.
+func CheckSomethingToSearch(namespace string, level Level, emptyNamespace bool, namespaces []string, levels []int) error {
+	switch {
+	case emptyNamespace:
+		return &NothingToSearch{EmptyNamespaceNote(namespace, namespaces)}
+	case len(levels) > 0:
+		return &NothingToSearch{fmt.Sprintf("no summary at level %s; levels that exist: %s", level, LevelList(levels))}
+	}
+	return nil
+}

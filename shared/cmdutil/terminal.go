@@ -1,4 +1,4 @@
-package main
+package cmdutil
 
 import (
 	"strconv"
@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// terminalText is s as the text output prints it to a terminal
+// TerminalText is s as the text output prints it to a terminal
 // (docs/contract.md#local): answers, ids and messages come from the index
 // and the model, and a control character in them (ESC, BEL, the 8-bit
 // CSI, a carriage return) could recolour or clear the screen, retitle the
@@ -15,7 +15,7 @@ import (
 // its Go escape (\x1b), and so is a byte that is not UTF-8 (a lone 0x9b is
 // CSI to an 8-bit terminal); CRLF line ends become newlines. --json prints
 // the exact text instead.
-func terminalText(s string) string {
+func TerminalText(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	if utf8.ValidString(s) && !strings.ContainsFunc(s, escaped) {
 		return s
