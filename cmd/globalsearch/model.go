@@ -12,12 +12,6 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/localengine"
 )
 
-// The providers --model names, as the other commands test them.
-const (
-	providerOffline = provider.Offline
-	providerBedrock = provider.Bedrock
-)
-
 // modelOptions are the flags that choose and price the model; the rules
 // (specs, stages, opening the adapters) are shared/llm/provider's.
 type modelOptions struct {
