@@ -1,5 +1,7 @@
 package globalsearch
 
+import "fmt"
+
 // PlanReport is a plan as `plan`, serve's plans route, the MCP plan tool
 // and prepare show it (docs/contract.md#plan-report): what it will send,
 // its worst case as the ceilings hold it, its coverage and how the
@@ -134,6 +136,21 @@ const (
 // shared/workflow derives it from the execution's history limit, and the
 // statemachine tests count it from the ASL.
 const InlineMaxBatches = 600
+
+// DefaultMaxBatches is the largest plan a deployment runs when it sets no
+// other (template parameter MaxBatches; shared/workflow names it too).
+const DefaultMaxBatches = 20_000
+
+// MapModeLine says how a deployment would run the plan: its MapMode, the
+// inline Map's limit and, past the default MaxBatches, that a deployment
+// left at that default refuses it (plan prints it after "on AWS: ").
+func (r PlanReport) MapModeLine() string {
+	line := fmt.Sprintf("%s Map (the inline Map runs at most %d batches)", r.MapMode, InlineMaxBatches)
+	if r.BatchCount > DefaultMaxBatches {
+		line += fmt.Sprintf("; refused by a deployment with the default MaxBatches %d", DefaultMaxBatches)
+	}
+	return line
+}
 
 // MapMode is how the deployed state machine runs mapBatches map batches
 // after a dynamic selection of at most ratingBatches rating batches (0 for
