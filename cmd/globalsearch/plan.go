@@ -40,7 +40,9 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	} else {
 		printPlan(env.stdout, out, p)
-		printSizing(env.stdout, out, q, globalsearch.OutputWeight(e.ModelID))
+		if line := out.SizingLine(q, globalsearch.OutputWeight(e.ModelID)); line != "" {
+			fmt.Fprintln(env.stdout, line)
+		}
 	}
 	return checkSomethingToSearch(p.Namespace, p.CommunityLevel, out.EmptyNamespace, out.AvailableNamespaces, out.AvailableLevels)
 }

@@ -1,6 +1,11 @@
 package globalsearch
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // PlanReport is a plan as `plan`, serve's plans route, the MCP plan tool
 // and prepare show it (docs/contract.md#plan-report): what it will send,
@@ -166,4 +171,29 @@ func MapMode(mapBatches, ratingBatches, inlineMax int) string {
 		return ModeDistributed
 	}
 	return ModeInline
+}
+
+// SizingLine is plan's line of concurrency and time under quota q, whose
+// output tokens count weight times (OutputWeight); "" when q states no
+// quota (docs/contract.md#quota).
+func (r PlanReport) SizingLine(q Quota, weight int) string {
+	if q == (Quota{}) {
+		return ""
+	}
+	var limits []string
+	if q.TokensPerMinute > 0 {
+		limits = append(limits, fmt.Sprintf("%d tokens", q.TokensPerMinute))
+	}
+	if q.RequestsPerMinute > 0 {
+		limits = append(limits, fmt.Sprintf("%d requests", q.RequestsPerMinute))
+	}
+	at := "at "
+	if len(limits) > 0 {
+		at += strings.Join(limits, " and ") + " a minute and "
+	}
+	at += strconv.FormatFloat(q.AssumedCallSeconds(), 'f', -1, 64) + " s a call"
+	if q.TokensPerMinute > 0 && weight > 1 {
+		at += fmt.Sprintf(" (output tokens count %dx)", weight)
+	}
+	return fmt.Sprintf("%s: map concurrency %d, about %s with the reduce", at, r.MapConcurrency, time.Duration(r.ETASeconds)*time.Second)
 }
