@@ -30,10 +30,11 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	e.Quota = q
-	out, err := planFor(ctx, e, p)
+	plan, err := e.Plan(ctx, p)
 	if err != nil {
 		return err
 	}
+	out := e.Report(plan)
 	if f.jsonOut {
 		if err := out.WriteJSON(env.stdout); err != nil {
 			return err
@@ -45,16 +46,6 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	return checkSomethingToSearch(p.Namespace, p.CommunityLevel, out.EmptyNamespace, out.AvailableNamespaces, out.AvailableLevels)
-}
-
-// planFor plans p as `plan` prints it (serve's plans route and the MCP
-// plan tool return the same).
-func planFor(ctx context.Context, e *globalsearch.Engine, p globalsearch.Params) (planOutput, error) {
-	plan, err := e.Plan(ctx, p)
-	if err != nil {
-		return planOutput{}, err
-	}
-	return e.Report(plan), nil
 }
 
 // printPlan is plan's text output.
