@@ -12,7 +12,6 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/indexsource"
 	"github.com/graphrag-global/graphrag-global/shared/llm/provider"
 	"github.com/graphrag-global/graphrag-global/shared/recorded"
-	"github.com/graphrag-global/graphrag-global/shared/store"
 )
 
 const calibrateUsage = `usage: globalsearch calibrate [flags] [RESULT.json ...]
@@ -71,7 +70,11 @@ func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if *table != "" {
-		rs, err := tableResults(ctx, *table, ids)
+		client, err := dynamoDBClient(ctx)
+		if err != nil {
+			return err
+		}
+		rs, err := indexsource.RunsResults(ctx, client, *table, ids)
 		if err != nil {
 			return err
 		}
@@ -138,20 +141,6 @@ func writeCalibration(w io.Writer, out recorded.Fit, jsonOut bool) error {
 	}
 	printCalibration(w, out)
 	return nil
-}
-
-// tableResults reads the results of ids from the runs table.
-func tableResults(ctx context.Context, table string, ids []string) ([]globalsearch.Result, error) {
-	client, err := dynamoDBClient(ctx)
-	if err != nil {
-		return nil, err
-	}
-	runs, err := store.NewRuns(store.NewClient(client), table)
-	if err != nil {
-		return nil, err
-	}
-	out, err := recorded.FromRuns(ctx, runs, table, ids)
-	return out, indexsource.MissingTable(err, table)
 }
 
 // printCalibration prints c for a person: the rates, then the headroom

@@ -7,15 +7,11 @@ import (
 	"strings"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
 // planOutput is what `plan --json` prints: the domain's report, nothing
 // added (docs/contract.md#plan-report).
-type (
-	planOutput   = globalsearch.PlanReport
-	plannedBatch = globalsearch.PlanBatch
-)
+type planOutput = globalsearch.PlanReport
 
 func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 	var quota quotaOptions
@@ -34,29 +30,22 @@ func planCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	e.Quota = q
-	out, err := planFor(ctx, e, p)
+	plan, err := e.Plan(ctx, p)
 	if err != nil {
 		return err
 	}
+	out := e.Report(plan)
 	if f.jsonOut {
-		if err := writePlanJSON(env.stdout, out); err != nil {
+		if err := out.WriteJSON(env.stdout); err != nil {
 			return err
 		}
 	} else {
 		printPlan(env.stdout, out, p)
-		printSizing(env.stdout, out, q, globalsearch.OutputWeight(e.ModelID))
+		if line := out.SizingLine(q, globalsearch.OutputWeight(e.ModelID)); line != "" {
+			fmt.Fprintln(env.stdout, line)
+		}
 	}
 	return checkSomethingToSearch(p.Namespace, p.CommunityLevel, out.EmptyNamespace, out.AvailableNamespaces, out.AvailableLevels)
-}
-
-// planFor plans p as `plan` prints it (serve's plans route and the MCP
-// plan tool return the same).
-func planFor(ctx context.Context, e *globalsearch.Engine, p globalsearch.Params) (planOutput, error) {
-	plan, err := e.Plan(ctx, p)
-	if err != nil {
-		return planOutput{}, err
-	}
-	return e.Report(plan), nil
 }
 
 // printPlan is plan's text output.
@@ -82,7 +71,7 @@ func printPlan(w io.Writer, out planOutput, p globalsearch.Params) {
 	if ch := out.Diagnostics.Changes; ch != nil {
 		fmt.Fprintln(w, terminalText(ch.Line(false)))
 	}
-	fmt.Fprintf(w, "on AWS: %s\n", awsMode(out.MapMode, out.BatchCount))
+	fmt.Fprintf(w, "on AWS: %s\n", out.MapModeLine())
 	printAutoLevel(w, out.Diagnostics.AutoLevel)
 	if c := out.Cost; c != nil {
 		fmt.Fprintf(w, "estimated cost at most ~$%.4f (one attempt per call: map $%.4f, reduce $%.4f); with every retry $%.4f\n",
@@ -94,15 +83,6 @@ func printPlan(w io.Writer, out planOutput, p globalsearch.Params) {
 	if out.EmptyNamespace {
 		fmt.Fprintln(w, terminalText(emptyNamespaceNote(p.Namespace, out.AvailableNamespaces)))
 	}
-}
-
-// awsMode says how a deployment would run a plan of n batches.
-func awsMode(mode string, n int) string {
-	line := fmt.Sprintf("%s Map (the inline Map runs at most %d batches)", mode, workflow.InlineMaxBatches)
-	if n > workflow.DefaultMaxBatches {
-		line += fmt.Sprintf("; refused by a deployment with the default MaxBatches %d", workflow.DefaultMaxBatches)
-	}
-	return line
 }
 
 // printAutoLevel shows the ladder of communityLevel "auto", finest first,

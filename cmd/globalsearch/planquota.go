@@ -3,10 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/localengine"
@@ -46,28 +42,4 @@ func (o *quotaOptions) register(fs *flag.FlagSet) {
 // bad flag is.
 func (o *quotaOptions) resolve(env *cliEnv) (globalsearch.Quota, error) {
 	return globalsearch.QuotaFromEnv(localengine.Lookup(o.given, env.lookupEnv))
-}
-
-// printSizing is plan's line of concurrency and time.
-func printSizing(w io.Writer, out planOutput, q globalsearch.Quota, weight int) {
-	if q == (globalsearch.Quota{}) {
-		return
-	}
-	calls := q.AssumedCallSeconds()
-	var limits []string
-	if q.TokensPerMinute > 0 {
-		limits = append(limits, fmt.Sprintf("%d tokens", q.TokensPerMinute))
-	}
-	if q.RequestsPerMinute > 0 {
-		limits = append(limits, fmt.Sprintf("%d requests", q.RequestsPerMinute))
-	}
-	at := "at "
-	if len(limits) > 0 {
-		at += strings.Join(limits, " and ") + " a minute and "
-	}
-	at += strconv.FormatFloat(calls, 'f', -1, 64) + " s a call"
-	if q.TokensPerMinute > 0 && weight > 1 {
-		at += fmt.Sprintf(" (output tokens count %dx)", weight)
-	}
-	fmt.Fprintf(w, "%s: map concurrency %d, about %s with the reduce\n", at, out.MapConcurrency, time.Duration(out.ETASeconds)*time.Second)
 }

@@ -44,7 +44,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 			fmt.Fprintln(env.stdout, terminalText(ch.Line(true)))
 		}
 		if p.Selection == globalsearch.SelectionDynamic {
-			fmt.Fprintln(env.stdout, selectionLine(res.Diagnostics.Selection))
+			fmt.Fprintln(env.stdout, res.Diagnostics.Selection.Line())
 		}
 		if res.Status == globalsearch.StatusPartial {
 			printMapErrors(env.stderr, res.MapErrors)

@@ -1,5 +1,12 @@
 package globalsearch
 
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
 // PlanReport is a plan as `plan`, serve's plans route, the MCP plan tool
 // and prepare show it (docs/contract.md#plan-report): what it will send,
 // its worst case as the ceilings hold it, its coverage and how the
@@ -135,6 +142,21 @@ const (
 // statemachine tests count it from the ASL.
 const InlineMaxBatches = 600
 
+// DefaultMaxBatches is the largest plan a deployment runs when it sets no
+// other (template parameter MaxBatches; shared/workflow names it too).
+const DefaultMaxBatches = 20_000
+
+// MapModeLine says how a deployment would run the plan: its MapMode, the
+// inline Map's limit and, past the default MaxBatches, that a deployment
+// left at that default refuses it (plan prints it after "on AWS: ").
+func (r PlanReport) MapModeLine() string {
+	line := fmt.Sprintf("%s Map (the inline Map runs at most %d batches)", r.MapMode, InlineMaxBatches)
+	if r.BatchCount > DefaultMaxBatches {
+		line += fmt.Sprintf("; refused by a deployment with the default MaxBatches %d", DefaultMaxBatches)
+	}
+	return line
+}
+
 // MapMode is how the deployed state machine runs mapBatches map batches
 // after a dynamic selection of at most ratingBatches rating batches (0 for
 // any other plan): inline while both fit the inline Map's history budget,
@@ -149,4 +171,29 @@ func MapMode(mapBatches, ratingBatches, inlineMax int) string {
 		return ModeDistributed
 	}
 	return ModeInline
+}
+
+// SizingLine is plan's line of concurrency and time under quota q, whose
+// output tokens count weight times (OutputWeight); "" when q states no
+// quota (docs/contract.md#quota).
+func (r PlanReport) SizingLine(q Quota, weight int) string {
+	if q == (Quota{}) {
+		return ""
+	}
+	var limits []string
+	if q.TokensPerMinute > 0 {
+		limits = append(limits, fmt.Sprintf("%d tokens", q.TokensPerMinute))
+	}
+	if q.RequestsPerMinute > 0 {
+		limits = append(limits, fmt.Sprintf("%d requests", q.RequestsPerMinute))
+	}
+	at := "at "
+	if len(limits) > 0 {
+		at += strings.Join(limits, " and ") + " a minute and "
+	}
+	at += strconv.FormatFloat(q.AssumedCallSeconds(), 'f', -1, 64) + " s a call"
+	if q.TokensPerMinute > 0 && weight > 1 {
+		at += fmt.Sprintf(" (output tokens count %dx)", weight)
+	}
+	return fmt.Sprintf("%s: map concurrency %d, about %s with the reduce", at, r.MapConcurrency, time.Duration(r.ETASeconds)*time.Second)
 }

@@ -3,6 +3,7 @@ package globalsearch
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -186,4 +187,22 @@ func ratingText(s *Summary) string {
 		return t + "\n" + s.Summary
 	}
 	return s.Summary
+}
+
+// Line is run's line about a dynamic selection
+// (docs/contract.md#dynamic-selection): what it rated, with how many calls,
+// and its map input against the plan of every leaf.
+func (s SelectionReport) Line() string {
+	line := fmt.Sprintf("dynamic selection: %s rated in %s (%s), %s selected; map input %d tokens in %s",
+		Plural(s.Rated, "community", "communities"), Plural(s.RatingCalls, "rating call", "rating calls"),
+		Plural(s.Rounds, "round", "rounds"), Plural(s.Selected, "community", "communities"),
+		s.MapInputTokens, Plural(s.MapBatches, "batch", "batches"))
+	if s.LeafMapInputTokens > 0 {
+		line += fmt.Sprintf(", against %d in %s for every leaf (%.0f%%)", s.LeafMapInputTokens,
+			Plural(s.LeafMapBatches, "batch", "batches"), 100*float64(s.MapInputTokens)/float64(s.LeafMapInputTokens))
+	}
+	if s.NotRated > 0 || s.FailedRatingBatches > 0 {
+		line += fmt.Sprintf("; %d not rated (%s failed)", s.NotRated, Plural(s.FailedRatingBatches, "rating batch", "rating batches"))
+	}
+	return line
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/awsconfig"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/recorded"
 	"github.com/graphrag-global/graphrag-global/shared/store"
 )
 
@@ -62,4 +63,15 @@ func ReplaceInTable(ctx context.Context, table, namespace string, r globalsearch
 		return err
 	}
 	return MissingTable(s.ReplaceNamespace(ctx, namespace, r), table)
+}
+
+// RunsResults reads the recorded results of ids from the DynamoDB runs
+// table through client (calibrate --table); a missing table is named.
+func RunsResults(ctx context.Context, client *dynamodb.Client, table string, ids []string) ([]globalsearch.Result, error) {
+	runs, err := store.NewRuns(store.NewClient(client), table)
+	if err != nil {
+		return nil, err
+	}
+	out, err := recorded.FromRuns(ctx, runs, table, ids)
+	return out, MissingTable(err, table)
 }

@@ -58,7 +58,7 @@ const InlineMaxBatches = globalsearch.InlineMaxBatches
 // MaxBatchesLimit is the most the runs table keys (six-digit batch
 // indexes: shared/store refuses a larger plan as too large).
 const (
-	DefaultMaxBatches = 20_000
+	DefaultMaxBatches = globalsearch.DefaultMaxBatches
 	MaxBatchesLimit   = 1_000_000
 )
 
