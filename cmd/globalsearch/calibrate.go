@@ -53,13 +53,13 @@ func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 	files := fs.Args()
 	switch {
 	case *counted:
-		return &usageError{"--count-tokens goes first: it takes plan's flags (globalsearch calibrate --count-tokens --model bedrock:ID --index FILE --query Q)"}
+		return &usageError{Msg: "--count-tokens goes first: it takes plan's flags (globalsearch calibrate --count-tokens --model bedrock:ID --index FILE --query Q)"}
 	case len(files) == 0 && *table == "":
-		return &usageError{"calibrate needs result files or --table with --query-id (see globalsearch calibrate -h)"}
+		return &usageError{Msg: "calibrate needs result files or --table with --query-id (see globalsearch calibrate -h)"}
 	case *table != "" && len(ids) == 0:
-		return &usageError{"--table needs --query-id: the query ids of the results to read"}
+		return &usageError{Msg: "--table needs --query-id: the query ids of the results to read"}
 	case *table == "" && len(ids) > 0:
-		return &usageError{"--query-id needs --table: the runs table that holds the results"}
+		return &usageError{Msg: "--query-id needs --table: the runs table that holds the results"}
 	}
 	if err := checkQuantile(*quantile); err != nil {
 		return err
@@ -91,7 +91,7 @@ func calibrateCommand(ctx context.Context, env *cliEnv, args []string) error {
 // its message naming the flag.
 func checkQuantile(q float64) error {
 	if err := globalsearch.CheckQuantile(q); err != nil {
-		return &usageError{"--" + err.Error()}
+		return &usageError{Msg: "--" + err.Error()}
 	}
 	return nil
 }
@@ -114,7 +114,7 @@ func calibrateCountTokens(ctx context.Context, env *cliEnv, args []string) error
 		return err
 	}
 	if spec.Provider != provider.Bedrock {
-		return &usageError{"--count-tokens counts with Bedrock's CountTokens: give --model bedrock:<model-id>"}
+		return &usageError{Msg: "--count-tokens counts with Bedrock's CountTokens: give --model bedrock:<model-id>"}
 	}
 	// The request and the index first: a bad one costs no AWS call.
 	e, p, err := f.engine(ctx, env, false)

@@ -23,9 +23,9 @@ func deleteNamespaceCommand(ctx context.Context, env *cliEnv, args []string) err
 	}
 	switch {
 	case *table == "":
-		return &usageError{"--table is required"}
+		return &usageError{Msg: "--table is required"}
 	case *namespace == "":
-		return &usageError{"--namespace is required: name the namespace to delete"}
+		return &usageError{Msg: "--namespace is required: name the namespace to delete"}
 	case !globalsearch.ValidNamespace(*namespace):
 		return errNamespaceFlag
 	}

@@ -11,11 +11,8 @@ import (
 )
 
 // usageError is cmdutil.UsageError, a command line that cannot run (exit
-// 2), spelled so that its literals stay unkeyed in this package.
-type usageError cmdutil.UsageError
-
-func (e *usageError) Error() string { return e.Msg }
-func (e *usageError) Unwrap() error { return (*cmdutil.UsageError)(e) }
+// 2): one type, so that dispatch reads every usage error alike.
+type usageError = cmdutil.UsageError
 
 // newFlagSet is a command's flag set (cmdutil.NewFlagSet), its usage on
 // the environment's standard output.
@@ -26,7 +23,7 @@ func newFlagSet(name string, env *cliEnv) *flag.FlagSet {
 // errNamespaceFlag refuses a --namespace no index can hold
 // (globalsearch.ValidNamespace, docs/contract.md#index) before anything is
 // read.
-var errNamespaceFlag error = &usageError{"--namespace " + globalsearch.NamespaceRule}
+var errNamespaceFlag error = &usageError{Msg: "--namespace " + globalsearch.NamespaceRule}
 
 func registerVerbose(fs *flag.FlagSet, verbose *bool) {
 	fs.BoolVar(verbose, "v", false, "log each step as JSON on stderr")
@@ -47,7 +44,7 @@ func (o *cacheOptions) register(fs *flag.FlagSet) {
 // check is the --cache/--no-cache rule; set holds the flags given.
 func (o *cacheOptions) check(set map[string]bool) error {
 	if set["cache"] && (o.noCache || o.dir == "") {
-		return &usageError{"--cache needs a directory and excludes --no-cache"}
+		return &usageError{Msg: "--cache needs a directory and excludes --no-cache"}
 	}
 	return nil
 }
@@ -65,7 +62,7 @@ func (o *cacheOptions) open(env *cliEnv) (globalsearch.MapCache, error) {
 	}
 	dir, err := env.userCacheDir()
 	if err != nil {
-		return nil, &usageError{fmt.Sprintf("no user cache directory (%v): give --cache DIR or --no-cache", err)}
+		return nil, &usageError{Msg: fmt.Sprintf("no user cache directory (%v): give --cache DIR or --no-cache", err)}
 	}
 	return dircache.New(filepath.Join(dir, "graphrag-global", "map-answers"), 0, nil), nil
 }
@@ -79,11 +76,11 @@ func (o *cacheOptions) standing(env *cliEnv) (globalsearch.Standing, error) {
 		return dircache.NewStanding(filepath.Join(o.dir, "standing"), 0, nil), nil
 	}
 	if env.userCacheDir == nil {
-		return nil, &usageError{"--standing needs a directory for its record: give --cache DIR"}
+		return nil, &usageError{Msg: "--standing needs a directory for its record: give --cache DIR"}
 	}
 	dir, err := env.userCacheDir()
 	if err != nil {
-		return nil, &usageError{fmt.Sprintf("no user cache directory (%v) for the --standing record: give --cache DIR", err)}
+		return nil, &usageError{Msg: fmt.Sprintf("no user cache directory (%v) for the --standing record: give --cache DIR", err)}
 	}
 	return dircache.NewStanding(filepath.Join(dir, "graphrag-global", "standing"), 0, nil), nil
 }

@@ -23,7 +23,7 @@ func (o *graphragOptions) register(fs *flag.FlagSet) {
 func (o *graphragOptions) check() error {
 	if o.dir == "" {
 		if o.content != "" || o.excerpts != "" {
-			return &usageError{"--content and --excerpts go with --graphrag DIR"}
+			return &usageError{Msg: "--content and --excerpts go with --graphrag DIR"}
 		}
 		return nil
 	}

@@ -30,7 +30,7 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return cmdutil.ErrHelp
 	}
 	if len(args) == 0 || args[0] != "graphrag" {
-		return &usageError{importUsage}
+		return &usageError{Msg: importUsage}
 	}
 	fs := newFlagSet("import graphrag", env)
 	var (
@@ -50,19 +50,19 @@ func importCommand(ctx context.Context, env *cliEnv, args []string) error {
 	opts, err := importOptions(*content, *excerpts)
 	switch {
 	case *dir == "":
-		return &usageError{"--dir is required"}
+		return &usageError{Msg: "--dir is required"}
 	case err != nil:
 		return err
 	case !globalsearch.ValidNamespace(*namespace):
 		return errNamespaceFlag
 	case (*out == "") == (*table == ""):
-		return &usageError{"exactly one of --out and --table is required"}
+		return &usageError{Msg: "exactly one of --out and --table is required"}
 	case *table != "" && !set["namespace"]:
 		// --table replaces a whole namespace; a default name would silently
 		// replace whatever corpus already lives under "default".
-		return &usageError{"--table needs --namespace: the import replaces that namespace's records in the table"}
+		return &usageError{Msg: "--table needs --namespace: the import replaces that namespace's records in the table"}
 	case *create && *table == "":
-		return &usageError{"--create-table needs --table"}
+		return &usageError{Msg: "--create-table needs --table"}
 	}
 
 	opts.Progress = env.stderr

@@ -42,9 +42,9 @@ func (o *indexOptions) check() error {
 	}
 	switch {
 	case n > 1:
-		return &usageError{"--index, --graphrag and --table exclude each other: give one"}
+		return &usageError{Msg: "--index, --graphrag and --table exclude each other: give one"}
 	case n == 0:
-		return &usageError{"--index, --graphrag or --table is required"}
+		return &usageError{Msg: "--index, --graphrag or --table is required"}
 	}
 	return o.graphrag.check()
 }

@@ -23,9 +23,9 @@ func ingestCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	switch {
 	case *file == "":
-		return &usageError{"--index is required"}
+		return &usageError{Msg: "--index is required"}
 	case *table == "":
-		return &usageError{"--table is required"}
+		return &usageError{Msg: "--table is required"}
 	case *namespace != "" && !globalsearch.ValidNamespace(*namespace):
 		return errNamespaceFlag
 	}

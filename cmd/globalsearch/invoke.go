@@ -53,7 +53,7 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 	case len(args) == 0:
 		fs.SetOutput(env.stderr)
 		fs.Usage()
-		return &usageError{"invoke needs a function name"}
+		return &usageError{Msg: "invoke needs a function name"}
 	case args[0] == "-h" || args[0] == "--help":
 		fs.Usage()
 		return cmdutil.ErrHelp
@@ -63,7 +63,7 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if *eventFile == "" {
-		return &usageError{"--event is required"}
+		return &usageError{Msg: "--event is required"}
 	}
 	payload, err := os.ReadFile(*eventFile)
 	if err != nil {
@@ -109,7 +109,7 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 func invokeRefusal(err error) error {
 	var refused *lambdalocal.EventError
 	if errors.As(err, &refused) {
-		return &usageError{refused.Message}
+		return &usageError{Msg: refused.Message}
 	}
 	return err
 }

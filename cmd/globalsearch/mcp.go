@@ -28,7 +28,7 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if !f.index.given() {
-		return &usageError{"mcp needs --index FILE, --graphrag DIR or --table TABLE"}
+		return &usageError{Msg: "mcp needs --index FILE, --graphrag DIR or --table TABLE"}
 	}
 	// The index flags' mistakes are the command line's: refused at start,
 	// not by the first tool call.

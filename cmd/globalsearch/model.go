@@ -125,7 +125,7 @@ func (o *modelOptions) build(ctx context.Context, env *cliEnv, spec provider.Spe
 // callers test for; it exits 2 either way.
 func asUsage(err error) error {
 	if err != nil && globalsearch.KindOf(err) == globalsearch.KindInvalidInput {
-		return &usageError{err.Error()}
+		return &usageError{Msg: err.Error()}
 	}
 	return err
 }

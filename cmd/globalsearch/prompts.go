@@ -25,7 +25,7 @@ func (o *promptOptions) register(fs *flag.FlagSet) {
 // check is the rule of the flag itself; set holds the flags given.
 func (o *promptOptions) check(set map[string]bool) error {
 	if set["prompts"] && o.dir == "" {
-		return &usageError{"--prompts needs a directory"}
+		return &usageError{Msg: "--prompts needs a directory"}
 	}
 	return nil
 }

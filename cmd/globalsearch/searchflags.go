@@ -102,11 +102,11 @@ func parseSearchFlags(name string, env *cliEnv, args []string, extra ...func(*fl
 	}
 	switch {
 	case f.set["rating-model"] && f.selection != globalsearch.SelectionDynamic:
-		return nil, &usageError{"--rating-model rates communities only with --selection dynamic"}
+		return nil, &usageError{Msg: "--rating-model rates communities only with --selection dynamic"}
 	case f.set["max-cost"] && !(f.maxCostUSD > 0):
-		return nil, &usageError{"--max-cost must be a positive number of US dollars"}
+		return nil, &usageError{Msg: "--max-cost must be a positive number of US dollars"}
 	case f.set["seed"] && f.noShuffle:
-		return nil, &usageError{"--seed and --no-shuffle exclude each other"}
+		return nil, &usageError{Msg: "--seed and --no-shuffle exclude each other"}
 	}
 	if err := f.checkFiles(); err != nil {
 		return nil, err
@@ -119,9 +119,9 @@ func parseSearchFlags(name string, env *cliEnv, args []string, extra ...func(*fl
 func (f *searchFlags) checkLimits() error {
 	switch {
 	case f.set["max-map-text-mb"] && f.maxMapTextMB <= 0:
-		return &usageError{"--max-map-text-mb must be a positive number of MiB"}
+		return &usageError{Msg: "--max-map-text-mb must be a positive number of MiB"}
 	case f.set["max-model-calls"] && f.maxModelCalls <= 0:
-		return &usageError{"--max-model-calls must be a positive number of model calls"}
+		return &usageError{Msg: "--max-model-calls must be a positive number of model calls"}
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ func openServe(ctx context.Context, env *cliEnv, args []string) (s *localserver.
 		return nil, "", err
 	}
 	if err := localserver.CheckAddr(o.addr); err != nil {
-		return nil, "", &usageError{err.Error()}
+		return nil, "", &usageError{Msg: err.Error()}
 	}
 	cfg, err := serveConfig(ctx, env, f)
 	if err != nil {

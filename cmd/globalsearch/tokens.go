@@ -22,13 +22,13 @@ func tokensCommand(_ context.Context, env *cliEnv, args []string) error {
 	model := fs.String("model", "", "the model whose family's rates --tokenizer calibrated uses")
 	if _, err := cmdutil.Parse(fs, args); err != nil {
 		if strings.HasPrefix(err.Error(), "unexpected argument") {
-			return &usageError{"tokens takes no arguments; it reads standard input"}
+			return &usageError{Msg: "tokens takes no arguments; it reads standard input"}
 		}
 		return err
 	}
 	counter, err := tokens.For(*name, *model)
 	if err != nil {
-		return &usageError{"--tokenizer: " + err.Error()}
+		return &usageError{Msg: "--tokenizer: " + err.Error()}
 	}
 	data, err := io.ReadAll(env.stdin)
 	if err != nil {
