@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
@@ -22,3 +23,9 @@ func seedText(seed int64, p globalsearch.Params) string {
 	}
 	return fmt.Sprintf("seed %d", seed)
 }
+
+// terminalText and checkSomethingToSearch are cmdutil's and the domain's.
+var (
+	terminalText           = cmdutil.TerminalText
+	checkSomethingToSearch = globalsearch.CheckSomethingToSearch
+)

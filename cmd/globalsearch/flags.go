@@ -84,3 +84,13 @@ func (o *cacheOptions) standing(env *cliEnv) (globalsearch.Standing, error) {
 	}
 	return dircache.NewStanding(filepath.Join(dir, "graphrag-global", "standing"), 0, nil), nil
 }
+
+// asUsage makes the invalid input of the shared packages (a bad spec, a
+// missing credential or region) a usageError, as cmd's tests and
+// callers test for; it exits 2 either way.
+func asUsage(err error) error {
+	if err != nil && globalsearch.KindOf(err) == globalsearch.KindInvalidInput {
+		return &usageError{Msg: err.Error()}
+	}
+	return err
+}

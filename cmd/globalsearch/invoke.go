@@ -44,7 +44,7 @@ func invokeCommand(ctx context.Context, env *cliEnv, args []string) error {
 	fs.Usage = func() { fmt.Fprint(fs.Output(), invokeHelp); fs.PrintDefaults() }
 	eventFile := fs.String("event", "", "event file (JSON) to invoke the handler with (required)")
 	indexFile := fs.String("index", "testdata/sample-index.json", "index file (JSON) to load into the in-memory store")
-	seedQuery := fs.String("query", "What are the main themes across Veloria's development over the decade?", "query of the run seeded for map, reduce and api GET events")
+	seedQuery := fs.String("query", lambdalocal.SampleQuery, "query of the run seeded for map, reduce and api GET events")
 	var verbose bool
 	registerVerbose(fs, &verbose)
 	var model modelOptions

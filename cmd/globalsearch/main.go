@@ -6,31 +6,18 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"os/signal"
 
 	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
-	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexsource"
 )
 
-// command is one subcommand; run gets the arguments after its name.
-type command = cmdutil.Command[*cliEnv]
+// cliCommand is one subcommand; run gets the arguments after its name.
+type cliCommand = cmdutil.Command[*cliEnv]
 
-// cliEnv is what a command may touch of the outside world; tests replace it.
-type cliEnv struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	lookupEnv      func(string) (string, bool)
-	stderrIsTTY    bool
-	// userCacheDir finds the default map-cache directory's parent
-	// (os.UserCacheDir); nil leaves run without a default cache.
-	userCacheDir func() (string, error)
-}
-
-func commands() map[string]command {
-	return map[string]command{
+func commands() map[string]cliCommand {
+	return map[string]cliCommand{
 		"run":              {Summary: "run a global search and print the answer", Run: runCommand},
 		"plan":             {Summary: "dry run: print the batches a search would send, with no model call", Run: planCommand},
 		"tokens":           {Summary: "print the token estimate (docs/contract.md#token-estimate) of standard input", Run: tokensCommand},
@@ -62,20 +49,9 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 
 // dispatch runs the command args names among cmds; an index file that is
 // malformed is the user's invalid input and exits 2.
-func dispatch(ctx context.Context, env *cliEnv, cmds map[string]command, args []string) int {
+func dispatch(ctx context.Context, env *cliEnv, cmds map[string]cliCommand, args []string) int {
 	return cmdutil.Dispatch(ctx, env, cmds, args, env.stdout, env.stderr, func(err error) bool {
 		var corrupt *indexsource.CorruptFileError
 		return errors.As(err, &corrupt)
 	})
-}
-
-// terminalText and checkSomethingToSearch are cmdutil's and the domain's.
-var (
-	terminalText           = cmdutil.TerminalText
-	checkSomethingToSearch = globalsearch.CheckSomethingToSearch
-)
-
-func isTerminal(f *os.File) bool {
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }

@@ -203,10 +203,10 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 		return globalsearch.Params{}, err
 	}
 	req := globalsearch.Request{Query: f.query, Namespace: f.namespace}
-	given(f.set, "tokenizer", &req.Tokenizer, &f.tokenizer)
-	given(f.set, "response-type", &req.ResponseType, &f.responseType)
-	given(f.set, "standing", &req.StandingQuery, &f.standing)
-	given(f.set, "standing-reset", &req.StandingReset, &f.standingReset)
+	setIfGiven(f.set, "tokenizer", &req.Tokenizer, &f.tokenizer)
+	setIfGiven(f.set, "response-type", &req.ResponseType, &f.responseType)
+	setIfGiven(f.set, "standing", &req.StandingQuery, &f.standing)
+	setIfGiven(f.set, "standing-reset", &req.StandingReset, &f.standingReset)
 	if f.set["level"] {
 		level, err := globalsearch.ParseLevel(f.level)
 		if err != nil {
@@ -215,26 +215,26 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 		req.CommunityLevel = &level
 	}
 	for _, fl := range intFlags {
-		given(f.set, fl.name, fl.request(&req), fl.value(f))
+		setIfGiven(f.set, fl.name, fl.request(&req), fl.value(f))
 	}
 	if !f.autoConcurrency {
-		given(f.set, "concurrency", &req.MapConcurrency, &f.concurrency)
+		setIfGiven(f.set, "concurrency", &req.MapConcurrency, &f.concurrency)
 	}
-	given(f.set, "max-map-tokens", &req.MaxMapInputTokens, &f.maxMapTokens)
-	given(f.set, "seed", &req.ShuffleSeed, &f.seed)
-	given(f.set, "selection", &req.Selection, &f.selection)
-	given(f.set, "rating-threshold", &req.RatingThreshold, &f.ratingThreshold)
+	setIfGiven(f.set, "max-map-tokens", &req.MaxMapInputTokens, &f.maxMapTokens)
+	setIfGiven(f.set, "seed", &req.ShuffleSeed, &f.seed)
+	setIfGiven(f.set, "selection", &req.Selection, &f.selection)
+	setIfGiven(f.set, "rating-threshold", &req.RatingThreshold, &f.ratingThreshold)
 	if f.noShuffle {
 		shuffle := false
 		req.Shuffle = &shuffle
 	}
-	given(f.set, "batching", &req.Batching, &f.batching)
+	setIfGiven(f.set, "batching", &req.Batching, &f.batching)
 	return req.Params(defaults)
 }
 
-// given points a request field at its flag's value when the flag was
+// setIfGiven points a request field at its flag's value when the flag was
 // given (set), so that a flag left out leaves the field to the default.
-func given[T any](set map[string]bool, name string, field **T, value *T) {
+func setIfGiven[T any](set map[string]bool, name string, field **T, value *T) {
 	if set[name] {
 		*field = value
 	}

@@ -21,6 +21,10 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
+// SampleQuery is the query invoke seeds runs with unless told otherwise:
+// the sample index's question, as make run asks it.
+const SampleQuery = "What are the main themes across Veloria's development over the decade?"
+
 // Config is what the handlers run with.
 type Config struct {
 	// Engine holds the index, the model (none needed for prepare), the
