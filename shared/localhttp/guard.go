@@ -15,6 +15,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
 // Guard answers only requests addressed to the server, and passes on a
@@ -58,20 +60,20 @@ func New(next http.Handler, bound net.Addr, given string) *Guard {
 
 func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !slices.Contains(g.hosts, strings.ToLower(r.Host)) {
-		refuse(w, "serve answers only requests addressed to %s or a loopback name (%s); Host %q is refused (DNS rebinding protection)",
-			g.hosts[0], strings.Join(g.hosts[1:], ", "), r.Host)
+		refuse(w, "serve answers only requests addressed to %s or a loopback name (%s); Host %s is refused (DNS rebinding protection)",
+			g.hosts[0], strings.Join(g.hosts[1:], ", "), globalsearch.EchoQuoted(r.Host))
 		return
 	}
 	if !safe(r.Method) {
 		if origins := r.Header.Values("Origin"); len(origins) > 0 && !g.ownOrigin(origins) {
-			refuse(w, "serve takes a %s only from its own page (http://%s); Origin %q is another origin (cross-site request forgery protection)",
-				r.Method, g.hosts[0], strings.Join(origins, ", "))
+			refuse(w, "serve takes a %s only from its own page (http://%s); Origin %s is another origin (cross-site request forgery protection)",
+				globalsearch.Echo(r.Method), g.hosts[0], globalsearch.EchoQuoted(strings.Join(origins, ", ")))
 			return
 		}
 		ct := r.Header.Get("Content-Type")
 		if media, _, err := mime.ParseMediaType(ct); err != nil || media != "application/json" {
-			refuse(w, "serve takes a %s only as Content-Type: application/json, which a page on another origin cannot send without the browser asking first (CORS preflight); Content-Type %q is refused",
-				r.Method, ct)
+			refuse(w, "serve takes a %s only as Content-Type: application/json, which a page on another origin cannot send without the browser asking first (CORS preflight); Content-Type %s is refused",
+				globalsearch.Echo(r.Method), globalsearch.EchoQuoted(ct))
 			return
 		}
 	}
@@ -98,6 +100,9 @@ func (g *Guard) ownOrigin(origins []string) bool {
 	return true
 }
 
+// refuse answers 403 with why; the headers it quotes went through
+// globalsearch.Echo, cut short as every message that repeats input is
+// (docs/contract.md#errors).
 func refuse(w http.ResponseWriter, format string, args ...any) {
 	http.Error(w, fmt.Sprintf(format, args...), http.StatusForbidden)
 }

@@ -46,6 +46,8 @@ func TestGuard(t *testing.T) {
 		{"a port left out when it is not 80", "127.0.0.1:8080", "127.0.0.1:8080", "GET", "localhost", "", "", 403, `Host "localhost" is refused`},
 		{"another name", "127.0.0.1:8080", "localhost:8080", "GET", "evil.example:8080", "", "", 403, "(DNS rebinding protection)"},
 		{"a Host with control characters is quoted", "127.0.0.1:8080", "", "GET", "a\x1bb", "", "", 403, `Host "a\x1bb"`},
+		{"a long Host is cut in the message", "127.0.0.1:8080", "", "GET", strings.Repeat("h", 10_000), "", "", 403, `Host "` + strings.Repeat("h", 64) + `"… is refused`},
+		{"a long Origin is cut in the message", "127.0.0.1:8080", "", "POST", "127.0.0.1:8080", "http://" + strings.Repeat("o", 10_000), "application/json", 403, `Origin "http://` + strings.Repeat("o", 57) + `"… is another origin`},
 		{"an own origin in capitals", "127.0.0.1:8080", "", "POST", "127.0.0.1:8080", "HTTP://LOCALHOST:8080", "application/json", 200, ""},
 		{"another origin", "127.0.0.1:8080", "", "PUT", "127.0.0.1:8080", "http://evil.example", "application/json", 403,
 			"serve takes a PUT only from its own page (http://127.0.0.1:8080)"},
