@@ -79,21 +79,7 @@ func fakeCount(text string) int {
 // endpoint (and DynamoDB at endpoint, when set).
 func bedrockEnv(t *testing.T, dynamoDB string) {
 	server := modeltest.NewConverseServer(t, fakeTokenizer)
-	dir := t.TempDir()
-	for k, v := range map[string]string{
-		"AWS_ENDPOINT_URL_BEDROCK_RUNTIME": server.URL,
-		"AWS_ENDPOINT_URL_DYNAMODB":        dynamoDB,
-		"AWS_REGION":                       "us-east-1",
-		"AWS_ACCESS_KEY_ID":                "test",
-		"AWS_SECRET_ACCESS_KEY":            "test",
-		"AWS_SESSION_TOKEN":                "",
-		"AWS_PROFILE":                      "",
-		"AWS_CONFIG_FILE":                  filepath.Join(dir, "config"),
-		"AWS_SHARED_CREDENTIALS_FILE":      filepath.Join(dir, "credentials"),
-		"AWS_EC2_METADATA_DISABLED":        "true",
-	} {
-		t.Setenv(k, v)
-	}
+	testenv.UseAWS(t, map[string]string{"AWS_ENDPOINT_URL_BEDROCK_RUNTIME": server.URL, "AWS_ENDPOINT_URL_DYNAMODB": dynamoDB})
 }
 
 // recordRun runs a search of the mixed index with model and returns its

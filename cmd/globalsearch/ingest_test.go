@@ -23,20 +23,7 @@ import (
 // its tests do not run in parallel.
 func minidynEnv(t *testing.T, table string) *store.Index {
 	endpoint, _ := testenv.MinidynEndpoint(t)
-	dir := t.TempDir()
-	for k, v := range map[string]string{
-		"AWS_ENDPOINT_URL_DYNAMODB":   endpoint,
-		"AWS_REGION":                  "us-east-1",
-		"AWS_ACCESS_KEY_ID":           "test",
-		"AWS_SECRET_ACCESS_KEY":       "test",
-		"AWS_SESSION_TOKEN":           "",
-		"AWS_PROFILE":                 "",
-		"AWS_CONFIG_FILE":             filepath.Join(dir, "config"),
-		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "credentials"),
-		"AWS_EC2_METADATA_DISABLED":   "true",
-	} {
-		t.Setenv(k, v)
-	}
+	testenv.UseAWS(t, map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": endpoint})
 	idx, err := store.NewIndex(store.NewClient(testenv.DynamoDBClient(t, endpoint)), table)
 	require.NoError(t, err)
 	return idx

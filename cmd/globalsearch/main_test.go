@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile/indexfiletest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,7 +14,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+)
+
+// The shared fixtures of indexfiletest, by the names these tests use.
+var (
+	smallIndex  = indexfiletest.Small
+	writeIndex  = indexfiletest.Write
+	titledIndex = indexfiletest.Titled
 )
 
 // testEnv runs the CLI in process with captured output and no environment.
@@ -23,35 +30,6 @@ func testEnv(stdin string) (*cliEnv, *bytes.Buffer, *bytes.Buffer) {
 		stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut,
 		lookupEnv: func(string) (string, bool) { return "", false },
 	}, &out, &errOut
-}
-
-func writeIndex(t *testing.T, f indexfile.File) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "index.json")
-	require.NoError(t, indexfile.Save(path, f))
-	return path
-}
-
-func smallIndex() indexfile.File {
-	return indexfile.File{Namespace: "tiny", Records: globalsearch.Records{
-		Summaries: []globalsearch.Summary{
-			{ID: "root", Level: 0, Summary: "The harbour economy changed over the decade."},
-			{ID: "fish", Level: 1, ParentCommunityID: "root", Summary: "Fishing quotas were cut and the fleet shrank."},
-			{ID: "solar", Level: 1, ParentCommunityID: "root", Summary: "Solar farms replaced diesel generators on the islands."},
-		},
-		Claims: []globalsearch.Claim{{ID: "k1", CommunityID: "solar", Subject: "Grid", Object: "Solar", Description: "solar share rose", SourceChunkIDs: []string{"c1"}}},
-		Chunks: []globalsearch.Chunk{{ID: "c1", Text: "By 2030 solar met half of demand."}},
-	}}
-}
-
-// titledIndex is smallIndex with community titles.
-func titledIndex() indexfile.File {
-	f := smallIndex()
-	titles := map[string]string{"root": "Harbour economy", "fish": "Fisheries", "solar": "Island solar"}
-	for i := range f.Records.Summaries {
-		f.Records.Summaries[i].Title = titles[f.Records.Summaries[i].ID]
-	}
-	return f
 }
 
 func TestExitStatuses(t *testing.T) {

@@ -1,6 +1,7 @@
 package indexsource
 
 import (
+	"github.com/graphrag-global/graphrag-global/shared/indexfile/indexfiletest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,10 +9,14 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/require"
 
-	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
+)
+
+// The shared fixtures of indexfiletest, by the names these tests use.
+var (
+	smallIndex = indexfiletest.Small
+	writeIndex = indexfiletest.Write
 )
 
 // The rows of a small GraphRAG output folder with claims and text units.
@@ -80,46 +85,13 @@ func writeFolder(t *testing.T, dir string) string {
 	return dir
 }
 
-// smallIndex is an index file of namespace "tiny": a root over two leaves.
-func smallIndex() indexfile.File {
-	return indexfile.File{Namespace: "tiny", Records: globalsearch.Records{
-		Summaries: []globalsearch.Summary{
-			{ID: "root", Level: 0, Summary: "The harbour economy changed over the decade."},
-			{ID: "fish", Level: 1, ParentCommunityID: "root", Summary: "Fishing quotas were cut and the fleet shrank."},
-			{ID: "solar", Level: 1, ParentCommunityID: "root", Summary: "Solar farms replaced diesel generators on the islands."},
-		},
-		Claims: []globalsearch.Claim{{ID: "k1", CommunityID: "solar", Subject: "Grid", Object: "Solar", Description: "solar share rose", SourceChunkIDs: []string{"c1"}}},
-		Chunks: []globalsearch.Chunk{{ID: "c1", Text: "By 2030 solar met half of demand."}},
-	}}
-}
-
-func writeIndex(t *testing.T, f indexfile.File) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "index.json")
-	require.NoError(t, indexfile.Save(path, f))
-	return path
-}
-
 // minidynEnv points the standard AWS configuration chain at a fresh
 // minidyn, as a user would point it at DynamoDB Local, and returns a store
 // over table to check what was written. It sets process environment, so
 // its tests do not run in parallel.
 func minidynEnv(t *testing.T, table string) *store.Index {
 	endpoint, _ := testenv.MinidynEndpoint(t)
-	dir := t.TempDir()
-	for k, v := range map[string]string{
-		"AWS_ENDPOINT_URL_DYNAMODB":   endpoint,
-		"AWS_REGION":                  "us-east-1",
-		"AWS_ACCESS_KEY_ID":           "test",
-		"AWS_SECRET_ACCESS_KEY":       "test",
-		"AWS_SESSION_TOKEN":           "",
-		"AWS_PROFILE":                 "",
-		"AWS_CONFIG_FILE":             filepath.Join(dir, "config"),
-		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "credentials"),
-		"AWS_EC2_METADATA_DISABLED":   "true",
-	} {
-		t.Setenv(k, v)
-	}
+	testenv.UseAWS(t, map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": endpoint})
 	idx, err := store.NewIndex(store.NewClient(testenv.DynamoDBClient(t, endpoint)), table)
 	require.NoError(t, err)
 	return idx

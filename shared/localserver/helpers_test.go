@@ -3,6 +3,7 @@ package localserver
 import (
 	"context"
 	"encoding/json"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile/indexfiletest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +20,11 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
 
+// The shared fixtures of indexfiletest, by the names these tests use.
+var (
+	smallIndex = indexfiletest.Small
+)
+
 const sampleIndex = "../../testdata/sample-index.json"
 
 // sampleFile is the sample index the servers of these tests serve.
@@ -27,19 +33,6 @@ func sampleFile(t *testing.T) indexfile.File {
 	f, err := indexfile.Load(sampleIndex)
 	require.NoError(t, err)
 	return f
-}
-
-// smallIndex is a three-community index whose text a test may change.
-func smallIndex() indexfile.File {
-	return indexfile.File{Namespace: "tiny", Records: globalsearch.Records{
-		Summaries: []globalsearch.Summary{
-			{ID: "root", Level: 0, Summary: "The harbour economy changed over the decade."},
-			{ID: "fish", Level: 1, ParentCommunityID: "root", Summary: "Fishing quotas were cut and the fleet shrank."},
-			{ID: "solar", Level: 1, ParentCommunityID: "root", Summary: "Solar farms replaced diesel generators on the islands."},
-		},
-		Claims: []globalsearch.Claim{{ID: "k1", CommunityID: "solar", Subject: "Grid", Object: "Solar", Description: "solar share rose", SourceChunkIDs: []string{"c1"}}},
-		Chunks: []globalsearch.Chunk{{ID: "c1", Text: "By 2030 solar met half of demand."}},
-	}}
 }
 
 // configOver is a server's config over f in memory with the offline

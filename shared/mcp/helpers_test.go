@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile/indexfiletest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +16,13 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/llm/offline"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
+)
+
+// The shared fixtures of indexfiletest, by the names these tests use.
+var (
+	smallIndex  = indexfiletest.Small
+	writeIndex  = indexfiletest.Write
+	titledIndex = indexfiletest.Titled
 )
 
 // sampleIndex is the sample index `make run` searches.
@@ -89,35 +97,6 @@ func withPrices(s *Server) *Server {
 func seeded(s *Server, seed int64) *Server {
 	s.Seed = &seed
 	return s
-}
-
-func writeIndex(t *testing.T, f indexfile.File) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "index.json")
-	require.NoError(t, indexfile.Save(path, f))
-	return path
-}
-
-func smallIndex() indexfile.File {
-	return indexfile.File{Namespace: "tiny", Records: globalsearch.Records{
-		Summaries: []globalsearch.Summary{
-			{ID: "root", Level: 0, Summary: "The harbour economy changed over the decade."},
-			{ID: "fish", Level: 1, ParentCommunityID: "root", Summary: "Fishing quotas were cut and the fleet shrank."},
-			{ID: "solar", Level: 1, ParentCommunityID: "root", Summary: "Solar farms replaced diesel generators on the islands."},
-		},
-		Claims: []globalsearch.Claim{{ID: "k1", CommunityID: "solar", Subject: "Grid", Object: "Solar", Description: "solar share rose", SourceChunkIDs: []string{"c1"}}},
-		Chunks: []globalsearch.Chunk{{ID: "c1", Text: "By 2030 solar met half of demand."}},
-	}}
-}
-
-// titledIndex is smallIndex with community titles.
-func titledIndex() indexfile.File {
-	f := smallIndex()
-	titles := map[string]string{"root": "Harbour economy", "fish": "Fisheries", "solar": "Island solar"}
-	for i := range f.Records.Summaries {
-		f.Records.Summaries[i].Title = titles[f.Records.Summaries[i].ID]
-	}
-	return f
 }
 
 // connect serves s in process and returns a client session (with the
