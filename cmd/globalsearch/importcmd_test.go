@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/graphrag"
+	"github.com/graphrag-global/graphrag-global/shared/graphrag/graphragtest"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
@@ -19,13 +20,7 @@ import (
 
 // importTestReport is the smallest community_reports.parquet: a root and
 // one child.
-type importTestReport struct {
-	Community int64  `parquet:"community"`
-	Level     int64  `parquet:"level"`
-	Parent    int64  `parquet:"parent"`
-	Title     string `parquet:"title"`
-	Summary   string `parquet:"summary"`
-}
+type importTestReport = graphragtest.Report
 
 func runImportCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/graphrag/graphragtest"
 	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
@@ -69,7 +70,7 @@ func TestSourceGraphRAG(t *testing.T) {
 	})
 	t.Run("claims left out are counted", func(t *testing.T) {
 		dir := writeFolder(t, filepath.Join(t.TempDir(), "output"))
-		writeRows(t, dir, "covariates.parquet", []testCovariate{
+		graphragtest.WriteRows(t, dir, "covariates.parquet", []testCovariate{
 			{ID: "k1", SubjectID: "FLEET", Description: "the fleet shrank by half", TextUnitID: "t1", SourceText: "Half the boats were laid up."},
 			{ID: "k9", SubjectID: "NOBODY", Description: "no such entity", TextUnitID: "t1", SourceText: "Quotas fell again."},
 		})
@@ -79,7 +80,7 @@ func TestSourceGraphRAG(t *testing.T) {
 	})
 	t.Run("import warnings are told", func(t *testing.T) {
 		dir := t.TempDir()
-		writeRows(t, dir, "community_reports.parquet", []testReport{
+		graphragtest.WriteRows(t, dir, "community_reports.parquet", []testReport{
 			{Community: 0, Level: 0, Parent: -1, Title: "Root", Summary: "root summary"},
 			{Community: 1, Level: 1, Parent: 7, Title: "Orphan", Summary: "a parent without a report"},
 		})

@@ -3,7 +3,6 @@ package localserver
 import (
 	"context"
 	"encoding/json"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile/indexfiletest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile/indexfiletest"
 	"github.com/graphrag-global/graphrag-global/shared/llm/offline"
 	"github.com/graphrag-global/graphrag-global/shared/localhttp"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile/indexfiletest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile/indexfiletest"
 	"github.com/graphrag-global/graphrag-global/shared/llm/offline"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 )
