@@ -180,15 +180,6 @@ func (h *hierarchy) dynamicSelection(relevant func(id string) bool) map[string]b
 	return selected
 }
 
-// ratingText is what a rating call sees of a community: its title and
-// summary.
-func ratingText(s *Summary) string {
-	if t := strings.TrimSpace(s.Title); t != "" {
-		return t + "\n" + s.Summary
-	}
-	return s.Summary
-}
-
 // Line is run's line about a dynamic selection
 // (docs/contract.md#dynamic-selection): what it rated, with how many calls,
 // and its map input against the plan of every leaf.

@@ -34,7 +34,7 @@ func rateAnswer(query string, parts []globalsearch.MapPart, maxTokens int) (stri
 		}
 		sents, _ := appendText(nil, p, in)
 		_, usefulness := rank(q, sents)
-		score := int(math.Ceil(float64(usefulness) * globalsearch.MaxRating / 100))
+		score := max(int(math.Round(float64(usefulness)*globalsearch.MaxRating/100)), 1)
 		if i, seen := at[p.CommunityID]; seen {
 			out.Ratings[i].Score = max(out.Ratings[i].Score, score)
 			continue
