@@ -60,8 +60,8 @@ func printPlan(w io.Writer, out planOutput, p globalsearch.Params) {
 		fmt.Fprintf(w, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, terminalText(strings.Join(b.CommunityIDs, ", ")))
 	}
 	if p.Selection == globalsearch.SelectionDynamic {
-		fmt.Fprintf(w, "dynamic selection: the batches above map every leaf, what rating every community relevant selects; rating may make up to %s\n",
-			count(out.WorstCase.RatingCalls, "rating call", "rating calls"))
+		fmt.Fprintf(w, "dynamic selection: the batches above map every leaf, what rating every community relevant selects; rating may make up to %s of %d estimated input tokens in all (each batch once)\n",
+			count(out.WorstCase.RatingCalls, "rating call", "rating calls"), out.Selection.MostRatingInputTokens)
 	}
 	fmt.Fprintf(w, "estimated map input %d tokens; at most %s (ceiling %d)\n", out.EstimatedMapInputTokens, count(out.MaxModelCalls, "model call", "model calls"), out.ModelCallCeiling)
 	if out.WorstCase.RatingCalls > 0 {
