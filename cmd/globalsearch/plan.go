@@ -101,6 +101,9 @@ func printAutoLevel(w io.Writer, choice *globalsearch.LevelChoice) {
 		if r.Level != globalsearch.LeafLevel {
 			what = fmt.Sprintf("level %s and the leaves above it", r.Level)
 		}
+		if r.PlannedMapInputTokens > 0 {
+			what += fmt.Sprintf("; packed, %d tokens", r.PlannedMapInputTokens)
+		}
 		fmt.Fprintf(w, " %s %-5s %s, %d tokens (%s)\n", mark, r.Level, count(r.Summaries, "summary", "summaries"), r.MapInputTokens, what)
 	}
 }
