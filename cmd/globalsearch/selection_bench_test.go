@@ -68,8 +68,10 @@ func BenchmarkSelectionSpend(b *testing.B) {
 					if s := res.Diagnostics.Selection; s.RatingCalls > 0 {
 						b.ReportMetric(float64(s.RatingCalls), "rating-calls")
 						b.ReportMetric(float64(s.Rated), "rated")
+						b.ReportMetric(float64(s.RatingInputTokens), "rating-input-tokens")
 						if s.LeafMapInputTokens > 0 {
-							b.ReportMetric(100*float64(s.MapInputTokens)/float64(s.LeafMapInputTokens), "%-of-leaf-map-input")
+							// What the selection sent, its rating input counted.
+							b.ReportMetric(100*float64(s.InputTokens())/float64(s.LeafMapInputTokens), "%-of-leaf-map-input")
 						}
 					}
 				})
