@@ -30,6 +30,7 @@ func (s *Server) routes() http.Handler {
 	apiRoutes := api.HTTP(s.handler.Handle)
 	mux.Handle("/namespaces/{namespace}/queries", apiRoutes)
 	mux.Handle("/namespaces/{namespace}/queries/{id}", apiRoutes)
+	mux.HandleFunc("GET /namespaces/{namespace}/queries/{id}/events", s.events)
 	mux.Handle("/namespaces/{namespace}/plans", api.HTTP(s.plans))
 	mux.Handle("/namespaces/{namespace}/communities/{id}", api.HTTP(s.community))
 	mux.HandleFunc("GET /{$}", s.page)
