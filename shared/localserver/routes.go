@@ -32,6 +32,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/namespaces/{namespace}/queries/{id}", apiRoutes)
 	mux.Handle("/namespaces/{namespace}/plans", api.HTTP(s.plans))
 	mux.Handle("/namespaces/{namespace}/communities/{id}", api.HTTP(s.community))
+	mux.Handle("/namespaces/{namespace}/records/{id}", api.HTTP(s.records))
+	mux.Handle("/namespaces/{namespace}/reports", api.HTTP(s.reports))
 	mux.HandleFunc("GET /{$}", s.page)
 	mux.Handle("/", apiRoutes)
 	return mux
