@@ -33,6 +33,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /namespaces/{namespace}/queries/{id}/events", s.events)
 	mux.Handle("/namespaces/{namespace}/plans", api.HTTP(s.plans))
 	mux.Handle("/namespaces/{namespace}/communities/{id}", api.HTTP(s.community))
+	mux.Handle("/namespaces/{namespace}/records/{id}", api.HTTP(s.records))
+	mux.Handle("/namespaces/{namespace}/reports", api.HTTP(s.reports))
 	mux.HandleFunc("GET /{$}", s.page)
 	mux.Handle("/", apiRoutes)
 	return mux
