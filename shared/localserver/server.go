@@ -53,8 +53,8 @@ type Config struct {
 	// requests may name its host (localhost) as well as the bound address.
 	Addr string
 	// HeaderTimeout and ReadTimeout are the consts of those names when
-	// zero; tests shorten them.
-	HeaderTimeout, ReadTimeout time.Duration
+	// zero, and Heartbeat is heartbeat's; tests shorten them.
+	HeaderTimeout, ReadTimeout, Heartbeat time.Duration
 }
 
 // Server is the API's routes through the handler a deployment runs, the
@@ -84,6 +84,9 @@ func New(ctx context.Context, cfg Config) *Server {
 	if cfg.ReadTimeout == 0 {
 		cfg.ReadTimeout = ReadTimeout
 	}
+	if cfg.Heartbeat == 0 {
+		cfg.Heartbeat = heartbeat
+	}
 	e := cfg.Engine
 	runs := memstore.New()
 	e.Runs = runs
@@ -93,7 +96,7 @@ func New(ctx context.Context, cfg Config) *Server {
 	starter := localrun.New(globalsearch.WithAnswerSink(ctx, hub), e, cfg.Defaults)
 	h := &api.Handler{Runs: runs, Starter: hubStarter{starter: starter, hub: hub}, Defaults: cfg.Defaults, Prices: e.Prices, Logger: e.Logger}
 	return &Server{cfg: cfg, handler: h, starter: starter, engine: e, runs: runs,
-		answers: hub, stopping: make(chan struct{}), heartbeat: heartbeat}
+		answers: hub, stopping: make(chan struct{})}
 }
 
 // Listen binds cfg.Addr. A server that cannot bind is done: its searches

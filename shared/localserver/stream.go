@@ -156,7 +156,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		sendEvent(w, rc, "end", map[string]string{"queryId": id})
 		return
 	}
-	ticker := time.NewTicker(s.heartbeat)
+	ticker := time.NewTicker(s.cfg.Heartbeat)
 	defer ticker.Stop()
 	attempt, offset := 0, 0
 	for {
