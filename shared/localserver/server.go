@@ -68,10 +68,9 @@ type Server struct {
 	listener net.Listener
 	// answers holds the answers being written, for their event streams;
 	// stopping is closed when the server shuts down, which ends them.
-	answers   *answerHub
-	stopping  chan struct{}
-	stopOnce  sync.Once
-	heartbeat time.Duration
+	answers  *answerHub
+	stopping chan struct{}
+	stopOnce sync.Once
 }
 
 // New wires cfg's engine to a runs store in memory that the API and the

@@ -22,7 +22,7 @@ type ConverseCall struct {
 	RawPath, ModelID string
 	// Stream is whether the call was a ConverseStream.
 	Stream bool
-	Header           http.Header
+	Header http.Header
 	// Body is the request's JSON.
 	Body map[string]any
 }
