@@ -53,7 +53,7 @@ func recordOptions(q map[string]string) (lookup.Options, error) {
 	if err != nil {
 		return lookup.Options{}, err
 	}
-	opts := lookup.Options{Kind: kind}
+	opts := lookup.Options{Kind: kind, List: "GET /namespaces/{namespace}/reports"}
 	if v, ok := q["limit"]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxRecordLimit {
