@@ -88,12 +88,14 @@ func TestShowRefusesWhatNamesNothing(t *testing.T) {
 		{"no index", []string{"root"}, 2, "--index, --graphrag or --table is required"},
 		{"another namespace of an index file", []string{"root", "--index", path, "--namespace", "other"}, 2, `holds namespace "tiny"`},
 		{"a bad flag", []string{"root", "--nope"}, 2, "nope"},
+		{"a bad namespace", []string{"root", "--graphrag", "x", "--namespace", "Bad!"}, 2, "--namespace must be"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, _, errOut := testEnv("")
-			assert.Equal(t, tt.code, runMain(context.Background(), env, append([]string{"show"}, tt.args...)))
+			env, out, errOut := testEnv("")
+			assert.Equal(t, tt.code, runMain(context.Background(), env, append(append([]string{"show"}, tt.args...), "--json")))
 			assert.Contains(t, errOut.String(), tt.want)
+			assert.Empty(t, out.String(), "nothing on stdout")
 		})
 	}
 }

@@ -286,3 +286,21 @@ func withoutZero(m map[string]int) map[string]int {
 	}
 	return out
 }
+
+func TestShowIsTheRecordOrTheReports(t *testing.T) {
+	s := store(t, graph())
+	v, text, err := lookup.Show(context.Background(), s, "ns", "", lookup.Options{})
+	require.NoError(t, err)
+	list, ok := v.(lookup.ReportList)
+	require.True(t, ok, "%T", v)
+	assert.Equal(t, "ns", list.Namespace)
+	assert.Contains(t, text, "level 1 (2):")
+	v, text, err = lookup.Show(context.Background(), s, "ns", "e2", lookup.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, lookup.KindEntity, v.(lookup.Record).Kind)
+	assert.Contains(t, text, "entity e2")
+	for _, id := range []string{"", "10"} {
+		_, _, err = lookup.Show(context.Background(), failing{s, "open"}, "ns", id, lookup.Options{})
+		assert.ErrorIs(t, err, errRead, id)
+	}
+}

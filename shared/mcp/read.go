@@ -23,13 +23,8 @@ type readInput struct {
 
 // readOutput is read's reply: the record, or the communities by level.
 type readOutput struct {
-	Record  *lookup.Record `json:"record,omitempty" jsonschema:"the record the id names"`
-	Reports *readReports   `json:"reports,omitempty" jsonschema:"without an id: the communities of the namespace by level"`
-}
-
-type readReports struct {
-	Namespace string         `json:"namespace"`
-	Levels    []lookup.Level `json:"levels"`
+	Record  *lookup.Record     `json:"record,omitempty" jsonschema:"the record the id names"`
+	Reports *lookup.ReportList `json:"reports,omitempty" jsonschema:"without an id: the communities of the namespace by level"`
 }
 
 // Read's list bounds: a community of a large index holds thousands of
@@ -90,7 +85,7 @@ func (t *tools) read(ctx context.Context, _ *sdk.CallToolRequest, in readInput) 
 		if err != nil {
 			return nil, readOutput{}, err
 		}
-		return nil, readOutput{Reports: &readReports{Namespace: ns, Levels: levels}}, nil
+		return nil, readOutput{Reports: &lookup.ReportList{Namespace: ns, Levels: levels}}, nil
 	}
 	rec, err := lookup.Find(ctx, e.Index, ns, in.ID, lookup.Options{Kind: kind, Limit: limit, List: "read without an id"})
 	if err != nil {
