@@ -15,13 +15,6 @@ import (
 // The read routes of docs/contract.md#serve-records: what `globalsearch
 // show` prints, for the page. They read the index as it is now.
 
-// Reports is what the reports route answers: the namespace's community
-// reports by level (lookup.Reports).
-type Reports struct {
-	Namespace string         `json:"namespace"`
-	Levels    []lookup.Level `json:"levels"`
-}
-
 // maxRecordLimit bounds ?limit=: a page never lists more of one kind.
 const maxRecordLimit = 10000
 
@@ -53,7 +46,7 @@ func recordOptions(q map[string]string) (lookup.Options, error) {
 	if err != nil {
 		return lookup.Options{}, err
 	}
-	opts := lookup.Options{Kind: kind}
+	opts := lookup.Options{Kind: kind, List: "GET /namespaces/{namespace}/reports"}
 	if v, ok := q["limit"]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxRecordLimit {
@@ -77,5 +70,5 @@ func (s *Server) reports(ctx context.Context, req events.APIGatewayV2HTTPRequest
 	if err != nil {
 		return s.handler.Fail(ctx, "", err), nil
 	}
-	return api.Reply(http.StatusOK, Reports{Namespace: ns, Levels: levels}), nil
+	return api.Reply(http.StatusOK, lookup.ReportList{Namespace: ns, Levels: levels}), nil
 }

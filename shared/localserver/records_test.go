@@ -67,9 +67,9 @@ func TestServeReportsRouteListsReportsByLevel(t *testing.T) {
 	_, srv := localServerOver(t, f, nil)
 	got := overHTTP(t, srv, http.MethodGet, "/namespaces/tiny/reports", "", nil)
 	require.Equal(t, http.StatusOK, got.status, got.body)
-	var r Reports
+	var r lookup.ReportList
 	require.NoError(t, json.Unmarshal([]byte(got.body), &r))
-	assert.Equal(t, Reports{Namespace: f.Namespace, Levels: []lookup.Level{
+	assert.Equal(t, lookup.ReportList{Namespace: f.Namespace, Levels: []lookup.Level{
 		{Level: 0, Reports: []lookup.Ref{{ID: "root", Title: f.Summaries[0].Title, Level: 0}}},
 		{Level: 1, Reports: []lookup.Ref{{ID: "fish", Title: f.Summaries[1].Title, Level: 1}, {ID: "solar", Title: f.Summaries[2].Title, Level: 1}}},
 	}}, r)

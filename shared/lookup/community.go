@@ -237,3 +237,27 @@ func compareIDs(a, b string) int {
 	}
 	return cmp.Compare(a, b)
 }
+
+// ReportList is the communities of a namespace by level, as `show --json`
+// without an id prints them and serve's reports route answers.
+type ReportList struct {
+	Namespace string  `json:"namespace"`
+	Levels    []Level `json:"levels"`
+}
+
+// Show is what `globalsearch show` prints: with an id, the record (Find)
+// and its Text; without, the ReportList and its ReportsText.
+func Show(ctx context.Context, index globalsearch.Index, namespace, id string, opts Options) (value any, text string, err error) {
+	if id == "" {
+		levels, err := Reports(ctx, index, namespace)
+		if err != nil {
+			return nil, "", err
+		}
+		return ReportList{Namespace: namespace, Levels: levels}, ReportsText(namespace, levels), nil
+	}
+	rec, err := Find(ctx, index, namespace, id, opts)
+	if err != nil {
+		return nil, "", err
+	}
+	return rec, Text(rec), nil
+}

@@ -93,6 +93,10 @@ type Options struct {
 	// entities, relationships) at that many; Community.Omitted counts the
 	// rest. An agent's reply stays small (MCP's read tool).
 	Limit int
+	// List says how the caller's reader lists the communities, for the
+	// message of an unknown id; empty is the CLI's (`globalsearch show`
+	// without an id).
+	List string
 }
 
 // ParseKind reads a kind a user typed; "" is every kind.
@@ -145,9 +149,13 @@ func Find(ctx context.Context, index globalsearch.Index, namespace, id string, o
 	if opts.Kind != "" {
 		what = string(opts.Kind)
 	}
+	list := opts.List
+	if list == "" {
+		list = "`globalsearch show` without an id"
+	}
 	return Record{}, globalsearch.Errorf(globalsearch.KindNotFound,
-		"no %s has id %s in namespace %q: ids are in an answer's citations (communityId, claimIds, chunkIds) and its [Data: ...] marks; `globalsearch show` without an id lists the communities",
-		what, globalsearch.Echo(id), namespace)
+		"no %s has id %s in namespace %q: ids are in an answer's citations (communityId, claimIds, chunkIds) and its [Data: ...] marks; %s lists the communities",
+		what, globalsearch.Echo(id), namespace, list)
 }
 
 // reader reads one snapshot, each kind at most once.
