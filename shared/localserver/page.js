@@ -59,12 +59,12 @@ async function loadReports() {
   select.replaceChildren(new Option("default", ""), new Option("leaf: every leaf", "leaf"),
     new Option("auto: the finest that fits", "auto"));
   const ours = document.createElement("optgroup");
-  ours.label = "level (exactly)";
+  ours.label = "exactly this level";
   const theirs = document.createElement("optgroup");
-  theirs.label = "GraphRAG community level";
+  theirs.label = "GraphRAG: this level and coarser leaves";
   for (const l of state.levels) {
-    ours.append(new Option("level " + l.level + " (" + l.reports.length + " reports)", String(l.level)));
-    theirs.append(new Option("community level " + l.level + " (with coarser leaves)", "graphrag:" + l.level));
+    ours.append(new Option(l.level + " (" + l.reports.length + " reports)", String(l.level)));
+    theirs.append(new Option("community level " + l.level, "graphrag:" + l.level));
   }
   select.append(ours, theirs);
   select.value = [...select.options].some((o) => o.value === kept) ? kept : "";
