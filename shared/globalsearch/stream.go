@@ -112,6 +112,7 @@ type AnswerDecoder struct {
 	escape  []byte // an escape sequence being read, from its backslash
 	high    rune   // a high surrogate waiting for its low half
 	pending []byte // decoded bytes not yet a whole UTF-8 sequence
+	buf     []byte // Write's buffer, kept for the next piece
 	started bool   // the answer's first non-blank was returned
 }
 
@@ -129,10 +130,12 @@ const (
 // Write takes the reply's next piece and returns the answer text it
 // completes ("" when none).
 func (d *AnswerDecoder) Write(piece string) string {
-	var out []byte
+	// One buffer for every piece: a reply arrives in hundreds of them.
+	out := append(d.buf[:0], d.pending...)
 	for i := 0; i < len(piece); i++ {
 		out = d.step(out, piece[i])
 	}
+	d.buf = out
 	return d.flush(out)
 }
 
@@ -279,8 +282,7 @@ func hexRune(h []byte) rune {
 // flush returns the whole UTF-8 sequences decoded so far, keeping a
 // sequence a piece cut for the next, and leaves out the answer's leading
 // blanks.
-func (d *AnswerDecoder) flush(out []byte) string {
-	buf := append(d.pending, out...)
+func (d *AnswerDecoder) flush(buf []byte) string {
 	cut := len(buf)
 	for back := 1; back <= utf8.UTFMax && back <= len(buf); back++ {
 		if b := buf[len(buf)-back]; utf8.RuneStart(b) {
@@ -291,7 +293,7 @@ func (d *AnswerDecoder) flush(out []byte) string {
 		}
 	}
 	text := string(buf[:cut])
-	d.pending = append(d.pending[:0:0], buf[cut:]...)
+	d.pending = append(d.pending[:0], buf[cut:]...)
 	if !d.started {
 		text = trimLeadingBlanks(text)
 		d.started = text != ""

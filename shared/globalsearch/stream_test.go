@@ -213,3 +213,36 @@ func TestTimeoutModelStreams(t *testing.T) {
 	assert.Equal(t, `{"answer":"Synthesised answer"}`, resp.Text)
 	assert.Empty(t, pieces)
 }
+
+// An escape JSON does not have reads as the replacement character, as
+// does a \u escape with a digit that is not hex: the text streams on.
+func TestAnswerDecoderReplacesBadEscapes(t *testing.T) {
+	for reply, want := range map[string]string{
+		`{"answer":"a\qb"}`:     "a\uFFFDb",
+		`{"answer":"a\u00zzb"}`: "a\uFFFDb",
+		`{"answer":"\udc00x"}`:  "\uFFFDx",
+	} {
+		for _, size := range []int{1, len(reply)} {
+			assert.Equal(t, want, decodeAll(reply, size), "%s in pieces of %d", reply, size)
+		}
+	}
+}
+
+// BenchmarkAnswerDecoder decodes a reduce reply of about 8 KB that
+// arrives in pieces of 16 bytes, as a model server streams one.
+func BenchmarkAnswerDecoder(b *testing.B) {
+	answer := strings.Repeat(`Port Calder doubled its throughput \"after\" the expansion [Data: Reports (12, 7)]. `, 96)
+	reply := `{"answer": "` + answer + `"}`
+	b.SetBytes(int64(len(reply)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var d gs.AnswerDecoder
+		n := 0
+		for i := 0; i < len(reply); i += 16 {
+			n += len(d.Write(reply[i:min(i+16, len(reply))]))
+		}
+		if n == 0 {
+			b.Fatal("nothing decoded")
+		}
+	}
+}

@@ -172,3 +172,11 @@ func TestCompleteStreamRefusesANegativeReserve(t *testing.T) {
 	assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
 	assert.Empty(t, fake.snapshot())
 }
+
+// A streamed body past the read cap fails its read, whatever its framing.
+func TestBoundedStream(t *testing.T) {
+	b := &boundedStream{ReadCloser: io.NopCloser(strings.NewReader("abcdef")), left: 4}
+	got, err := io.ReadAll(b)
+	assert.ErrorIs(t, err, errStreamTooLarge)
+	assert.Equal(t, "abcd", string(got))
+}
