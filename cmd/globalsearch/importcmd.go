@@ -104,6 +104,7 @@ func printImportReport(w io.Writer, r graphrag.Report) {
 		}
 	}
 	printChunkReport(w, r)
+	fmt.Fprintf(w, "graph:     %d entities, %d relationships, %d documents (for show, not searched)\n", r.Entities, r.Relationships, r.Documents)
 	for _, warning := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", terminalText(warning))
 	}

@@ -27,6 +27,7 @@ func commands() map[string]cliCommand {
 		"ingest":           {Summary: "upload an index file into a DynamoDB index table, replacing its namespace", Run: ingestCommand},
 		"delete-namespace": {Summary: "delete every record of a namespace of a DynamoDB index table", Run: deleteNamespaceCommand},
 		"mcp":              {Summary: "serve global_search and plan_search to agents over MCP (stdio)", Run: mcpCommand},
+		"show":             {Summary: "print a community, claim, chunk, entity or relationship by id, or the communities by level", Run: showCommand},
 		"serve":            {Summary: "serve the HTTP API and a search page on this machine (http://127.0.0.1:8080/)", Run: serveCommand},
 	}
 }

@@ -138,6 +138,7 @@ func (in *mapInputs) keepCited() (missing int) {
 	}
 	maps.DeleteFunc(in.chunkText, func(id, _ string) bool { return !keep[id] })
 	maps.DeleteFunc(in.chunkDoc, func(id, _ string) bool { return !keep[id] })
+	maps.DeleteFunc(in.chunkUnit, func(id, _ string) bool { return !keep[id] })
 	return missing
 }
 

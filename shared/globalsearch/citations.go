@@ -18,6 +18,11 @@ type Sources struct {
 	// first-cited order; a chunk with no document id adds none
 	// (docs/contract.md#coverage).
 	DocumentIDs []string `json:"documentIds,omitempty"`
+	// TextUnitIDs are the distinct GraphRAG text units those chunks were
+	// cut from (Chunk.TextUnitID), in first-cited order: the ids
+	// text_units.parquet knows, where an excerpt's chunk id is the
+	// import's own (docs/contract.md#citations).
+	TextUnitIDs []string `json:"textUnitIds,omitempty"`
 	// Truncated says the lists stop short: the community's claims and
 	// chunks held more ids than a plan records (maxSourceBytes).
 	Truncated bool `json:"truncated,omitempty"`
@@ -45,6 +50,9 @@ func (s Sources) within(room int) (Sources, int) {
 	}
 	if s.DocumentIDs != nil {
 		s.DocumentIDs = take(s.DocumentIDs)
+	}
+	if s.TextUnitIDs != nil && !s.Truncated {
+		s.TextUnitIDs = take(s.TextUnitIDs)
 	}
 	if s.Truncated {
 		s.ClaimIDs, s.ChunkIDs = []string{}, []string{}

@@ -32,7 +32,7 @@ import (
 const module = "github.com/graphrag-global/graphrag-global/"
 
 var (
-	domain   = []string{"shared/globalsearch", "shared/batch", "shared/tokens", "shared/strictjson", "shared/aimd"}
+	domain   = []string{"shared/globalsearch", "shared/batch", "shared/tokens", "shared/strictjson", "shared/aimd", "shared/lookup"}
 	edges    = []string{"shared/api", "shared/workflow"}
 	platform = []string{"shared/taskerror"}
 	wiring   = []string{"shared/llm/provider", "shared/indexsource", "shared/localengine"}

@@ -24,6 +24,7 @@ type mapInputs struct {
 	claimsByLeaf map[string][]*Claim
 	chunkText    map[string]string
 	chunkDoc     map[string]string // the document of each chunk that names one
+	chunkUnit    map[string]string // the text unit of each chunk that names one
 	sizes        []int             // the exact length of each map text, once sized
 }
 
@@ -200,6 +201,9 @@ func (m mapInputs) sources(i int, w *walkScratch) Sources {
 			// A community's documents are few: a scan beats a map here.
 			if doc := m.chunkDoc[x.id]; doc != "" && !slices.Contains(src.DocumentIDs, doc) {
 				src.DocumentIDs = append(src.DocumentIDs, doc)
+			}
+			if unit := m.chunkUnit[x.id]; unit != "" && !slices.Contains(src.TextUnitIDs, unit) {
+				src.TextUnitIDs = append(src.TextUnitIDs, unit)
 			}
 		}
 	}

@@ -150,7 +150,7 @@ func groupClaims(h *hierarchy, claims []Claim) (byLeaf map[string][]*Claim, orph
 // first-cited order, and counts the cited ids that name no chunk.
 func (m *mapInputs) readCited(ctx context.Context, snap Snapshot) (missing int, err error) {
 	cited := m.citedIDs()
-	m.chunkText, m.chunkDoc = map[string]string{}, map[string]string{}
+	m.chunkText, m.chunkDoc, m.chunkUnit = map[string]string{}, map[string]string{}, map[string]string{}
 	if len(cited) > 0 {
 		chunks, err := snap.Chunks(ctx, cited)
 		if err != nil {
@@ -160,6 +160,9 @@ func (m *mapInputs) readCited(ctx context.Context, snap Snapshot) (missing int, 
 			m.chunkText[c.ID] = c.Text
 			if c.DocumentID != "" {
 				m.chunkDoc[c.ID] = c.DocumentID
+			}
+			if c.TextUnitID != "" {
+				m.chunkUnit[c.ID] = c.TextUnitID
 			}
 		}
 	}

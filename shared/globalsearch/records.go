@@ -35,6 +35,12 @@ type Chunk struct {
 	ID         string `json:"id"`
 	Text       string `json:"text"`
 	DocumentID string `json:"documentId,omitempty"`
+	// TextUnitID is the GraphRAG text unit the chunk was cut from
+	// (text_units.parquet's id): the chunk's own id for a whole unit, its
+	// unit's for an excerpt (docs/contract.md#index).
+	TextUnitID string `json:"textUnitId,omitempty"`
+	// DocumentTitle is the title of DocumentID (documents.parquet).
+	DocumentTitle string `json:"documentTitle,omitempty"`
 }
 
 // Records is the content of one namespace of an index.
@@ -42,4 +48,8 @@ type Records struct {
 	Summaries []Summary `json:"summaries"`
 	Claims    []Claim   `json:"claims"`
 	Chunks    []Chunk   `json:"chunks"`
+	// Entities and Relationships are the GraphRAG graph behind the
+	// communities, optional (docs/contract.md#entities).
+	Entities      []Entity       `json:"entities,omitempty"`
+	Relationships []Relationship `json:"relationships,omitempty"`
 }

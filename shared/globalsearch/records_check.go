@@ -49,7 +49,11 @@ func (r Records) Validate() error {
 	if err != nil {
 		return err
 	}
-	return checkRecords("chunks", r.Chunks, func(c Chunk) (string, string) { return c.ID, "" })
+	err = checkRecords("chunks", r.Chunks, func(c Chunk) (string, string) { return c.ID, "" })
+	if err != nil {
+		return err
+	}
+	return r.validateGraph()
 }
 
 // checkRecords applies the rules every kind shares (an id, unique within

@@ -139,7 +139,7 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 		return Result{}, fmt.Errorf("count reduce call of %s: %w", queryID, err)
 	}
 	res.Diagnostics.Reduce.ModelCalls = calls
-	resp, err := e.reduceModel().Complete(ctx, ModelRequest{
+	resp, err := e.completeReduce(ctx, queryID, calls, ModelRequest{
 		Stage:      StageReduce,
 		Query:      p.Query,
 		Content:    content,

@@ -34,7 +34,7 @@ func (im *importer) cite(unit string, texts []string) []string {
 		ids = append(ids, id)
 		if !im.excerptSeen[id] {
 			im.excerptSeen[id] = true
-			im.excerpts = append(im.excerpts, globalsearch.Chunk{ID: id, Text: text, DocumentID: im.units[unit].DocumentID})
+			im.excerpts = append(im.excerpts, globalsearch.Chunk{ID: id, Text: text, DocumentID: im.units[unit].DocumentID, TextUnitID: unit})
 		}
 	}
 	if len(ids) > 0 {
@@ -57,6 +57,9 @@ func (im *importer) cite(unit string, texts []string) []string {
 // text repeats it before every excerpt (docs/contract.md#map-text): a lead of the unit id
 // (to find the unit by eye) and 64 bits of a hash of both (to tell excerpts
 // apart). It satisfies the id rule of docs/contract.md#ids whatever the unit id holds.
+// The unit's own id, which GraphRAG's tools know, is the chunk's TextUnitID:
+// a lead is not enough to find it, and the whole id (128 hex digits in
+// GraphRAG 2) in every excerpt line would cost the map text dearly.
 func excerptID(unit, text string) string {
 	sum := hashParts(unit, "\x00", text)
 	lead := []rune{}
@@ -109,7 +112,7 @@ func (im *importer) readTextUnits(t *table) error {
 			skipped++
 			continue
 		}
-		c := globalsearch.Chunk{ID: id, Text: text.str(i)}
+		c := globalsearch.Chunk{ID: id, Text: text.str(i), TextUnitID: id}
 		if d := docs.strs(i); len(d) > 0 {
 			c.DocumentID = d[0]
 		}

@@ -105,7 +105,10 @@ type Report struct {
 	// BlankSummaries are summaries whose text is empty; the search never
 	// selects them (docs/contract.md#selection).
 	BlankSummaries int
-	Entities       int
+	// Entities counts the rows of entities.parquet with an id and a
+	// title; Relationships the relationships kept, Documents the document
+	// titles read (docs/contract.md#entities).
+	Entities, Relationships, Documents int
 	// Covariates is the number of rows in covariates.parquet.
 	Covariates int
 	// ClaimsAttached is the number of claims stored.
@@ -153,6 +156,8 @@ var fileNames = map[string][]string{
 	"entities":          {"entities.parquet", "create_final_entities.parquet"},
 	"covariates":        {"covariates.parquet", "create_final_covariates.parquet"},
 	"text_units":        {"text_units.parquet", "create_final_text_units.parquet"},
+	"relationships":     {"relationships.parquet", "create_final_relationships.parquet"},
+	"documents":         {"documents.parquet", "create_final_documents.parquet"},
 }
 
 // Import reads the GraphRAG output folder dir. The records it returns pass
@@ -253,6 +258,8 @@ type importer struct {
 	leafOf map[string][]int64
 	// inCommunity holds the entity ids some community holds.
 	inCommunity map[string]bool
+	// relationshipIDs is set when communities.parquet has relationship_ids.
+	relationshipIDs bool
 
 	// units are the text units by id, read before the covariates so that
 	// an excerpt can take its unit's document.
@@ -275,10 +282,11 @@ type importer struct {
 }
 
 type communityRow struct {
-	parent    int64
-	hasParent bool
-	children  []int64
-	entityIDs []string
+	parent          int64
+	hasParent       bool
+	children        []int64
+	entityIDs       []string
+	relationshipIDs []string
 }
 
 func (im *importer) run() error {
@@ -316,15 +324,22 @@ func (im *importer) run() error {
 			return err
 		}
 	}
+	// Claims need the entities to be placed; without claims they are
+	// only shown, so a folder without them still imports.
+	entities, err := im.open("entities", covariates != nil)
+	if err != nil {
+		return err
+	}
+	var byName map[string][]string
+	if entities != nil {
+		if byName, err = im.readEntities(entities); err != nil {
+			return err
+		}
+		if err := im.readEntityRecords(entities); err != nil {
+			return err
+		}
+	}
 	if covariates != nil {
-		entities, err := im.open("entities", true)
-		if err != nil {
-			return err
-		}
-		byName, err := im.readEntities(entities)
-		if err != nil {
-			return err
-		}
 		im.indexLeaves(leaves)
 		if err := im.readCovariates(covariates, byName); err != nil {
 			return err
@@ -339,7 +354,7 @@ func (im *importer) run() error {
 		}[im.opts.Excerpts])
 	}
 	im.collectChunks()
-	return nil
+	return im.readGraph()
 }
 
 // open opens the file of kind under its first existing name; a missing

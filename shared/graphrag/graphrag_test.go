@@ -183,7 +183,7 @@ func TestImport(t *testing.T) {
 		{ID: "c5", Subject: "LONER", Reason: ReasonNoCommunity},
 		{ID: "c6", Reason: ReasonNoSubject},
 	}
-	v3Chunks := []globalsearch.Chunk{{ID: "t1", Text: "chunk one", DocumentID: "doc1"}, {ID: "t2"}}
+	v3Chunks := []globalsearch.Chunk{{ID: "t1", Text: "chunk one", DocumentID: "doc1", TextUnitID: "t1"}, {ID: "t2", TextUnitID: "t2"}}
 	tests := []struct {
 		name          string
 		write         func(*testing.T, string)
@@ -237,7 +237,7 @@ func TestImport(t *testing.T) {
 				{ID: "0", CommunityID: "2", Subject: "SCROOGE", Object: "MARLEY", Description: "d0", SourceChunkIDs: []string{"t1"}},
 				{ID: "1", CommunityID: "1", Subject: "MARLEY", Description: "d1", SourceChunkIDs: []string{}},
 			},
-			wantChunks: []globalsearch.Chunk{{ID: "t1", Text: "chunk one", DocumentID: "doc1"}, {ID: "t2", Text: "chunk two"}},
+			wantChunks: []globalsearch.Chunk{{ID: "t1", Text: "chunk one", DocumentID: "doc1", TextUnitID: "t1"}, {ID: "t2", Text: "chunk two", TextUnitID: "t2"}},
 			wantBlank:  1,
 		},
 	}

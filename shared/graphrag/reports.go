@@ -13,7 +13,7 @@ import (
 )
 
 func (im *importer) readCommunities(t *table) error {
-	cols, err := columns(t, "community", "parent?", "children?", "entity_ids?")
+	cols, err := columns(t, "community", "parent?", "children?", "entity_ids?", "relationship_ids?")
 	if err != nil {
 		return err
 	}
@@ -34,8 +34,10 @@ func (im *importer) readCommunities(t *table) error {
 			return err
 		}
 		row.entityIDs = cols["entity_ids"].strs(i)
+		row.relationshipIDs = cols["relationship_ids"].strs(i)
 		im.communities[id] = row
 	}
+	im.relationshipIDs = cols["relationship_ids"].present
 	if !cols["entity_ids"].present {
 		im.warn("%s has no entity_ids column: claims cannot be placed in communities", t.name)
 	}

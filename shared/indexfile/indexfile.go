@@ -61,6 +61,10 @@ type rawFile struct {
 	Summaries []json.RawMessage `json:"summaries"`
 	Claims    []json.RawMessage `json:"claims"`
 	Chunks    []json.RawMessage `json:"chunks"`
+	// Entities and Relationships are optional (docs/contract.md#entities):
+	// a file without them reads as before.
+	Entities      []json.RawMessage `json:"entities"`
+	Relationships []json.RawMessage `json:"relationships"`
 }
 
 // Parse decodes and validates an index file. Unknown fields, duplicate
@@ -79,10 +83,12 @@ func Parse(data []byte) (File, error) {
 // this one pass. Only a file that fails it is decoded record by record,
 // for an error that names the record.
 type typedFile struct {
-	Namespace json.RawMessage        `json:"namespace"`
-	Summaries []globalsearch.Summary `json:"summaries"`
-	Claims    []globalsearch.Claim   `json:"claims"`
-	Chunks    []globalsearch.Chunk   `json:"chunks"`
+	Namespace     json.RawMessage             `json:"namespace"`
+	Summaries     []globalsearch.Summary      `json:"summaries"`
+	Claims        []globalsearch.Claim        `json:"claims"`
+	Chunks        []globalsearch.Chunk        `json:"chunks"`
+	Entities      []globalsearch.Entity       `json:"entities"`
+	Relationships []globalsearch.Relationship `json:"relationships"`
 }
 
 func parse(data []byte) (File, error) {
@@ -125,6 +131,7 @@ func parse(data []byte) (File, error) {
 	}
 	if typedErr == nil {
 		f.Summaries, f.Claims, f.Chunks = typed.Summaries, typed.Claims, typed.Chunks
+		f.Entities, f.Relationships = typed.Entities, typed.Relationships
 		return f, validate(f)
 	}
 	var err error
@@ -135,6 +142,12 @@ func parse(data []byte) (File, error) {
 		return File{}, err
 	}
 	if f.Chunks, err = decodeAll[globalsearch.Chunk]("chunks", raw.Chunks); err != nil {
+		return File{}, err
+	}
+	if f.Entities, err = decodeAll[globalsearch.Entity]("entities", raw.Entities); err != nil {
+		return File{}, err
+	}
+	if f.Relationships, err = decodeAll[globalsearch.Relationship]("relationships", raw.Relationships); err != nil {
 		return File{}, err
 	}
 	return f, validate(f)
@@ -186,6 +199,10 @@ func decodeTyped(data []byte, f *typedFile) error {
 			f.Claims, err = decodeList[globalsearch.Claim](dec)
 		case strings.EqualFold(name, "chunks"):
 			f.Chunks, err = decodeList[globalsearch.Chunk](dec)
+		case strings.EqualFold(name, "entities"):
+			f.Entities, err = decodeList[globalsearch.Entity](dec)
+		case strings.EqualFold(name, "relationships"):
+			f.Relationships, err = decodeList[globalsearch.Relationship](dec)
 		default:
 			err = fmt.Errorf("index file: key %v", globalsearch.EchoQuoted(fmt.Sprint(key)))
 		}
@@ -219,7 +236,7 @@ func decodeList[T any](dec *json.Decoder) ([]T, error) {
 }
 
 // recordNames name one record of each list, for a message.
-var recordNames = map[string]string{"summaries": "a summary", "claims": "a claim", "chunks": "a chunk"}
+var recordNames = map[string]string{"summaries": "a summary", "claims": "a claim", "chunks": "a chunk", "entities": "an entity", "relationships": "a relationship"}
 
 func decodeAll[T any](kind string, raws []json.RawMessage) ([]T, error) {
 	out := make([]T, len(raws))

@@ -43,7 +43,9 @@ func configOver(t *testing.T, f indexfile.File, adjust func(*Config)) Config {
 	require.NoError(t, idx.ReplaceNamespace(context.Background(), f.Namespace, f.Records))
 	defaults := globalsearch.SpecDefaults
 	defaults.Namespace = f.Namespace
-	cfg := Config{Engine: &globalsearch.Engine{Index: idx, Model: offline.New()}, Defaults: defaults, Addr: "127.0.0.1:0"}
+	// Named as serve opens it (provider.Open), so the page names it.
+	model := globalsearch.TimeoutModel{Model: offline.New(), Name: "offline"}
+	cfg := Config{Engine: &globalsearch.Engine{Index: idx, Model: model}, Defaults: defaults, Addr: "127.0.0.1:0"}
 	if adjust != nil {
 		adjust(&cfg)
 	}

@@ -18,20 +18,41 @@ import (
 //go:embed page.html
 var pageHTML string
 
-// pageTemplate is the page at /: one file, its script and style inline, so
-// the binary serves it offline with no build step.
+// The page's script, in two files by concern: the form, the run and its
+// answer; the side panel and the browse view.
+var (
+	//go:embed page.js
+	pageJS string
+	//go:embed panel.js
+	panelJS string
+)
+
+// pageTemplate is the page at /: one document, its script and style
+// inline, so the binary serves it offline with no build step.
 var pageTemplate = template.Must(template.New("page").Parse(pageHTML))
 
+// pageData is what the page is rendered with: the default namespace, the
+// models serve runs (the page names them) and the script under its nonce.
+type pageData struct {
+	Namespace, Nonce      string
+	MapModel, ReduceModel string
+	Script                template.JS
+}
+
 // routes are the API's routes through the same handler a deployment runs,
-// the page, and the two local-only routes the page needs
-// (docs/contract.md#serve). Any other path is the API's own not found.
+// the page, and the local-only routes the page needs
+// (docs/contract.md#serve): plans, communities, records, reports and a
+// query's answer stream. Any other path is the API's own not found.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	apiRoutes := api.HTTP(s.handler.Handle)
 	mux.Handle("/namespaces/{namespace}/queries", apiRoutes)
 	mux.Handle("/namespaces/{namespace}/queries/{id}", apiRoutes)
+	mux.HandleFunc("GET /namespaces/{namespace}/queries/{id}/events", s.events)
 	mux.Handle("/namespaces/{namespace}/plans", api.HTTP(s.plans))
 	mux.Handle("/namespaces/{namespace}/communities/{id}", api.HTTP(s.community))
+	mux.Handle("/namespaces/{namespace}/records/{id}", api.HTTP(s.records))
+	mux.Handle("/namespaces/{namespace}/reports", api.HTTP(s.reports))
 	mux.HandleFunc("GET /{$}", s.page)
 	mux.Handle("/", apiRoutes)
 	return mux
@@ -40,7 +61,13 @@ func (s *Server) routes() http.Handler {
 func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
 	nonce := rand.Text()
 	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, struct{ Namespace, Nonce string }{s.cfg.Defaults.Namespace, nonce}); err != nil {
+	data := pageData{Namespace: s.cfg.Defaults.Namespace, Nonce: nonce,
+		MapModel: ModelName(s.engine.Model), ReduceModel: ModelName(s.engine.Model),
+		Script: template.JS(pageJS + "\n" + panelJS)}
+	if s.engine.ReduceModel != nil {
+		data.ReduceModel = ModelName(s.engine.ReduceModel)
+	}
+	if err := pageTemplate.Execute(&buf, data); err != nil {
 		http.Error(w, "render page", http.StatusInternalServerError)
 		return
 	}
@@ -51,6 +78,20 @@ func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
 	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.Write(buf.Bytes())
+}
+
+// ModelName is how the page names model m: the spec serve opened it by
+// (--model, --map-model, --reduce-model), else what m calls itself.
+func ModelName(m globalsearch.Model) string {
+	switch v := m.(type) {
+	case globalsearch.TimeoutModel:
+		return v.Name
+	case interface{ ModelID() string }:
+		return v.ModelID()
+	case nil:
+		return "none"
+	}
+	return "in-process model"
 }
 
 // Plan is what the plans route answers: the domain's plan report, as

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -52,8 +53,8 @@ type Config struct {
 	// requests may name its host (localhost) as well as the bound address.
 	Addr string
 	// HeaderTimeout and ReadTimeout are the consts of those names when
-	// zero; tests shorten them.
-	HeaderTimeout, ReadTimeout time.Duration
+	// zero, and Heartbeat is heartbeat's; tests shorten them.
+	HeaderTimeout, ReadTimeout, Heartbeat time.Duration
 }
 
 // Server is the API's routes through the handler a deployment runs, the
@@ -65,6 +66,11 @@ type Server struct {
 	engine   *globalsearch.Engine
 	runs     *memstore.Store
 	listener net.Listener
+	// answers holds the answers being written, for their event streams;
+	// stopping is closed when the server shuts down, which ends them.
+	answers  *answerHub
+	stopping chan struct{}
+	stopOnce sync.Once
 }
 
 // New wires cfg's engine to a runs store in memory that the API and the
@@ -77,12 +83,19 @@ func New(ctx context.Context, cfg Config) *Server {
 	if cfg.ReadTimeout == 0 {
 		cfg.ReadTimeout = ReadTimeout
 	}
+	if cfg.Heartbeat == 0 {
+		cfg.Heartbeat = heartbeat
+	}
 	e := cfg.Engine
 	runs := memstore.New()
 	e.Runs = runs
-	starter := localrun.New(ctx, e, cfg.Defaults)
-	h := &api.Handler{Runs: runs, Starter: starter, Defaults: cfg.Defaults, Prices: e.Prices, Logger: e.Logger}
-	return &Server{cfg: cfg, handler: h, starter: starter, engine: e, runs: runs}
+	// Every search's final reduce call streams to the hub
+	// (docs/contract.md#answer-stream).
+	hub := newAnswerHub()
+	starter := localrun.New(globalsearch.WithAnswerSink(ctx, hub), e, cfg.Defaults)
+	h := &api.Handler{Runs: runs, Starter: hubStarter{starter: starter, hub: hub}, Defaults: cfg.Defaults, Prices: e.Prices, Logger: e.Logger}
+	return &Server{cfg: cfg, handler: h, starter: starter, engine: e, runs: runs,
+		answers: hub, stopping: make(chan struct{})}
 }
 
 // Listen binds cfg.Addr. A server that cannot bind is done: its searches
@@ -111,7 +124,11 @@ func (s *Server) Serve(ctx context.Context) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
 	guarded := localhttp.New(s.routes(), s.listener.Addr(), s.cfg.Addr)
+	// No WriteTimeout: an answer's event stream lasts as long as its run
+	// (docs/contract.md#answer-stream), and a shutdown ends the streams
+	// (stopping) instead of waiting out its grace for them.
 	srv := &http.Server{Handler: guarded, ReadHeaderTimeout: s.cfg.HeaderTimeout, ReadTimeout: s.cfg.ReadTimeout}
+	srv.RegisterOnShutdown(func() { s.stopOnce.Do(func() { close(s.stopping) }) })
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(s.listener) }()
 	select {

@@ -32,6 +32,8 @@ type searchOutput struct {
 	FailedMapBatches int                     `json:"failedMapBatches,omitempty"`
 	ModelCalls       int                     `json:"modelCalls"`
 	CacheHits        int                     `json:"cacheHits"`
+	// Read tells a compact reply's reader how to follow an id (readHint).
+	Read string `json:"read,omitempty"`
 }
 
 // citedCommunity is a community the answer cites, named as the index
@@ -84,6 +86,8 @@ func (t *tools) reply(ctx context.Context, idx globalsearch.Index, res globalsea
 	}
 	if full {
 		out.Citations = res.Citations
+	} else if len(out.Communities) > 0 {
+		out.Read = readHint
 	}
 	return out
 }

@@ -102,6 +102,7 @@ func (t *tools) server() *sdk.Server {
 		Description: "Dry run of global_search with no model call: how many map batches the question needs, " +
 			"their estimated input tokens, the most model calls and, when prices are set, the most it can cost.",
 	}, guardTool(t.Log, t.planSearch))
+	t.addRead(srv)
 	return srv
 }
 

@@ -32,7 +32,8 @@ func TestMCPTools(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"query", "namespace", "level", "maxMapInputTokens", "responseType", "selection", "detail"}, inputs["global_search"])
 	assert.ElementsMatch(t, []string{"query", "namespace", "level", "maxMapInputTokens", "responseType", "selection"}, inputs["plan_search"])
-	assert.Len(t, inputs, 2, "two tools")
+	assert.ElementsMatch(t, []string{"id", "namespace", "kind", "limit"}, inputs["read"])
+	assert.Len(t, inputs, 3, "three tools")
 
 	var out searchOutput
 	res := callTool(t, cs, "global_search", map[string]any{"query": "How did solar power change?", "level": 1, "responseType": "one sentence"}, &out)

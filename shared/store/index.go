@@ -55,10 +55,14 @@ type chunkItem struct {
 	ID         string `dynamodbav:"id"`
 	Text       string `dynamodbav:"text"`
 	DocumentID string `dynamodbav:"documentId,omitempty"`
+	// TextUnitID and DocumentTitle are omitted when empty, so a chunk
+	// without them is the item it always was.
+	TextUnitID    string `dynamodbav:"textUnitId,omitempty"`
+	DocumentTitle string `dynamodbav:"documentTitle,omitempty"`
 }
 
 func (it chunkItem) record() globalsearch.Chunk {
-	return globalsearch.Chunk{ID: it.ID, Text: it.Text, DocumentID: it.DocumentID}
+	return globalsearch.Chunk{ID: it.ID, Text: it.Text, DocumentID: it.DocumentID, TextUnitID: it.TextUnitID, DocumentTitle: it.DocumentTitle}
 }
 
 // storedItem is an item type that turns back into its domain record.
@@ -101,6 +105,10 @@ type recordCounts struct {
 	// ChunkBytes is the size of the chunk items together, as DynamoDB
 	// counts it: what a Query of every chunk costs (chunksByQuery).
 	ChunkBytes int64 `dynamodbav:"chunkBytes"`
+	// Entities and Relationships are absent (0) on a head saved before
+	// the graph was stored, whose versions hold none.
+	Entities      int `dynamodbav:"entities,omitempty"`
+	Relationships int `dynamodbav:"relationships,omitempty"`
 }
 
 // decodeHead reads a head item by hand: DynamoDB drops a set that a DELETE

@@ -38,6 +38,10 @@ const (
 	prefixSummary = "summary#"
 	prefixClaim   = "claim#"
 	prefixChunk   = "chunk#"
+	// prefixEntity and prefixRelationship hold the GraphRAG graph
+	// (docs/contract.md#entities).
+	prefixEntity       = "entity#"
+	prefixRelationship = "relationship#"
 )
 
 // Namespace versions (docs/contract.md#namespace-versions): the records of

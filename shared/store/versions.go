@@ -48,7 +48,7 @@ func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r global
 	version := s.newVersion()
 	partition := versionPartition(namespace, version)
 	puts := make([]types.WriteRequest, 0, len(r.Summaries)+len(r.Claims)+len(r.Chunks))
-	counts := recordCounts{Summaries: len(r.Summaries), Claims: len(r.Claims), Chunks: len(r.Chunks)}
+	counts := recordCounts{Summaries: len(r.Summaries), Claims: len(r.Claims), Chunks: len(r.Chunks), Entities: len(r.Entities), Relationships: len(r.Relationships)}
 	add := func(kind, id string, v any) error {
 		it, err := attributevalue.MarshalMap(v)
 		if err != nil {
@@ -75,9 +75,12 @@ func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r global
 		}
 	}
 	for _, v := range r.Chunks {
-		if err := add("chunk", v.ID, chunkItem{key(prefixChunk, v.ID), v.ID, v.Text, v.DocumentID}); err != nil {
+		if err := add("chunk", v.ID, chunkItem{key(prefixChunk, v.ID), v.ID, v.Text, v.DocumentID, v.TextUnitID, v.DocumentTitle}); err != nil {
 			return err
 		}
+	}
+	if err := graphItems(r, partition, add); err != nil {
+		return err
 	}
 
 	old, err := s.addPending(ctx, namespace, version)

@@ -38,6 +38,33 @@ type (
 		TextUnitID  string `parquet:"text_unit_id"`
 		SourceText  string `parquet:"source_text"`
 	}
+	// GraphEntity, Relationship, GraphCommunity and Document are the
+	// rows of the graph files a show reads (WriteGraph).
+	GraphEntity struct {
+		ID          string `parquet:"id"`
+		Title       string `parquet:"title"`
+		Type        string `parquet:"type"`
+		Description string `parquet:"description"`
+		Degree      int64  `parquet:"degree"`
+	}
+	Relationship struct {
+		ID          string  `parquet:"id"`
+		Source      string  `parquet:"source"`
+		Target      string  `parquet:"target"`
+		Description string  `parquet:"description"`
+		Weight      float64 `parquet:"weight"`
+	}
+	GraphCommunity struct {
+		Community       int64    `parquet:"community"`
+		Level           int64    `parquet:"level"`
+		Parent          int64    `parquet:"parent"`
+		EntityIDs       []string `parquet:"entity_ids,list"`
+		RelationshipIDs []string `parquet:"relationship_ids,list"`
+	}
+	Document struct {
+		ID    string `parquet:"id"`
+		Title string `parquet:"title"`
+	}
 	TextUnit struct {
 		ID         string `parquet:"id"`
 		Text       string `parquet:"text"`
@@ -79,5 +106,25 @@ func WriteFolder(t testing.TB, dir string) string {
 		{ID: "t1", Text: "The harbour report. Half the boats were laid up. Quotas fell again.", DocumentID: "d1"},
 		{ID: "t2", Text: "The energy report. By 2030 solar met half of demand.", DocumentID: "d2"},
 	})
+	return dir
+}
+
+// WriteGraph writes WriteFolder's folder with its graph: described
+// entities, one relationship in the root community, and the documents'
+// titles. It returns dir.
+func WriteGraph(t testing.TB, dir string) string {
+	t.Helper()
+	WriteFolder(t, dir)
+	WriteRows(t, dir, "entities.parquet", []GraphEntity{
+		{ID: "e1", Title: "FLEET", Type: "ORGANIZATION", Description: "The island's fishing fleet.", Degree: 1},
+		{ID: "e2", Title: "GRID", Type: "ORGANIZATION", Description: "The island grid.", Degree: 1},
+	})
+	WriteRows(t, dir, "communities.parquet", []GraphCommunity{
+		{Community: 0, Level: 0, Parent: -1, EntityIDs: []string{"e1", "e2"}, RelationshipIDs: []string{"r1"}},
+		{Community: 1, Level: 1, Parent: 0, EntityIDs: []string{"e1"}, RelationshipIDs: []string{}},
+		{Community: 2, Level: 1, Parent: 0, EntityIDs: []string{"e2"}, RelationshipIDs: []string{}},
+	})
+	WriteRows(t, dir, "relationships.parquet", []Relationship{{ID: "r1", Source: "FLEET", Target: "GRID", Description: "The harbour runs on the grid.", Weight: 3}})
+	WriteRows(t, dir, "documents.parquet", []Document{{ID: "d1", Title: "Harbour report"}, {ID: "d2", Title: "Energy report"}})
 	return dir
 }

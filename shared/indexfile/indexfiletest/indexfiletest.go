@@ -36,6 +36,22 @@ func Titled() indexfile.File {
 	return f
 }
 
+// Graph is Titled with what a GraphRAG import adds: the chunk's text unit
+// and document title, and the entities and relationships of the
+// communities.
+func Graph() indexfile.File {
+	f := Titled()
+	f.Records.Chunks[0].TextUnitID, f.Records.Chunks[0].DocumentID, f.Records.Chunks[0].DocumentTitle = "unit-7", "doc-1", "Island energy report"
+	f.Records.Entities = []globalsearch.Entity{
+		{ID: "e-grid", Title: "GRID", Type: "ORGANIZATION", Description: "The island grid.", Degree: 2, CommunityIDs: []string{"root", "solar"}},
+		{ID: "e-fleet", Title: "FLEET", Type: "ORGANIZATION", Description: "The fishing fleet.", Degree: 1, CommunityIDs: []string{"root", "fish"}},
+	}
+	f.Records.Relationships = []globalsearch.Relationship{
+		{ID: "r-1", Source: "GRID", Target: "FLEET", Description: "The fleet's harbour runs on the grid.", Weight: 2, CommunityIDs: []string{"root"}},
+	}
+	return f
+}
+
 // Write saves f as index.json in a directory the test removes, and
 // returns its path.
 func Write(t testing.TB, f indexfile.File) string {

@@ -163,19 +163,9 @@ func (m *Model) Structured() bool { return m.schema.Load() }
 // temperature 0, and the stage's JSON schema as outputConfig while the Model
 // asks for it (a second call without it when that is refused).
 func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
-	if req.MaxTokens < 0 {
-		return globalsearch.ModelResponse{}, globalsearch.Errorf(globalsearch.KindInvalidInput,
-			"%s must not be negative to call bedrock model %s (got %d)", reserveName(req.Stage), m.modelID, req.MaxTokens)
-	}
-	inference := &types.InferenceConfiguration{Temperature: aws.Float32(0)}
-	// A reserve of 0 sends no maxTokens, so the model's own default applies
-	// (docs/contract.md#budgets); Bedrock would refuse maxTokens 0.
-	if req.MaxTokens > 0 {
-		inference.MaxTokens = aws.Int32(int32(min(req.MaxTokens, 1<<31-1)))
-	}
-	system, messages := conversation(req)
-	in := &bedrockruntime.ConverseInput{
-		ModelId: aws.String(m.modelID), System: system, Messages: messages, InferenceConfig: inference,
+	in, err := m.input(req)
+	if err != nil {
+		return globalsearch.ModelResponse{}, err
 	}
 	schema := m.schema.Load()
 	if schema {
@@ -199,7 +189,8 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 	}
 
 	resp := globalsearch.ModelResponse{StopReason: string(out.StopReason)}
-	if msg, ok := out.Output.(*types.ConverseOutputMemberMessage); ok {
+	msg, hasMessage := out.Output.(*types.ConverseOutputMemberMessage)
+	if hasMessage {
 		var b strings.Builder
 		for _, block := range msg.Value.Content {
 			if t, ok := block.(*types.ContentBlockMemberText); ok {
@@ -212,8 +203,35 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 		resp.InputTokens = int(aws.ToInt32(u.InputTokens))
 		resp.OutputTokens = int(aws.ToInt32(u.OutputTokens))
 	}
+	return m.finish(req, resp, out.StopReason, hasMessage && len(msg.Value.Content) > 0)
+}
 
-	switch out.StopReason {
+// input is the Converse call req makes, with no output schema: the
+// rendered prompt as the user message, maxTokens the stage's output
+// reserve (none when 0), temperature 0. Complete and CompleteStream send
+// the same call.
+func (m *Model) input(req globalsearch.ModelRequest) (*bedrockruntime.ConverseInput, error) {
+	if req.MaxTokens < 0 {
+		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput,
+			"%s must not be negative to call bedrock model %s (got %d)", reserveName(req.Stage), m.modelID, req.MaxTokens)
+	}
+	inference := &types.InferenceConfiguration{Temperature: aws.Float32(0)}
+	// A reserve of 0 sends no maxTokens, so the model's own default applies
+	// (docs/contract.md#budgets); Bedrock would refuse maxTokens 0.
+	if req.MaxTokens > 0 {
+		inference.MaxTokens = aws.Int32(int32(min(req.MaxTokens, 1<<31-1)))
+	}
+	system, messages := conversation(req)
+	return &bedrockruntime.ConverseInput{
+		ModelId: aws.String(m.modelID), System: system, Messages: messages, InferenceConfig: inference,
+	}, nil
+}
+
+// finish reads a reply's stop reason, whole or streamed: a reply cut off
+// or refused is a model-output error that names the knob, and one with no
+// content (hasContent false) a model error.
+func (m *Model) finish(req globalsearch.ModelRequest, resp globalsearch.ModelResponse, stop types.StopReason, hasContent bool) (globalsearch.ModelResponse, error) {
+	switch stop {
 	case types.StopReasonMaxTokens:
 		// A cut-off answer is almost never valid JSON; name the knob.
 		if req.MaxTokens == 0 {
@@ -230,11 +248,11 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 			m.modelID, req.Stage)
 	case types.StopReasonGuardrailIntervened, types.StopReasonContentFiltered:
 		return resp, globalsearch.Errorf(globalsearch.KindModelOutput,
-			"bedrock model %s refused to answer (stop reason %s)", m.modelID, out.StopReason)
+			"bedrock model %s refused to answer (stop reason %s)", m.modelID, stop)
 	}
-	if msg, ok := out.Output.(*types.ConverseOutputMemberMessage); !ok || len(msg.Value.Content) == 0 {
+	if !hasContent {
 		return resp, globalsearch.Errorf(globalsearch.KindModel,
-			"bedrock model %s returned no message (stop reason %q)", m.modelID, out.StopReason)
+			"bedrock model %s returned no message (stop reason %q)", m.modelID, stop)
 	}
 	return resp, nil
 }

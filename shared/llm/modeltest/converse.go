@@ -20,7 +20,9 @@ type ConverseCall struct {
 	// RawPath is the escaped request path; ModelID the model id label of
 	// the path, unescaped.
 	RawPath, ModelID string
-	Header           http.Header
+	// Stream is whether the call was a ConverseStream.
+	Stream bool
+	Header http.Header
 	// Body is the request's JSON.
 	Body map[string]any
 }
@@ -37,6 +39,16 @@ type ConverseReply struct {
 	InputTokens, OutputTokens int
 	// Hang holds the call until the client gives up.
 	Hang bool
+	// Pieces are the text of a ConverseStream success, one
+	// contentBlockDelta each (Text whole when nil); Between, when set,
+	// runs after each, so a test sees what arrived before the rest.
+	Pieces  []string
+	Between func()
+	// StreamError is the exception a ConverseStream call sends after its
+	// pieces instead of ending the message (throttlingException, …);
+	// CutShort ends the stream after its pieces with no messageStop.
+	StreamError string
+	CutShort    bool
 }
 
 // ConverseText is a successful reply of text, stopped at end_turn.
@@ -58,7 +70,8 @@ func InOrder(replies ...ConverseReply) func(ConverseCall) ConverseReply {
 }
 
 // ConverseServer is a fake Bedrock runtime: it speaks the Converse wire
-// format (POST /model/{modelId}/converse), answers each call with its
+// format (POST /model/{modelId}/converse) and ConverseStream's
+// (/converse-stream, conversestream.go), answers each call with its
 // script and records the calls. Any other request fails the test.
 type ConverseServer struct {
 	*httptest.Server
@@ -96,13 +109,17 @@ func (s *ConverseServer) serve(w http.ResponseWriter, r *http.Request) {
 	// The path is matched escaped: a model id may be an ARN, whose ':' and
 	// '/' the SDK escapes in the label.
 	raw := r.URL.EscapedPath()
-	if r.Method != http.MethodPost || !strings.HasPrefix(raw, "/model/") || !strings.HasSuffix(raw, "/converse") {
+	label, stream := strings.CutSuffix(raw, "/converse-stream")
+	if !stream {
+		label = strings.TrimSuffix(raw, "/converse")
+	}
+	if r.Method != http.MethodPost || !strings.HasPrefix(raw, "/model/") || label == raw {
 		s.t.Errorf("fake Converse endpoint: unexpected %s %s", r.Method, raw)
 		http.Error(w, "unexpected "+r.Method+" "+raw, http.StatusNotFound)
 		return
 	}
-	call := ConverseCall{RawPath: raw, Header: r.Header.Clone()}
-	call.ModelID, _ = url.PathUnescape(strings.TrimSuffix(strings.TrimPrefix(raw, "/model/"), "/converse"))
+	call := ConverseCall{RawPath: raw, Header: r.Header.Clone(), Stream: stream}
+	call.ModelID, _ = url.PathUnescape(strings.TrimPrefix(label, "/model/"))
 	data, _ := io.ReadAll(r.Body)
 	_ = json.Unmarshal(data, &call.Body)
 
@@ -127,6 +144,10 @@ func (s *ConverseServer) serve(w http.ResponseWriter, r *http.Request) {
 	stop := rep.Stop
 	if stop == "" {
 		stop = "end_turn"
+	}
+	if stream {
+		s.streamReply(w, rep, stop)
+		return
 	}
 	body, _ := json.Marshal(map[string]any{
 		"output":     map[string]any{"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"text": rep.Text}}}},

@@ -306,22 +306,27 @@ func (m *Model) read(req globalsearch.ModelRequest, body []byte) (globalsearch.M
 			"model %s at %s returned a chat completion with no choices: %s", m.model, m.endpoint, excerpt(body))
 	}
 	choice := cc.Choices[0]
-	resp := globalsearch.ModelResponse{
+	return m.finish(req, globalsearch.ModelResponse{
 		Text:         choice.Message.Content,
 		StopReason:   choice.FinishReason,
 		InputTokens:  int(cc.Usage.PromptTokens),
 		OutputTokens: int(cc.Usage.CompletionTokens),
-	}
+	})
+}
+
+// finish reads a reply's finish reason, whole or streamed: a reply cut at
+// the output limit is a model-output error that names the knob.
+func (m *Model) finish(req globalsearch.ModelRequest, resp globalsearch.ModelResponse) (globalsearch.ModelResponse, error) {
 	limit := "max_tokens"
 	if m.reasoning {
 		limit = "max_completion_tokens"
 	}
-	if choice.FinishReason == "length" && req.MaxTokens == 0 {
+	if resp.StopReason == "length" && req.MaxTokens == 0 {
 		return resp, globalsearch.Errorf(globalsearch.KindModelOutput,
 			"model %s stopped at its own output limit (no %s was sent, %s is 0): its answer was cut off",
 			m.model, limit, reserveName(req.Stage))
 	}
-	if choice.FinishReason == "length" {
+	if resp.StopReason == "length" {
 		return resp, globalsearch.Errorf(globalsearch.KindModelOutput,
 			"model %s stopped at %s %d: the output reserve %s was too small for its answer",
 			m.model, limit, req.MaxTokens, reserveName(req.Stage))

@@ -30,6 +30,11 @@ type exchange struct {
 	// one sets replyTooLarge and is not read further.
 	replyLimit    int64
 	replyTooLarge bool
+	// streaming leaves a successful event stream unread, for the stream's
+	// reader (stream.go), bounded by maxResponseBytes; whole is the body
+	// of a server that answered the stream's call with one JSON reply.
+	streaming bool
+	whole     []byte
 }
 
 // maxResponseBytes is the most of a response body read: a chat completion
@@ -46,6 +51,11 @@ func (ex *exchange) middleware(r *http.Request, next option.MiddlewareNext) (*ht
 	if err != nil {
 		ex.status, ex.body = 0, nil
 		return res, err
+	}
+	if ex.streaming && res.StatusCode/100 == 2 && !isJSON(res.Header.Get("Content-Type")) {
+		ex.status = res.StatusCode
+		res.Body = &boundedStream{ReadCloser: res.Body, left: maxResponseBytes}
+		return res, nil
 	}
 	defer res.Body.Close()
 	limit := int64(maxResponseBytes)
@@ -70,6 +80,9 @@ func (ex *exchange) middleware(r *http.Request, next option.MiddlewareNext) (*ht
 		res.Header.Set("x-should-retry", "false")
 	}
 	ex.body = body
+	if ex.streaming && res.StatusCode/100 == 2 && !ex.replyTooLarge && !ex.tooLarge {
+		ex.whole = body
+	}
 	res.Body = io.NopCloser(bytes.NewReader(body))
 	res.ContentLength = int64(len(body))
 	if wait, ok := retryAfter(res.Header.Get("Retry-After"), time.Now()); ok {

@@ -94,6 +94,10 @@ func (s *Store) ReplaceNamespace(_ context.Context, name string, r globalsearch.
 		Summaries: slices.Clone(r.Summaries),
 		Claims:    cloneClaims(r.Claims),
 		Chunks:    slices.Clone(r.Chunks),
+		// Entities and relationships hold lists of their own: cloned deep,
+		// as claims are, so a caller's later change cannot reach the store.
+		Entities:      cloneEntities(r.Entities),
+		Relationships: cloneRelationships(r.Relationships),
 	}
 	byID := make(map[string]globalsearch.Chunk, len(copied.Chunks))
 	for _, c := range copied.Chunks {
@@ -164,6 +168,34 @@ func (v snapshot) Chunks(_ context.Context, ids []string) ([]globalsearch.Chunk,
 }
 
 func (snapshot) Intact(context.Context) (bool, error) { return true, nil }
+
+// Entities implements globalsearch.GraphSnapshot.
+func (v snapshot) Entities(context.Context) ([]globalsearch.Entity, error) {
+	return cloneEntities(v.ns.records.Entities), nil
+}
+
+// Relationships implements globalsearch.GraphSnapshot.
+func (v snapshot) Relationships(context.Context) ([]globalsearch.Relationship, error) {
+	return cloneRelationships(v.ns.records.Relationships), nil
+}
+
+func cloneEntities(in []globalsearch.Entity) []globalsearch.Entity {
+	out := make([]globalsearch.Entity, len(in))
+	for i, e := range in {
+		e.CommunityIDs = slices.Clone(e.CommunityIDs)
+		out[i] = e
+	}
+	return out
+}
+
+func cloneRelationships(in []globalsearch.Relationship) []globalsearch.Relationship {
+	out := make([]globalsearch.Relationship, len(in))
+	for i, r := range in {
+		r.CommunityIDs = slices.Clone(r.CommunityIDs)
+		out[i] = r
+	}
+	return out
+}
 
 // Summaries reads the summaries of the current version of a namespace.
 func (s *Store) Summaries(ctx context.Context, name string) ([]globalsearch.Summary, error) {

@@ -54,6 +54,8 @@ func Run(t *testing.T, open func(t *testing.T) Store, opts ...Option) {
 		run   func(t *testing.T, s Store)
 	}{
 		{"index round trip", false, testIndexRoundTrip},
+		{"the graph round trip", false, testGraphRoundTrip},
+		{"a graph record over the bounds is invalid input", false, testGraphBounds},
 		{"nonexistent namespace reads empty", false, testNonexistentNamespace},
 		{"namespaces are separate", false, testNamespacesSeparate},
 		{"replace removes old records", false, testReplaceRemovesOld},

@@ -1,0 +1,78 @@
+package store
+
+import (
+	"context"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+)
+
+// The GraphRAG graph of a version (docs/contract.md#entities): one item
+// per entity and per relationship, beside the version's other records,
+// read only by a lookup (globalsearch.GraphSnapshot), never by a search.
+
+type entityItem struct {
+	indexKey
+	ID           string   `dynamodbav:"id"`
+	Title        string   `dynamodbav:"title"`
+	Type         string   `dynamodbav:"type,omitempty"`
+	Description  string   `dynamodbav:"description,omitempty"`
+	Degree       int      `dynamodbav:"degree,omitempty"`
+	CommunityIDs []string `dynamodbav:"communityIds"`
+}
+
+func (it entityItem) record() globalsearch.Entity {
+	return globalsearch.Entity{ID: it.ID, Title: it.Title, Type: it.Type, Description: it.Description, Degree: it.Degree,
+		CommunityIDs: nonNilIDs(it.CommunityIDs)}
+}
+
+type relationshipItem struct {
+	indexKey
+	ID           string   `dynamodbav:"id"`
+	Source       string   `dynamodbav:"source"`
+	Target       string   `dynamodbav:"target"`
+	Description  string   `dynamodbav:"description,omitempty"`
+	Weight       float64  `dynamodbav:"weight,omitempty"`
+	CommunityIDs []string `dynamodbav:"communityIds"`
+}
+
+func (it relationshipItem) record() globalsearch.Relationship {
+	return globalsearch.Relationship{ID: it.ID, Source: it.Source, Target: it.Target, Description: it.Description, Weight: it.Weight,
+		CommunityIDs: nonNilIDs(it.CommunityIDs)}
+}
+
+// nonNilIDs is ids, or an empty list where DynamoDB gave back none (an
+// empty list is stored as one, but an item written by hand may lack it).
+func nonNilIDs(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
+}
+
+// graphItems are the items of r's entities and relationships in
+// partition, for add (ReplaceNamespace).
+func graphItems(r globalsearch.Records, partition string, add func(kind, id string, v any) error) error {
+	key := func(prefix, id string) indexKey { return indexKey{Namespace: partition, SK: prefix + id} }
+	for _, v := range r.Entities {
+		if err := add("entity", v.ID, entityItem{key(prefixEntity, v.ID), v.ID, v.Title, v.Type, v.Description, v.Degree, nonNilIDs(v.CommunityIDs)}); err != nil {
+			return err
+		}
+	}
+	for _, v := range r.Relationships {
+		if err := add("relationship", v.ID, relationshipItem{key(prefixRelationship, v.ID), v.ID, v.Source, v.Target, v.Description, v.Weight, nonNilIDs(v.CommunityIDs)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Entities implements globalsearch.GraphSnapshot: one paginated Query of
+// the version's entities.
+func (v *snapshot) Entities(ctx context.Context) ([]globalsearch.Entity, error) {
+	return readKind[entityItem, globalsearch.Entity](ctx, v, prefixEntity, "entities", func(c recordCounts) int { return c.Entities })
+}
+
+// Relationships implements globalsearch.GraphSnapshot.
+func (v *snapshot) Relationships(ctx context.Context) ([]globalsearch.Relationship, error) {
+	return readKind[relationshipItem, globalsearch.Relationship](ctx, v, prefixRelationship, "relationships", func(c recordCounts) int { return c.Relationships })
+}
