@@ -131,9 +131,12 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 		{"RateBatch", "${MapFunctionArn}", workflow.MapInput{}},
 		{"Reduce", "${ReduceFunctionArn}", workflow.ReduceInput{}},
 		{"RecordReduceFailure", "${ReduceFunctionArn}", workflow.ReduceInput{}},
+		{"PlanReduceRound", "${ReduceFunctionArn}", workflow.ReduceInput{}},
+		{"ReduceGroup", "${ReduceFunctionArn}", workflow.ReduceInput{}},
 	}
 	// The states that invoke one function (Prepare and SelectNext, the map
-	// and rating tasks, Reduce and RecordReduceFailure) together write every
+	// and rating tasks, Reduce, RecordReduceFailure and the reduce rounds'
+	// tasks) together write every
 	// field of its input, and each writes only fields it has.
 	written := map[string]map[string]bool{}
 	for _, tc := range cases {
@@ -145,6 +148,11 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 			case "RecordReduceFailure":
 				assert.Contains(t, s, "ResultPath", "the failure task keeps the caught error for the Fail state")
 				assert.Nil(t, s["ResultPath"])
+			case "PlanReduceRound":
+				// A round's output joins the state, whose mapResults
+				// Reduce still needs (TestReduceRounds).
+				assert.Equal(t, "$.reduceRound", s["ResultPath"])
+				assert.NotContains(t, s, "OutputPath")
 			case "MapBatchInChild":
 				// A child's output is {}: the Distributed Map's output must
 				// not grow with the batch count; the answer is in the table.
@@ -204,7 +212,7 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 }
 
 func TestMapRetriesOnceOnApplicationErrors(t *testing.T) {
-	for _, name := range []string{"MapBatch", "Reduce"} {
+	for _, name := range []string{"MapBatch", "Reduce", "ReduceGroup"} {
 		for _, r := range states(t)[name]["Retry"].([]any) {
 			r := r.(map[string]any)
 			first := r["ErrorEquals"].([]any)[0].(string)
@@ -435,7 +443,7 @@ func TestTimeoutsAgree(t *testing.T) {
 			assert.Equal(t, timeout+invokeSlack, taskTimeout, "TimeoutSeconds of %s is %s's Timeout + %s", name, m[1], invokeSlack)
 		})
 	}
-	assert.Equal(t, 7, tasks, "Prepare, SelectNext, RateBatch, MapBatch, MapBatchInChild, Reduce, RecordReduceFailure")
+	assert.Equal(t, 9, tasks, "Prepare, SelectNext, RateBatch, MapBatch, MapBatchInChild, Reduce, RecordReduceFailure, PlanReduceRound, ReduceGroup")
 }
 
 // TestEveryFailureIsRecorded walks every way the definition can fail the
@@ -558,9 +566,14 @@ func TestHistoryBudget(t *testing.T) {
 	// rating batches and an inline map's share InlineMaxBatches
 	// (docs/contract.md#plan-limits).
 	loop := workflow.MaxSelectionRounds * statemachine.EventsPerSelectionRound()
-	worst := outside + loop + workflow.InlineMaxBatches*perBatch
-	t.Logf("worst case: %d outside the Map + %d rounds' loop (%d) + %d batches x %d = %d of %d events",
-		outside, workflow.MaxSelectionRounds, loop, workflow.InlineMaxBatches, perBatch, worst, workflow.HistoryLimit)
+	// So does a reduce in rounds, once a round, and its groups, each
+	// retried as a map batch, share InlineMaxBatches too
+	// (docs/contract.md#reduce-rounds).
+	assert.Equal(t, policies["MapBatch"].Retry, policies["ReduceGroup"].Retry, "a reduce group is retried as a map batch, so it costs the same events")
+	reduceLoop := workflow.MaxReduceRounds * statemachine.EventsPerReduceRound()
+	worst := outside + loop + reduceLoop + workflow.InlineMaxBatches*perBatch
+	t.Logf("worst case: %d outside the Map + %d selection rounds' loop (%d) + %d reduce rounds' loop (%d) + %d batches x %d = %d of %d events",
+		outside, workflow.MaxSelectionRounds, loop, workflow.MaxReduceRounds, reduceLoop, workflow.InlineMaxBatches, perBatch, worst, workflow.HistoryLimit)
 	assert.LessOrEqual(t, worst, workflow.HistoryLimit)
 	assert.LessOrEqual(t, workflow.MaxRatingBatches, workflow.InlineMaxBatches, "every rating batch fits the inline budget")
 	assert.Greater(t, outside, 50, "the bound counts every state outside the Map")
