@@ -121,10 +121,11 @@ type PrepareOutput struct {
 	// items (docs/contract.md#dynamic-selection).
 	Round              int   `json:"round,omitempty"`
 	RatingBatchIndexes []int `json:"ratingBatchIndexes,omitempty"`
-	// ReduceMode is the request's reduceMode, which the ReduceMode Choice
-	// reads after the map: ReduceSingle goes straight to Reduce, ReduceTree
-	// plans rounds first (docs/contract.md#reduce-rounds).
-	ReduceMode string `json:"reduceMode"`
+	// ReduceMode (once the run is planned) is the request's reduceMode,
+	// which the ReduceMode Choice reads after the map: ReduceSingle goes
+	// straight to Reduce, ReduceTree plans rounds first
+	// (docs/contract.md#reduce-rounds).
+	ReduceMode string `json:"reduceMode,omitempty"`
 }
 
 // MapInput is one Map iteration's task payload. Attempt is 1-based, from

@@ -8,11 +8,20 @@ import (
 )
 
 // The request's reduce modes (docs/contract.md#reduce-rounds), as prepare's
-// output names them for the ReduceMode Choice.
+// output names them for the ReduceMode Choice: the domain's.
 const (
-	ReduceSingle = "single"
-	ReduceTree   = "tree"
+	ReduceSingle = globalsearch.ReduceModeSingle
+	ReduceTree   = globalsearch.ReduceModeTree
 )
+
+// reduceModeOf is the reduce mode p runs with (a request stored before the
+// field existed reads as single, as the domain reads it).
+func reduceModeOf(p globalsearch.Params) string {
+	if p.ReduceMode == "" {
+		return ReduceSingle
+	}
+	return p.ReduceMode
+}
 
 // MaxReduceRounds bounds the deployed reduce in rounds' loop
 // (docs/contract.md#plan-limits): each round passes once through
@@ -30,8 +39,18 @@ const MaxReduceRounds = 16
 // (docs/contract.md#reduce-rounds) the reduce function's tasks call: those
 // of *globalsearch.Engine.
 type ReduceSteps interface {
-	PlanReduceRound(ctx context.Context, queryID, runID string, failures []globalsearch.BatchFailure) (PlannedRound, error)
+	PlanReduceRound(ctx context.Context, queryID, runID string, failures []globalsearch.BatchFailure) (globalsearch.ReduceRound, error)
 	ReduceGroupAttempt(ctx context.Context, queryID, runID string, round, index, attempt int) error
+}
+
+var _ ReduceSteps = (*globalsearch.Engine)(nil)
+
+// reduceSteps are Rounds, else the Engine's own.
+func (h *Handlers) reduceSteps() ReduceSteps {
+	if h.Rounds != nil {
+		return h.Rounds
+	}
+	return h.Engine
 }
 
 // reduceTask is the reduce function's input with a task: the start of a
@@ -55,15 +74,11 @@ func (h *Handlers) planRound(ctx context.Context, in ReduceInput) (ReduceOutput,
 	}
 	ctx, cancel := withMargin(ctx)
 	defer cancel()
-	steps, err := h.reduceSteps()
-	if err != nil {
-		return ReduceOutput{}, err
-	}
 	failures, err := h.mapFailures(ctx, in)
 	if err != nil {
 		return ReduceOutput{}, handlerError(ctx, err)
 	}
-	r, err := steps.PlanReduceRound(ctx, in.QueryID, in.RunID, failures)
+	r, err := h.reduceSteps().PlanReduceRound(ctx, in.QueryID, in.RunID, failures)
 	if err != nil {
 		return ReduceOutput{}, handlerError(ctx, err)
 	}
@@ -84,11 +99,7 @@ func (h *Handlers) reduceGroup(ctx context.Context, in ReduceInput) (ReduceOutpu
 	}
 	ctx, cancel := withMargin(ctx)
 	defer cancel()
-	steps, err := h.reduceSteps()
-	if err != nil {
-		return ReduceOutput{}, err
-	}
-	if err := steps.ReduceGroupAttempt(ctx, in.QueryID, in.RunID, in.Round, in.GroupIndex, max(in.Attempt, 1)); err != nil {
+	if err := h.reduceSteps().ReduceGroupAttempt(ctx, in.QueryID, in.RunID, in.Round, in.GroupIndex, max(in.Attempt, 1)); err != nil {
 		return ReduceOutput{}, handlerError(ctx, err)
 	}
 	return ReduceOutput{QueryID: in.QueryID}, nil

@@ -2,27 +2,30 @@ package workflow_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
 // fakeSteps records what the reduce tasks ask of the domain's steps and
 // answers as told.
 type fakeSteps struct {
-	round workflow.PlannedRound
+	round globalsearch.ReduceRound
 	err   error
 
 	failures []globalsearch.BatchFailure
 	calls    []string
 }
 
-func (f *fakeSteps) PlanReduceRound(_ context.Context, queryID, runID string, failures []globalsearch.BatchFailure) (workflow.PlannedRound, error) {
+func (f *fakeSteps) PlanReduceRound(_ context.Context, queryID, runID string, failures []globalsearch.BatchFailure) (globalsearch.ReduceRound, error) {
 	f.calls = append(f.calls, fmt.Sprintf("round %s %s", queryID, runID))
 	f.failures = failures
 	return f.round, f.err
@@ -76,22 +79,22 @@ func TestPlanReduceRoundTask(t *testing.T) {
 	inline := `{"queryId":"q1","runId":"r1","task":"round","mapResults":[{"batchIndex":0,"usefulness":60},{"failed":true,"batchIndex":1,"error":"ModelError"}]}`
 	cases := []struct {
 		name, payload string
-		round         workflow.PlannedRound
+		round         globalsearch.ReduceRound
 		err           error
 		want          string
 		wantType      string
 		wantFailed    []int
 	}{
-		{name: "a round of three groups", payload: inline, round: workflow.PlannedRound{Round: 2, Groups: 3},
+		{name: "a round of three groups", payload: inline, round: globalsearch.ReduceRound{Round: 2, Groups: 3},
 			want: `{"queryId":"q1","reduceRound":{"round":2,"groups":3,"groupIndexes":[0,1,2]}}`, wantFailed: []int{1}},
-		{name: "no groups: to Reduce", payload: inline, round: workflow.PlannedRound{Round: 3},
+		{name: "no groups: to Reduce", payload: inline, round: globalsearch.ReduceRound{Round: 3},
 			want: `{"queryId":"q1","reduceRound":{"round":3,"groups":0,"groupIndexes":[]}}`, wantFailed: []int{1}},
 		{name: "distributed: the failures recorded", payload: `{"queryId":"q1","runId":"r1","task":"round","mode":"distributed","mapResults":[]}`,
-			round: workflow.PlannedRound{Round: 1, Groups: 1},
+			round: globalsearch.ReduceRound{Round: 1, Groups: 1},
 			want:  `{"queryId":"q1","reduceRound":{"round":1,"groups":1,"groupIndexes":[0]}}`, wantFailed: []int{4}},
 		{name: "a cancelled or replaced run", payload: inline, err: globalsearch.Errorf(globalsearch.KindNotFound, "run r1 of q1 was cancelled"),
 			wantType: "NotFoundError", wantFailed: []int{1}},
-		{name: "past the rounds the history holds", payload: inline, round: workflow.PlannedRound{Round: workflow.MaxReduceRounds + 1, Groups: 2},
+		{name: "past the rounds the history holds", payload: inline, round: globalsearch.ReduceRound{Round: workflow.MaxReduceRounds + 1, Groups: 2},
 			wantType: "PlanTooLargeError", wantFailed: []int{1}},
 	}
 	for _, tc := range cases {
@@ -155,4 +158,145 @@ func TestReduceGroupTask(t *testing.T) {
 			assert.Equal(t, []string{tc.wantCall}, steps.calls)
 		})
 	}
+}
+
+// treeModel answers every map batch and every reduce group with an answer
+// of about 400 estimated tokens, and the final reduce with a short one.
+func treeModel() *fakeModel {
+	long := strings.Repeat("Trade along the river grew with the schools. ", 36)
+	return &fakeModel{complete: func(_ context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
+		switch {
+		case req.Stage != globalsearch.StageReduce:
+			return globalsearch.ModelResponse{Text: `{"answer":"` + long + `","usefulness":60}`, InputTokens: 10, OutputTokens: 5}, nil
+		case req.ResponseType == globalsearch.IntermediateResponseType:
+			return globalsearch.ModelResponse{Text: `{"answer":"` + long + `"}`, InputTokens: 10, OutputTokens: 5}, nil
+		}
+		return globalsearch.ModelResponse{Text: `{"answer":"final answer"}`, InputTokens: 10, OutputTokens: 5}, nil
+	}}
+}
+
+// treeRequest is a tree-mode request whose reduce prompt holds two of
+// treeModel's long answers and not three, by the estimate it names.
+func treeRequest(queryID, mode string) string {
+	long := strings.Repeat("Trade along the river grew with the schools. ", 36)
+	one := tokens.Estimate(long)
+	prompts := globalsearch.DefaultPrompts()
+	skeleton := max(tokens.Estimate(prompts.Reduce.Skeleton("what changed?")), tokens.Estimate(prompts.Round.Skeleton("what changed?")))
+	return fmt.Sprintf(`{"query":"what changed?","queryId":%q,"shuffle":false,"tokenizer":"estimate","reduceMode":%q,"reduceOutputReserve":100,"reduceTokenBudget":%d}`,
+		queryID, mode, skeleton+2*one+one/2+100)
+}
+
+// runTree runs prepare, the map and the reduce in rounds through the
+// handlers as the state machine runs them (two attempts a group), and
+// returns prepare's output, the groups of each round and reduce's error.
+func runTree(t *testing.T, h *workflow.Handlers, queryID, mode string) (workflow.PrepareOutput, []int, error) {
+	t.Helper()
+	raw, err := invoke(t, h.Prepare, `{"request":`+treeRequest(queryID, mode)+`}`)
+	require.NoError(t, err)
+	var out workflow.PrepareOutput
+	require.NoError(t, json.Unmarshal([]byte(raw), &out))
+	for _, i := range out.BatchIndexes {
+		_, err := invoke(t, h.Map, fmt.Sprintf(`{"queryId":%q,"runId":%q,"batchIndex":%d,"attempt":1}`, queryID, out.RunID, i))
+		require.NoError(t, err)
+	}
+	var groups []int
+	for out.ReduceMode == workflow.ReduceTree {
+		raw, err := invoke(t, h.Reduce, fmt.Sprintf(`{"task":"round","queryId":%q,"runId":%q,"mode":%q,"mapResults":[]}`, queryID, out.RunID, out.Mode))
+		require.NoError(t, err)
+		var round workflow.ReduceOutput
+		require.NoError(t, json.Unmarshal([]byte(raw), &round))
+		require.NotNil(t, round.ReduceRound)
+		if round.ReduceRound.Groups == 0 {
+			break
+		}
+		groups = append(groups, round.ReduceRound.Groups)
+		for _, g := range round.ReduceRound.GroupIndexes {
+			for attempt := 1; attempt <= globalsearch.ReduceGroupAttempts; attempt++ {
+				in := fmt.Sprintf(`{"task":"group","queryId":%q,"runId":%q,"round":%d,"groupIndex":%d,"attempt":%d}`, queryID, out.RunID, round.ReduceRound.Round, g, attempt)
+				if _, err := invoke(t, h.Reduce, in); err == nil {
+					break
+				}
+			}
+		}
+	}
+	_, err = invoke(t, h.Reduce, fmt.Sprintf(`{"queryId":%q,"runId":%q,"mode":%q,"mapResults":[]}`, queryID, out.RunID, out.Mode))
+	return out, groups, err
+}
+
+// TestReduceRoundsInSteps: the deployed steps of a reduce in rounds give
+// what one process gives (docs/contract.md#reduce-rounds): prepare names
+// the request's reduce mode for the ReduceMode Choice, the round and group
+// tasks reduce three answers, two to a prompt, in one round of two groups
+// and the final call, and the result equals Search's over the same index
+// and model. In single mode no round task is needed at all.
+func TestReduceRoundsInSteps(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		mode       string
+		wantGroups []int
+		wantRounds int
+	}{
+		{workflow.ReduceTree, []int{2}, 2},
+		{workflow.ReduceSingle, nil, 1},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			h, s := fixture(t, treeModel())
+			out, groups, err := runTree(t, h, "steps", tc.mode)
+			require.NoError(t, err)
+			assert.Equal(t, tc.mode, out.ReduceMode)
+			assert.Equal(t, tc.wantGroups, groups)
+			stepped, err := s.Result(ctx, "steps")
+			require.NoError(t, err)
+
+			parsed, err := globalsearch.ParseRequest([]byte(treeRequest("inprocess", tc.mode)), h.Defaults)
+			require.NoError(t, err)
+			searched, err := h.Engine.Search(ctx, parsed)
+			require.NoError(t, err)
+			assert.Equal(t, searched.Status, stepped.Status)
+			assert.Equal(t, searched.Answer, stepped.Answer)
+			assert.Equal(t, tc.wantRounds, stepped.Diagnostics.Reduce.Rounds)
+			assert.Equal(t, searched.Diagnostics.Reduce.Rounds, stepped.Diagnostics.Reduce.Rounds)
+			assert.Equal(t, searched.Diagnostics.Reduce.PerRound, stepped.Diagnostics.Reduce.PerRound)
+			assert.Equal(t, searched.Diagnostics.Reduce.ModelCalls, stepped.Diagnostics.Reduce.ModelCalls)
+			assert.Equal(t, searched.Diagnostics.Coverage, stepped.Diagnostics.Coverage)
+		})
+	}
+}
+
+// TestPrepareNamesReduceMode: prepare's output names the run's reduce mode
+// once the run is planned (docs/contract.md#reduce-rounds): the request's,
+// else the deployment's default, also at the end of a dynamic selection,
+// where SelectNext reads it from the stored request; a rating round's
+// output names none, since the map does not follow it.
+func TestPrepareNamesReduceMode(t *testing.T) {
+	for _, tc := range []struct {
+		name, request, deployed, want string
+	}{
+		{"no reduceMode", `{"query":"what changed?","queryId":"q1"}`, "", workflow.ReduceSingle},
+		{"tree", `{"query":"what changed?","queryId":"q1","reduceMode":"tree"}`, "", workflow.ReduceTree},
+		{"the deployment's tree", `{"query":"what changed?","queryId":"q1"}`, workflow.ReduceTree, workflow.ReduceTree},
+		{"single over the deployment's tree", `{"query":"what changed?","queryId":"q1","reduceMode":"single"}`, workflow.ReduceTree, workflow.ReduceSingle},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, _ := fixture(t, answering(50))
+			if tc.deployed != "" {
+				h.Defaults.ReduceMode = tc.deployed
+			}
+			raw, err := invoke(t, h.Prepare, `{"request":`+tc.request+`}`)
+			require.NoError(t, err)
+			var out workflow.PrepareOutput
+			require.NoError(t, json.Unmarshal([]byte(raw), &out))
+			assert.Equal(t, tc.want, out.ReduceMode)
+		})
+	}
+	t.Run("after a dynamic selection", func(t *testing.T) {
+		prepare, mapper, _ := selectionHandlers(t, selectionModel(nil))
+		first, err := invoke(t, prepare.Prepare, `{"request":`+strings.Replace(dynamicRequest, `"queryId"`, `"reduceMode":"tree","queryId"`, 1)+`,"executionName":"dyn"}`)
+		require.NoError(t, err)
+		assert.NotContains(t, first, "reduceMode", "a rating round's output: the map does not follow it")
+		out, _, err := runStepsOf(t, prepare, mapper, strings.Replace(dynamicRequest, `"queryId"`, `"reduceMode":"tree","queryId"`, 1))
+		require.NoError(t, err)
+		assert.Equal(t, workflow.ModeInline, out.Mode)
+		assert.Equal(t, workflow.ReduceTree, out.ReduceMode, "SelectNext's plan names the stored request's mode")
+	})
 }

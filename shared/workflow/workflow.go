@@ -140,22 +140,22 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 	if err != nil {
 		return PrepareOutput{}, handlerError(ctx, err)
 	}
-	return h.output(ctx, out)
+	return h.output(ctx, out, reduceModeOf(p))
 }
 
 // output is what the state machine needs of a prepared run: the next
 // rating round of a dynamic selection, or the plan's batches in the mode
-// the history budget allows (docs/contract.md#state-machine).
-func (h *Handlers) output(ctx context.Context, out globalsearch.PreparedRun) (PrepareOutput, error) {
+// the history budget allows and the request's reduce mode
+// (docs/contract.md#state-machine).
+func (h *Handlers) output(ctx context.Context, out globalsearch.PreparedRun, reduceMode string) (PrepareOutput, error) {
 	res := PrepareOutput{QueryID: out.QueryID, RunID: out.RunID, BatchCount: out.BatchCount,
-		MapConcurrency: out.MapConcurrency, ETASeconds: out.ETASeconds, ReduceMode: reduceModeOf(out)}
+		MapConcurrency: out.MapConcurrency, ETASeconds: out.ETASeconds}
 	if out.Round > 0 {
 		res.Mode, res.Round, res.RatingBatchIndexes = ModeSelecting, out.Round, indexes(out.RatingBatches)
 		return res, nil
 	}
-	// A reduce in rounds' groups run in the execution's own history, as
-	// rating batches do (MaxReduceRounds).
-	res.Mode = globalsearch.MapMode(out.BatchCount, out.RatingBatches+reduceGroupsOf(out), h.InlineMaxBatches)
+	res.ReduceMode = reduceMode
+	res.Mode = globalsearch.MapMode(out.BatchCount, out.RatingBatches, h.InlineMaxBatches)
 	if res.Mode == ModeInline {
 		res.BatchIndexes = indexes(out.BatchCount)
 		return res, nil

@@ -64,7 +64,7 @@ func TestReduceRoundsCancelledBetweenRounds(t *testing.T) {
 
 	release.Do(func() { close(gate) })
 	arn := strings.Replace(m.ARN, ":stateMachine:", ":execution:", 1) + ":" + queryID
-	out := e.wait(t, m, arn)
+	out := e.waitFor(t, m, arn, roundsTimeout)
 	assert.NotEqual(t, sfntypes.ExecutionStatusSucceeded, out.Status, e.history(m, arn))
 	rn.mu.Lock()
 	assert.Contains(t, rn.errors["reduce"], "NotFoundError", "the held round was refused")
@@ -121,7 +121,7 @@ func TestReduceRoundsReplacedRunLateGroup(t *testing.T) {
 
 	replacing := e.newStateMachine(t)
 	arn := e.start(t, replacing, uniqueName("exec-rounds-replaced"), in)
-	out := e.wait(t, replacing, arn)
+	out := e.waitFor(t, replacing, arn, roundsTimeout)
 	require.Equal(t, sfntypes.ExecutionStatusSucceeded, out.Status, e.history(replacing, arn))
 	res, err := e.runs.Result(ctx, queryID)
 	require.NoError(t, err)
@@ -133,7 +133,7 @@ func TestReduceRoundsReplacedRunLateGroup(t *testing.T) {
 	require.NoError(t, err)
 
 	release.Do(func() { close(gate) })
-	outOld := e.wait(t, old, oldARN)
+	outOld := e.waitFor(t, old, oldARN, roundsTimeout)
 	assert.NotEqual(t, sfntypes.ExecutionStatusSucceeded, outOld.Status, "the replaced run cannot finish\n%s", e.history(old, oldARN))
 	after, err := e.runs.GroupAnswers(ctx, queryID, plan.RunID)
 	require.NoError(t, err)
