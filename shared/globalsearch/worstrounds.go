@@ -58,6 +58,12 @@ func (e *Engine) worstRoundsOf(plan Plan) worstRounds {
 	size := func(ids []string, reserve int) int {
 		return measure(Candidate{Usefulness: 100, CommunityIDs: ids}.Render()) + reserve
 	}
+	if p.MapOutputReserve == 0 || p.ReduceOutputReserve == 0 {
+		// No output limit: no answer's size is known, so no round is
+		// counted, and the run itself starts no round whose calls could
+		// pass maxModelCalls (treeLimits).
+		return worstRounds{}
+	}
 	cands := make([]cand, len(plan.Batches))
 	for i, b := range plan.Batches {
 		cands[i] = cand{ids: b.CommunityIDs, size: size(b.CommunityIDs, p.MapOutputReserve)}
