@@ -89,6 +89,9 @@ func statusLine(res globalsearch.Result, p globalsearch.Params) string {
 	parts = append(parts,
 		count(d.ModelCalls, "model call", "model calls"),
 	)
+	if d.Reduce.Rounds > 1 {
+		parts = append(parts, count(d.Reduce.Rounds, "reduce round", "reduce rounds"))
+	}
 	if d.Map.CacheHits > 0 {
 		parts = append(parts, count(d.Map.CacheHits, "map answer", "map answers")+" from cache")
 	}

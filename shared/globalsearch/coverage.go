@@ -33,6 +33,9 @@ type MapAnswerCoverage struct {
 	SkippedForBudget int `json:"skippedForBudget"`
 	ScoredZero       int `json:"scoredZero"`
 	Failed           int `json:"failed"`
+	// InRounds says the answers were reduced in rounds
+	// (docs/contract.md#reduce-rounds); absent for one reduce call.
+	InRounds bool `json:"inRounds,omitempty"`
 }
 
 // MarshalJSON leaves out the cited counts of a plan's coverage, which has
@@ -69,6 +72,7 @@ func (c Coverage) Line() string {
 	fmt.Fprintf(&b, "; %s: %d useful, %d reached reduce, %d skipped for the reduce budget, %d scored 0, %d failed",
 		counted(m.Useful+m.ScoredZero+m.Failed, "map answer", "map answers"),
 		m.Useful, m.ReachedReduce, m.SkippedForBudget, m.ScoredZero, m.Failed)
+	b.WriteString(m.keepHint())
 	switch {
 	case c.CitedCommunities == 0:
 		b.WriteString("; the answer cites no community")
@@ -79,6 +83,15 @@ func (c Coverage) Line() string {
 		fmt.Fprintf(&b, "; the answer cites %s", counted(c.CitedCommunities, "community", "communities"))
 	}
 	return b.String()
+}
+
+// keepHint says, when one reduce call skipped useful answers, that a
+// reduce in rounds would keep them (docs/contract.md#reduce-rounds).
+func (m MapAnswerCoverage) keepHint() string {
+	if m.SkippedForBudget == 0 || m.InRounds {
+		return ""
+	}
+	return fmt.Sprintf(" (--reduce-mode tree would keep the %d skipped)", m.SkippedForBudget)
 }
 
 // counted is n with the noun in its number.

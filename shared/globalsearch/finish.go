@@ -120,6 +120,7 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 		d.Cost = &cost
 	}
 	d.Coverage.MapAnswers = mapCoverage(r.answers, len(res.MapErrors), r.reachedReduce())
+	d.Coverage.MapAnswers.InRounds = r.tree
 	if d.Reduce.ModelCalls > 0 {
 		d.Reduce.Rounds = max(1, len(d.Reduce.PerRound))
 	}
