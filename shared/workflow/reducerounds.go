@@ -26,13 +26,12 @@ func reduceModeOf(p globalsearch.Params) string {
 // MaxReduceRounds bounds the deployed reduce in rounds' loop
 // (docs/contract.md#plan-limits): each round passes once through
 // PlanReduceRound, RoundHasGroups and ReduceGroups, in the execution's own
-// history beside a dynamic selection's loop. Its groups are iterations of
-// the inline ReduceGroups Map, each retried as a map batch is and so
-// costing what one costs: the most groups a run may need share
-// InlineMaxBatches with its rating batches and an inline map
-// (Handlers.output). No plan the grouping rule makes comes near 16 rounds:
-// a group holds at least two candidates, so the candidates halve at least
-// each round.
+// history beside a dynamic selection's loop (statemachine's
+// TestHistoryBudget counts 16 passes). Its groups are iterations of the
+// inline ReduceGroups Map, each retried as a map batch is and so costing
+// what one costs. No plan the grouping rule makes comes near 16 rounds:
+// the rounds stop once a round would not shrink what the final call
+// reads, so the candidates shrink every round.
 const MaxReduceRounds = 16
 
 // ReduceSteps are the steps of a reduce in rounds
