@@ -29,9 +29,10 @@ func reduceModeOf(p globalsearch.Params) string {
 // history beside a dynamic selection's loop (statemachine's
 // TestHistoryBudget counts 16 passes). Its groups are iterations of the
 // inline ReduceGroups Map, each retried as a map batch is and so costing
-// what one costs. No plan the grouping rule makes comes near 16 rounds:
-// the rounds stop once a round would not shrink what the final call
-// reads, so the candidates shrink every round.
+// what one costs. Candidates of like size shrink at least by half a round,
+// so 16 rounds reduce far more than the 600 groups the history holds; a
+// run that would need a 17th is failed as plan too large (planRound),
+// recorded, instead of running past the history.
 const MaxReduceRounds = 16
 
 // ReduceSteps are the steps of a reduce in rounds
