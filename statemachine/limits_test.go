@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 	"github.com/graphrag-global/graphrag-global/statemachine"
 )
@@ -128,4 +129,19 @@ func TestRunsOutliveExecutions(t *testing.T) {
 	days, err := strconv.Atoi(string(m[1]))
 	require.NoError(t, err)
 	assert.Greater(t, time.Duration(days)*24*time.Hour, workflow.MaxExecution, "the shortest RunsTtlDays outlasts the longest execution")
+}
+
+// TestReduceGroupsWithinTheCeiling: the worst case a plan is held to
+// counts every attempt at every reduce group, so a model-call ceiling of
+// at most 2 x InlineMaxBatches + 2 keeps a run's map batches, rating
+// batches and reduce groups, each attempted twice, within the inline
+// Map's budget; the deployment's default ceiling is far below it
+// (docs/contract.md#plan-limits).
+func TestReduceGroupsWithinTheCeiling(t *testing.T) {
+	assert.Equal(t, globalsearch.MapAttempts, globalsearch.ReduceGroupAttempts, "a group is attempted as a batch is")
+	assert.Equal(t, globalsearch.MapAttempts, globalsearch.RatingAttempts, "a rating batch is attempted as a batch is")
+	items := (globalsearch.DefaultMaxModelCalls - globalsearch.ReduceAttempts) / globalsearch.MapAttempts
+	assert.LessOrEqual(t, items, workflow.InlineMaxBatches, "the default ceiling's most batches, rating batches and groups")
+	most := workflow.InlineMaxBatches*globalsearch.MapAttempts + globalsearch.ReduceAttempts
+	assert.Equal(t, 1202, most, "the ceiling docs/aws.md and docs/contract.md name")
 }
