@@ -196,3 +196,32 @@ func (e *env) sortedItems(t *testing.T, queryID string) []string {
 	slices.Sort(items)
 	return items
 }
+
+// TestReduceRoundsEveryGroupFailed: when every group of a round fails both
+// attempts, no answer reaches the final call, so the run fails: the
+// execution ends failed after the runs table says so, naming the round,
+// and no final reduce call is made (docs/contract.md#reduce-rounds).
+func TestReduceRoundsEveryGroupFailed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	queryID := uniqueName("q-rounds-all-failed")
+	namespace := strings.ToLower(uniqueName("ns-rounds-all-failed"))
+	e.loadIndex(t, namespace, roundsBatches)
+	rn := newRun()
+	rn.model = roundsModel(func(c modelCall) bool { return c.Task == "group" })
+	e.lambda.register(queryID, rn)
+	m := e.newStateMachine(t)
+	in := roundsRequest(queryID, namespace, "tree")
+	in["mapConcurrency"] = 1 // moto's Retry state race, as above
+	arn := e.start(t, m, queryID, in)
+	out := e.waitFor(t, m, arn, roundsTimeout)
+	require.Equal(t, sfntypes.ExecutionStatusFailed, out.Status, e.history(m, arn))
+	res, err := e.runs.Result(context.Background(), queryID)
+	require.NoError(t, err)
+	assert.Equal(t, globalsearch.StatusFailed, res.Status)
+	assert.Contains(t, res.Error, "every group of reduce round 1 failed")
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	assert.Equal(t, 4*2, rn.models[-1], "four groups, two attempts each, and no final call")
+	assert.Equal(t, 4*2, rn.tasks["reduce/group"])
+}
