@@ -39,7 +39,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintln(env.stdout, terminalText(res.Answer))
 		fmt.Fprintln(env.stdout)
 		fmt.Fprintln(env.stdout, terminalText(statusLine(res, p)))
-		fmt.Fprintln(env.stdout, res.Diagnostics.Coverage.Line())
+		fmt.Fprintln(env.stdout, res.Diagnostics.Coverage.LineWithReduceHint())
 		if ch := res.Diagnostics.Changes; ch != nil {
 			fmt.Fprintln(env.stdout, terminalText(ch.Line(true)))
 		}

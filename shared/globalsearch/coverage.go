@@ -72,7 +72,6 @@ func (c Coverage) Line() string {
 	fmt.Fprintf(&b, "; %s: %d useful, %d reached reduce, %d skipped for the reduce budget, %d scored 0, %d failed",
 		counted(m.Useful+m.ScoredZero+m.Failed, "map answer", "map answers"),
 		m.Useful, m.ReachedReduce, m.SkippedForBudget, m.ScoredZero, m.Failed)
-	b.WriteString(m.keepHint())
 	switch {
 	case c.CitedCommunities == 0:
 		b.WriteString("; the answer cites no community")
@@ -85,13 +84,16 @@ func (c Coverage) Line() string {
 	return b.String()
 }
 
-// keepHint says, when one reduce call skipped useful answers, that a
-// reduce in rounds would keep them (docs/contract.md#reduce-rounds).
-func (m MapAnswerCoverage) keepHint() string {
-	if m.SkippedForBudget == 0 || m.InRounds {
-		return ""
+// LineWithReduceHint is Line followed, when one reduce call skipped
+// useful answers for its budget, by how many and that a reduce in rounds
+// would keep them (docs/contract.md#reduce-rounds), as `run` prints it.
+func (c Coverage) LineWithReduceHint() string {
+	m := c.MapAnswers
+	if m == nil || m.SkippedForBudget == 0 || m.InRounds {
+		return c.Line()
 	}
-	return fmt.Sprintf(" (--reduce-mode tree would keep the %d skipped)", m.SkippedForBudget)
+	return c.Line() + fmt.Sprintf("; --reduce-mode tree would keep the %s skipped for the reduce budget",
+		counted(m.SkippedForBudget, "useful answer", "useful answers"))
 }
 
 // counted is n with the noun in its number.

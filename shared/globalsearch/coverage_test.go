@@ -278,10 +278,7 @@ func TestCoverageLine(t *testing.T) {
 			"coverage: 0 of 3 communities, 0 claims, 0 excerpts"},
 		{"a result", wantProvenanceCoverage,
 			"coverage: 10 of 10 communities, 10 claims, 4 excerpts from 2 documents; 5 map answers: 3 useful, 2 reached reduce, " +
-				"1 skipped for the reduce budget, 1 scored 0, 1 failed (--reduce-mode tree would keep the 1 skipped); the answer cites 2 communities in 1 document"},
-		{"a result reduced in rounds has no hint", gs.Coverage{MapAnswers: &gs.MapAnswerCoverage{Useful: 3, ReachedReduce: 1, SkippedForBudget: 2, InRounds: true}, CitedCommunities: 1},
-			"coverage: 0 of 0 communities, 0 claims, 0 excerpts; 3 map answers: 3 useful, 1 reached reduce, " +
-				"2 skipped for the reduce budget, 0 scored 0, 0 failed; the answer cites 1 community"},
+				"1 skipped for the reduce budget, 1 scored 0, 1 failed; the answer cites 2 communities in 1 document"},
 		{"a result citing communities of no document", gs.Coverage{CommunitiesSelected: 2, CommunitiesInNamespace: 2,
 			MapAnswers: &gs.MapAnswerCoverage{Useful: 1, ReachedReduce: 1}, CitedCommunities: 1},
 			"coverage: 2 of 2 communities, 0 claims, 0 excerpts; 1 map answer: 1 useful, 1 reached reduce, " +
@@ -293,6 +290,29 @@ func TestCoverageLine(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, tc.c.Line())
+		})
+	}
+}
+
+// run's line says what one reduce call skipped and that rounds would keep
+// it; a plan, a reduce that skipped nothing and one in rounds say nothing more.
+func TestCoverageLineWithReduceHint(t *testing.T) {
+	tests := []struct {
+		name string
+		c    gs.Coverage
+		hint string
+	}{
+		{"single skipped answers", gs.Coverage{MapAnswers: &gs.MapAnswerCoverage{Useful: 3, ReachedReduce: 1, SkippedForBudget: 2}},
+			"; --reduce-mode tree would keep the 2 useful answers skipped for the reduce budget"},
+		{"one skipped", gs.Coverage{MapAnswers: &gs.MapAnswerCoverage{Useful: 1, SkippedForBudget: 1}},
+			"; --reduce-mode tree would keep the 1 useful answer skipped for the reduce budget"},
+		{"rounds skipped answers", gs.Coverage{MapAnswers: &gs.MapAnswerCoverage{Useful: 3, ReachedReduce: 1, SkippedForBudget: 2, InRounds: true}}, ""},
+		{"nothing skipped", gs.Coverage{MapAnswers: &gs.MapAnswerCoverage{Useful: 3, ReachedReduce: 3}}, ""},
+		{"a plan", gs.Coverage{CommunitiesSelected: 2}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.c.Line()+tc.hint, tc.c.LineWithReduceHint())
 		})
 	}
 }

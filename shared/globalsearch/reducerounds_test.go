@@ -147,7 +147,7 @@ func TestTreeReducesInRounds(t *testing.T) {
 	sres, err := es.Search(context.Background(), roundsParams(t, gs.ReduceModeSingle, nil))
 	require.NoError(t, err)
 	assert.Positive(t, sres.Diagnostics.Coverage.MapAnswers.SkippedForBudget, "single skips what tree keeps")
-	assert.Contains(t, sres.Diagnostics.Coverage.Line(), "--reduce-mode tree would keep the")
+	assert.Contains(t, sres.Diagnostics.Coverage.LineWithReduceHint(), "--reduce-mode tree would keep the")
 	assert.Equal(t, 1, sres.Diagnostics.Reduce.Rounds)
 }
 
