@@ -111,8 +111,9 @@ func TestRolePolicies(t *testing.T) {
 				"dynamodb:GetItem ${MapCacheTable.Arn}", "dynamodb:PutItem ${MapCacheTable.Arn}"}, model(s, "MapFoundationModelId")...)
 		},
 		"ReduceFunctionRole": func(s *stack) []string {
+			// docs/contract.md#reduce-rounds: BatchWriteItem saves a reduce round's groups.
 			return append([]string{basic, xray, "dynamodb:GetItem" + runs, "dynamodb:Query" + runs,
-				"dynamodb:UpdateItem" + runs, "s3:GetObject" + batches}, model(s, "ReduceFoundationModelId")...)
+				"dynamodb:UpdateItem" + runs, "dynamodb:BatchWriteItem" + runs, "s3:GetObject" + batches}, model(s, "ReduceFoundationModelId")...)
 		},
 		"ApiFunctionRole": func(*stack) []string {
 			// docs/contract.md#cancel: DELETE stops this state machine's

@@ -60,8 +60,8 @@ func TestMapModes(t *testing.T) {
 	pass := ss["MapResultsInRunsTable"]
 	assert.Equal(t, []any{}, pass["Result"])
 	assert.Equal(t, "$.mapResults", pass["ResultPath"])
-	assert.Equal(t, "Reduce", pass["Next"])
-	for _, name := range []string{"Reduce", "RecordReduceFailure"} {
+	assert.Equal(t, "ReduceMode", pass["Next"], "then Reduce, or PlanReduceRound in tree mode (TestReduceRounds)")
+	for _, name := range []string{"Reduce", "RecordReduceFailure", "PlanReduceRound"} {
 		payload := ss[name]["Parameters"].(map[string]any)["Payload"].(map[string]any)
 		assert.Equal(t, "$.mode", payload["mode.$"], "%s learns where the failures are", name)
 	}

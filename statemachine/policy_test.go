@@ -168,6 +168,34 @@ var policies = map[string]struct {
 			{ErrorEquals: []string{"States.ALL"}, Next: "RecordReduceFailure", ResultPath: json.RawMessage(`"$.error"`)},
 		},
 	}},
+	// A reduce round's start makes no model call: like SelectNext it
+	// retries what a second try can cure, and any failure left is
+	// RecordReduceFailure's (docs/contract.md#reduce-rounds).
+	"PlanReduceRound": {function: "ReduceFunction", functionTimeout: 300, policy: taskPolicy{
+		Type: "Task", Resource: lambdaInvoke, TimeoutSeconds: ptr(330),
+		Retry: []retrier{lambdaServiceRetrier, {
+			ErrorEquals:     []string{"ThrottledError", "InternalError"},
+			IntervalSeconds: ptr(2), MaxAttempts: ptr(2), BackoffRate: ptr(2.0), MaxDelaySeconds: ptr(30), JitterStrategy: "FULL",
+		}},
+		Catch: []catcher{
+			{ErrorEquals: []string{"States.ALL"}, Next: "RecordReduceFailure", ResultPath: json.RawMessage(`"$.error"`)},
+		},
+	}},
+	"ReduceGroups": {policy: taskPolicy{
+		Type: "Map",
+		Catch: []catcher{
+			{ErrorEquals: []string{"States.ALL"}, Next: "RecordReduceFailure", ResultPath: json.RawMessage(`"$.error"`)},
+		},
+	}},
+	// A group is retried as a map batch (two attempts), and a spent group
+	// only leaves no answer: the result is partial, never lost.
+	"ReduceGroup": {function: "ReduceFunction", functionTimeout: 300, policy: taskPolicy{
+		Type: "Task", Resource: lambdaInvoke, TimeoutSeconds: ptr(330),
+		Retry: []retrier{mapServiceRetrier, mapThrottleRetrier, secondAttempt},
+		Catch: []catcher{
+			{ErrorEquals: []string{"States.ALL"}, Next: "GroupFailed", ResultPath: json.RawMessage(`"$.error"`)},
+		},
+	}},
 	"RecordReduceFailure": {function: "ReduceFunction", functionTimeout: 300, policy: taskPolicy{
 		Type: "Task", Resource: lambdaInvoke, TimeoutSeconds: ptr(330),
 		// No second attempt: the reduce's own attempts are spent, and a

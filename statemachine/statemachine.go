@@ -43,6 +43,19 @@ func EventsPerSelectionRound() int {
 	return n
 }
 
+// EventsPerReduceRound is the most events one more pass through a reduce
+// in rounds' loop writes beside its group iterations: the PlanReduceRound
+// task with every retry, the RoundHasGroups Choice and the ReduceGroups Map
+// (docs/contract.md#reduce-rounds).
+func EventsPerReduceRound() int {
+	all := topStates()
+	n := 0
+	for _, name := range []string{"PlanReduceRound", "RoundHasGroups", "ReduceGroups"} {
+		n += stateEvents(all[name])
+	}
+	return n
+}
+
 // aslState is what the event counts read of a state.
 type aslState struct {
 	Type  string

@@ -2,29 +2,19 @@ package statemachine_test
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/graphrag-global/graphrag-global/shared/api"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/indexfile"
-	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 	"github.com/graphrag-global/graphrag-global/statemachine"
 )
@@ -131,9 +121,12 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 		{"RateBatch", "${MapFunctionArn}", workflow.MapInput{}},
 		{"Reduce", "${ReduceFunctionArn}", workflow.ReduceInput{}},
 		{"RecordReduceFailure", "${ReduceFunctionArn}", workflow.ReduceInput{}},
+		{"PlanReduceRound", "${ReduceFunctionArn}", workflow.ReduceInput{}},
+		{"ReduceGroup", "${ReduceFunctionArn}", workflow.ReduceInput{}},
 	}
 	// The states that invoke one function (Prepare and SelectNext, the map
-	// and rating tasks, Reduce and RecordReduceFailure) together write every
+	// and rating tasks, Reduce, RecordReduceFailure and the reduce rounds'
+	// tasks) together write every
 	// field of its input, and each writes only fields it has.
 	written := map[string]map[string]bool{}
 	for _, tc := range cases {
@@ -145,6 +138,11 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 			case "RecordReduceFailure":
 				assert.Contains(t, s, "ResultPath", "the failure task keeps the caught error for the Fail state")
 				assert.Nil(t, s["ResultPath"])
+			case "PlanReduceRound":
+				// A round's output joins the state, whose mapResults
+				// Reduce still needs (TestReduceRounds).
+				assert.Equal(t, "$.reduceRound", s["ResultPath"])
+				assert.NotContains(t, s, "OutputPath")
 			case "MapBatchInChild":
 				// A child's output is {}: the Distributed Map's output must
 				// not grow with the batch count; the answer is in the table.
@@ -204,7 +202,7 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 }
 
 func TestMapRetriesOnceOnApplicationErrors(t *testing.T) {
-	for _, name := range []string{"MapBatch", "Reduce"} {
+	for _, name := range []string{"MapBatch", "Reduce", "ReduceGroup"} {
 		for _, r := range states(t)[name]["Retry"].([]any) {
 			r := r.(map[string]any)
 			first := r["ErrorEquals"].([]any)[0].(string)
@@ -287,155 +285,6 @@ func TestSubstitutionsAreTemplateFunctions(t *testing.T) {
 		dir := strings.ToLower(strings.TrimSuffix(fn, "Function"))
 		assert.FileExists(t, filepath.Join("..", "functions", dir, "main.go"))
 	}
-}
-
-// scripted answers every map batch with usefulness 80 and reduce with an
-// answer.
-type scripted struct{}
-
-func (scripted) Complete(_ context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
-	if req.Stage == globalsearch.StageReduce {
-		return globalsearch.ModelResponse{Text: `{"answer":"Trade and the port shaped the decade."}`}, nil
-	}
-	return globalsearch.ModelResponse{Text: `{"answer":"The port grew.","usefulness":80}`}, nil
-}
-
-type recordingStarter struct{ started map[string][]byte }
-
-func (s *recordingStarter) Start(_ context.Context, name string, input []byte) error {
-	s.started[name] = input
-	return nil
-}
-
-func (s *recordingStarter) Execution(_ context.Context, name string) (string, string, error) {
-	if _, ok := s.started[name]; !ok {
-		return "", "", nil
-	}
-	return "RUNNING", "", nil
-}
-
-func (s *recordingStarter) Stop(context.Context, string, string) error { return nil }
-
-func TestEventsDecodeStrictlyThroughTheirHandlers(t *testing.T) {
-	files, err := filepath.Glob("../events/*.json")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	f, err := indexfile.Load("../testdata/sample-index.json")
-	require.NoError(t, err)
-	s := memstore.New()
-	require.NoError(t, s.ReplaceNamespace(context.Background(), f.Namespace, f.Records))
-	h := &workflow.Handlers{
-		Engine:   &globalsearch.Engine{Index: s, Runs: s, Model: scripted{}, MaxBatches: workflow.InlineMaxBatches},
-		Defaults: globalsearch.SpecDefaults,
-	}
-	apiHandler := &api.Handler{Runs: s, Starter: &recordingStarter{started: map[string][]byte{}}, Defaults: globalsearch.SpecDefaults}
-	// Files run in this order so that map and reduce find the plan prepare
-	// saved, api-get finds the query api-post started, and api-delete
-	// cancels it.
-	order := []string{"prepare", "map", "reduce", "api-post", "api-get", "api-delete"}
-	slices.SortStableFunc(files, func(a, b string) int {
-		return slices.IndexFunc(order, func(p string) bool { return strings.HasPrefix(filepath.Base(a), p) }) -
-			slices.IndexFunc(order, func(p string) bool { return strings.HasPrefix(filepath.Base(b), p) })
-	})
-	for _, file := range files {
-		name := filepath.Base(file)
-		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			require.NoError(t, err)
-			var target any
-			var fn any
-			switch {
-			case strings.HasPrefix(name, "prepare"):
-				target, fn = &workflow.PrepareInput{}, h.Prepare
-			case strings.HasPrefix(name, "map"):
-				target, fn = &workflow.MapInput{}, h.Map
-			case strings.HasPrefix(name, "reduce"):
-				target, fn = &workflow.ReduceInput{}, h.Reduce
-			case strings.HasPrefix(name, "api"):
-				target, fn = &events.APIGatewayV2HTTPRequest{}, apiHandler.Handle
-			default:
-				t.Fatalf("no handler for %s: name it prepare*, map*, reduce* or api*", name)
-			}
-			dec := json.NewDecoder(bytes.NewReader(data))
-			dec.DisallowUnknownFields()
-			require.NoError(t, dec.Decode(target), "unknown fields are contract breaks")
-
-			out, err := lambda.NewHandlerWithOptions(fn, workflow.Options()...).Invoke(context.Background(), data)
-			if strings.Contains(name, "-bad") {
-				if strings.HasPrefix(name, "api") {
-					require.NoError(t, err)
-					assert.Contains(t, string(out), `"statusCode":400`)
-					return
-				}
-				require.Error(t, err)
-				assert.Equal(t, "InvalidInputError", workflow.ErrorType(err))
-				return
-			}
-			require.NoError(t, err, "%s", out)
-			if strings.HasPrefix(name, "api") {
-				var resp events.APIGatewayV2HTTPResponse
-				require.NoError(t, json.Unmarshal(out, &resp))
-				assert.Less(t, resp.StatusCode, 300, resp.Body)
-			}
-		})
-	}
-}
-
-// templateTimeouts reads each function's Timeout (seconds) from
-// template.yaml, by logical id, with the same line scanner as
-// templateSubstitutions.
-func templateTimeouts(t *testing.T) map[string]int {
-	t.Helper()
-	data, err := os.ReadFile("../template.yaml")
-	require.NoError(t, err)
-	out := map[string]int{}
-	resource := ""
-	for _, line := range strings.Split(string(data), "\n") {
-		if m := regexp.MustCompile(`^  (\w+):\s*$`).FindStringSubmatch(line); m != nil {
-			resource = m[1]
-		}
-		if m := regexp.MustCompile(`^      Timeout: (\d+)\s*$`).FindStringSubmatch(line); m != nil {
-			n, err := strconv.Atoi(m[1])
-			require.NoError(t, err)
-			out[resource] = n
-		}
-	}
-	return out
-}
-
-// invokeSlack is what a task's TimeoutSeconds allows beyond its function's
-// Timeout: a cold start's init (up to 10 s, not counted in Timeout) and the
-// Invoke round trip, so a hung function ends with the Lambda timeout's own
-// error (Sandbox.Timedout) rather than States.Timeout.
-const invokeSlack = 30 * time.Second
-
-// TestTimeoutsAgree ties the three deadlines of every Lambda task: the
-// handler gives up Margin before its deadline (a named, retryable error),
-// Lambda stops the function at Timeout (template.yaml), and the state
-// machine stops waiting at TimeoutSeconds, which must come last.
-func TestTimeoutsAgree(t *testing.T) {
-	timeouts := templateTimeouts(t)
-	tasks := 0
-	for name, s := range states(t) {
-		params, _ := s["Parameters"].(map[string]any)
-		fn, _ := params["FunctionName"].(string)
-		m := regexp.MustCompile(`^\$\{(\w+)Arn\}$`).FindStringSubmatch(fn)
-		if m == nil {
-			continue
-		}
-		tasks++
-		t.Run(name, func(t *testing.T) {
-			secs, ok := timeouts[m[1]]
-			require.True(t, ok, "template.yaml sets no Timeout for %s", m[1])
-			require.Contains(t, s, "TimeoutSeconds", "a task without TimeoutSeconds waits up to a year")
-			timeout := time.Duration(secs) * time.Second
-			taskTimeout := time.Duration(s["TimeoutSeconds"].(float64)) * time.Second
-			handler := timeout - workflow.Margin(timeout)
-			assert.Less(t, handler, timeout, "the handler answers before Lambda stops it")
-			assert.Equal(t, timeout+invokeSlack, taskTimeout, "TimeoutSeconds of %s is %s's Timeout + %s", name, m[1], invokeSlack)
-		})
-	}
-	assert.Equal(t, 7, tasks, "Prepare, SelectNext, RateBatch, MapBatch, MapBatchInChild, Reduce, RecordReduceFailure")
 }
 
 // TestEveryFailureIsRecorded walks every way the definition can fail the
@@ -534,54 +383,4 @@ func reachesFail(ss map[string]map[string]any, name string) bool {
 		}
 	}
 	return false
-}
-
-// TestHistoryBudget pins InlineMaxBatches to the history limit: every
-// batch failing twice after every Lambda-service and throttle retry its
-// task allows, plus every state outside the Map retried to its limit and
-// the failure recorded, fits in one execution's history. The per-batch
-// figures are measured by shared/workflow/e2e (TestHistoryBudget there).
-func TestHistoryBudget(t *testing.T) {
-	retries := 0
-	for _, r := range definedPolicies(t)["MapBatch"].Retry {
-		if strings.HasPrefix(r.ErrorEquals[0], "Lambda.") {
-			require.NotNil(t, r.MaxAttempts, "an explicit MaxAttempts")
-			retries += *r.MaxAttempts
-		}
-	}
-	assert.Equal(t, workflow.MapLambdaRetries, retries, "the map task's Lambda-service and throttle retries")
-	policies := definedPolicies(t)
-	assert.Equal(t, policies["MapBatch"].Retry, policies["RateBatch"].Retry, "a rating batch is retried as a map batch, so it costs the same events")
-	outside := statemachine.EventsOutsideMap()
-	perBatch := workflow.HistoryEventsPerFailedBatch + retries*workflow.HistoryEventsPerLambdaRetry
-	// A dynamic selection passes through its loop once a round, and its
-	// rating batches and an inline map's share InlineMaxBatches
-	// (docs/contract.md#plan-limits).
-	loop := workflow.MaxSelectionRounds * statemachine.EventsPerSelectionRound()
-	worst := outside + loop + workflow.InlineMaxBatches*perBatch
-	t.Logf("worst case: %d outside the Map + %d rounds' loop (%d) + %d batches x %d = %d of %d events",
-		outside, workflow.MaxSelectionRounds, loop, workflow.InlineMaxBatches, perBatch, worst, workflow.HistoryLimit)
-	assert.LessOrEqual(t, worst, workflow.HistoryLimit)
-	assert.LessOrEqual(t, workflow.MaxRatingBatches, workflow.InlineMaxBatches, "every rating batch fits the inline budget")
-	assert.Greater(t, outside, 50, "the bound counts every state outside the Map")
-}
-
-// TestRunsOutliveExecutions: a run never outlives its items
-// (docs/contract.md#tables). The execution's TimeoutSeconds bounds how
-// long a run lasts (the map stage of a large plan has no other bound), it
-// is the duration the functions check RUNS_TTL_DAYS against
-// (workflow.MaxExecution), and the template refuses a RunsTtlDays that is
-// not longer.
-func TestRunsOutliveExecutions(t *testing.T) {
-	seconds, ok := definition(t)["TimeoutSeconds"].(float64)
-	require.True(t, ok, "the state machine has an execution timeout")
-	assert.Equal(t, workflow.MaxExecution, time.Duration(seconds)*time.Second)
-
-	data, err := os.ReadFile("../template.yaml")
-	require.NoError(t, err)
-	m := regexp.MustCompile(`(?m)^  RunsTtlDays:\n(?:    .*\n)*?    MinValue: (\d+)\n`).FindSubmatch(data)
-	require.NotNil(t, m, "RunsTtlDays has a MinValue")
-	days, err := strconv.Atoi(string(m[1]))
-	require.NoError(t, err)
-	assert.Greater(t, time.Duration(days)*24*time.Hour, workflow.MaxExecution, "the shortest RunsTtlDays outlasts the longest execution")
 }

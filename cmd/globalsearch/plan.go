@@ -64,6 +64,9 @@ func printPlan(w io.Writer, out planOutput, p globalsearch.Params) {
 			count(out.WorstCase.RatingCalls, "rating call", "rating calls"), out.Selection.MostRatingInputTokens)
 	}
 	fmt.Fprintf(w, "estimated map input %d tokens; at most %s (ceiling %d)\n", out.EstimatedMapInputTokens, count(out.MaxModelCalls, "model call", "model calls"), out.ModelCallCeiling)
+	if line := out.WorstCase.RoundsLine(); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	if out.WorstCase.RatingCalls > 0 {
 		fmt.Fprintln(w, "  before selecting: rating, then one map batch and the reduce; the communities selected are held to the ceilings again beside what rating spent")
 	}

@@ -39,7 +39,7 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintln(env.stdout, terminalText(res.Answer))
 		fmt.Fprintln(env.stdout)
 		fmt.Fprintln(env.stdout, terminalText(statusLine(res, p)))
-		fmt.Fprintln(env.stdout, res.Diagnostics.Coverage.Line())
+		fmt.Fprintln(env.stdout, res.Diagnostics.Coverage.LineWithReduceHint())
 		if ch := res.Diagnostics.Changes; ch != nil {
 			fmt.Fprintln(env.stdout, terminalText(ch.Line(true)))
 		}
@@ -89,6 +89,9 @@ func statusLine(res globalsearch.Result, p globalsearch.Params) string {
 	parts = append(parts,
 		count(d.ModelCalls, "model call", "model calls"),
 	)
+	if d.Reduce.Rounds > 1 {
+		parts = append(parts, count(d.Reduce.Rounds, "reduce round", "reduce rounds"))
+	}
 	if d.Map.CacheHits > 0 {
 		parts = append(parts, count(d.Map.CacheHits, "map answer", "map answers")+" from cache")
 	}

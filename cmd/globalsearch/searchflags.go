@@ -24,6 +24,7 @@ type searchFlags struct {
 	level                                                           string
 	responseType                                                    string
 	batching                                                        string
+	reduceMode                                                      string
 	standing                                                        string
 	tokenizer                                                       string
 	mapBudget, reduceBudget, mapReserve, reduceReserve, concurrency int
@@ -171,6 +172,7 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed (default: random, recorded in the result)")
 	fs.BoolVar(&f.noShuffle, "no-shuffle", false, "keep summaries in id order")
 	fs.StringVar(&f.batching, "batching", d.Batching, `how batches are ordered and cut: "greedy" (shuffle, then fill each batch) or "stable" (a re-built index re-maps only the batches a change touched); $`+globalsearch.DefaultVariable("batching")+` sets the default`)
+	fs.StringVar(&f.reduceMode, "reduce-mode", d.ReduceMode, `how reduce meets its budget: "single" (one call over the answers that fit) or "tree" (rounds of intermediate calls until one prompt holds every useful answer); $`+globalsearch.DefaultVariable("reduceMode")+` sets the default`)
 	fs.Int64Var(&f.maxMapTextMB, "max-map-text-mb", 0, fmt.Sprintf("refuse plans whose map texts exceed this many MiB (default %d)", globalsearch.DefaultMaxMapTextBytes>>20))
 	fs.IntVar(&f.maxModelCalls, "max-model-calls", 0, defaultHelp("refuse plans that may make more model calls", "maxModelCalls", d.MaxModelCalls))
 	fs.StringVar(&f.standing, "standing", "", "name of the standing question this run is one run of: the result reports what changed since its last run (its record is kept in the cache directory)")
@@ -229,6 +231,7 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 		req.Shuffle = &shuffle
 	}
 	setIfGiven(f.set, "batching", &req.Batching, &f.batching)
+	setIfGiven(f.set, "reduce-mode", &req.ReduceMode, &f.reduceMode)
 	return req.Params(defaults)
 }
 

@@ -33,6 +33,9 @@ type MapAnswerCoverage struct {
 	SkippedForBudget int `json:"skippedForBudget"`
 	ScoredZero       int `json:"scoredZero"`
 	Failed           int `json:"failed"`
+	// InRounds says the answers were reduced in rounds
+	// (docs/contract.md#reduce-rounds); absent for one reduce call.
+	InRounds bool `json:"inRounds,omitempty"`
 }
 
 // MarshalJSON leaves out the cited counts of a plan's coverage, which has
@@ -79,6 +82,18 @@ func (c Coverage) Line() string {
 		fmt.Fprintf(&b, "; the answer cites %s", counted(c.CitedCommunities, "community", "communities"))
 	}
 	return b.String()
+}
+
+// LineWithReduceHint is Line followed, when one reduce call skipped
+// useful answers for its budget, by how many and that a reduce in rounds
+// would keep them (docs/contract.md#reduce-rounds), as `run` prints it.
+func (c Coverage) LineWithReduceHint() string {
+	m := c.MapAnswers
+	if m == nil || m.SkippedForBudget == 0 || m.InRounds {
+		return c.Line()
+	}
+	return c.Line() + fmt.Sprintf("; --reduce-mode tree would keep the %s skipped for the reduce budget",
+		counted(m.SkippedForBudget, "useful answer", "useful answers"))
 }
 
 // counted is n with the noun in its number.

@@ -294,6 +294,29 @@ func TestCoverageLine(t *testing.T) {
 	}
 }
 
+// run's line says what one reduce call skipped and that rounds would keep
+// it; a plan, a reduce that skipped nothing and one in rounds say nothing more.
+func TestCoverageLineWithReduceHint(t *testing.T) {
+	tests := []struct {
+		name string
+		c    gs.Coverage
+		hint string
+	}{
+		{"single skipped answers", gs.Coverage{MapAnswers: &gs.MapAnswerCoverage{Useful: 3, ReachedReduce: 1, SkippedForBudget: 2}},
+			"; --reduce-mode tree would keep the 2 useful answers skipped for the reduce budget"},
+		{"one skipped", gs.Coverage{MapAnswers: &gs.MapAnswerCoverage{Useful: 1, SkippedForBudget: 1}},
+			"; --reduce-mode tree would keep the 1 useful answer skipped for the reduce budget"},
+		{"rounds skipped answers", gs.Coverage{MapAnswers: &gs.MapAnswerCoverage{Useful: 3, ReachedReduce: 1, SkippedForBudget: 2, InRounds: true}}, ""},
+		{"nothing skipped", gs.Coverage{MapAnswers: &gs.MapAnswerCoverage{Useful: 3, ReachedReduce: 3}}, ""},
+		{"a plan", gs.Coverage{CommunitiesSelected: 2}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.c.Line()+tc.hint, tc.c.LineWithReduceHint())
+		})
+	}
+}
+
 func TestCoverageJSON(t *testing.T) {
 	tests := []struct {
 		name string

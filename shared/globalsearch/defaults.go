@@ -15,6 +15,9 @@ type Defaults struct {
 	// Batching is the request's batching when it names none:
 	// BatchingGreedy or BatchingStable.
 	Batching string
+	// ReduceMode is the request's reduceMode when it names none:
+	// ReduceModeSingle or ReduceModeTree.
+	ReduceMode string
 	// MaxModelCalls is the deployment's ceiling: a request may lower it,
 	// never raise it. 0 is no ceiling.
 	MaxModelCalls int
@@ -52,6 +55,7 @@ var SpecDefaults = Defaults{
 	ReduceOutputReserve: 1024,
 	MapConcurrency:      4,
 	Batching:            BatchingGreedy,
+	ReduceMode:          ReduceModeSingle,
 	MaxModelCalls:       DefaultMaxModelCalls,
 }
 
@@ -69,7 +73,7 @@ func DefaultsFromEnv(lookup func(string) (string, bool)) (Defaults, error) {
 			continue
 		}
 		raw := []byte(v)
-		if f.name == "namespace" || f.name == "batching" || f.name == "tokenizer" || (f.name == "communityLevel" && (v == "leaf" || v == "auto")) {
+		if f.name == "namespace" || f.name == "batching" || f.name == "reduceMode" || f.name == "tokenizer" || (f.name == "communityLevel" && (v == "leaf" || v == "auto")) {
 			raw, _ = json.Marshal(v)
 		}
 		if err := f.setDefault(raw, &d); err != nil {

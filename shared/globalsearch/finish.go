@@ -87,12 +87,12 @@ func (e *Engine) FailReduce(ctx context.Context, queryID, runID string, failures
 	if err != nil {
 		return Result{}, fmt.Errorf("%w (and recording the failure: %w)", cause, err)
 	}
-	r.res.Diagnostics.Reduce.ModelCalls = calls
 	// This step records the failure, not the attempts that made the calls:
 	// its own time is not reduce's (docs/contract.md#timeline).
 	r.began = time.Time{}
-	// The answers the failed reduce was given still reached it.
-	r.selectAnswers(e.prompts().Reduce.WithResponseType(r.plan.Params.ResponseType))
+	if err := e.failedTree(ctx, r, calls); err != nil {
+		return Result{}, fmt.Errorf("%w (and recording the failure: %w)", cause, err)
+	}
 	return e.finishReduce(ctx, r, StatusFailed, cause)
 }
 
@@ -119,7 +119,11 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 		cost := e.Prices.UsageCost(mapUsage, d.Reduce)
 		d.Cost = &cost
 	}
-	d.Coverage.MapAnswers = mapCoverage(r.answers, len(res.MapErrors), r.selected)
+	d.Coverage.MapAnswers = mapCoverage(r.answers, len(res.MapErrors), r.reachedReduce())
+	d.Coverage.MapAnswers.InRounds = r.tree
+	if d.Reduce.ModelCalls > 0 {
+		d.Reduce.Rounds = max(1, len(d.Reduce.PerRound))
+	}
 	d.Coverage.CitedCommunities, d.Coverage.CitedDocuments = citedCoverage(res.Citations)
 	e.recordUsage(r)
 	if err := e.Runs.SaveResult(saveContext(ctx, status), *res, r.plan.RunID); err != nil {

@@ -30,6 +30,12 @@ type Params struct {
 	// greedy pack of docs/contract.md#batching, or BatchingStable. Empty (a
 	// request stored before the field existed) means greedy.
 	Batching string `json:"batching,omitempty"`
+	// ReduceMode is how the reduce stage meets its budget
+	// (docs/contract.md#reduce-rounds): ReduceModeSingle, one call over
+	// what fits, or ReduceModeTree, rounds of intermediate calls until
+	// one prompt holds every useful answer. Empty (a request stored
+	// before the field existed) means single.
+	ReduceMode string `json:"reduceMode,omitempty"`
 	// ResponseType is the form the reduce prompt asks for (docs/contract.md#request).
 	// Empty (a request stored before the field existed) means
 	// DefaultResponseType.
@@ -99,6 +105,7 @@ func (p Params) SameRequest(q Params) bool {
 	p.SeedGenerated, q.SeedGenerated = false, false
 	p.MapConcurrencyDefault, q.MapConcurrencyDefault = false, false
 	p.Batching, q.Batching = batchingOf(p), batchingOf(q)
+	p.ReduceMode, q.ReduceMode = reduceModeOf(p), reduceModeOf(q)
 	return p == q
 }
 

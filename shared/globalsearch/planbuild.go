@@ -56,7 +56,7 @@ func (e *Engine) planWith(ctx context.Context, p Params, pick picker, spent int)
 	// selected is held to them beside what rating spent (checkBatchCount,
 	// checkSelectedCost).
 	if spent == 0 {
-		if err := e.checkCeilings(p, plan.upFront()); err != nil {
+		if err := e.checkCeilings(p, e.upFront(plan)); err != nil {
 			return Plan{}, err
 		}
 	}

@@ -86,7 +86,7 @@ type PlanCost struct {
 // Report is plan, from Engine.Plan, as the edges show it.
 func (e *Engine) Report(plan Plan) PlanReport {
 	p := plan.Params
-	s := plan.upFront()
+	s := e.upFront(plan)
 	out := PlanReport{
 		SummaryCount: plan.SummaryCount, BatchCount: len(plan.Batches),
 		MapPromptBudget: p.MapPromptBudget(), ReducePromptBudget: p.ReducePromptBudget(),

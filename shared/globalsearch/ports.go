@@ -98,9 +98,9 @@ type MapPart struct {
 // its score, the communities its answer cites (its batch's when it cites
 // none) and its answer with forged headers neutralised (NeutraliseHeaders).
 type Candidate struct {
-	Usefulness   float64
-	CommunityIDs []string
-	Answer       string
+	Usefulness   float64  `json:"usefulness"`
+	CommunityIDs []string `json:"communityIds"`
+	Answer       string   `json:"answer"`
 }
 
 // ModelResponse is the text a model produced and the usage it reported.
@@ -217,6 +217,80 @@ type ReduceCalls interface {
 	ReduceCalls(ctx context.Context, queryID, runID string) (int, error)
 }
 
+// ReduceGroup is one group of a round of a tree reduce
+// (docs/contract.md#reduce-rounds): the candidates its intermediate call
+// reads, in rank order, and how many map answers they hold. Rounds count
+// from 1, Index from 0 within its round.
+type ReduceGroup struct {
+	Round      int         `json:"round"`
+	Index      int         `json:"index"`
+	Candidates []Candidate `json:"candidates"`
+	// AnswerCount is how many map answers the candidates rest on.
+	AnswerCount int `json:"answerCount"`
+}
+
+// GroupAnswer is what the attempts at one reduce group got. An attempt
+// adds its calls and tokens (counted before the call, so a call that fails
+// still counts); the one that succeeded sets Done, Answer, Usefulness,
+// CitedCommunityIDs and InvalidCitations, one that failed sets Error.
+type GroupAnswer struct {
+	Round int  `json:"round"`
+	Index int  `json:"index"`
+	Done  bool `json:"done"`
+	// Answer is the intermediate answer, its marks held to the ids its
+	// group's candidates name; Usefulness is its score for the next
+	// round (the highest of its group's, docs/contract.md#reduce-rounds).
+	Answer            string   `json:"answer,omitempty"`
+	Usefulness        float64  `json:"usefulness,omitempty"`
+	CitedCommunityIDs []string `json:"citedCommunityIds,omitempty"`
+	// InvalidCitations counts the ids the answer cited that its group
+	// never saw (dropped from its marks).
+	InvalidCitations int    `json:"invalidCitations,omitempty"`
+	Calls            int    `json:"calls"`
+	InputTokens      int    `json:"inputTokens,omitempty"`
+	OutputTokens     int    `json:"outputTokens,omitempty"`
+	Error            string `json:"error,omitempty"`
+	ErrorKind        Kind   `json:"errorKind,omitempty"`
+}
+
+// ReduceRounds keeps the groups and intermediate answers of a run's tree
+// reduce, keyed by run like its map answers, so that a step of one run
+// never reads or writes another's (docs/contract.md#query-ids). Every item
+// expires with its run.
+type ReduceRounds interface {
+	// SaveReduceGroups stores groups of run runID; saving a group again
+	// overwrites it.
+	SaveReduceGroups(ctx context.Context, queryID, runID string, groups []ReduceGroup) error
+	// ReduceGroup returns one group of run runID, or ErrNotFound, also
+	// when runID is no longer the query id's current run.
+	ReduceGroup(ctx context.Context, queryID, runID string, round, index int) (ReduceGroup, error)
+	// AddGroupAnswer records one attempt at a group: Calls and tokens are
+	// added to the group's, and Done's fields (when a.Done) or Error and
+	// ErrorKind (when Error is set) replace the group's.
+	AddGroupAnswer(ctx context.Context, queryID, runID string, a GroupAnswer) error
+	// GroupAnswers returns the group answers of run runID by round, then
+	// index.
+	GroupAnswers(ctx context.Context, queryID, runID string) ([]GroupAnswer, error)
+}
+
+// MaxReduceRound and MaxReduceGroupIndex bound what the runs store keys.
+const (
+	MaxReduceRound      = 999
+	MaxReduceGroupIndex = 999_999
+)
+
+// CheckGroupKey refuses a round or group index the runs stores cannot key.
+func CheckGroupKey(queryID string, round, index int) error {
+	if queryID == "" {
+		return Errorf(KindInvalidInput, "queryId must not be empty")
+	}
+	if round < 1 || round > MaxReduceRound || index < 0 || index > MaxReduceGroupIndex {
+		return Errorf(KindInvalidInput, "reduce group %d of round %d of query %s: round must be 1 to %d and index 0 to %d",
+			index, round, queryID, MaxReduceRound, MaxReduceGroupIndex)
+	}
+	return nil
+}
+
 // Runs is everything a search persists about one run, keyed by query id.
 type Runs interface {
 	Requests
@@ -225,6 +299,7 @@ type Runs interface {
 	Results
 	ReduceCalls
 	Selections
+	ReduceRounds
 }
 
 // DefaultRunsTTL is how long a deployment keeps a run's items when the

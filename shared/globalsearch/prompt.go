@@ -16,6 +16,9 @@ var mapPromptText string
 //go:embed prompts/reduce.txt
 var reducePromptText string
 
+//go:embed prompts/reduce_round.txt
+var reduceRoundPromptText string
+
 //go:embed prompts/system.txt
 var systemPromptText string
 
@@ -124,6 +127,9 @@ type Prompts struct {
 	Map    Template
 	Reduce Template
 	System string
+	// Round is the intermediate prompt of a tree reduce's rounds
+	// (docs/contract.md#reduce-rounds).
+	Round Template
 }
 
 // DefaultPrompts are the prompts embedded from prompts/, parsed once by the
@@ -153,6 +159,9 @@ func (p Prompts) orDefault() Prompts {
 	}
 	if p.System == "" {
 		p.System = d.System
+	}
+	if p.Round == (Template{}) {
+		p.Round = d.Round
 	}
 	return p
 }

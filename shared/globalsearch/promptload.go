@@ -22,11 +22,14 @@ const (
 	MapPromptFile    = "map.txt"
 	ReducePromptFile = "reduce.txt"
 	SystemPromptFile = "system.txt"
+	// ReduceRoundPromptFile is the intermediate prompt of a tree reduce
+	// (docs/contract.md#reduce-rounds).
+	ReduceRoundPromptFile = "reduce_round.txt"
 )
 
 // PromptFiles are the names a prompts directory may hold, in the order
 // they are checked.
-var PromptFiles = []string{MapPromptFile, ReducePromptFile, SystemPromptFile}
+var PromptFiles = []string{MapPromptFile, ReducePromptFile, SystemPromptFile, ReduceRoundPromptFile}
 
 // MaxPromptFileBytes is the most of a prompt file that is read: far more
 // than any skeleton that fits a default budget, so a larger file cannot be a
@@ -64,6 +67,15 @@ var (
 		budget:       SpecDefaults.ReduceTokenBudget - SpecDefaults.ReduceOutputReserve,
 		budgetName:   fmt.Sprintf("reduce prompt budget of %d (reduceTokenBudget %d - reduceOutputReserve %d)", SpecDefaults.ReduceTokenBudget-SpecDefaults.ReduceOutputReserve, SpecDefaults.ReduceTokenBudget, SpecDefaults.ReduceOutputReserve),
 	}
+	// The intermediate prompt writes no final answer, so it has no
+	// response type (docs/contract.md#reduce-rounds).
+	roundRule = templateRule{file: ReduceRoundPromptFile, tag: "intermediate_answers",
+		placeholders: []string{queryPlaceholder, contentPlaceholder},
+		required:     []string{queryPlaceholder, contentPlaceholder},
+		keys:         []string{`"answer"`},
+		budget:       reduceRule.budget,
+		budgetName:   reduceRule.budgetName,
+	}
 )
 
 var (
@@ -75,7 +87,7 @@ var (
 
 // LoadPrompts reads the prompts directory dir (docs/contract.md#custom-prompts):
 // each of map.txt, reduce.txt and system.txt it holds replaces the project's
-// own, which the others keep. Every file is checked before anything is
+// own, which the others keep (reduce_round.txt too). Every file is checked before anything is
 // used; any problem is invalid input naming the file and what is wrong,
 // all problems at once. Names starting with "." are ignored, any other
 // name is refused, and so is a directory holding none of the three; a
@@ -134,7 +146,7 @@ func CheckDefaultPrompts() error {
 // the files it was built with.
 func EmbeddedPromptDigests() map[string]string {
 	digests := map[string]string{}
-	for name, text := range map[string]string{MapPromptFile: mapPromptText, ReducePromptFile: reducePromptText, SystemPromptFile: systemPromptText} {
+	for name, text := range embeddedTexts() {
 		sum := sha256.Sum256([]byte(text))
 		digests[name] = hex.EncodeToString(sum[:])
 	}
@@ -142,8 +154,13 @@ func EmbeddedPromptDigests() map[string]string {
 }
 
 func embeddedPrompts() (Prompts, error) {
-	return parsePrompts(map[string]string{MapPromptFile: mapPromptText, ReducePromptFile: reducePromptText, SystemPromptFile: systemPromptText},
-		func(name string) string { return "embedded prompts/" + name })
+	return parsePrompts(embeddedTexts(), func(name string) string { return "embedded prompts/" + name })
+}
+
+// embeddedTexts are the embedded prompt files by name.
+func embeddedTexts() map[string]string {
+	return map[string]string{MapPromptFile: mapPromptText, ReducePromptFile: reducePromptText,
+		SystemPromptFile: systemPromptText, ReduceRoundPromptFile: reduceRoundPromptText}
 }
 
 // pathCause drops the path a *PathError repeats, since the message names it.
@@ -185,7 +202,7 @@ func readPromptFile(path string) (string, error) {
 func parsePrompts(texts map[string]string, where func(string) string) (Prompts, error) {
 	var p Prompts
 	var errs []error
-	for _, rule := range []templateRule{mapRule, reduceRule} {
+	for _, rule := range []templateRule{mapRule, reduceRule, roundRule} {
 		text, ok := texts[rule.file]
 		if !ok {
 			continue
@@ -195,10 +212,13 @@ func parsePrompts(texts map[string]string, where func(string) string) (Prompts, 
 			errs = append(errs, fmt.Errorf("%s: %w", where(rule.file), err))
 			continue
 		}
-		if rule.file == MapPromptFile {
+		switch rule.file {
+		case MapPromptFile:
 			p.Map = t
-		} else {
+		case ReducePromptFile:
 			p.Reduce = t
+		default:
+			p.Round = t
 		}
 	}
 	if text, ok := texts[SystemPromptFile]; ok {

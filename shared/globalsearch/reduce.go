@@ -118,6 +118,15 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 	if len(r.plan.Batches) > 0 && len(r.answers) == 0 {
 		return e.finishReduce(ctx, r, StatusFailed, allFailedError(res.MapErrors))
 	}
+	if reduceModeOf(p) == ReduceModeTree {
+		t, err := e.replay(ctx, r)
+		if err != nil {
+			return Result{}, err
+		}
+		if len(t.rounds) > 0 {
+			return e.reduceTree(ctx, r, t)
+		}
+	}
 	reducePrompt := e.prompts().Reduce.WithResponseType(p.ResponseType)
 	selected, content, promptTokens := r.selectAnswers(reducePrompt)
 	res.Diagnostics.SelectedAnswerCount = len(selected)
@@ -179,6 +188,18 @@ type reduceRun struct {
 	// began is the step's start on the engine's clock, for the timeline;
 	// zero when the step does not measure reduce (FailReduce).
 	began time.Time
+	// tree says the run reduced in rounds (docs/contract.md#reduce-rounds):
+	// reached then counts the map answers that reached a reduce call.
+	tree    bool
+	reached int
+}
+
+// reachedReduce is how many map answers reached a reduce call.
+func (r *reduceRun) reachedReduce() int {
+	if r.tree {
+		return r.reached
+	}
+	return r.selected
 }
 
 // selectAnswers is SelectAnswers over the run's answers with its request's

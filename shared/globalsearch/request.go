@@ -25,6 +25,7 @@ type Request struct {
 	ShuffleSeed         *int64   `json:"shuffleSeed,omitempty"`
 	Shuffle             *bool    `json:"shuffle,omitempty"`
 	Batching            *string  `json:"batching,omitempty"`
+	ReduceMode          *string  `json:"reduceMode,omitempty"`
 	QueryID             string   `json:"queryId,omitempty"`
 	ResponseType        *string  `json:"responseType,omitempty"`
 	Cache               *bool    `json:"cache,omitempty"`

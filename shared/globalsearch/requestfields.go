@@ -83,6 +83,8 @@ var requestFields = []requestField{
 	boolean("shuffle", func(p *Params) *bool { return &p.Shuffle }),
 	defaulted("batching", "GRAPHRAG_BATCHING", parseBatching,
 		func(p *Params) *string { return &p.Batching }, func(d *Defaults) *string { return &d.Batching }),
+	defaulted("reduceMode", "GRAPHRAG_REDUCE_MODE", parseReduceMode,
+		func(p *Params) *string { return &p.ReduceMode }, func(d *Defaults) *string { return &d.ReduceMode }),
 	{name: "queryId", parse: func(raw json.RawMessage, p *Params) (err error) {
 		p.QueryID, err = parseString(raw, queryIDPattern, "queryId must be 1-80 characters of A-Z a-z 0-9 - _")
 		return err

@@ -90,6 +90,13 @@ type StageUsage struct {
 	// of an in-process Search with AutoConcurrency
 	// (docs/contract.md#auto-concurrency); absent at a fixed limit.
 	AutoConcurrency *AutoConcurrencyReport `json:"autoConcurrency,omitempty"`
+	// Rounds (reduce only) is how many reduce rounds ran, the final call
+	// counting as one (docs/contract.md#reduce-rounds): 1 for a reduce
+	// whose one prompt held every answer, 0 when no reduce call was made.
+	Rounds int `json:"rounds,omitempty"`
+	// PerRound (reduce only) is each round's groups, calls and tokens
+	// when there was more than the final call; absent otherwise.
+	PerRound []ReduceRoundUsage `json:"perRound,omitempty"`
 }
 
 // Diagnostics are the signals of a run (docs/contract.md#result).

@@ -11,9 +11,9 @@ import (
 // Search runs a whole search in one process (docs/contract.md#local) through the same
 // steps the state machine runs: Prepare, MapBatch for every batch with at
 // most min(mapConcurrency, batches) in flight and two attempts each (with
-// AutoConcurrency set, under its adaptive limit instead), then
-// Reduce with two attempts (then FailReduce), all in the run Prepare
-// started. The returned Result is also saved in Runs; on failure it has
+// AutoConcurrency set, under its adaptive limit instead), in tree mode the
+// reduce rounds (reduceRounds), then Reduce with two attempts (then
+// FailReduce), all in the run Prepare started. The returned Result is also saved in Runs; on failure it has
 // status failed and the error says why, except when the query id names a
 // different request: then nothing is saved and the Result is empty.
 //
@@ -75,6 +75,9 @@ func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
 			failures = append(failures, failureOf(i, err, attempts))
 		}
 	}
+	if err := reducer.reduceRounds(ctx, p, out.RunID, failures); err != nil {
+		return reducer.FailReduce(ctx, p.QueryID, out.RunID, failures, err)
+	}
 	for attempt := 1; ; attempt++ {
 		res, err := reducer.Reduce(ctx, p.QueryID, out.RunID, failures)
 		if err == nil || KindOf(err) == KindAllBatchesFailed {
@@ -82,6 +85,35 @@ func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
 		}
 		if attempt == ReduceAttempts || ctx.Err() != nil {
 			return reducer.FailReduce(ctx, p.QueryID, out.RunID, failures, err)
+		}
+	}
+}
+
+// ReduceGroupAttempts is how many attempts each group of a reduce round
+// gets, as a map batch does (docs/contract.md#reduce-rounds).
+const ReduceGroupAttempts = MapAttempts
+
+// reduceRounds drives a tree reduce's rounds in one process
+// (docs/contract.md#reduce-rounds) through the steps the state machine
+// runs: PlanReduceRound, then every group of its round through the
+// worker pool at the map concurrency with ReduceGroupAttempts each, until
+// PlanReduceRound says the final call may follow. A group that fails every
+// attempt is recorded as such and the rounds go on; only a failed
+// PlanReduceRound is an error. In single mode it makes no call at all.
+func (e *Engine) reduceRounds(ctx context.Context, p Params, runID string, failures []BatchFailure) error {
+	if reduceModeOf(p) != ReduceModeTree {
+		return nil
+	}
+	for {
+		round, err := e.PlanReduceRound(ctx, p.QueryID, runID, failures)
+		if err != nil || round.Groups == 0 {
+			return err
+		}
+		forEachBatch(ctx, round.Groups, p.MapConcurrency, ReduceGroupAttempts, func(ctx context.Context, index, attempt int) error {
+			return e.ReduceGroupAttempt(ctx, p.QueryID, runID, round.Round, index, attempt)
+		})
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 	}
 }

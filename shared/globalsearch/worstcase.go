@@ -10,7 +10,14 @@ package globalsearch
 type WorstCase struct {
 	RatingCalls int `json:"ratingCalls,omitempty"`
 	MapCalls    int `json:"mapCalls"`
-	ReduceCalls int `json:"reduceCalls"`
+	// ReduceCalls are the final call's attempts and, in tree mode, every
+	// attempt at every group of ReduceRounds - 1 intermediate rounds
+	// (docs/contract.md#reduce-rounds); ReduceRounds and the reduce
+	// tokens are stated only when there are such rounds.
+	ReduceCalls        int `json:"reduceCalls"`
+	ReduceRounds       int `json:"reduceRounds,omitempty"`
+	ReduceInputTokens  int `json:"reduceInputTokens,omitempty"`
+	ReduceOutputTokens int `json:"reduceOutputTokens,omitempty"`
 	// The costs are 0 without prices.
 	RatingUSD float64 `json:"ratingUsd,omitempty"`
 	MapUSD    float64 `json:"mapUsd,omitempty"`
@@ -29,6 +36,8 @@ func (w WorstCase) CostUSD() float64 { return w.RatingUSD + w.MapUSD + w.ReduceU
 type sends struct {
 	ratingBatches, ratingTokens int
 	mapBatches, mapTokens       int
+	// rounds are a tree reduce's intermediate rounds (Engine.upFront).
+	rounds worstRounds
 }
 
 // upFront is what a plan sends as the ceilings hold it before any model
@@ -64,14 +73,25 @@ func (r SelectionReport) mostRatingBatches() int { return r.MostRatingCalls / Ra
 // priced at prices (none: no cost).
 func (s sends) made(prices *Prices, p Params, ratingAttempts, mapAttempts, reduceAttempts int) WorstCase {
 	w := WorstCase{RatingCalls: ratingAttempts * s.ratingBatches}
+	// Each intermediate group is a reduce call of its own, attempted as
+	// often as a map batch (ReduceGroupAttempts is MapAttempts).
+	groupCalls := 0
 	if s.mapBatches > 0 {
 		// A plan with no batch reduces nothing (MostModelCalls).
-		w.MapCalls, w.ReduceCalls = mapAttempts*s.mapBatches, reduceAttempts
+		groupCalls = mapAttempts * s.rounds.calls()
+		w.MapCalls, w.ReduceCalls = mapAttempts*s.mapBatches, reduceAttempts+groupCalls
+	}
+	if len(s.rounds.groups) > 0 && s.mapBatches > 0 {
+		w.ReduceRounds = len(s.rounds.groups) + 1
+		w.ReduceInputTokens, w.ReduceOutputTokens = w.ReduceCalls*p.ReducePromptBudget(), w.ReduceCalls*p.ReduceOutputReserve
 	}
 	if prices != nil {
 		w.RatingUSD = float64(ratingAttempts) * prices.Map.cost(s.ratingTokens, s.ratingBatches*p.MapOutputReserve)
 		c := prices.PlanCost(p, s.mapTokens, s.mapBatches, mapAttempts, reduceAttempts)
 		w.MapUSD, w.ReduceUSD = c.Map, c.Reduce
+		if groupCalls > 0 {
+			w.ReduceUSD += float64(groupCalls) * prices.Reduce.cost(p.ReducePromptBudget(), p.ReduceOutputReserve)
+		}
 	}
 	return w
 }
@@ -93,6 +113,11 @@ func (e *Engine) checkCeilings(p Params, s sends) error {
 			return Errorf(KindPlanTooLarge,
 				"dynamic selection may make up to %d rating calls (every community relevant, %d attempts per rating batch), which with one map batch and the reduce passes this run's %d model calls: raise maxModelCalls (up to the deployment's MaxModelCalls) or mapTokenBudget, or select by communityLevel",
 				w.RatingCalls, RatingAttempts, p.MaxModelCalls)
+		}
+		if w.ReduceRounds > 0 {
+			return Errorf(KindPlanTooLarge,
+				"the plan needs %s and up to %s, so up to %d model calls (%d attempts per batch and per reduce group, %d for the final reduce), but this run may make at most %d: raise maxModelCalls (up to the deployment's MaxModelCalls, which bounds it) or mapTokenBudget, choose a coarser communityLevel, or reduceMode \"single\"",
+				Plural(s.mapBatches, "map batch", "map batches"), Plural(w.ReduceRounds, "reduce round", "reduce rounds"), w.Calls(), MapAttempts, ReduceAttempts, p.MaxModelCalls)
 		}
 		return Errorf(KindPlanTooLarge,
 			"the plan needs %s, so up to %d model calls (%d attempts per batch, %d for the reduce), but this run may make at most %d: raise maxModelCalls (up to the deployment's MaxModelCalls, which bounds it) or mapTokenBudget, or choose a coarser communityLevel",

@@ -72,6 +72,13 @@ type runItem struct {
 	RatingError string                    `json:"ratingError,omitempty"`
 	// RatingErrorKind is RatingError's globalsearch.Kind.
 	RatingErrorKind int `json:"ratingErrorKind,omitempty"`
+	// ReduceGroup and the group answer fields are a tree reduce's
+	// (rounds.go): a group, and the attempts at one, which add to Calls
+	// and the token counters as a rating item's do.
+	ReduceGroup    *globalsearch.ReduceGroup `json:"reduceGroup,omitempty"`
+	GroupAnswer    *globalsearch.GroupAnswer `json:"groupAnswer,omitempty"`
+	GroupError     string                    `json:"groupError,omitempty"`
+	GroupErrorKind int                       `json:"groupErrorKind,omitempty"`
 }
 
 type runKey struct {

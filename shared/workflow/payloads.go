@@ -82,10 +82,14 @@ type PrepareInput struct {
 
 // The tasks a function's input may name beside its own step: the map
 // function rates (TaskRate), the prepare function ends a rating round
-// (TaskSelect). An input without one is the function's own step.
+// (TaskSelect), the reduce function plans a reduce round (TaskRound) and
+// reduces one group of it (TaskGroup, docs/contract.md#reduce-rounds). An
+// input without one is the function's own step.
 const (
 	TaskRate   = "rate"
 	TaskSelect = "select"
+	TaskRound  = "round"
+	TaskGroup  = "group"
 )
 
 // PrepareOutput is what Prepare hands the Map state: small enough for a
@@ -117,6 +121,11 @@ type PrepareOutput struct {
 	// items (docs/contract.md#dynamic-selection).
 	Round              int   `json:"round,omitempty"`
 	RatingBatchIndexes []int `json:"ratingBatchIndexes,omitempty"`
+	// ReduceMode (once the run is planned) is the request's reduceMode,
+	// which the ReduceMode Choice reads after the map: ReduceSingle goes
+	// straight to Reduce, ReduceTree plans rounds first
+	// (docs/contract.md#reduce-rounds).
+	ReduceMode string `json:"reduceMode,omitempty"`
 }
 
 // MapInput is one Map iteration's task payload. Attempt is 1-based, from
@@ -166,12 +175,22 @@ type MapResult struct {
 // is prepare's: in ModeDistributed, MapResults is empty and the failed
 // batches are read from the runs table, where the Distributed Map recorded
 // them, so no payload grows with the batch count.
+//
+// With Task "round" it is the start of a reduce round (the PlanReduceRound
+// state, docs/contract.md#reduce-rounds), with the map's failures as Reduce
+// gets them; with Task "group" it is one attempt (1-based, as MapInput's)
+// at group GroupIndex of round Round (the ReduceGroup state), which names
+// its run and nothing of the map.
 type ReduceInput struct {
 	QueryID    string       `json:"queryId"`
 	RunID      string       `json:"runId,omitempty"`
 	Mode       string       `json:"mode,omitempty"`
 	MapResults []MapResult  `json:"mapResults"`
 	Failure    *TaskFailure `json:"failure,omitempty"`
+	Task       string       `json:"task,omitempty"`
+	Round      int          `json:"round,omitempty"`
+	GroupIndex int          `json:"groupIndex,omitempty"`
+	Attempt    int          `json:"attempt,omitempty"`
 }
 
 // TaskFailure is the error a Catch hands on (ResultPath "$.error"): the
@@ -188,8 +207,23 @@ func (f TaskFailure) message() string {
 	return taskerror.Message(f.Error, f.Cause)
 }
 
-// ReduceOutput ends the execution; the result is in the runs table.
+// ReduceOutput ends the execution; the result is in the runs table. The
+// tasks of a reduce in rounds have no status: a round's output is
+// ReduceRound, which the PlanReduceRound state keeps in $.reduceRound, and a
+// group's is its query id alone (its answer is in the runs table).
 type ReduceOutput struct {
-	QueryID string              `json:"queryId"`
-	Status  globalsearch.Status `json:"status"`
+	QueryID     string              `json:"queryId"`
+	Status      globalsearch.Status `json:"status,omitempty"`
+	ReduceRound *ReduceRound        `json:"reduceRound,omitempty"`
+}
+
+// ReduceRound is what the state machine needs of the next reduce round
+// (docs/contract.md#reduce-rounds): its number, its group count (0: one
+// prompt holds every candidate, and Reduce writes the final answer) and the
+// group indexes 0 to Groups-1, the ReduceGroups Map's items. Every field is
+// always written: the state reads each by path.
+type ReduceRound struct {
+	Round        int   `json:"round"`
+	Groups       int   `json:"groups"`
+	GroupIndexes []int `json:"groupIndexes"`
 }

@@ -30,7 +30,16 @@ func (h *Handlers) selectNext(ctx context.Context, in PrepareInput) (PrepareOutp
 	if err != nil {
 		return PrepareOutput{}, handlerError(ctx, err)
 	}
-	return h.output(ctx, out)
+	mode := ""
+	if out.Round == 0 {
+		// The map follows: its reduce mode is the stored request's.
+		p, err := h.Engine.Runs.Request(ctx, in.QueryID)
+		if err != nil {
+			return PrepareOutput{}, handlerError(ctx, err)
+		}
+		mode = reduceModeOf(p)
+	}
+	return h.output(ctx, out, mode)
 }
 
 // rate is the RateBatch task (Map with task "rate"): exactly one attempt

@@ -85,7 +85,13 @@ const dynamicRequest = `{"query":"Where is trade?","queryId":"dyn","selection":"
 // SelectNext, then every map batch and the reduce.
 func runSteps(t *testing.T, prepare, mapper *workflow.Handlers) (workflow.PrepareOutput, []int, error) {
 	t.Helper()
-	raw, err := invoke(t, prepare.Prepare, `{"request":`+dynamicRequest+`,"executionName":"dyn"}`)
+	return runStepsOf(t, prepare, mapper, dynamicRequest)
+}
+
+// runStepsOf is runSteps for a request of query id "dyn" of the caller's.
+func runStepsOf(t *testing.T, prepare, mapper *workflow.Handlers, request string) (workflow.PrepareOutput, []int, error) {
+	t.Helper()
+	raw, err := invoke(t, prepare.Prepare, `{"request":`+request+`,"executionName":"dyn"}`)
 	require.NoError(t, err)
 	var out workflow.PrepareOutput
 	require.NoError(t, json.Unmarshal([]byte(raw), &out))

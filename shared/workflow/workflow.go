@@ -106,6 +106,9 @@ type Handlers struct {
 	Failures RecordedFailures
 	// Items writes a Distributed Map's items (prepare only).
 	Items MapItems
+	// Rounds runs a reduce in rounds' steps (reduce only); nil means
+	// Engine's.
+	Rounds ReduceSteps
 }
 
 // Prepare validates the request, records it, plans the run and returns its
@@ -137,19 +140,21 @@ func (h *Handlers) Prepare(ctx context.Context, in PrepareInput) (PrepareOutput,
 	if err != nil {
 		return PrepareOutput{}, handlerError(ctx, err)
 	}
-	return h.output(ctx, out)
+	return h.output(ctx, out, reduceModeOf(p))
 }
 
 // output is what the state machine needs of a prepared run: the next
 // rating round of a dynamic selection, or the plan's batches in the mode
-// the history budget allows (docs/contract.md#state-machine).
-func (h *Handlers) output(ctx context.Context, out globalsearch.PreparedRun) (PrepareOutput, error) {
+// the history budget allows and the request's reduce mode
+// (docs/contract.md#state-machine).
+func (h *Handlers) output(ctx context.Context, out globalsearch.PreparedRun, reduceMode string) (PrepareOutput, error) {
 	res := PrepareOutput{QueryID: out.QueryID, RunID: out.RunID, BatchCount: out.BatchCount,
 		MapConcurrency: out.MapConcurrency, ETASeconds: out.ETASeconds}
 	if out.Round > 0 {
 		res.Mode, res.Round, res.RatingBatchIndexes = ModeSelecting, out.Round, indexes(out.RatingBatches)
 		return res, nil
 	}
+	res.ReduceMode = reduceMode
 	res.Mode = globalsearch.MapMode(out.BatchCount, out.RatingBatches, h.InlineMaxBatches)
 	if res.Mode == ModeInline {
 		res.BatchIndexes = indexes(out.BatchCount)
@@ -209,8 +214,17 @@ func (h *Handlers) Map(ctx context.Context, in MapInput) (MapOutput, error) {
 // with the caught error in Failure, and the run is recorded as failed:
 // deciding "last attempt" here would need $$.State.RetryCount, which also
 // counts Lambda-service retries that never reached the handler.
+//
+// With a task it is instead a step of a reduce in rounds
+// (docs/contract.md#reduce-rounds): the start of a round (task "round") or
+// one attempt at one group (task "group").
 func (h *Handlers) Reduce(ctx context.Context, in ReduceInput) (ReduceOutput, error) {
-	if in.QueryID == "" {
+	switch {
+	case in.Task != "":
+		return h.reduceTask(ctx, in)
+	case in.Round != 0 || in.GroupIndex != 0 || in.Attempt != 0:
+		return ReduceOutput{}, &InvalidInputError{`reduce task input: round, groupIndex and attempt belong to task "group"`}
+	case in.QueryID == "":
 		return ReduceOutput{}, &InvalidInputError{"reduce input needs a queryId"}
 	}
 	ctx, cancel := withMargin(ctx)

@@ -164,7 +164,8 @@ func TestPrepare(t *testing.T) {
 			assert.NotEmpty(t, plan.RunID)
 			assert.Equal(t, workflow.PrepareOutput{QueryID: tc.wantID, RunID: plan.RunID, BatchCount: 3, BatchIndexes: []int{0, 1, 2},
 				// 3 batches at 4 in flight: one wave of the assumed 10 s, then the reduce's 10 s.
-				MapConcurrency: globalsearch.SpecDefaults.MapConcurrency, ETASeconds: 20, Mode: workflow.ModeInline}, got)
+				MapConcurrency: globalsearch.SpecDefaults.MapConcurrency, ETASeconds: 20, Mode: workflow.ModeInline,
+				ReduceMode: workflow.ReduceSingle}, got)
 		})
 	}
 }

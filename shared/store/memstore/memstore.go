@@ -41,6 +41,8 @@ type Store struct {
 	standing standingRecords
 	// rating are the dynamic selections' batches and ratings (ratings.go).
 	rating ratingRecords
+	// rounds are the tree reduces' groups and group answers (rounds.go).
+	rounds roundRecords
 }
 
 // runKey keys what belongs to one run of a query id.
@@ -278,6 +280,7 @@ func (s *Store) SavePlan(_ context.Context, p globalsearch.Plan) error {
 		// Nothing expires here, as the runs table's items do: a long-lived
 		// process (serve) would keep every replaced run's ratings.
 		s.rating.dropRun(runKey{id, old.RunID})
+		s.rounds.dropRun(runKey{id, old.RunID})
 	}
 	s.plans[id] = copied
 	s.requests[id] = copied.Params

@@ -86,6 +86,8 @@ func Run(t *testing.T, open func(t *testing.T) Store, opts ...Option) {
 		{"a cancelled result is final", false, testCancelIsFinal},
 		{"rating batches and ratings by run", false, testRatings},
 		{"rating keys out of range are refused", false, testRatingKeys},
+		{"reduce groups and group answers by run", false, testReduceRounds},
+		{"reduce group keys out of range are refused", false, testReduceGroupKeys},
 		{"large namespace over several pages", true, testLargeNamespace},
 		{"large plan and answers over several pages", true, testLargeRuns},
 	}

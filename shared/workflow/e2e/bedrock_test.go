@@ -73,6 +73,10 @@ const (
 	headerFunction = "X-E2e-Function"
 	headerBatch    = "X-E2e-Batch"
 	headerInvoke   = "X-E2e-Invoke"
+	headerTask     = "X-E2e-Task"
+	headerRound    = "X-E2e-Round"
+	headerGroup    = "X-E2e-Group"
+	headerRun      = "X-E2e-Run"
 )
 
 func newFakeBedrock(t testing.TB, l *fakeLambda) *modeltest.ConverseServer {
@@ -86,6 +90,9 @@ func (f *fakeBedrock) reply(c modeltest.ConverseCall) modeltest.ConverseReply {
 	call.Function = c.Header.Get(headerFunction)
 	call.Batch, _ = strconv.Atoi(c.Header.Get(headerBatch))
 	call.N, _ = strconv.Atoi(c.Header.Get(headerInvoke))
+	call.Task, call.RunID = c.Header.Get(headerTask), c.Header.Get(headerRun)
+	call.Round, _ = strconv.Atoi(c.Header.Get(headerRound))
+	call.Group, _ = strconv.Atoi(c.Header.Get(headerGroup))
 	if body, err := json.Marshal(c.Body); err == nil {
 		call.Body = string(body)
 	}
@@ -104,7 +111,7 @@ func (f *fakeBedrock) reply(c modeltest.ConverseCall) modeltest.ConverseReply {
 		}
 	}
 	f.mu.Lock()
-	key := fmt.Sprintf("%s/%s/%d/%d", call.QueryID, call.Function, call.Batch, call.N)
+	key := fmt.Sprintf("%s/%s/%d/%d/%s/%d/%d", call.QueryID, call.Function, call.Batch, call.N, call.Task, call.Round, call.Group)
 	f.tries[key]++
 	call.Try = f.tries[key]
 	f.mu.Unlock()
@@ -122,6 +129,10 @@ func (t tagging) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set(headerFunction, inv.Function)
 		r.Header.Set(headerBatch, strconv.Itoa(inv.Batch))
 		r.Header.Set(headerInvoke, strconv.Itoa(inv.N))
+		r.Header.Set(headerTask, inv.Task)
+		r.Header.Set(headerRound, strconv.Itoa(inv.Round))
+		r.Header.Set(headerGroup, strconv.Itoa(inv.Group))
+		r.Header.Set(headerRun, inv.RunID)
 	}
 	return t.next.RoundTrip(r)
 }

@@ -326,8 +326,15 @@ const executionTimeout = 60 * time.Second
 // wait polls DescribeExecution until the execution ends.
 func (e *env) wait(t *testing.T, m machine, arn string) *sfn.DescribeExecutionOutput {
 	t.Helper()
+	return e.waitFor(t, m, arn, executionTimeout)
+}
+
+// waitFor is wait for an execution that may take up to timeout: one whose
+// tasks run one at a time on a loaded machine.
+func (e *env) waitFor(t *testing.T, m machine, arn string, timeout time.Duration) *sfn.DescribeExecutionOutput {
+	t.Helper()
 	ctx := context.Background()
-	deadline := time.Now().Add(executionTimeout)
+	deadline := time.Now().Add(timeout)
 	for {
 		out, err := e.sfn.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)}, m.in)
 		require.NoError(t, err)
@@ -335,7 +342,7 @@ func (e *env) wait(t *testing.T, m machine, arn string) *sfn.DescribeExecutionOu
 			return out
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("execution %s still %s after %s\n%s", arn, out.Status, executionTimeout, e.history(m, arn))
+			t.Fatalf("execution %s still %s after %s\n%s", arn, out.Status, timeout, e.history(m, arn))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

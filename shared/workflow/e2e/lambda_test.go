@@ -30,8 +30,16 @@ type invocation struct {
 	Function string // short name: prepare, map, reduce
 	QueryID  string
 	Batch    int // the map batch index; -1 for prepare and reduce
+	// Task is the payload's task ("" for the function's own step); Round
+	// and Group name a reduce round's group (Group -1 outside one), and
+	// RunID the run the payload names.
+	Task  string
+	Round int
+	Group int
+	RunID string
 	// N is the 1-based number of this invoke among those of the same
-	// function and batch of the same run: 2 is the state machine's retry.
+	// function and batch (or reduce task, round and group) of the same
+	// run: 2 is the state machine's retry.
 	N int
 }
 
@@ -75,12 +83,13 @@ type run struct {
 	maxFlight int                 // most map invokes running at once
 	models    map[int]int         // model calls by batch index (-1: reduce)
 	errors    map[string][]string // errorType of function errors, by function
+	tasks     map[string]int      // invokes by function/task, for payloads that name a task
 }
 
 func newRun() *run {
 	return &run{
 		invokes: map[string]int{}, byBatch: map[int]int{}, replies: map[string]int{},
-		nth: map[string]int{}, models: map[int]int{}, errors: map[string][]string{},
+		nth: map[string]int{}, models: map[int]int{}, errors: map[string][]string{}, tasks: map[string]int{},
 	}
 }
 
@@ -204,12 +213,16 @@ func shortName(name string) string {
 	return name
 }
 
-// payloadIDs reads which run and batch a task payload belongs to; it knows
-// only the keys of shared/workflow's task payloads.
-func payloadIDs(payload []byte) (queryID string, batch int) {
+// payloadIDs reads which run, batch and reduce group a task payload
+// belongs to; it knows only the keys of shared/workflow's task payloads.
+func payloadIDs(payload []byte) (queryID string, inv invocation) {
 	var p struct {
 		QueryID       string `json:"queryId"`
+		RunID         string `json:"runId"`
 		BatchIndex    *int   `json:"batchIndex"`
+		GroupIndex    *int   `json:"groupIndex"`
+		Task          string `json:"task"`
+		Round         int    `json:"round"`
 		ExecutionName string `json:"executionName"`
 		Request       struct {
 			QueryID string `json:"queryId"`
@@ -223,11 +236,23 @@ func payloadIDs(payload []byte) (queryID string, batch int) {
 	if queryID == "" {
 		queryID = p.ExecutionName
 	}
-	batch = -1
+	inv = invocation{QueryID: queryID, Batch: -1, Group: -1, Task: p.Task, Round: p.Round, RunID: p.RunID}
 	if p.BatchIndex != nil {
-		batch = *p.BatchIndex
+		inv.Batch = *p.BatchIndex
 	}
-	return queryID, batch
+	if p.GroupIndex != nil {
+		inv.Group = *p.GroupIndex
+	}
+	return queryID, inv
+}
+
+// nthKey is what N counts invokes of: the function and batch, and for a
+// reduce round's tasks the task, round and group too.
+func nthKey(inv invocation) string {
+	if inv.Function == "reduce" && inv.Task != "" {
+		return fmt.Sprintf("reduce/%s/%d/%d", inv.Task, inv.Round, inv.Group)
+	}
+	return fmt.Sprintf("%s/%d", inv.Function, inv.Batch)
 }
 
 func (f *fakeLambda) invoke(w http.ResponseWriter, r *http.Request) {
@@ -245,7 +270,8 @@ func (f *fakeLambda) invoke(w http.ResponseWriter, r *http.Request) {
 		serviceError(w, http.StatusNotFound, "ResourceNotFoundException", "Function not found: "+name)
 		return
 	}
-	queryID, batch := payloadIDs(payload)
+	queryID, inv := payloadIDs(payload)
+	inv.Function = name
 	rn := f.lookup(queryID)
 	if rn == nil {
 		f.mu.Lock()
@@ -254,14 +280,16 @@ func (f *fakeLambda) invoke(w http.ResponseWriter, r *http.Request) {
 		rn = newRun() // still answer, so the execution ends and the test reports it
 	}
 
-	inv := invocation{Function: name, QueryID: queryID, Batch: batch}
 	rn.mu.Lock()
-	key := fmt.Sprintf("%s/%d", name, batch)
+	key := nthKey(inv)
 	rn.nth[key]++
 	inv.N = rn.nth[key]
 	rn.invokes[name]++
+	if inv.Task != "" {
+		rn.tasks[name+"/"+inv.Task]++
+	}
 	if name == "map" {
-		rn.byBatch[batch]++
+		rn.byBatch[inv.Batch]++
 		rn.inFlight++
 		rn.maxFlight = max(rn.maxFlight, rn.inFlight)
 	}
