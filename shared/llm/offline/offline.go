@@ -80,7 +80,7 @@ const (
 // (docs/contract.md#map-cache): its version, raised whenever its rules
 // change what it answers, so that a cache never serves the answers of
 // older rules.
-const CacheID = "offline/2"
+const CacheID = "offline/3"
 
 // Model is the offline model. It holds no state, so one value is safe for
 // any number of goroutines.
