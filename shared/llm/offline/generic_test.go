@@ -54,6 +54,46 @@ func TestQuestionAspect(t *testing.T) {
 	}
 }
 
+func TestCues(t *testing.T) {
+	tests := []struct {
+		name, sentence string
+		aspect         aspect
+		asked          []string
+		want           float64
+	}{
+		{"a cue by its prefix", "The millers struggled with the guild.", aspectConflict, nil, 1},
+		{"cues count once each", "Fear and fear and danger.", aspectConflict, nil, 2},
+		{"a whole-word cue", "He was her partner at the mill.", aspectPeople, nil, 1},
+		{"a whole-word cue is no prefix", "The partnership of two firms.", aspectPeople, nil, 0},
+		{"the question's word weighs 2", "The conflict divides the town.", aspectConflict, []string{"conflict"}, 2},
+		{"another aspect's cue is none", "The conflict divides the town.", aspectTheme, nil, 0},
+		{"no cue", "The river runs to the sea.", aspectTheme, nil, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			asked := map[string]bool{}
+			for _, w := range tc.asked {
+				asked[w] = true
+			}
+			assert.Equal(t, tc.want, cues(termSet(tc.sentence), tc.aspect, asked))
+		})
+	}
+}
+
+// Names are the capitalised words after a sentence's first, and the
+// central ones are those most of the batch's communities name.
+func TestCentralNames(t *testing.T) {
+	// Not the first word, a stopword or the report's own words.
+	assert.Equal(t, map[string]bool{"ada": true, "brook": true, "ghost": true, "tom": true},
+		nameSet("Then Ada Brook met The Ghost of Tom and the Community."))
+	sents := []sentence{
+		{text: "The mill of Ada Brook.", community: "a"},
+		{text: "Later Ada sold it to Tom.", community: "b"},
+		{text: "And Ada left.", community: "b"},
+	}
+	assert.Equal(t, map[string]float64{"ada": 1, "brook": 0.5, "tom": 0.5}, centralNames(sents))
+}
+
 func TestRunInHeading(t *testing.T) {
 	tests := []struct {
 		sentence string

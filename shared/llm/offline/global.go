@@ -143,10 +143,10 @@ func globalAnswer(q question, sents []sentence, most float64) ([]sentence, int) 
 		}
 	}
 	slices.SortStableFunc(best, func(x, y genericSentence) int { return cmp.Compare(weight(y), weight(x)) })
-	// Half centrality, half how well the lead speaks to the aspect, so that
-	// of two batches the one with the better lead leads the answer.
-	top := byCommunity[order[0]][0].centrality
-	u := int(math.Round(most * (0.5*top/(top+halfCentrality) + 0.5*strength(best[0].score))))
+	// Half the lead's centrality, half how well it speaks to the aspect, so
+	// that of two batches the one with the better lead leads the answer.
+	lead := best[0]
+	u := int(math.Round(most * (0.5*lead.centrality/(lead.centrality+halfCentrality) + 0.5*strength(lead.score))))
 	out := make([]sentence, len(best))
 	for i, s := range best {
 		out[i] = s.sentence

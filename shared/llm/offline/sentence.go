@@ -58,7 +58,7 @@ func runInHeading(s string) bool {
 	}
 	joined := false
 	for _, w := range words {
-		lower := strings.ToLower(strings.Trim(w, openers+closers))
+		lower := strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return strings.ContainsRune(openers+closers, r) }))
 		switch {
 		case lower == "and" || lower == "of" || lower == "&":
 			joined = true
