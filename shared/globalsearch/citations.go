@@ -71,15 +71,20 @@ func (s Sources) within(room int) (Sources, int) {
 // claims and chunks its map text held.
 type Citation = Sources
 
-// citationMark finds "[Data: Communities (<ids>)]". Ids never hold "]"
-// (docs/contract.md#ids), so ")]" ends the list; the model may write "Community" or
-// vary spacing and case, and may end the list with "+more" as GraphRAG's own
-// prompts teach.
-var citationMark = regexp.MustCompile(`(?i)\[\s*Data\s*:\s*Communit(?:y|ies)\s*\((.*?)\)\s*\]`)
+// citationMark finds "[Data: Reports (<ids>)]", the form GraphRAG's own
+// global search prompts ask for and the embedded prompts ask for, and
+// "[Data: Communities (<ids>)]", the form they asked for before
+// (docs/contract.md#citation-marks), so that cached answers, stored results
+// and custom prompts of either form are read alike. Ids never hold "]"
+// (docs/contract.md#ids), so ")]" ends the list; the model may write
+// "Report" or "Community" or vary spacing and case, and may end the list
+// with "+more" as GraphRAG's prompts teach.
+var citationMark = regexp.MustCompile(`(?i)\[\s*Data\s*:\s*(Reports?|Communit(?:y|ies))\s*\((.*?)\)\s*\]`)
 
 // mark is one citation mark of an answer.
 type mark struct {
 	start, end int      // the mark's bytes in the answer
+	kind       string   // "Reports", "communities", ...: the word as written
 	ids        []string // as written, trimmed, without blanks and "+more"
 	at         [][2]int // each of ids' bytes in the answer
 	more       bool     // the list ends with "+more": more ids apply than it names
@@ -92,9 +97,9 @@ type mark struct {
 func findMarks(answer string) []mark {
 	var marks []mark
 	for _, loc := range citationMark.FindAllStringSubmatchIndex(answer, -1) {
-		m := mark{start: loc[0], end: loc[1]}
-		from := loc[2]
-		for piece := range strings.SplitSeq(answer[loc[2]:loc[3]], ",") {
+		m := mark{start: loc[0], end: loc[1], kind: answer[loc[2]:loc[3]]}
+		from := loc[4]
+		for piece := range strings.SplitSeq(answer[loc[4]:loc[5]], ",") {
 			id := strings.TrimSpace(piece)
 			start := from + len(piece) - len(strings.TrimLeftFunc(piece, unicode.IsSpace))
 			from += len(piece) + 1
@@ -166,10 +171,16 @@ func MarkSpans(answer string) []MarkSpan {
 	return spans
 }
 
-// CitationMark is how an answer cites communities, as the prompts ask for
-// it.
+// CitationMark is how an answer cites communities, as the embedded prompts
+// ask for it and GraphRAG writes it (docs/contract.md#citation-marks).
 func CitationMark(ids []string) string {
-	return "[Data: Communities (" + strings.Join(ids, ", ") + ")]"
+	return citationMarkOf("Reports", ids)
+}
+
+// citationMarkOf is a mark of kind ("Reports", "Communities", or the word
+// as a model wrote it) citing ids.
+func citationMarkOf(kind string, ids []string) string {
+	return "[Data: " + kind + " (" + strings.Join(ids, ", ") + ")]"
 }
 
 // CiteWithin holds a map answer's marks to its batch (docs/contract.md#citation-marks): an
@@ -212,8 +223,10 @@ func CiteWithin(answer string, batchIDs []string) (string, []string, int) {
 			if m.more {
 				kept = append(kept, "+more")
 			}
+			// The rewrite keeps the form the model wrote: a custom prompt
+			// that asks for "Communities" gets back what it asked for.
 			b.WriteString(answer[from:m.start])
-			b.WriteString(CitationMark(kept))
+			b.WriteString(citationMarkOf(m.kind, kept))
 		}
 		from = m.end
 	}

@@ -16,14 +16,14 @@ import (
 // cites before the JSON, as such models do, so the tolerant parser
 // (docs/contract.md#model-output) cannot read around it: the attempt fails.
 func ChattyAnswer(seq int, prompt string, askedSchema bool) string {
-	answer := `{"answer":"Sorrel Bank is an offshore wind farm [Data: Communities (c-wind)].","usefulness":60}`
+	answer := `{"answer":"Sorrel Bank is an offshore wind farm [Data: Reports (c-wind)].","usefulness":60}`
 	if strings.Contains(prompt, "<intermediate_answers>") {
-		answer = `{"answer":"Sorrel Bank is an offshore wind farm [Data: Communities (c-wind)]."}`
+		answer = `{"answer":"Sorrel Bank is an offshore wind farm [Data: Reports (c-wind)]."}`
 	}
 	if askedSchema || seq%3 != 0 {
 		return answer
 	}
-	return "Based on the data [Data: Communities (c-wind)], here is my answer:\n" + answer + "\nI hope this helps!"
+	return "Based on the data [Data: Reports (c-wind)], here is my answer:\n" + answer + "\nI hope this helps!"
 }
 
 // SampleIndex is the repository's sample index, from a test of a package

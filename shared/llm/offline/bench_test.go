@@ -34,3 +34,34 @@ func BenchmarkMap(b *testing.B) {
 	// when the timed loop starts.
 	b.ReportMetric(float64(tokens.Estimate(content)), "content-tokens")
 }
+
+// BenchmarkMapGeneric measures the map stage of generic questions, which
+// score every summary sentence for their aspect, on the same batch.
+func BenchmarkMapGeneric(b *testing.B) {
+	p := sampleParams(b, globalsearch.LeafLevel)
+	plan := samplePlan(b, loadSample(b), p)
+	content := plan.Batches[0].Content
+	for _, bt := range plan.Batches {
+		if len(bt.Content) > len(content) {
+			content = bt.Content
+		}
+	}
+	for _, q := range []struct{ name, query string }{
+		{"overview", "What is this corpus about?"},
+		{"conflict", "What are the main conflicts?"},
+		{"people", "Who are the key people and how do they relate?"},
+		{"themes", "What are the main themes?"},
+	} {
+		query := q.query
+		b.Run(q.name, func(b *testing.B) {
+			b.SetBytes(int64(len(content)))
+			req := globalsearch.ModelRequest{Stage: globalsearch.StageMap, Query: query, Content: content, Parts: globalsearch.MapParts(content), MaxTokens: p.MapOutputReserve}
+			m := offline.New()
+			for b.Loop() {
+				if _, err := m.Complete(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -83,7 +83,7 @@ func TestChristmasCarolAnswers(t *testing.T) {
 	}
 }
 
-var citationMark = regexp.MustCompile(` ?\[Data: Communities \([^)]*\)\]`)
+var citationMark = regexp.MustCompile(` ?\[Data: Reports \([^)]*\)\]`)
 
 // withoutCitations is an answer without its citation marks.
 func withoutCitations(answer string) string {

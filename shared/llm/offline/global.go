@@ -20,10 +20,11 @@ import (
 // rather than name what to look for in it.
 var genreWords = func() map[string]bool {
 	m := map[string]bool{}
-	for w := range strings.FieldsSeq(`arc article book central change character collection conflict core
-		corpus dataset develop document event evolve figure function gist happen idea issue lesson message
-		moral narrative novel overview part pattern people person play plot point protagonist purpose role
-		significance story subject summary tale text theme topic trend`) {
+	for w := range strings.FieldsSeq(`antagonist arc article book central change character collection
+		conflict core corpus dataset develop document entity event evolve figure function gist happen idea
+		individual issue lesson meaning message moral motif narrative novel opposition overview part pattern
+		people person play player plot point protagonist purpose relate relation relationship rivalry role
+		significance story struggle subject summary tale tension text theme topic trend`) {
 		m[stem(w)] = true
 	}
 	return m
@@ -36,7 +37,7 @@ var genreWords = func() map[string]bool {
 var frameWords = func() map[string]bool {
 	m := map[string]bool{}
 	for w := range strings.FieldsSeq(`article book central collection core corpus dataset document function
-		narrative novel part point purpose role significance story tale text`) {
+		narrative novel part point purpose relate role significance story tale text`) {
 		m[stem(w)] = true
 	}
 	return m
@@ -49,6 +50,8 @@ type question struct {
 	// global: the question uses a genre word, so it asks about the corpus
 	// as a whole when its content terms match little.
 	global bool
+	// aspect is what a global question asks of the whole (aspectOf).
+	aspect aspect
 }
 
 // asksWhatAbout matches a question that ends "... about?" ("What is this
@@ -65,6 +68,7 @@ func readQuestion(query string) question {
 			q.content = append(q.content, t)
 		}
 	}
+	q.aspect = aspectOf(query, q.terms)
 	return q
 }
 
@@ -90,29 +94,39 @@ const (
 
 // globalAnswer answers a global question from the batch's most central
 // communities (docs/contract.md#centrality): their summary sentences (a
-// claim's when the summary has none), boilerplate already left out. A
-// community that uses the question's words ("themes", "conflict"; not its
-// frameWords) counts
-// half as central again, and within the answer, and within each
-// community, the sentences that use them come first. most bounds the
-// usefulness (globalMax or fallbackMax), which a match raises.
+// claim's when the summary has none), boilerplate already left out, scored
+// for the question's aspect (scoreGeneric). A community counts as central
+// as its centrality, and up to twice that as its best sentence speaks to
+// the aspect, so that different questions lead with different material
+// where the batch has it; within the answer, and within each community,
+// the best sentences come first. most bounds the usefulness (globalMax or
+// fallbackMax), which a sentence that speaks to the aspect raises.
 func globalAnswer(q question, sents []sentence, most float64) ([]sentence, int) {
 	asked := map[string]bool{}
 	for _, t := range q.terms {
-		asked[t] = !frameWords[t]
+		// "people" and "characters" frame a question about people: the
+		// sentences that use the words say nothing of who they are.
+		asked[t] = !frameWords[t] && !(q.aspect == aspectPeople && questionAspects[t] == aspectPeople)
 	}
-	byCommunity, order := globalSentences(sents, asked)
-	if len(order) == 0 {
+	pool := genericPool(sents)
+	if len(pool) == 0 {
 		return nil, 0
 	}
-	weight := func(c string) float64 {
-		first := byCommunity[c][0]
-		return first.centrality * (1 + 0.5*float64(min(matches(first.text, asked), 1)))
+	scoreGeneric(pool, q.aspect, asked, sents)
+	bestFirst(pool)
+	byCommunity := map[string][]genericSentence{}
+	var order []string
+	for _, s := range pool {
+		if _, ok := byCommunity[s.community]; !ok {
+			order = append(order, s.community)
+		}
+		byCommunity[s.community] = append(byCommunity[s.community], s)
 	}
-	// Heaviest first; equal weight keeps batch order.
-	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(weight(b), weight(a)) })
+	weight := func(s genericSentence) float64 { return s.centrality * (1 + strength(s.score)) }
+	// Heaviest first; equal weight keeps the order of their best sentences.
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(weight(byCommunity[b][0]), weight(byCommunity[a][0])) })
 	order = order[:min(len(order), globalCommunities)]
-	var best []sentence
+	var best []genericSentence
 	var said sentenceSet
 	for round := 0; len(best) < mapSentences; round++ {
 		took := false
@@ -128,55 +142,41 @@ func globalAnswer(q question, sents []sentence, most float64) ([]sentence, int) 
 			break
 		}
 	}
-	slices.SortStableFunc(best, func(x, y sentence) int { return cmp.Compare(matches(y.text, asked), matches(x.text, asked)) })
-	top := byCommunity[order[0]][0].centrality
-	share := 0.8
-	if matches(best[0].text, asked) > 0 {
-		share = 1
+	slices.SortStableFunc(best, func(x, y genericSentence) int { return cmp.Compare(weight(y), weight(x)) })
+	// Half the lead's centrality, half how well it speaks to the aspect, so
+	// that of two batches the one with the better lead leads the answer.
+	lead := best[0]
+	u := int(math.Round(most * (0.5*lead.centrality/(lead.centrality+halfCentrality) + 0.5*strength(lead.score))))
+	out := make([]sentence, len(best))
+	for i, s := range best {
+		out[i] = s.sentence
 	}
-	u := int(math.Round(share * most * top / (top + halfCentrality)))
-	return best, min(int(most), u+1) // any answer scores at least 1
+	return out, min(int(most), u+1) // any answer scores at least 1
 }
 
-// globalSentences are the sentences a global answer may quote, by
-// community, each community's that use the question's words first, and the
-// communities in batch order.
-func globalSentences(sents []sentence, asked map[string]bool) (map[string][]sentence, []string) {
+// genericPool is the sentences a global answer may quote: the whole
+// sentences of at least minGlobalTerms terms of each community's summary,
+// or of its claims where it has no summary, in batch order.
+func genericPool(sents []sentence) []genericSentence {
 	hasSummary := map[string]bool{}
 	for _, s := range sents {
 		if s.whole && s.section == sectionSummary {
 			hasSummary[s.community] = true
 		}
 	}
-	byCommunity := map[string][]sentence{}
-	var order []string
+	var pool []genericSentence
+	topicSaid := map[string]bool{}
 	for _, s := range sents {
-		if !s.whole || !(s.section == sectionSummary || s.section == sectionClaims && !hasSummary[s.community]) ||
-			len(terms(s.text)) < minGlobalTerms {
+		if !s.whole || !(s.section == sectionSummary || s.section == sectionClaims && !hasSummary[s.community]) {
 			continue
 		}
-		if _, ok := byCommunity[s.community]; !ok {
-			order = append(order, s.community)
-		}
-		byCommunity[s.community] = append(byCommunity[s.community], s)
-	}
-	for _, c := range order {
-		slices.SortStableFunc(byCommunity[c], func(x, y sentence) int {
-			return cmp.Compare(matches(y.text, asked), matches(x.text, asked))
-		})
-	}
-	return byCommunity, order
-}
-
-// matches counts the distinct terms of s that the question asked.
-func matches(s string, asked map[string]bool) int {
-	n := 0
-	for t := range termSet(s) {
-		if asked[t] {
-			n++
+		if ts := termSet(s.text); len(ts) >= minGlobalTerms {
+			topic := s.section == sectionSummary && !topicSaid[s.community]
+			topicSaid[s.community] = true
+			pool = append(pool, genericSentence{sentence: s, terms: ts, topic: topic})
 		}
 	}
-	return n
+	return pool
 }
 
 // Boilerplate (docs/contract.md#offline-model): the text that comes with a

@@ -2,7 +2,6 @@ package offline
 
 import (
 	"cmp"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -20,9 +19,6 @@ const (
 	// candidates said it: enough to show it is shared, few enough to check.
 	maxMarkIDs = 3
 )
-
-// markPattern finds a citation mark (docs/contract.md#citations) in an answer.
-var markPattern = regexp.MustCompile(`\[Data: Communities \([^()]*\)\]`)
 
 // cited is a sentence of a candidate with the communities it cites.
 type cited struct {
@@ -48,13 +44,18 @@ func citedSentences(answer string, fallback []string) []cited {
 			out = append(out, cited{text: s.text, whole: s.whole, ids: ids})
 		}
 	}
-	rest := answer
-	for _, loc := range markPattern.FindAllStringIndex(answer, -1) {
-		start := len(answer) - len(rest)
-		add(answer[start:loc[0]], globalsearch.ParseCitations(answer[loc[0]:loc[1]]))
-		rest = answer[loc[1]:]
+	// The marks as the engine reads them (docs/contract.md#citation-marks):
+	// either form, so that a cached answer of the older form merges too.
+	from := 0
+	for _, m := range globalsearch.MarkSpans(answer) {
+		ids := make([]string, len(m.IDs))
+		for i, id := range m.IDs {
+			ids[i] = id.ID
+		}
+		add(answer[from:m.Start], ids)
+		from = m.End
 	}
-	add(rest, fallback)
+	add(answer[from:], fallback)
 	return out
 }
 

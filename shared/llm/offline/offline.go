@@ -19,8 +19,12 @@
 // strongly the best sentence matches. A global question whose content
 // terms match nothing here (or that has none) is answered from the batch's
 // most central communities (docs/contract.md#centrality), a summary
-// sentence of each in turn, with a usefulness that grows with centrality
-// and stays below a good match's. Anything else scores exactly 0, with an
+// sentence of each in turn, led by the sentences that speak to what the
+// question asks of the whole (its aspect: an overview, conflicts, people,
+// themes; generic.go), with a usefulness that grows with centrality and
+// with that match and stays below a good match's. Headings, a Markdown
+// title or one run into its paragraph ("Climate and water."), are not
+// sentences (runInHeading). Anything else scores exactly 0, with an
 // empty answer. Boilerplate (licence and distribution terms; see
 // isBoilerplate) is never quoted unless the question asks about it. Every
 // sentence is followed by the mark of the community it came from
@@ -80,7 +84,7 @@ const (
 // (docs/contract.md#map-cache): its version, raised whenever its rules
 // change what it answers, so that a cache never serves the answers of
 // older rules.
-const CacheID = "offline/2"
+const CacheID = "offline/3"
 
 // Model is the offline model. It holds no state, so one value is safe for
 // any number of goroutines.

@@ -76,7 +76,7 @@ func TestMap(t *testing.T) {
 			query:        "How much electricity does the Sorrel Bank wind farm supply?",
 			content:      mapContent,
 			wantUseful:   true,
-			wantContains: []string{"Sorrel Bank wind farm supplies about half of national electricity demand. [Data: Communities (c-wind)]"},
+			wantContains: []string{"Sorrel Bank wind farm supplies about half of national electricity demand. [Data: Reports (c-wind)]"},
 			wantAbsent:   []string{"[Community", "(ch-13)", "[Supporting claims]"},
 		},
 		{
@@ -85,7 +85,7 @@ func TestMap(t *testing.T) {
 			query:        "herring spawning grounds monitoring",
 			content:      mapContent,
 			wantUseful:   true,
-			wantContains: []string{"Monitoring found no harm to herring spawning grounds. [Data: Communities (c-wind)]"},
+			wantContains: []string{"Monitoring found no harm to herring spawning grounds. [Data: Reports (c-wind)]"},
 			wantAbsent:   []string{"Brinewatch", "->"},
 		},
 		{
@@ -244,7 +244,7 @@ func withoutCitations(answer string) string {
 	return citationMark.ReplaceAllString(answer, "")
 }
 
-var citationMark = regexp.MustCompile(` ?\[Data: Communities \([^)]*\)\]`)
+var citationMark = regexp.MustCompile(` ?\[Data: Reports \([^)]*\)\]`)
 
 func TestReduceCites(t *testing.T) {
 	tests := []struct {
@@ -255,7 +255,7 @@ func TestReduceCites(t *testing.T) {
 		{
 			name:       "each sentence cites the communities of its candidate",
 			candidates: []globalsearch.Candidate{cand(40, "Low answer.", "a", "a2"), cand(90, "High answer.", "b")},
-			want:       "High answer. [Data: Communities (b)] Low answer. [Data: Communities (a, a2)]",
+			want:       "High answer. [Data: Reports (b)] Low answer. [Data: Reports (a, a2)]",
 		},
 		{
 			name:       "a candidate without communities cites nothing",

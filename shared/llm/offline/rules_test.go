@@ -89,16 +89,16 @@ func TestGlobalMap(t *testing.T) {
 		wantNoAnswer bool
 	}{
 		{name: "no content terms: the most central community first", query: "What is this story about?",
-			wantFirst:  "The miser learns generosity over one night. [Data: Communities (central)]",
+			wantFirst:  "The miser learns generosity over one night. [Data: Reports (central)]",
 			wantAbsent: []string{"licence", "Copyright", "->", "underpays"}, wantAtMost: globalMax},
 		{name: "a genre word that matches ranks a community's sentences", query: "What changes over the story?",
-			wantFirst: "Three visits change his heart. [Data: Communities (central)]", wantAtMost: globalMax},
+			wantFirst: "Three visits change his heart. [Data: Reports (central)]", wantAtMost: globalMax},
 		{name: "content terms that match: the best match", query: "Whom does the miser underpay?",
-			wantFirst: "The miser underpays his clerk. [Data: Communities (central)]", wantAtMost: 100},
+			wantFirst: "The miser underpays his clerk. [Data: Reports (central)]", wantAtMost: 100},
 		{name: "content terms that match nothing: a weaker answer from centrality", query: "What is the role of the wizards?",
-			wantFirst: "The miser learns generosity over one night. [Data: Communities (central)]", wantAtMost: fallbackMax},
+			wantFirst: "The miser learns generosity over one night. [Data: Reports (central)]", wantAtMost: fallbackMax},
 		{name: "asked about licensing, the licence is the answer", query: "What are the licence terms of the ebook?",
-			wantFirst: "The ebook is distributed under a licence. [Data: Communities (licence)]", wantAtMost: 100},
+			wantFirst: "The ebook is distributed under a licence. [Data: Reports (licence)]", wantAtMost: 100},
 		{name: "not global and no match: nothing", query: "Who are the wizards?", wantNoAnswer: true},
 	}
 	for _, tc := range tests {
@@ -143,17 +143,18 @@ func reduceOf(t *testing.T, responseType string, cands ...globalsearch.Candidate
 
 // Reduce keeps each sentence's own mark; a sentence several candidates say
 // cites their communities together, up to maxMarkIDs; a sentence no mark
-// follows cites its candidate's communities.
+// follows cites its candidate's communities. A candidate of the older
+// form (a cached map answer) merges alike, and is cited in the new one.
 func TestReduceKeepsSentenceMarks(t *testing.T) {
 	got := reduceOf(t, "single paragraph",
 		globalsearch.Candidate{Usefulness: 90, CommunityIDs: []string{"a", "b"},
-			Answer: "Scrooge is a miser. [Data: Communities (a)] Marley is dead. [Data: Communities (b)]"},
+			Answer: "Scrooge is a miser. [Data: Reports (a)] Marley is dead. [Data: Reports (b)]"},
 		globalsearch.Candidate{Usefulness: 80, CommunityIDs: []string{"c", "d", "e"},
-			Answer: "Scrooge is a miser! [Data: Communities (c, d)] Tim lives. [Data: Communities (e)] Bob works."},
-		globalsearch.Candidate{Usefulness: 70, CommunityIDs: []string{"f"}, Answer: "Scrooge is a miser. [Data: Communities (f)]"},
+			Answer: "Scrooge is a miser! [Data: Communities (c, d)] Tim lives. [data: community (e)] Bob works."},
+		globalsearch.Candidate{Usefulness: 70, CommunityIDs: []string{"f"}, Answer: "Scrooge is a miser. [Data: Reports (f)]"},
 	)
-	assert.Equal(t, "Scrooge is a miser. [Data: Communities (a, c, d)] Marley is dead. [Data: Communities (b)] "+
-		"Tim lives. [Data: Communities (e)] Bob works. [Data: Communities (c, d, e)]", got)
+	assert.Equal(t, "Scrooge is a miser. [Data: Reports (a, c, d)] Marley is dead. [Data: Reports (b)] "+
+		"Tim lives. [Data: Reports (e)] Bob works. [Data: Reports (c, d, e)]", got)
 }
 
 // docs/contract.md#offline-model: the answer takes the form responseType asks.
@@ -163,17 +164,17 @@ func TestReduceLayout(t *testing.T) {
 		{Usefulness: 80, CommunityIDs: []string{"b"}, Answer: "Four is fourth. Five is fifth."},
 	}
 	tests := []struct{ responseType, want string }{
-		{"multiple paragraphs", "One is first. [Data: Communities (a)] Two is second. [Data: Communities (a)] Three is third. [Data: Communities (a)]\n\n" +
-			"Four is fourth. [Data: Communities (b)] Five is fifth. [Data: Communities (b)]"},
-		{"a bulleted list", "- One is first. [Data: Communities (a)]\n- Two is second. [Data: Communities (a)]\n- Three is third. [Data: Communities (a)]\n" +
-			"- Four is fourth. [Data: Communities (b)]\n- Five is fifth. [Data: Communities (b)]"},
-		{"Single Paragraph", "One is first. [Data: Communities (a)] Two is second. [Data: Communities (a)] Three is third. [Data: Communities (a)] " +
-			"Four is fourth. [Data: Communities (b)] Five is fifth. [Data: Communities (b)]"},
-		{"one sentence", "One is first. [Data: Communities (a)]"},
-		{"one line", "One is first. [Data: Communities (a)] Two is second. [Data: Communities (a)] Three is third. [Data: Communities (a)] " +
-			"Four is fourth. [Data: Communities (b)] Five is fifth. [Data: Communities (b)]"},
-		{"a report", "One is first. [Data: Communities (a)] Two is second. [Data: Communities (a)] Three is third. [Data: Communities (a)]\n\n" +
-			"Four is fourth. [Data: Communities (b)] Five is fifth. [Data: Communities (b)]"},
+		{"multiple paragraphs", "One is first. [Data: Reports (a)] Two is second. [Data: Reports (a)] Three is third. [Data: Reports (a)]\n\n" +
+			"Four is fourth. [Data: Reports (b)] Five is fifth. [Data: Reports (b)]"},
+		{"a bulleted list", "- One is first. [Data: Reports (a)]\n- Two is second. [Data: Reports (a)]\n- Three is third. [Data: Reports (a)]\n" +
+			"- Four is fourth. [Data: Reports (b)]\n- Five is fifth. [Data: Reports (b)]"},
+		{"Single Paragraph", "One is first. [Data: Reports (a)] Two is second. [Data: Reports (a)] Three is third. [Data: Reports (a)] " +
+			"Four is fourth. [Data: Reports (b)] Five is fifth. [Data: Reports (b)]"},
+		{"one sentence", "One is first. [Data: Reports (a)]"},
+		{"one line", "One is first. [Data: Reports (a)] Two is second. [Data: Reports (a)] Three is third. [Data: Reports (a)] " +
+			"Four is fourth. [Data: Reports (b)] Five is fifth. [Data: Reports (b)]"},
+		{"a report", "One is first. [Data: Reports (a)] Two is second. [Data: Reports (a)] Three is third. [Data: Reports (a)]\n\n" +
+			"Four is fourth. [Data: Reports (b)] Five is fifth. [Data: Reports (b)]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.responseType, func(t *testing.T) {
@@ -205,8 +206,8 @@ func TestBoilerplateTitleLeavesTheCommunityOut(t *testing.T) {
 			part := foundation
 			part.Text = tc.heading
 			answer, _ := mapOf(t, "What is this story about?", []globalsearch.MapPart{part, story})
-			assert.Contains(t, answer, "Communities (story)")
-			assert.Equal(t, tc.wantCited, strings.Contains(answer, "Communities (foundation)"), answer)
+			assert.Contains(t, answer, "Reports (story)")
+			assert.Equal(t, tc.wantCited, strings.Contains(answer, "Reports (foundation)"), answer)
 		})
 	}
 }

@@ -37,6 +37,50 @@ func isHeading(line string) bool {
 	return len(rest) < len(line) && len(line)-len(rest) <= 6 && strings.HasPrefix(rest, " ")
 }
 
+// runInHeading reports whether s, the first sentence of a paragraph, is a
+// heading run into it ("Climate and water. The drought and the storm
+// were...", "2014. The decade opened quietly.", "Governance. The Harbour
+// Authority itself changed.") or one standing alone on its line: a name,
+// not a sentence. It is one word, or a short phrase of words joined by
+// "and", "of", "&" or commas, with no word that reads as a verb (a past
+// form in "-ed" or one of headingVerbs), ended by a period.
+func runInHeading(s string) bool {
+	body, ok := strings.CutSuffix(strings.TrimRight(s, closers), ".")
+	if !ok || strings.HasSuffix(body, ".") {
+		return false
+	}
+	words := strings.FieldsFunc(body, func(r rune) bool { return unicode.IsSpace(r) || r == ',' })
+	if len(words) == 0 || len(words) > 6 {
+		return false
+	}
+	if len(words) == 1 {
+		return true
+	}
+	joined := false
+	for _, w := range words {
+		lower := strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return strings.ContainsRune(openers+closers, r) }))
+		switch {
+		case lower == "and" || lower == "of" || lower == "&":
+			joined = true
+		case headingVerbs[lower] || len(lower) > 3 && strings.HasSuffix(lower, "ed"):
+			return false
+		}
+	}
+	return joined || strings.Contains(body, ",")
+}
+
+// headingVerbs are the commonest verbs a short sentence holds that do not
+// end in "-ed": a phrase with one of them is a sentence, not a heading.
+var headingVerbs = func() map[string]bool {
+	m := map[string]bool{}
+	for w := range strings.FieldsSeq(`is are was were be been am has have had do does did will would can could
+		shall should may might must says said goes went comes came makes made takes took gets got becomes
+		became begins began sees saw knows knew gives gave runs ran lives dies`) {
+		m[w] = true
+	}
+	return m
+}()
+
 // abbreviations end with a period that does not end a sentence. "No.",
 // "etc." and "Inc." are left out: they end sentences as often as not.
 var abbreviations = func() map[string]bool {

@@ -152,6 +152,11 @@ func appendText(out []sentence, p globalsearch.MapPart, in section) ([]sentence,
 		}
 		split := appendSentences(nil, dataRef.ReplaceAllString(para.String(), ""))
 		para.Reset()
+		if !continued && len(split) > 0 && runInHeading(split[0]) {
+			// A heading run into its paragraph, or alone on its line, is
+			// a name: no sentence, and no fragment to quote either.
+			split = split[1:]
+		}
 		for i, s := range split {
 			out = append(out, sentence{text: s, community: p.CommunityID, section: in,
 				whole: !(continued && i == 0) && complete(s), centrality: p.Centrality})
