@@ -56,27 +56,28 @@ func TestAutoLevelChoosesTheFinestThatFits(t *testing.T) {
 	// hierarchyRecords' rungs: every leaf; level 1 (m1 and the leaf l3,
 	// which is level 1 itself); level 0. Level 2 holds leaves only and with
 	// l3 above it is the leaf rung again.
-	for _, l := range []gs.Level{gs.LeafLevel, 1, 0} {
+	g1, g0 := gs.GraphRAGLevel(1), gs.GraphRAGLevel(0)
+	for _, l := range []gs.Level{gs.LeafLevel, g1, g0} {
 		plan, err := wholeSummaries(t, l, 0)
 		require.NoError(t, err)
 		fixed[l], rungTokens[l] = plan, mapTextTokens(t, plan)
 	}
 	wantLadder := []gs.Rung{
 		{Level: gs.LeafLevel, Summaries: 3, MapInputTokens: rungTokens[gs.LeafLevel]},
-		{Level: 1, Summaries: 2, MapInputTokens: rungTokens[1]},
-		{Level: 0, Summaries: 1, MapInputTokens: rungTokens[0]},
+		{Level: g1, Summaries: 2, MapInputTokens: rungTokens[g1]},
+		{Level: g0, Summaries: 1, MapInputTokens: rungTokens[g0]},
 	}
-	require.Greater(t, rungTokens[gs.LeafLevel], rungTokens[1], "the test needs a ladder that shrinks")
-	require.Greater(t, rungTokens[1], rungTokens[0])
+	require.Greater(t, rungTokens[gs.LeafLevel], rungTokens[g1], "the test needs a ladder that shrinks")
+	require.Greater(t, rungTokens[g1], rungTokens[g0])
 	tests := []struct {
 		name    string
 		ceiling int
 		want    gs.Level
 	}{
 		{"room for the leaves", rungTokens[gs.LeafLevel], gs.LeafLevel},
-		{"one token short of the leaves", rungTokens[gs.LeafLevel] - 1, 1},
-		{"room for level 1 only", rungTokens[1], 1},
-		{"room for the root only", rungTokens[1] - 1, 0},
+		{"one token short of the leaves", rungTokens[gs.LeafLevel] - 1, g1},
+		{"room for level 1 only", rungTokens[g1], g1},
+		{"room for the root only", rungTokens[g1] - 1, g0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,11 +94,11 @@ func TestAutoLevelChoosesTheFinestThatFits(t *testing.T) {
 		})
 	}
 	t.Run("none fits", func(t *testing.T) {
-		_, err := wholeSummaries(t, gs.AutoLevel, rungTokens[0]-1)
+		_, err := wholeSummaries(t, gs.AutoLevel, rungTokens[g0]-1)
 		require.Error(t, err)
 		assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
-		assert.Contains(t, err.Error(), "the smallest, level 0 (1 summary), holds")
-		assert.Contains(t, err.Error(), "raise maxMapInputTokens to at least "+itoa(int64(rungTokens[0])))
+		assert.Contains(t, err.Error(), "the smallest, level graphrag:0 (1 summary), holds")
+		assert.Contains(t, err.Error(), "raise maxMapInputTokens to at least "+itoa(int64(rungTokens[g0])))
 	})
 	t.Run("a fixed level reads no ceiling", func(t *testing.T) {
 		plan, err := wholeSummaries(t, gs.LeafLevel, 1)
@@ -138,12 +139,12 @@ func TestAutoLevelSearchRecordsTheLevelUsed(t *testing.T) {
 	assert.Equal(t, gs.StatusCompleted, res.Status)
 	assert.Equal(t, gs.AutoLevel, res.CommunityLevel)
 	require.NotNil(t, res.Diagnostics.AutoLevel)
-	assert.Equal(t, gs.Level(1), res.Diagnostics.AutoLevel.LevelUsed)
+	assert.Equal(t, gs.GraphRAGLevel(1), res.Diagnostics.AutoLevel.LevelUsed)
 	assert.Equal(t, 2, res.Diagnostics.SummaryCount)
 	data, err := json.Marshal(res)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"communityLevel":"auto"`)
-	assert.Contains(t, string(data), `"levelUsed":1`)
+	assert.Contains(t, string(data), `"levelUsed":"graphrag:1"`)
 }
 
 func TestAutoLevelRequestRules(t *testing.T) {
