@@ -149,6 +149,9 @@ func TestMCPBadInputIsAToolErrorWithTheCLIMessage(t *testing.T) {
 			code := runMain(context.Background(), env, append([]string{"run", "--index", path, "--no-cache"}, tc.cliArgs...))
 			require.Equal(t, 2, code, errOut.String())
 			want := strings.TrimSuffix(strings.TrimPrefix(errOut.String(), "globalsearch run: "), "\n")
+			// The CLI names the request's field, MCP the argument sent
+			// (docs/contract.md#mcp-arguments).
+			want = strings.ReplaceAll(want, "communityLevel", "level")
 			tools := []string{"global_search", "plan_search"}
 			stdin := mcpInitialize
 			for i, tool := range tools {
