@@ -45,6 +45,11 @@ func TestCommunityLevelFlag(t *testing.T) {
 	_, _, deepest := plan(t, "--community-level", "9")
 	assert.Equal(t, leaves.SummaryCount, deepest.SummaryCount, "past the deepest level: every leaf")
 
+	env, stdout, errOut := testEnv("")
+	require.Equal(t, 0, runMain(context.Background(), env, []string{"plan", "--index", path, "--no-cache", "--query", "q", "--community-level", "1"}), errOut.String())
+	assert.Contains(t, stdout.String(), "level graphrag:1 (GraphRAG's community level 1): 2 summaries of level 1 and 1 leaf of the coarser levels\n",
+		"the plan names what the level selected: fish and solar, and the lone root")
+
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -37,7 +37,7 @@ func TestPlanAutoLevel(t *testing.T) {
 
 	ceiling := strconv.Itoa(ladder[0].MapInputTokens - 1)
 	narrow := planJSON(t, append(q, "--level", "auto", "--max-map-tokens", ceiling)...)
-	assert.Equal(t, globalsearch.Level(0), narrow.Diagnostics.AutoLevel.LevelUsed)
+	assert.Equal(t, globalsearch.GraphRAGLevel(0), narrow.Diagnostics.AutoLevel.LevelUsed)
 	assert.Equal(t, planJSON(t, append(q, "--level", "0")...).Batches, narrow.Batches, "the level-0 rung plans as --level 0")
 
 	env, out, errOut := testEnv("")

@@ -3,6 +3,7 @@ package globalsearch
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -129,4 +130,38 @@ func parseLevel(raw []byte) (Level, error) {
 		return 0, errLevel
 	}
 	return Level(n), nil
+}
+
+// LevelSplit is what GraphRAG's community level selected
+// (docs/contract.md#graphrag-level): the summaries of its level and the
+// leaves of the coarser levels, which the plan report shows apart.
+type LevelSplit struct {
+	Level       Level `json:"level"`
+	AtLevel     int   `json:"atLevel"`
+	LeavesAbove int   `json:"leavesAbove"`
+}
+
+// Line is the split as plan prints it.
+func (s LevelSplit) Line() string {
+	n, _ := s.Level.GraphRAG()
+	return fmt.Sprintf("level %s (GraphRAG's community level %d): %s of level %d and %s of the coarser levels",
+		s.Level, n, Plural(s.AtLevel, "summary", "summaries"), n, Plural(s.LeavesAbove, "leaf", "leaves"))
+}
+
+// splitOf is the split of selected, the summaries level selected; nil
+// for any level but GraphRAG's.
+func splitOf(level Level, selected []*Summary) *LevelSplit {
+	n, ok := level.GraphRAG()
+	if !ok {
+		return nil
+	}
+	s := &LevelSplit{Level: level}
+	for _, sum := range selected {
+		if sum.Level == n {
+			s.AtLevel++
+		} else {
+			s.LeavesAbove++
+		}
+	}
+	return s
 }

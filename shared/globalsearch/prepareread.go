@@ -120,6 +120,7 @@ func (e *Engine) loadSelection(ctx context.Context, snap Snapshot, plan *Plan, p
 	}
 	selected := pick(h)
 	plan.SummaryCount = len(selected)
+	plan.GraphRAGLevel = splitOf(p.CommunityLevel, selected)
 	plan.Coverage.CommunitiesSelected, plan.Coverage.CommunitiesInNamespace = len(selected), len(summaries)
 	if _, numbered := p.CommunityLevel.Number(); len(selected) == 0 && numbered && p.Selection != SelectionDynamic {
 		plan.AvailableLevels = h.levels()

@@ -90,6 +90,14 @@ func TestGraphRAGLevelIsGraphRAGsSelection(t *testing.T) {
 				plan, err := (&globalsearch.Engine{Index: store}).Plan(context.Background(), p)
 				require.NoError(t, err)
 				assert.Equal(t, want, plan.SummaryCount, "level %d", n)
+				atLevel := 0
+				for _, r := range reports {
+					if r.Level == n {
+						atLevel++
+					}
+				}
+				require.NotNil(t, plan.GraphRAGLevel)
+				assert.Equal(t, globalsearch.LevelSplit{Level: level, AtLevel: atLevel, LeavesAbove: want - atLevel}, *plan.GraphRAGLevel, "level %d", n)
 				t.Logf("graphrag:%d selects %d of %d reports", n, plan.SummaryCount, len(reports))
 			}
 		})

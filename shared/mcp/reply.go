@@ -51,7 +51,7 @@ type planToolOutput struct {
 	EstimatedTokens int      `json:"estimatedTokens" jsonschema:"estimated input tokens of every map call"`
 	MaxModelCalls   int      `json:"maxModelCalls" jsonschema:"two attempts per map batch and two for reduce"`
 	CostUSD         *float64 `json:"costUsd,omitempty" jsonschema:"the most the search can cost in USD, one attempt per call; only when prices are set"`
-	LevelUsed       string   `json:"levelUsed,omitempty" jsonschema:"with level \"auto\": the level it chose, \"leaf\" or a number"`
+	LevelUsed       string   `json:"levelUsed,omitempty" jsonschema:"with level \"auto\": what it chose, \"leaf\" or \"graphrag:N\" (GraphRAG's community level N), a level to send again"`
 }
 
 // parseDetail reads global_search's detail argument; full says the reply
