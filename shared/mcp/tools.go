@@ -48,9 +48,10 @@ type globalSearchInput struct {
 	Detail string `json:"detail,omitempty" jsonschema:"\"compact\" (default): the answer, status and cited communities with titles; \"full\": also each cited community's claim and source-chunk ids"`
 }
 
-// toolRequest is a tool's input as a request. ReduceMode is the request
-// field of docs/contract.md#reduce-rounds, passed on as the agent sent it
-// for the request's rule to judge.
+// toolRequest is a tool's input as a request. ReduceMode is the request's
+// reduceMode field (docs/contract.md#request), passed on as the agent sent
+// it for the request's rule to judge; it shadows any field of Request of
+// the same JSON name, so the request holds the agent's value either way.
 type toolRequest struct {
 	globalsearch.Request
 	ReduceMode *string `json:"reduceMode,omitempty"`
