@@ -105,6 +105,6 @@ func printAutoLevel(w io.Writer, choice *globalsearch.LevelChoice) {
 			n, _ := r.Level.GraphRAG()
 			what = fmt.Sprintf("level %d and the leaves above it", n)
 		}
-		fmt.Fprintf(w, " %s %-5s %s, %d tokens (%s)\n", mark, r.Level, count(r.Summaries, "summary", "summaries"), r.MapInputTokens, what)
+		fmt.Fprintf(w, " %s %-10s %s, %d tokens (%s)\n", mark, r.Level, count(r.Summaries, "summary", "summaries"), r.MapInputTokens, what)
 	}
 }

@@ -23,7 +23,7 @@ type Path struct {
 	// Path is the absolute path (ResolvePaths); "" when the flag was not
 	// given.
 	Path string
-	// Folder says the path must be a directory; else a regular file.
+	// Folder says the path names a folder, for the message; else a file.
 	Folder bool
 }
 
@@ -48,17 +48,15 @@ func pathProblem(p Path, wd string) string {
 	if p.Folder {
 		kind = "folder"
 	}
-	info, err := os.Stat(p.Path)
+	// A path of the other kind is the opener's to refuse: it knows
+	// more ("a GraphRAG output folder: search it with --graphrag").
+	_, err := os.Stat(p.Path)
 	switch {
 	case err != nil && os.IsNotExist(err):
 		return fmt.Sprintf("%s names %s, and there is no such %s (relative paths are resolved against the working directory the MCP client started this server in, %s: give an absolute path in the client config)",
 			p.Flag, p.Path, kind, wd)
 	case err != nil:
 		return fmt.Sprintf("%s names %s, which cannot be read: %v", p.Flag, p.Path, err)
-	case p.Folder && !info.IsDir():
-		return fmt.Sprintf("%s names %s, which is not a folder", p.Flag, p.Path)
-	case !p.Folder && info.IsDir():
-		return fmt.Sprintf("%s names %s, which is a folder, not a file", p.Flag, p.Path)
 	}
 	return ""
 }

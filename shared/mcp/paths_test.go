@@ -37,8 +37,7 @@ func TestPathProblems(t *testing.T) {
 			"--graphrag names " + missing + ", and there is no such folder (relative paths are resolved against the working directory the MCP client started this server in, /wd: give an absolute path in the client config)"},
 		{"no such file", Path{Flag: "--index", Path: missing},
 			"--index names " + missing + ", and there is no such file (relative paths are resolved against the working directory the MCP client started this server in, /wd: give an absolute path in the client config)"},
-		{"a file for a folder", Path{Flag: "--graphrag", Path: file, Folder: true}, "--graphrag names " + file + ", which is not a folder"},
-		{"a folder for a file", Path{Flag: "--index", Path: dir}, "--index names " + dir + ", which is a folder, not a file"},
+		{"a file for a folder: the opener's to refuse", Path{Flag: "--graphrag", Path: file, Folder: true}, ""},
 		{"unreadable", Path{Flag: "--index", Path: filepath.Join(file, "x")}, "--index names " + filepath.Join(file, "x") + ", which cannot be read: stat " + filepath.Join(file, "x") + ": not a directory"},
 	}
 	for _, tc := range tests {
