@@ -202,6 +202,8 @@ func TestMCPCommandUsage(t *testing.T) {
 		{"stray argument", []string{"--index", "x.json", "extra"}, `unexpected argument "extra"`},
 		{"cache and no cache", []string{"--index", "x.json", "--cache", "d", "--no-cache"}, "--cache needs a directory and excludes --no-cache"},
 		{"a concurrency neither a number nor auto", []string{"--index", "x.json", "--concurrency", "lots"}, `invalid value "lots" for flag -concurrency`},
+		{"a community level that is no number", []string{"--index", "x.json", "--community-level", "top"}, "--community-level must be a non-negative integer, GraphRAG's community level"},
+		{"both level flags", []string{"--index", "x.json", "--level", "1", "--community-level", "1"}, "--level and --community-level exclude each other"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
