@@ -60,8 +60,8 @@ func printPlan(w io.Writer, out planOutput, p globalsearch.Params) {
 		fmt.Fprintf(w, "  batch %d: %d tokens, communities %s\n", i, b.EstimatedTokens, terminalText(strings.Join(b.CommunityIDs, ", ")))
 	}
 	if p.Selection == globalsearch.SelectionDynamic {
-		fmt.Fprintf(w, "dynamic selection: the batches above map every leaf, what rating every community relevant selects; rating may make up to %s\n",
-			count(out.WorstCase.RatingCalls, "rating call", "rating calls"))
+		fmt.Fprintf(w, "dynamic selection: the batches above map every leaf, what rating every community relevant selects; rating may make up to %s of %d estimated input tokens in all (each batch once)\n",
+			count(out.WorstCase.RatingCalls, "rating call", "rating calls"), out.Selection.MostRatingInputTokens)
 	}
 	fmt.Fprintf(w, "estimated map input %d tokens; at most %s (ceiling %d)\n", out.EstimatedMapInputTokens, count(out.MaxModelCalls, "model call", "model calls"), out.ModelCallCeiling)
 	if out.WorstCase.RatingCalls > 0 {
@@ -104,6 +104,9 @@ func printAutoLevel(w io.Writer, choice *globalsearch.LevelChoice) {
 		if r.Level != globalsearch.LeafLevel {
 			n, _ := r.Level.GraphRAG()
 			what = fmt.Sprintf("level %d and the leaves above it", n)
+		}
+		if r.PlannedMapInputTokens > 0 {
+			what += fmt.Sprintf("; packed, %d tokens", r.PlannedMapInputTokens)
 		}
 		fmt.Fprintf(w, " %s %-10s %s, %d tokens (%s)\n", mark, r.Level, count(r.Summaries, "summary", "summaries"), r.MapInputTokens, what)
 	}

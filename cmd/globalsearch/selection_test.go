@@ -82,9 +82,12 @@ func TestREADMEDynamicSelectionFigures(t *testing.T) {
 			var res globalsearch.Result
 			require.NoError(t, json.Unmarshal(out.Bytes(), &res))
 			s := res.Diagnostics.Selection
-			row := fmt.Sprintf(`\| %s \| ([\d,]+) \| (\d+) \| ([\d,]+) \| (\d+) \| (\d+) \| (\d+) for (\d+) \|`, strings.ReplaceAll(q, "?", `\?`))
-			assert.Equal(t, []int{s.LeafMapInputTokens, s.LeafMapBatches, s.MapInputTokens, s.MapBatches, res.Diagnostics.ModelCalls, s.RatingCalls, s.Rated},
+			row := fmt.Sprintf(`\| %s \| ([\d,]+) \| (\d+) \| ([\d,]+) \| ([\d,]+) \| (\d+) \| [\d.]+%% \| (\d+) \| (\d+) for (\d+) \|`, strings.ReplaceAll(q, "?", `\?`))
+			assert.Equal(t, []int{s.LeafMapInputTokens, s.LeafMapBatches, s.RatingInputTokens, s.MapInputTokens, s.MapBatches, res.Diagnostics.ModelCalls, s.RatingCalls, s.Rated},
 				readmeNumbers(t, prose, row))
+			share := fmt.Sprintf(`\| %s \|[^|]+\|[^|]+\|[^|]+\|[^|]+\|[^|]+\| %.1f%% \|`, strings.ReplaceAll(q, "?", `\?`),
+				100*float64(s.InputTokens())/float64(s.LeafMapInputTokens))
+			assert.Regexp(t, share, prose, "the share counts the rating input")
 		})
 	}
 }

@@ -35,7 +35,9 @@ func TestPlanAutoLevel(t *testing.T) {
 	assert.Equal(t, globalsearch.LeafLevel, wide.Diagnostics.AutoLevel.LevelUsed)
 	assert.Equal(t, planJSON(t, q...).Batches, wide.Batches, "the leaf rung plans as --level leaf")
 
-	ceiling := strconv.Itoa(ladder[0].MapInputTokens - 1)
+	// The ceiling bounds the plan, packing included: one token short of the
+	// leaves' plan.
+	ceiling := strconv.Itoa(wide.EstimatedMapInputTokens - 1)
 	narrow := planJSON(t, append(q, "--level", "auto", "--max-map-tokens", ceiling)...)
 	assert.Equal(t, globalsearch.GraphRAGLevel(0), narrow.Diagnostics.AutoLevel.LevelUsed)
 	assert.Equal(t, planJSON(t, append(q, "--community-level", "0")...).Batches, narrow.Batches, "the level-0 rung plans as --community-level 0")
@@ -43,7 +45,8 @@ func TestPlanAutoLevel(t *testing.T) {
 	env, out, errOut := testEnv("")
 	require.Equal(t, 0, runMain(context.Background(), env, append([]string{"plan", "--level", "auto", "--max-map-tokens", ceiling}, q...)), errOut.String())
 	assert.Contains(t, out.String(), "level auto under "+ceiling+" map input tokens: level graphrag:0\n")
-	assert.Contains(t, out.String(), " * graphrag:0 1 summary, "+strconv.Itoa(ladder[1].MapInputTokens)+" tokens (level 0 and the leaves above it)\n")
+	assert.Contains(t, out.String(), " * graphrag:0 1 summary, "+strconv.Itoa(ladder[1].MapInputTokens)+" tokens (level 0 and the leaves above it; packed, "+
+		strconv.Itoa(narrow.EstimatedMapInputTokens)+" tokens)\n")
 
 	env, out, errOut = testEnv("")
 	require.Equal(t, 0, runMain(context.Background(), env, append([]string{"run", "--level", "auto", "--max-map-tokens", ceiling}, q...)), errOut.String())
@@ -51,7 +54,7 @@ func TestPlanAutoLevel(t *testing.T) {
 
 	env, _, errOut = testEnv("")
 	assert.Equal(t, 2, runMain(context.Background(), env, append([]string{"plan", "--level", "auto", "--max-map-tokens", "1"}, q...)))
-	assert.Contains(t, errOut.String(), "raise maxMapInputTokens to at least "+strconv.Itoa(ladder[1].MapInputTokens))
+	assert.Contains(t, errOut.String(), "raise maxMapInputTokens to at least "+strconv.Itoa(narrow.EstimatedMapInputTokens))
 
 	env, _, errOut = testEnv("")
 	assert.Equal(t, 2, runMain(context.Background(), env, append([]string{"plan", "--level", "auto"}, q...)))

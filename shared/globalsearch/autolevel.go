@@ -15,6 +15,10 @@ type Rung struct {
 	Level          Level `json:"level"`
 	Summaries      int   `json:"summaries"`
 	MapInputTokens int   `json:"mapInputTokens"`
+	// PlannedMapInputTokens is the estimated map input of the rung's plan,
+	// packing included, for the rungs auto packed to find the one that fits
+	// (docs/contract.md#auto-level); 0 for the others.
+	PlannedMapInputTokens int `json:"plannedMapInputTokens,omitempty"`
 }
 
 // LevelChoice is what communityLevel "auto" chose: the ladder of
@@ -86,27 +90,13 @@ func (h *hierarchy) ladder(selected []*Summary, tokens []int) []Rung {
 	return out
 }
 
-// chooseRung is the finest rung within ceiling; none fits is invalid input
-// naming the smallest (docs/contract.md#auto-level).
-func chooseRung(ladder []Rung, ceiling int) (Rung, error) {
-	for _, r := range ladder {
-		if r.MapInputTokens <= ceiling {
-			return r, nil
-		}
-	}
-	smallest := slices.MinFunc(ladder, func(a, b Rung) int { return a.MapInputTokens - b.MapInputTokens })
-	return Rung{}, Errorf(KindInvalidInput,
-		`no candidate of communityLevel "auto" fits maxMapInputTokens %d: the smallest, level %s (%s), holds %d estimated map input tokens: raise maxMapInputTokens to at least %d`,
-		ceiling, smallest.Level, Plural(smallest.Summaries, "summary", "summaries"), smallest.MapInputTokens, smallest.MapInputTokens)
-}
-
 // chooseLevel applies communityLevel "auto" to in, which holds every
 // selectable summary with its claims and cited chunks read: it measures
 // each map text once, builds the ladder, keeps the summaries of the chosen
 // rung and the chunks they cite, and records the choice in plan. A
 // namespace with nothing to select has no ladder and selects nothing, as
 // a leaf search of it would.
-func (in *mapInputs) chooseLevel(h *hierarchy, spans leafSpans, p Params, plan *Plan) error {
+func (e *Engine) chooseLevel(in *mapInputs, h *hierarchy, spans leafSpans, p Params, plan *Plan) error {
 	if in.len() == 0 {
 		return nil
 	}
@@ -122,7 +112,7 @@ func (in *mapInputs) chooseLevel(h *hierarchy, spans leafSpans, p Params, plan *
 		plan.MissingChunks = in.keepCited()
 		return nil
 	}
-	chosen, err := chooseRung(ladder, p.MaxMapInputTokens)
+	chosen, err := chooseRung(ladder, p.MaxMapInputTokens, func(l Level) (int, error) { return e.plannedTokens(*in, h, p, l) })
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package globalsearch
 
 import (
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -66,24 +68,45 @@ func TestLadder(t *testing.T) {
 	}
 }
 
+// The finest rung whose plan fits is chosen, its packing included: a rung
+// whose size fits but whose batches do not is passed over, and none
+// fitting names the least planned figure (docs/contract.md#auto-level).
 func TestChooseRung(t *testing.T) {
-	ladder := []Rung{{LeafLevel, 3, 900}, {1, 2, 500}, {0, 1, 600}}
+	ladder := []Rung{{LeafLevel, 3, 900, 0}, {1, 2, 500, 0}, {0, 1, 600, 0}}
+	// Packing adds 10% here: a rung of size 900 plans 990.
+	planned := func(packed *[]Level) func(Level) (int, error) {
+		return func(l Level) (int, error) {
+			*packed = append(*packed, l)
+			for _, r := range ladder {
+				if r.Level == l {
+					return r.MapInputTokens * 11 / 10, nil
+				}
+			}
+			return 0, errors.New("no such rung")
+		}
+	}
 	tests := []struct {
-		name    string
-		ceiling int
-		want    Level
-		wantErr string
+		name       string
+		ceiling    int
+		want       Level
+		wantPacked []Level
+		wantErr    string
 	}{
-		{"everything fits: the finest", 5000, LeafLevel, ""},
-		{"exactly the leaf rung", 900, LeafLevel, ""},
-		{"the finest that fits, not the smallest", 650, 1, ""},
-		{"only the smallest fits", 500, 1, ""},
-		{"none fits names the smallest", 499, 0,
-			`no candidate of communityLevel "auto" fits maxMapInputTokens 499: the smallest, level 1 (2 summaries), holds 500 estimated map input tokens: raise maxMapInputTokens to at least 500`},
+		{"everything fits: the finest", 5000, LeafLevel, []Level{LeafLevel}, ""},
+		{"exactly the leaf rung's plan", 990, LeafLevel, []Level{LeafLevel}, ""},
+		{"the leaf rung's size fits, its plan does not", 900, 1, []Level{LeafLevel, 1}, ""},
+		{"a coarser rung's plan fits", 660, 1, []Level{1}, ""},
+		{"exactly the smallest plan", 550, 1, []Level{1}, ""},
+		{"a size that fits, a plan that does not", 520, 0, []Level{1},
+			`no candidate of communityLevel "auto" fits maxMapInputTokens 520: the smallest, level 1 (2 summaries), plans 550 estimated map input tokens: raise maxMapInputTokens to at least 550`},
+		{"no size fits: the smallest plan named", 499, 0, []Level{1},
+			`no candidate of communityLevel "auto" fits maxMapInputTokens 499: the smallest, level 1 (2 summaries), plans 550 estimated map input tokens: raise maxMapInputTokens to at least 550`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := chooseRung(ladder, tc.ceiling)
+			var packed []Level
+			got, err := chooseRung(slices.Clone(ladder), tc.ceiling, planned(&packed))
+			assert.Equal(t, tc.wantPacked, packed, "the rungs packed")
 			if tc.wantErr != "" {
 				require.Error(t, err)
 				assert.Equal(t, KindInvalidInput, KindOf(err))
@@ -92,6 +115,9 @@ func TestChooseRung(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got.Level)
+			assert.LessOrEqual(t, got.PlannedMapInputTokens, tc.ceiling)
 		})
 	}
+	_, err := chooseRung(slices.Clone(ladder), 5000, func(Level) (int, error) { return 0, errors.New("pack failed") })
+	assert.EqualError(t, err, "pack failed", "a packing error is the plan's")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,45 +47,53 @@ func mapTextTokens(t *testing.T, plan gs.Plan) int {
 	return total
 }
 
-// communityLevel "auto" plans the finest candidate whose map texts fit
-// maxMapInputTokens, and that plan is the plan of the equivalent fixed
-// selection: the same batches, coverage and missing chunks
-// (docs/contract.md#auto-level).
+// communityLevel "auto" plans the finest candidate whose plan fits
+// maxMapInputTokens, packing included, and that plan is the plan of the
+// equivalent fixed selection: the same batches, coverage and missing
+// chunks (docs/contract.md#auto-level).
 func TestAutoLevelChoosesTheFinestThatFits(t *testing.T) {
 	fixed := map[gs.Level]gs.Plan{}
-	rungTokens := map[gs.Level]int{}
+	rungTokens, planned := map[gs.Level]int{}, map[gs.Level]int{}
 	// hierarchyRecords' rungs: every leaf; level 1 (m1 and the leaf l3,
 	// which is level 1 itself); level 0. Level 2 holds leaves only and with
 	// l3 above it is the leaf rung again.
 	g1, g0 := gs.GraphRAGLevel(1), gs.GraphRAGLevel(0)
-	for _, l := range []gs.Level{gs.LeafLevel, g1, g0} {
+	levels := []gs.Level{gs.LeafLevel, g1, g0}
+	for _, l := range levels {
 		plan, err := wholeSummaries(t, l, 0)
 		require.NoError(t, err)
-		fixed[l], rungTokens[l] = plan, mapTextTokens(t, plan)
+		fixed[l], rungTokens[l], planned[l] = plan, mapTextTokens(t, plan), plan.MapInputTokens()
 	}
-	wantLadder := []gs.Rung{
-		{Level: gs.LeafLevel, Summaries: 3, MapInputTokens: rungTokens[gs.LeafLevel]},
-		{Level: g1, Summaries: 2, MapInputTokens: rungTokens[g1]},
-		{Level: g0, Summaries: 1, MapInputTokens: rungTokens[g0]},
-	}
-	require.Greater(t, rungTokens[gs.LeafLevel], rungTokens[g1], "the test needs a ladder that shrinks")
-	require.Greater(t, rungTokens[g1], rungTokens[g0])
+	require.Greater(t, planned[gs.LeafLevel], rungTokens[gs.LeafLevel], "packing adds the prompt")
+	require.Greater(t, planned[gs.LeafLevel]-1, planned[g1], "the test needs a ladder that shrinks")
+	require.Greater(t, planned[g1], planned[g0])
 	tests := []struct {
 		name    string
 		ceiling int
 		want    gs.Level
 	}{
-		{"room for the leaves", rungTokens[gs.LeafLevel], gs.LeafLevel},
-		{"one token short of the leaves", rungTokens[gs.LeafLevel] - 1, g1},
-		{"room for level 1 only", rungTokens[g1], g1},
-		{"room for the root only", rungTokens[g1] - 1, g0},
+		{"room for the leaves' plan", planned[gs.LeafLevel], gs.LeafLevel},
+		{"the leaves' map texts fit, their plan does not", planned[gs.LeafLevel] - 1, g1},
+		{"room for level 1's plan only", planned[g1], g1},
+		{"room for the root's plan only", planned[g1] - 1, g0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			plan, err := wholeSummaries(t, gs.AutoLevel, tc.ceiling)
 			require.NoError(t, err)
 			require.NotNil(t, plan.AutoLevel)
+			// Packed: every rung up to the chosen one whose size fits.
+			var wantLadder []gs.Rung
+			summaries := map[gs.Level]int{gs.LeafLevel: 3, g1: 2, g0: 1}
+			for i, l := range levels {
+				r := gs.Rung{Level: l, Summaries: summaries[l], MapInputTokens: rungTokens[l]}
+				if rungTokens[l] <= tc.ceiling && !slices.Contains(levels[:i], tc.want) {
+					r.PlannedMapInputTokens = planned[l]
+				}
+				wantLadder = append(wantLadder, r)
+			}
 			assert.Equal(t, gs.LevelChoice{MaxMapInputTokens: tc.ceiling, Ladder: wantLadder, LevelUsed: tc.want}, *plan.AutoLevel)
+			assert.LessOrEqual(t, plan.MapInputTokens(), tc.ceiling, "the ceiling bounds the plan")
 			want := fixed[tc.want]
 			assert.Equal(t, want.Batches, plan.Batches)
 			assert.Equal(t, want.SummaryCount, plan.SummaryCount)
@@ -93,13 +102,17 @@ func TestAutoLevelChoosesTheFinestThatFits(t *testing.T) {
 			assert.Equal(t, want.OrphanClaims, plan.OrphanClaims)
 		})
 	}
-	t.Run("none fits", func(t *testing.T) {
-		_, err := wholeSummaries(t, gs.AutoLevel, rungTokens[g0]-1)
-		require.Error(t, err)
-		assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
-		assert.Contains(t, err.Error(), "the smallest, level graphrag:0 (1 summary), holds")
-		assert.Contains(t, err.Error(), "raise maxMapInputTokens to at least "+itoa(int64(rungTokens[g0])))
-	})
+	for _, ceiling := range []int{planned[g0] - 1, rungTokens[g0] - 1} {
+		t.Run("none fits "+itoa(int64(ceiling)), func(t *testing.T) {
+			_, err := wholeSummaries(t, gs.AutoLevel, ceiling)
+			require.Error(t, err)
+			assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
+			assert.Contains(t, err.Error(), "the smallest, level graphrag:0 (1 summary), plans "+itoa(int64(planned[g0])))
+			assert.Contains(t, err.Error(), "raise maxMapInputTokens to at least "+itoa(int64(planned[g0])))
+			_, err = wholeSummaries(t, gs.AutoLevel, planned[g0])
+			assert.NoError(t, err, "the ceiling named fits")
+		})
+	}
 	t.Run("a fixed level reads no ceiling", func(t *testing.T) {
 		plan, err := wholeSummaries(t, gs.LeafLevel, 1)
 		require.NoError(t, err)
@@ -134,7 +147,7 @@ func TestAutoLevelSearchRecordsTheLevelUsed(t *testing.T) {
 	leaf, err := wholeSummaries(t, gs.LeafLevel, 0)
 	require.NoError(t, err)
 	e, _ := newEngine(t, hierarchyRecords(), &fakeModel{complete: answerEverything})
-	res, err := e.Search(context.Background(), autoParams(t, mapTextTokens(t, leaf)-1))
+	res, err := e.Search(context.Background(), autoParams(t, leaf.MapInputTokens()-1))
 	require.NoError(t, err)
 	assert.Equal(t, gs.StatusCompleted, res.Status)
 	assert.Equal(t, gs.AutoLevel, res.CommunityLevel)

@@ -68,7 +68,7 @@ func (e *Engine) mapTextsOf(ctx context.Context, snap Snapshot, p Params, pick p
 		return mapInputs{}, plan, fmt.Errorf("load cited chunks of %s: %w", p.Namespace, err)
 	}
 	if p.CommunityLevel == AutoLevel {
-		if err := in.chooseLevel(h, spans, p, &plan); err != nil {
+		if err := e.chooseLevel(&in, h, spans, p, &plan); err != nil {
 			return mapInputs{}, plan, err
 		}
 	}

@@ -7,6 +7,10 @@ type Summary struct {
 	ParentCommunityID string `json:"parentCommunityId"`
 	Title             string `json:"title,omitempty"`
 	Summary           string `json:"summary"`
+	// ShortSummary is a short form of Summary that dynamic selection rates
+	// instead of it (docs/contract.md#dynamic-selection): GraphRAG's
+	// summary column when Summary is its full_content. Optional.
+	ShortSummary string `json:"shortSummary,omitempty"`
 	// Rank is GraphRAG's importance rating of the community's report
 	// (0-10 in GraphRAG's own prompts) and Size GraphRAG's size of the
 	// community (its entities); 0 when the index has none. They only

@@ -180,26 +180,22 @@ func (h *hierarchy) dynamicSelection(relevant func(id string) bool) map[string]b
 	return selected
 }
 
-// ratingText is what a rating call sees of a community: its title and
-// summary.
-func ratingText(s *Summary) string {
-	if t := strings.TrimSpace(s.Title); t != "" {
-		return t + "\n" + s.Summary
-	}
-	return s.Summary
-}
+// InputTokens is what the selection's run sent before the reduce: the
+// rating calls' input and the map input, the figure docs/contract.md#dynamic-selection
+// sets against the plan of every leaf.
+func (s SelectionReport) InputTokens() int { return s.RatingInputTokens + s.MapInputTokens }
 
 // Line is run's line about a dynamic selection
 // (docs/contract.md#dynamic-selection): what it rated, with how many calls,
-// and its map input against the plan of every leaf.
+// and its rating and map input against the plan of every leaf.
 func (s SelectionReport) Line() string {
-	line := fmt.Sprintf("dynamic selection: %s rated in %s (%s), %s selected; map input %d tokens in %s",
+	line := fmt.Sprintf("dynamic selection: %s rated in %s (%s), %s selected; rating input %d tokens + map input %d tokens in %s = %d",
 		Plural(s.Rated, "community", "communities"), Plural(s.RatingCalls, "rating call", "rating calls"),
 		Plural(s.Rounds, "round", "rounds"), Plural(s.Selected, "community", "communities"),
-		s.MapInputTokens, Plural(s.MapBatches, "batch", "batches"))
+		s.RatingInputTokens, s.MapInputTokens, Plural(s.MapBatches, "batch", "batches"), s.InputTokens())
 	if s.LeafMapInputTokens > 0 {
-		line += fmt.Sprintf(", against %d in %s for every leaf (%.0f%%)", s.LeafMapInputTokens,
-			Plural(s.LeafMapBatches, "batch", "batches"), 100*float64(s.MapInputTokens)/float64(s.LeafMapInputTokens))
+		line += fmt.Sprintf(", against %d map input tokens in %s for every leaf (%.0f%%)", s.LeafMapInputTokens,
+			Plural(s.LeafMapBatches, "batch", "batches"), 100*float64(s.InputTokens())/float64(s.LeafMapInputTokens))
 	}
 	if s.NotRated > 0 || s.FailedRatingBatches > 0 {
 		line += fmt.Sprintf("; %d not rated (%s failed)", s.NotRated, Plural(s.FailedRatingBatches, "rating batch", "rating batches"))

@@ -213,10 +213,12 @@ func TestImport(t *testing.T) {
 			write:   writeV3,
 			content: ContentFullContent,
 			wantSummaries: []globalsearch.Summary{
-				{ID: "0", Level: 0, Title: "Root", Summary: "# Root\n\nf0"},
-				{ID: "1", Level: 1, ParentCommunityID: "0", Summary: "f1"},
+				// The summary column is kept beside full_content, to rate by
+				// (docs/contract.md#dynamic-selection).
+				{ID: "0", Level: 0, Title: "Root", Summary: "# Root\n\nf0", ShortSummary: "s0"},
+				{ID: "1", Level: 1, ParentCommunityID: "0", Summary: "f1", ShortSummary: "s1"},
 				{ID: "2", Level: 1, ParentCommunityID: "0", Title: "Two", Summary: "# Two\n\nf2"},
-				{ID: "3", Level: 0, Title: "Lone", Summary: "# Lone\n\nf3"},
+				{ID: "3", Level: 0, Title: "Lone", Summary: "# Lone\n\nf3", ShortSummary: "s3"},
 			},
 			wantClaims:    v3Claims,
 			wantChunks:    v3Chunks,

@@ -49,6 +49,9 @@ type reportRow struct {
 	level      int64
 	title      string
 	text       string
+	// short is the report's summary column beside a full_content text:
+	// what dynamic selection rates (docs/contract.md#dynamic-selection).
+	short string
 	// rank and size are GraphRAG's, kept for centrality
 	// (docs/contract.md#centrality): 0 when absent.
 	rank float64
@@ -74,7 +77,11 @@ func (im *importer) readReports(t *table) ([]int64, error) {
 // report in file order to list it).
 func (im *importer) readReportRows(t *table) ([]reportRow, map[int64]int64, error) {
 	text := string(im.opts.Content)
-	cols, err := columns(t, "community", "level", "parent?", "children?", "title?", "rank?", "size?", text)
+	names := []string{"community", "level", "parent?", "children?", "title?", "rank?", "size?", text}
+	if im.opts.Content == ContentFullContent {
+		names = append(names, string(ContentSummary)+"?")
+	}
+	cols, err := columns(t, names...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -136,6 +143,9 @@ func readReportRow(t *table, cols map[string]*column, text string, i int) (repor
 	r.size = max(r.size, 0)
 	r.title = cols["title"].str(i)
 	r.text = cols[text].str(i)
+	if c := cols[string(ContentSummary)]; c != nil && text != string(ContentSummary) {
+		r.short = c.str(i)
+	}
 	return r, children, nil
 }
 
@@ -209,6 +219,8 @@ func (im *importer) addSummaries(reports []reportRow, hasParent map[int64]bool) 
 			Rank:    r.rank,
 			Size:    int(min(r.size, math.MaxInt32)),
 		}
+		// Rated beside the title, the short form needs no heading.
+		s.ShortSummary = strings.TrimSpace(r.short)
 		if r.hasParent {
 			s.ParentCommunityID = strconv.FormatInt(r.parent, 10)
 		}

@@ -46,12 +46,15 @@ type citedCommunity struct {
 // copied, not computed; the batches' text, most of a report, stays out of
 // the agent's context.
 type planToolOutput struct {
-	Summaries       int      `json:"summaries"`
-	Batches         int      `json:"batches"`
-	EstimatedTokens int      `json:"estimatedTokens" jsonschema:"estimated input tokens of every map call"`
-	MaxModelCalls   int      `json:"maxModelCalls" jsonschema:"two attempts per map batch and two for reduce"`
-	CostUSD         *float64 `json:"costUsd,omitempty" jsonschema:"the most the search can cost in USD, one attempt per call; only when prices are set"`
-	LevelUsed       string   `json:"levelUsed,omitempty" jsonschema:"with level \"auto\": what it chose, \"leaf\" or \"graphrag:N\" (GraphRAG's community level N), a level to send again"`
+	Summaries       int `json:"summaries"`
+	Batches         int `json:"batches"`
+	EstimatedTokens int `json:"estimatedTokens" jsonschema:"estimated input tokens of every map call"`
+	MaxModelCalls   int `json:"maxModelCalls" jsonschema:"two attempts per map batch and two for reduce, and with selection dynamic its most rating calls"`
+	// RatingTokens is what a dynamic selection's rating may read besides
+	// the map (docs/contract.md#dynamic-selection).
+	RatingTokens int      `json:"ratingTokens,omitempty" jsonschema:"with selection dynamic: the most estimated input tokens its rating calls read, every community rated, each batch once"`
+	CostUSD      *float64 `json:"costUsd,omitempty" jsonschema:"the most the search can cost in USD, one attempt per call; only when prices are set"`
+	LevelUsed    string   `json:"levelUsed,omitempty" jsonschema:"with level \"auto\": what it chose, \"leaf\" or \"graphrag:N\" (GraphRAG's community level N), a level to send again"`
 }
 
 // parseDetail reads global_search's detail argument; full says the reply

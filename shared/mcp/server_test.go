@@ -259,6 +259,11 @@ func TestMCPDynamicSelection(t *testing.T) {
 	res = callTool(t, cs, "plan_search", map[string]any{"query": q, "selection": "dynamic"}, &plan)
 	require.False(t, res.IsError, toolText(res))
 	assert.Equal(t, 2*plan.Batches+2+4, plan.MaxModelCalls, "the leaf plan's calls and two rounds of one rating batch, twice each")
+	assert.Positive(t, plan.RatingTokens, "the rating input is counted beside the map's")
+
+	var level planToolOutput
+	require.False(t, callTool(t, cs, "plan_search", map[string]any{"query": q}, &level).IsError)
+	assert.Zero(t, level.RatingTokens, "a selection by level rates nothing")
 
 	res = callTool(t, cs, "global_search", map[string]any{"query": q, "selection": "auto"}, &out)
 	require.True(t, res.IsError)

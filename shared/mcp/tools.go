@@ -195,7 +195,7 @@ func (t *tools) planSearch(ctx context.Context, _ *sdk.CallToolRequest, in searc
 	}
 	out := e.Report(plan)
 	res := planToolOutput{Summaries: out.SummaryCount, Batches: out.BatchCount,
-		EstimatedTokens: out.EstimatedMapInputTokens, MaxModelCalls: out.MaxModelCalls}
+		EstimatedTokens: out.EstimatedMapInputTokens, MaxModelCalls: out.MaxModelCalls, RatingTokens: out.Selection.MostRatingInputTokens}
 	if c := out.Cost; c != nil {
 		res.CostUSD = &c.Total
 	}

@@ -28,11 +28,12 @@ type summaryItem struct {
 	Summary           string  `dynamodbav:"summary"`
 	Rank              float64 `dynamodbav:"rank,omitempty"`
 	Size              int     `dynamodbav:"size,omitempty"`
+	ShortSummary      string  `dynamodbav:"shortSummary,omitempty"`
 }
 
 func (it summaryItem) record() globalsearch.Summary {
 	return globalsearch.Summary{ID: it.ID, Level: it.Level, ParentCommunityID: it.ParentCommunityID, Title: it.Title, Summary: it.Summary,
-		Rank: it.Rank, Size: it.Size}
+		Rank: it.Rank, Size: it.Size, ShortSummary: it.ShortSummary}
 }
 
 type claimItem struct {

@@ -65,7 +65,7 @@ func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r global
 	}
 	key := func(prefix, id string) indexKey { return indexKey{Namespace: partition, SK: prefix + id} }
 	for _, v := range r.Summaries {
-		if err := add("summary", v.ID, summaryItem{key(prefixSummary, v.ID), v.ID, v.Level, v.ParentCommunityID, v.Title, v.Summary, v.Rank, v.Size}); err != nil {
+		if err := add("summary", v.ID, summaryItem{key(prefixSummary, v.ID), v.ID, v.Level, v.ParentCommunityID, v.Title, v.Summary, v.Rank, v.Size, v.ShortSummary}); err != nil {
 			return err
 		}
 	}

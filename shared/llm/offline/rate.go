@@ -20,9 +20,12 @@ type ratingOutput struct {
 // (docs/contract.md#dynamic-selection) by the evidence the map stage
 // answers from: each community's text is scored against the query as a
 // map batch of that text alone would be (rank), and its usefulness of 0 to
-// 100 becomes a score of 0 to 5, any match at least 1, so that 0 keeps its
-// meaning of "no query term occurs". A community split over parts is rated
-// by its best part.
+// 100 becomes a score of 0 to 5, rounded, any match at least 1, so that 0
+// keeps its meaning of "no query term occurs". Rounded, not raised: one
+// word of a four-word question (often the protagonist's name, in every
+// community) scores 1, below the default threshold, as a rater that knows
+// the collection would judge it. A community split over parts is rated by
+// its best part.
 func rateAnswer(query string, parts []globalsearch.MapPart, maxTokens int) (string, bool, error) {
 	q := terms(query)
 	out := ratingOutput{Ratings: []rating{}}
@@ -34,7 +37,10 @@ func rateAnswer(query string, parts []globalsearch.MapPart, maxTokens int) (stri
 		}
 		sents, _ := appendText(nil, p, in)
 		_, usefulness := rank(q, sents)
-		score := int(math.Ceil(float64(usefulness) * globalsearch.MaxRating / 100))
+		score := 0
+		if usefulness > 0 {
+			score = max(int(math.Round(float64(usefulness)*globalsearch.MaxRating/100)), 1)
+		}
 		if i, seen := at[p.CommunityID]; seen {
 			out.Ratings[i].Score = max(out.Ratings[i].Score, score)
 			continue

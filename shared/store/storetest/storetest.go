@@ -146,8 +146,9 @@ func sortChunks(s []globalsearch.Chunk) []globalsearch.Chunk {
 func sampleRecords() globalsearch.Records {
 	return globalsearch.Records{
 		Summaries: []globalsearch.Summary{
-			// Rank and size as GraphRAG gives them (docs/contract.md#centrality).
-			{ID: "root", Level: 0, Title: "Root", Summary: "The whole corpus.", Rank: 7.5, Size: 12},
+			// Rank and size as GraphRAG gives them (docs/contract.md#centrality),
+			// and a short form to rate by (docs/contract.md#dynamic-selection).
+			{ID: "root", Level: 0, Title: "Root", Summary: "The whole corpus.", Rank: 7.5, Size: 12, ShortSummary: "All of it."},
 			{ID: "b-leaf", Level: 1, ParentCommunityID: "root", Summary: "Leaf B: 中文 and café."},
 			{ID: "a-leaf", Level: 1, ParentCommunityID: "root", Title: "A", Summary: ""},
 		},
