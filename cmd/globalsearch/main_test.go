@@ -44,7 +44,7 @@ func TestExitStatuses(t *testing.T) {
 		{"no command", nil, 2, "usage"},
 		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{"blank query is invalid input", []string{"plan", "--index", path, "--query", "  "}, 2, "query must not be empty"},
-		{"bad level", []string{"plan", "--index", path, "--query", "q", "--level", "top"}, 2, `communityLevel must be "leaf", "auto" or a non-negative integer`},
+		{"bad level", []string{"plan", "--index", path, "--query", "q", "--level", "top"}, 2, `communityLevel must be "leaf", "auto", a non-negative integer N or "graphrag:N" (GraphRAG's community level N)`},
 		{"bad budget", []string{"plan", "--index", path, "--query", "q", "--map-budget", "0"}, 2, "mapTokenBudget must be a positive integer"},
 		{"seed and no-shuffle", []string{"plan", "--index", path, "--query", "q", "--seed", "1", "--no-shuffle"}, 2, "exclude each other"},
 		{"budget below prompt", []string{"plan", "--index", path, "--query", "q", "--map-budget", "600"}, 2, "map token budget cannot fit the map prompt"},

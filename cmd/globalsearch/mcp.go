@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"os"
 
 	"github.com/graphrag-global/graphrag-global/shared/cmdutil"
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -22,9 +23,19 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	f.set = set
+	// A client starts the server in a folder of its choosing: paths are
+	// resolved now, and named in full when missing (docs/mcp.md#paths).
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	mcp.ResolvePaths(wd, &f.index.file, &f.index.graphrag.dir, &f.cache.dir, &f.prompts.dir)
 	// The prompts are the user's own configuration, like the flags: a bad
 	// one stops the server at once, before the index is read.
 	if err := f.checkFiles(); err != nil {
+		return err
+	}
+	if _, err := f.level.Level(f.set); err != nil {
 		return err
 	}
 	if !f.index.given() {
@@ -46,7 +57,9 @@ func mcpCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	// Standard output carries the protocol; logs go to standard error.
-	return newMCPServer(env, f).Serve(ctx, env.stdin, env.stdout)
+	srv := newMCPServer(env, f)
+	srv.WorkDir = wd
+	return srv.Serve(ctx, env.stdin, env.stdout)
 }
 
 // newMCPFlagSet registers mcp's flags into f: the index, the model and
@@ -58,6 +71,7 @@ func newMCPFlagSet(f *searchFlags, env *cliEnv) *flag.FlagSet {
 	f.cache.register(fs)
 	f.prompts.register(fs)
 	registerVerbose(fs, &f.verbose)
+	f.level.Register(fs, helpDefaults(env).CommunityLevel, globalsearch.DefaultVariable("communityLevel"))
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed of every search (default: random per call); a fixed seed lets a repeated question reuse the map cache")
 	registerConcurrency(fs, &f.concurrency, &f.autoConcurrency, helpDefaults(env))
 	return fs
@@ -79,12 +93,16 @@ func newMCPServer(env *cliEnv, f *searchFlags) *mcp.Server {
 			if err != nil {
 				return globalsearch.Defaults{}, err
 			}
+			if level, _ := f.level.Level(f.set); level != nil { // checked at start
+				defaults.CommunityLevel = *level
+			}
 			defaults.Prompts, err = f.prompts.load()
 			return defaults, err
 		},
 		IndexNeedsAWS: f.index.table != "",
 		ModelNeedsAWS: spec.Provider == provider.Bedrock,
 		Log:           env.stderr,
+		Paths:         []mcp.Path{{Flag: "--index", Path: f.index.file}, {Flag: "--graphrag", Path: f.index.graphrag.dir, Folder: true}},
 	}
 	if f.set["seed"] {
 		seed := f.seed

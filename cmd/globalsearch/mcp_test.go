@@ -149,6 +149,9 @@ func TestMCPBadInputIsAToolErrorWithTheCLIMessage(t *testing.T) {
 			code := runMain(context.Background(), env, append([]string{"run", "--index", path, "--no-cache"}, tc.cliArgs...))
 			require.Equal(t, 2, code, errOut.String())
 			want := strings.TrimSuffix(strings.TrimPrefix(errOut.String(), "globalsearch run: "), "\n")
+			// The CLI names the request's field, MCP the argument sent
+			// (docs/contract.md#mcp-arguments).
+			want = strings.ReplaceAll(want, "communityLevel", "level")
 			tools := []string{"global_search", "plan_search"}
 			stdin := mcpInitialize
 			for i, tool := range tools {
@@ -199,6 +202,8 @@ func TestMCPCommandUsage(t *testing.T) {
 		{"stray argument", []string{"--index", "x.json", "extra"}, `unexpected argument "extra"`},
 		{"cache and no cache", []string{"--index", "x.json", "--cache", "d", "--no-cache"}, "--cache needs a directory and excludes --no-cache"},
 		{"a concurrency neither a number nor auto", []string{"--index", "x.json", "--concurrency", "lots"}, `invalid value "lots" for flag -concurrency`},
+		{"a community level that is no number", []string{"--index", "x.json", "--community-level", "top"}, "--community-level must be a non-negative integer, GraphRAG's community level"},
+		{"both level flags", []string{"--index", "x.json", "--level", "1", "--community-level", "1"}, "--level and --community-level exclude each other"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

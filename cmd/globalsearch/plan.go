@@ -76,6 +76,9 @@ func printPlan(w io.Writer, out planOutput, p globalsearch.Params) {
 	}
 	fmt.Fprintf(w, "on AWS: %s\n", out.MapModeLine())
 	printAutoLevel(w, out.Diagnostics.AutoLevel)
+	if s := out.Diagnostics.GraphRAGLevel; s != nil {
+		fmt.Fprintln(w, s.Line())
+	}
 	if c := out.Cost; c != nil {
 		fmt.Fprintf(w, "estimated cost at most ~$%.4f (one attempt per call: map $%.4f, reduce $%.4f); with every retry $%.4f\n",
 			c.Total, c.Map, c.Reduce, c.WorstCase)
@@ -102,11 +105,12 @@ func printAutoLevel(w io.Writer, choice *globalsearch.LevelChoice) {
 		}
 		what := "every leaf"
 		if r.Level != globalsearch.LeafLevel {
-			what = fmt.Sprintf("level %s and the leaves above it", r.Level)
+			n, _ := r.Level.GraphRAG()
+			what = fmt.Sprintf("level %d and the leaves above it", n)
 		}
 		if r.PlannedMapInputTokens > 0 {
 			what += fmt.Sprintf("; packed, %d tokens", r.PlannedMapInputTokens)
 		}
-		fmt.Fprintf(w, " %s %-5s %s, %d tokens (%s)\n", mark, r.Level, count(r.Summaries, "summary", "summaries"), r.MapInputTokens, what)
+		fmt.Fprintf(w, " %s %-10s %s, %d tokens (%s)\n", mark, r.Level, count(r.Summaries, "summary", "summaries"), r.MapInputTokens, what)
 	}
 }

@@ -101,6 +101,21 @@ func TestREADMEFigures(t *testing.T) {
 		leaf := carolPlan(t, dir, "--query", query, "--no-shuffle")
 		assert.Equal(t, []int{level2.SummaryCount}, readmeNumbers(t, prose, "`--level 2` selects (\\d+) summaries"))
 		assert.Equal(t, []int{leaf.SummaryCount}, readmeNumbers(t, prose, "`--level leaf` selects all (\\d+) leaves"))
+		// docs/contract.md#graphrag-level: GraphRAG's level 2, and every
+		// level in the docs that quote them.
+		graphRAG2 := carolPlan(t, dir, "--community-level", "2", "--query", query, "--no-shuffle")
+		split := graphRAG2.Diagnostics.GraphRAGLevel
+		require.NotNil(t, split)
+		got := readmeNumbers(t, prose, "`--community-level 2` selects (\\d+) summaries \\((\\d+) at level 2, (\\d+) leaves at level 0 and (\\d+) at level")
+		require.Len(t, got, 4)
+		assert.Equal(t, []int{graphRAG2.SummaryCount, split.AtLevel, split.LeavesAbove}, []int{got[0], got[1], got[2] + got[3]})
+		var each []int
+		for n := range 4 {
+			each = append(each, carolPlan(t, dir, "--community-level", strconv.Itoa(n), "--query", query, "--no-shuffle").SummaryCount)
+		}
+		for _, doc := range []string{"docs/indexes.md", "docs/contract.md"} {
+			assert.Equal(t, each, readmeNumbers(t, docProse(t, doc), `select (\d+), (\d+), (\d+) and (\d+) summaries`), doc)
+		}
 	})
 	t.Run("cited answer and its coverage line", func(t *testing.T) {
 		prose := docProse(t, "docs/results.md")

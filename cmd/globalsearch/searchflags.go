@@ -21,7 +21,7 @@ type searchFlags struct {
 	prompts                                                         promptOptions
 	query                                                           string
 	namespace                                                       string
-	level                                                           string
+	level                                                           cmdutil.LevelFlags
 	responseType                                                    string
 	batching                                                        string
 	reduceMode                                                      string
@@ -161,7 +161,7 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	// GRAPHRAG_NAMESPACE, and a table's default is the contract's.
 	fs.StringVar(&f.namespace, "namespace", "", fmt.Sprintf("namespace to search (default: the index file's; with --graphrag the one the folder is read into, %q; with --table $GRAPHRAG_NAMESPACE, else %q)",
 		globalsearch.SpecDefaults.Namespace, globalsearch.SpecDefaults.Namespace))
-	fs.StringVar(&f.level, "level", d.CommunityLevel.String(), `community level: "leaf", "auto" (the finest that fits --max-map-tokens) or a level number (0 is the coarsest); $`+globalsearch.DefaultVariable("communityLevel")+` sets the default`)
+	f.level.Register(fs, d.CommunityLevel, globalsearch.DefaultVariable("communityLevel"))
 	fs.StringVar(&f.tokenizer, "tokenizer", "", "how budgets count tokens: "+strings.Join(tokens.Names, ", ")+
 		" (default: by --model, o200k or cl100k for OpenAI models, calibrated for others, estimate offline; $"+globalsearch.DefaultVariable("tokenizer")+" sets the default)")
 	fs.StringVar(&f.responseType, "response-type", "", fmt.Sprintf("the form of the answer, free text (default %q)", globalsearch.DefaultResponseType))
@@ -209,12 +209,8 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 	setIfGiven(f.set, "response-type", &req.ResponseType, &f.responseType)
 	setIfGiven(f.set, "standing", &req.StandingQuery, &f.standing)
 	setIfGiven(f.set, "standing-reset", &req.StandingReset, &f.standingReset)
-	if f.set["level"] {
-		level, err := globalsearch.ParseLevel(f.level)
-		if err != nil {
-			return globalsearch.Params{}, &globalsearch.Error{Kind: globalsearch.KindInvalidInput, Err: err}
-		}
-		req.CommunityLevel = &level
+	if req.CommunityLevel, err = f.level.Level(f.set); err != nil {
+		return globalsearch.Params{}, err
 	}
 	for _, fl := range intFlags {
 		setIfGiven(f.set, fl.name, fl.request(&req), fl.value(f))

@@ -78,6 +78,7 @@ func newServeFlagSet(o *serveOptions, env *cliEnv) *flag.FlagSet {
 	f.prompts.register(fs)
 	registerVerbose(fs, &f.verbose)
 	d := helpDefaults(env)
+	f.level.Register(fs, d.CommunityLevel, globalsearch.DefaultVariable("communityLevel"))
 	fs.IntVar(&f.maxModelCalls, "max-model-calls", 0, defaultHelp("refuse plans that may make more model calls", "maxModelCalls", d.MaxModelCalls))
 	fs.Int64Var(&f.maxMapTextMB, "max-map-text-mb", 0, fmt.Sprintf("refuse plans whose map texts exceed this many MiB (default %d)", globalsearch.DefaultMaxMapTextBytes>>20))
 	fs.StringVar(&o.addr, "addr", localserver.DefaultAddr, "host:port to listen on: a loopback address, or the IP address of the one interface to serve on (never every interface)")
@@ -88,6 +89,10 @@ func newServeFlagSet(o *serveOptions, env *cliEnv) *flag.FlagSet {
 // (newEngine) over the opened index, and the deployment's defaults as
 // this environment and the flags resolve them.
 func serveConfig(ctx context.Context, env *cliEnv, f *searchFlags) (localserver.Config, error) {
+	level, err := f.level.Level(f.set)
+	if err != nil {
+		return localserver.Config{}, err
+	}
 	idx, fileNamespace, err := f.index.open(ctx, env)
 	if err != nil {
 		return localserver.Config{}, err
@@ -95,6 +100,9 @@ func serveConfig(ctx context.Context, env *cliEnv, f *searchFlags) (localserver.
 	defaults, err := globalsearch.FileDefaults(env.lookupEnv, fileNamespace, f.model.mapSpec())
 	if err != nil {
 		return localserver.Config{}, err
+	}
+	if level != nil { // the level of a request that names none
+		defaults.CommunityLevel = *level
 	}
 	if f.set["max-model-calls"] {
 		defaults.MaxModelCalls = f.maxModelCalls

@@ -39,18 +39,18 @@ func TestPlanAutoLevel(t *testing.T) {
 	// leaves' plan.
 	ceiling := strconv.Itoa(wide.EstimatedMapInputTokens - 1)
 	narrow := planJSON(t, append(q, "--level", "auto", "--max-map-tokens", ceiling)...)
-	assert.Equal(t, globalsearch.Level(0), narrow.Diagnostics.AutoLevel.LevelUsed)
-	assert.Equal(t, planJSON(t, append(q, "--level", "0")...).Batches, narrow.Batches, "the level-0 rung plans as --level 0")
+	assert.Equal(t, globalsearch.GraphRAGLevel(0), narrow.Diagnostics.AutoLevel.LevelUsed)
+	assert.Equal(t, planJSON(t, append(q, "--community-level", "0")...).Batches, narrow.Batches, "the level-0 rung plans as --community-level 0")
 
 	env, out, errOut := testEnv("")
 	require.Equal(t, 0, runMain(context.Background(), env, append([]string{"plan", "--level", "auto", "--max-map-tokens", ceiling}, q...)), errOut.String())
-	assert.Contains(t, out.String(), "level auto under "+ceiling+" map input tokens: level 0\n")
-	assert.Contains(t, out.String(), " * 0     1 summary, "+strconv.Itoa(ladder[1].MapInputTokens)+" tokens (level 0 and the leaves above it; packed, "+
+	assert.Contains(t, out.String(), "level auto under "+ceiling+" map input tokens: level graphrag:0\n")
+	assert.Contains(t, out.String(), " * graphrag:0 1 summary, "+strconv.Itoa(ladder[1].MapInputTokens)+" tokens (level 0 and the leaves above it; packed, "+
 		strconv.Itoa(narrow.EstimatedMapInputTokens)+" tokens)\n")
 
 	env, out, errOut = testEnv("")
 	require.Equal(t, 0, runMain(context.Background(), env, append([]string{"run", "--level", "auto", "--max-map-tokens", ceiling}, q...)), errOut.String())
-	assert.Contains(t, out.String(), "[status completed, level auto: 0, 1 summary, 1 batch,", "run's status line says the level used")
+	assert.Contains(t, out.String(), "[status completed, level auto: graphrag:0, 1 summary, 1 batch,", "run's status line says the level used")
 
 	env, _, errOut = testEnv("")
 	assert.Equal(t, 2, runMain(context.Background(), env, append([]string{"plan", "--level", "auto", "--max-map-tokens", "1"}, q...)))

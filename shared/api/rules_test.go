@@ -22,8 +22,8 @@ func TestPostNumberAndTextRules(t *testing.T) {
 		wantStatus int
 		wantMsg    string
 	}{
-		{name: "level 1e2", body: `{"query":"q","communityLevel":1e2}`, wantStatus: 400, wantMsg: `communityLevel must be "leaf", "auto" or a non-negative integer`},
-		{name: "level 1.0", body: `{"query":"q","communityLevel":1.0}`, wantStatus: 400, wantMsg: `communityLevel must be "leaf", "auto" or a non-negative integer`},
+		{name: "level 1e2", body: `{"query":"q","communityLevel":1e2}`, wantStatus: 400, wantMsg: `communityLevel must be "leaf", "auto", a non-negative integer N or "graphrag:N" (GraphRAG's community level N)`},
+		{name: "level 1.0", body: `{"query":"q","communityLevel":1.0}`, wantStatus: 400, wantMsg: `communityLevel must be "leaf", "auto", a non-negative integer N or "graphrag:N" (GraphRAG's community level N)`},
 		{name: "level -0", body: `{"query":"q","communityLevel":-0}`, wantStatus: 202},
 		{name: "mapConcurrency 1e2", body: `{"query":"q","mapConcurrency":1e2}`, wantStatus: 400, wantMsg: "mapConcurrency must be a positive integer"},
 		{name: "query with an invalid byte", body: b64("{\"query\":\"themes \xff\"}"), base64: true, wantStatus: 400,

@@ -8,8 +8,9 @@ import (
 )
 
 // Rung is one candidate of communityLevel "auto" (docs/contract.md#auto-level):
-// Level is LeafLevel for every leaf, or L for the summaries at level L with
-// the leaves above L (whose level is lower), which level L does not cover.
+// Level is LeafLevel for every leaf, or GraphRAGLevel(L), the summaries at
+// level L with the leaves above L (whose level is lower), which level L
+// does not cover: GraphRAG's community level L, which a request can name.
 type Rung struct {
 	Level          Level `json:"level"`
 	Summaries      int   `json:"summaries"`
@@ -29,13 +30,20 @@ type LevelChoice struct {
 	LevelUsed         Level  `json:"levelUsed"`
 }
 
-// holds says whether the rung of level takes s, a selectable summary.
+// holds says whether level selects s, a selectable summary: every leaf,
+// the summaries of one level, or GraphRAG's community level n, the
+// summaries of level n and the leaves of the coarser levels
+// (docs/contract.md#graphrag-level), which are also the rungs of
+// docs/contract.md#auto-level.
 func (h *hierarchy) holds(level Level, s *Summary) bool {
-	leaf := h.isLeaf(s.ID)
 	if level == LeafLevel {
-		return leaf
+		return h.isLeaf(s.ID)
 	}
-	return s.Level == int(level) || (leaf && s.Level < int(level))
+	if level >= 0 {
+		return s.Level == int(level)
+	}
+	n, ok := level.GraphRAG()
+	return ok && (s.Level == n || (s.Level < n && h.isLeaf(s.ID)))
 }
 
 // tally is how many summaries a group holds and their tokens.
@@ -77,7 +85,7 @@ func (h *hierarchy) ladder(selected []*Summary, tokens []int) []Rung {
 		if leavesAt[l] == byLevel[l] && rung.summaries == leaves.summaries {
 			continue // only leaves, and all of them: the leaf rung
 		}
-		out = append(out, Rung{Level: Level(l), Summaries: rung.summaries, MapInputTokens: rung.tokens})
+		out = append(out, Rung{Level: GraphRAGLevel(l), Summaries: rung.summaries, MapInputTokens: rung.tokens})
 	}
 	return out
 }

@@ -27,18 +27,18 @@ func TestLadder(t *testing.T) {
 	}{
 		{"three levels: the deepest level is the leaf rung again", []Summary{
 			sum("r0", "", 0), sum("m1", "r0", 1), sum("l1", "m1", 2), sum("l2", "m1", 2), sum("l3", "r0", 1),
-		}, []rung{{LeafLevel, []string{"l1", "l2", "l3"}}, {1, []string{"l3", "m1"}}, {0, []string{"r0"}}}},
+		}, []rung{{LeafLevel, []string{"l1", "l2", "l3"}}, {GraphRAGLevel(1), []string{"l3", "m1"}}, {GraphRAGLevel(0), []string{"r0"}}}},
 		{"flat: leaves only", []Summary{sum("a", "", 0), sum("b", "", 0)},
 			[]rung{{LeafLevel, []string{"a", "b"}}}},
 		{"a leaf above L joins rung L", []Summary{
 			sum("a", "", 0), sum("r", "", 0), sum("b", "r", 1),
-		}, []rung{{LeafLevel, []string{"a", "b"}}, {0, []string{"a", "r"}}}},
+		}, []rung{{LeafLevel, []string{"a", "b"}}, {GraphRAGLevel(0), []string{"a", "r"}}}},
 		{"a skipped level leaves a deeper leaf out of rung L", []Summary{
 			sum("r0", "", 0), sum("x", "r0", 2), sum("r1", "", 0), sum("m", "r1", 1), sum("y", "m", 2),
-		}, []rung{{LeafLevel, []string{"x", "y"}}, {1, []string{"m"}}, {0, []string{"r0", "r1"}}}},
+		}, []rung{{LeafLevel, []string{"x", "y"}}, {GraphRAGLevel(1), []string{"m"}}, {GraphRAGLevel(0), []string{"r0", "r1"}}}},
 		{"blank leaves make no leaf rung", []Summary{
 			sum("r", "", 0), {ID: "l", ParentCommunityID: "r", Level: 1, Summary: " "},
-		}, []rung{{0, []string{"r"}}}},
+		}, []rung{{GraphRAGLevel(0), []string{"r"}}}},
 		{"nothing selectable makes no rung", []Summary{{ID: "l", Summary: ""}}, nil},
 	}
 	for _, tc := range tests {

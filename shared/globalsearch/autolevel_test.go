@@ -57,24 +57,25 @@ func TestAutoLevelChoosesTheFinestThatFits(t *testing.T) {
 	// hierarchyRecords' rungs: every leaf; level 1 (m1 and the leaf l3,
 	// which is level 1 itself); level 0. Level 2 holds leaves only and with
 	// l3 above it is the leaf rung again.
-	levels := []gs.Level{gs.LeafLevel, 1, 0}
+	g1, g0 := gs.GraphRAGLevel(1), gs.GraphRAGLevel(0)
+	levels := []gs.Level{gs.LeafLevel, g1, g0}
 	for _, l := range levels {
 		plan, err := wholeSummaries(t, l, 0)
 		require.NoError(t, err)
 		fixed[l], rungTokens[l], planned[l] = plan, mapTextTokens(t, plan), plan.MapInputTokens()
 	}
 	require.Greater(t, planned[gs.LeafLevel], rungTokens[gs.LeafLevel], "packing adds the prompt")
-	require.Greater(t, planned[gs.LeafLevel]-1, planned[1], "the test needs a ladder that shrinks")
-	require.Greater(t, planned[1], planned[0])
+	require.Greater(t, planned[gs.LeafLevel]-1, planned[g1], "the test needs a ladder that shrinks")
+	require.Greater(t, planned[g1], planned[g0])
 	tests := []struct {
 		name    string
 		ceiling int
 		want    gs.Level
 	}{
 		{"room for the leaves' plan", planned[gs.LeafLevel], gs.LeafLevel},
-		{"the leaves' map texts fit, their plan does not", planned[gs.LeafLevel] - 1, 1},
-		{"room for level 1's plan only", planned[1], 1},
-		{"room for the root's plan only", planned[1] - 1, 0},
+		{"the leaves' map texts fit, their plan does not", planned[gs.LeafLevel] - 1, g1},
+		{"room for level 1's plan only", planned[g1], g1},
+		{"room for the root's plan only", planned[g1] - 1, g0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,7 +84,7 @@ func TestAutoLevelChoosesTheFinestThatFits(t *testing.T) {
 			require.NotNil(t, plan.AutoLevel)
 			// Packed: every rung up to the chosen one whose size fits.
 			var wantLadder []gs.Rung
-			summaries := map[gs.Level]int{gs.LeafLevel: 3, 1: 2, 0: 1}
+			summaries := map[gs.Level]int{gs.LeafLevel: 3, g1: 2, g0: 1}
 			for i, l := range levels {
 				r := gs.Rung{Level: l, Summaries: summaries[l], MapInputTokens: rungTokens[l]}
 				if rungTokens[l] <= tc.ceiling && !slices.Contains(levels[:i], tc.want) {
@@ -101,14 +102,14 @@ func TestAutoLevelChoosesTheFinestThatFits(t *testing.T) {
 			assert.Equal(t, want.OrphanClaims, plan.OrphanClaims)
 		})
 	}
-	for _, ceiling := range []int{planned[0] - 1, rungTokens[0] - 1} {
+	for _, ceiling := range []int{planned[g0] - 1, rungTokens[g0] - 1} {
 		t.Run("none fits "+itoa(int64(ceiling)), func(t *testing.T) {
 			_, err := wholeSummaries(t, gs.AutoLevel, ceiling)
 			require.Error(t, err)
 			assert.Equal(t, gs.KindInvalidInput, gs.KindOf(err))
-			assert.Contains(t, err.Error(), "the smallest, level 0 (1 summary), plans "+itoa(int64(planned[0])))
-			assert.Contains(t, err.Error(), "raise maxMapInputTokens to at least "+itoa(int64(planned[0])))
-			_, err = wholeSummaries(t, gs.AutoLevel, planned[0])
+			assert.Contains(t, err.Error(), "the smallest, level graphrag:0 (1 summary), plans "+itoa(int64(planned[g0])))
+			assert.Contains(t, err.Error(), "raise maxMapInputTokens to at least "+itoa(int64(planned[g0])))
+			_, err = wholeSummaries(t, gs.AutoLevel, planned[g0])
 			assert.NoError(t, err, "the ceiling named fits")
 		})
 	}
@@ -151,12 +152,12 @@ func TestAutoLevelSearchRecordsTheLevelUsed(t *testing.T) {
 	assert.Equal(t, gs.StatusCompleted, res.Status)
 	assert.Equal(t, gs.AutoLevel, res.CommunityLevel)
 	require.NotNil(t, res.Diagnostics.AutoLevel)
-	assert.Equal(t, gs.Level(1), res.Diagnostics.AutoLevel.LevelUsed)
+	assert.Equal(t, gs.GraphRAGLevel(1), res.Diagnostics.AutoLevel.LevelUsed)
 	assert.Equal(t, 2, res.Diagnostics.SummaryCount)
 	data, err := json.Marshal(res)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"communityLevel":"auto"`)
-	assert.Contains(t, string(data), `"levelUsed":1`)
+	assert.Contains(t, string(data), `"levelUsed":"graphrag:1"`)
 }
 
 func TestAutoLevelRequestRules(t *testing.T) {

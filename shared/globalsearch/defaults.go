@@ -1,6 +1,9 @@
 package globalsearch
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Defaults are the values a request field takes when it is absent: a
 // deployment's configured defaults, else docs/contract.md#request's.
@@ -73,7 +76,7 @@ func DefaultsFromEnv(lookup func(string) (string, bool)) (Defaults, error) {
 			continue
 		}
 		raw := []byte(v)
-		if f.name == "namespace" || f.name == "batching" || f.name == "reduceMode" || f.name == "tokenizer" || (f.name == "communityLevel" && (v == "leaf" || v == "auto")) {
+		if f.name == "namespace" || f.name == "batching" || f.name == "reduceMode" || f.name == "tokenizer" || (f.name == "communityLevel" && (v == "leaf" || v == "auto" || strings.HasPrefix(v, GraphRAGPrefix))) {
 			raw, _ = json.Marshal(v)
 		}
 		if err := f.setDefault(raw, &d); err != nil {

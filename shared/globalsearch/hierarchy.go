@@ -178,16 +178,17 @@ func (h *hierarchy) levels() []int {
 	return slices.Clone(levels[:min(len(levels), MaxListedLevels)])
 }
 
-// selectSummaries applies docs/contract.md#selection: leaves or one level, non-blank
+// selectSummaries applies docs/contract.md#selection: leaves, one level or
+// GraphRAG's community level (docs/contract.md#graphrag-level), non-blank
 // summaries only, ordered by id. AutoLevel selects every non-blank summary,
 // the candidates of docs/contract.md#auto-level, which chooseLevel narrows.
 func (h *hierarchy) selectSummaries(level Level) []*Summary {
 	var out []*Summary
-	for id, s := range h.byID {
+	for _, s := range h.byID {
 		if strings.TrimSpace(s.Summary) == "" {
 			continue
 		}
-		if level == AutoLevel || (level == LeafLevel && h.isLeaf(id)) || (level >= 0 && s.Level == int(level)) {
+		if level == AutoLevel || h.holds(level, s) {
 			out = append(out, s)
 		}
 	}

@@ -65,6 +65,9 @@ type Plan struct {
 	// AutoLevel is what communityLevel "auto" chose (docs/contract.md#auto-level);
 	// the plan item keeps it, so the result reports it.
 	AutoLevel *LevelChoice `json:"autoLevel,omitempty"`
+	// GraphRAGLevel is what communityLevel "graphrag:N" selected
+	// (docs/contract.md#graphrag-level); nil for any other level.
+	GraphRAGLevel *LevelSplit `json:"graphragLevel,omitempty"`
 	// MapConcurrency is the most map calls the run has in flight, and
 	// ETASeconds how long its model calls are expected to take
 	// (docs/contract.md#quota): the plan item keeps both, so the result

@@ -63,6 +63,9 @@ type PlanDiagnostics struct {
 	// AutoLevel is the ladder of communityLevel "auto" and its choice
 	// (docs/contract.md#auto-level), where a result holds it.
 	AutoLevel *LevelChoice `json:"autoLevel,omitempty"`
+	// GraphRAGLevel is what communityLevel "graphrag:N" selected
+	// (docs/contract.md#graphrag-level).
+	GraphRAGLevel *LevelSplit `json:"graphragLevel,omitempty"`
 }
 
 // PlanBatch is one map batch as a plan reports it.
@@ -95,7 +98,7 @@ func (e *Engine) Report(plan Plan) PlanReport {
 		WorstCase:               s.worstCase(e.Prices, p),
 		ModelCallCeiling:        p.MaxModelCalls,
 		IndexNotes:              plan.IndexNotes,
-		Diagnostics:             PlanDiagnostics{Coverage: plan.Coverage, Changes: plan.Changes, AutoLevel: plan.AutoLevel},
+		Diagnostics:             PlanDiagnostics{Coverage: plan.Coverage, Changes: plan.Changes, AutoLevel: plan.AutoLevel, GraphRAGLevel: plan.GraphRAGLevel},
 		Batches:                 make([]PlanBatch, len(plan.Batches)),
 	}
 	out.MaxModelCalls = out.WorstCase.Calls()

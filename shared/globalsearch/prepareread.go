@@ -120,8 +120,9 @@ func (e *Engine) loadSelection(ctx context.Context, snap Snapshot, plan *Plan, p
 	}
 	selected := pick(h)
 	plan.SummaryCount = len(selected)
+	plan.GraphRAGLevel = splitOf(p.CommunityLevel, selected)
 	plan.Coverage.CommunitiesSelected, plan.Coverage.CommunitiesInNamespace = len(selected), len(summaries)
-	if len(selected) == 0 && p.CommunityLevel >= 0 && p.Selection != SelectionDynamic {
+	if _, numbered := p.CommunityLevel.Number(); len(selected) == 0 && numbered && p.Selection != SelectionDynamic {
 		plan.AvailableLevels = h.levels()
 	}
 	return h, selected, nil

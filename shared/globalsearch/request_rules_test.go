@@ -18,8 +18,8 @@ func TestParseRequestNumberRule(t *testing.T) {
 		name, body, want string
 		check            func(t *testing.T, p gs.Params)
 	}{
-		{name: "level 1e2", body: `{"query":"q","communityLevel":1e2}`, want: `communityLevel must be "leaf", "auto" or a non-negative integer`},
-		{name: "level 1.0", body: `{"query":"q","communityLevel":1.0}`, want: `communityLevel must be "leaf", "auto" or a non-negative integer`},
+		{name: "level 1e2", body: `{"query":"q","communityLevel":1e2}`, want: `communityLevel must be "leaf", "auto", a non-negative integer N or "graphrag:N" (GraphRAG's community level N)`},
+		{name: "level 1.0", body: `{"query":"q","communityLevel":1.0}`, want: `communityLevel must be "leaf", "auto", a non-negative integer N or "graphrag:N" (GraphRAG's community level N)`},
 		{name: "level -0", body: `{"query":"q","communityLevel":-0}`, check: func(t *testing.T, p gs.Params) { assert.Equal(t, gs.Level(0), p.CommunityLevel) }},
 		{name: "mapConcurrency 1e2", body: `{"query":"q","mapConcurrency":1e2}`, want: "mapConcurrency must be a positive integer"},
 		{name: "mapConcurrency 5.0", body: `{"query":"q","mapConcurrency":5.0}`, want: "mapConcurrency must be a positive integer"},

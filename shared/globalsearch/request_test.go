@@ -2,6 +2,7 @@ package globalsearch_test
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,7 +70,7 @@ func TestParseRequestAccepts(t *testing.T) {
 
 func TestParseRequestRejects(t *testing.T) {
 	const (
-		levelMsg        = `communityLevel must be "leaf", "auto" or a non-negative integer`
+		levelMsg        = `communityLevel must be "leaf", "auto", a non-negative integer N or "graphrag:N" (GraphRAG's community level N)`
 		mapBudgetMsg    = "mapTokenBudget must be a positive integer"
 		reduceBudget    = "reduceTokenBudget must be a positive integer"
 		mapReserveMsg   = "mapOutputReserve must be a non-negative integer"
@@ -341,7 +342,7 @@ func TestSearchValidatesParams(t *testing.T) {
 		{"no query id", func(p *gs.Params) { p.QueryID = "" }, "queryId must be 1-80 characters of A-Z a-z 0-9 - _"},
 		{"blank query", func(p *gs.Params) { p.Query = "  " }, "query must not be empty"},
 		{"no namespace", func(p *gs.Params) { p.Namespace = "" }, "namespace must be 1-64 characters of a-z 0-9 - _ ."},
-		{"level below leaf", func(p *gs.Params) { p.CommunityLevel = -7 }, `communityLevel must be "leaf", "auto" or a non-negative integer`},
+		{"level past GraphRAG's last", func(p *gs.Params) { p.CommunityLevel = gs.GraphRAGLevel(math.MaxInt32) - 1 }, `communityLevel must be "leaf", "auto", a non-negative integer N or "graphrag:N" (GraphRAG's community level N)`},
 		{"zero budget", func(p *gs.Params) { p.MapTokenBudget = 0 }, "mapTokenBudget must be a positive integer"},
 		{"negative reserve", func(p *gs.Params) { p.ReduceOutputReserve = -1 }, "reduceOutputReserve must be a non-negative integer"},
 		{"reserve eats the budget", func(p *gs.Params) { p.MapOutputReserve = p.MapTokenBudget }, "mapTokenBudget 8000 is not above mapOutputReserve 8000"},

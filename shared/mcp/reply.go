@@ -56,7 +56,7 @@ type planToolOutput struct {
 	// the map (docs/contract.md#dynamic-selection).
 	RatingTokens int      `json:"ratingTokens,omitempty" jsonschema:"with selection dynamic: the most estimated input tokens its rating calls read, every community rated, each batch once"`
 	CostUSD      *float64 `json:"costUsd,omitempty" jsonschema:"the most the search can cost in USD, one attempt per call; only when prices are set"`
-	LevelUsed    string   `json:"levelUsed,omitempty" jsonschema:"with level \"auto\": the level it chose, \"leaf\" or a number"`
+	LevelUsed    string   `json:"levelUsed,omitempty" jsonschema:"with level \"auto\": what it chose, \"leaf\" or \"graphrag:N\" (GraphRAG's community level N), a level to send again"`
 }
 
 // parseDetail reads global_search's detail argument; full says the reply

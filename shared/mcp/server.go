@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -44,8 +45,15 @@ type Server struct {
 	// block, the likely cause.
 	IndexNeedsAWS, ModelNeedsAWS bool
 	// Log receives what is not the protocol's: a tool call's panic and
-	// its stack, titles left out. Standard output carries the protocol.
+	// its stack, titles left out, a path that does not exist.
+	// Standard output carries the protocol.
 	Log io.Writer
+	// Paths are the files and folders the command line names, resolved
+	// against WorkDir at start (docs/mcp.md#paths): one that does not
+	// exist is reported on Log as the server starts, and is each tool
+	// call's error until it does.
+	Paths   []Path
+	WorkDir string
 }
 
 // Serve serves the tools on r and w, one JSON-RPC message a line, until r
@@ -54,6 +62,7 @@ type Server struct {
 // it (docs/contract.md#mcp-messages).
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	t := s.tools()
+	t.reportPaths(t.Log)
 	out := &lockedWriter{w: w}
 	in := newLineReader(r, out, t.Log, ctx.Done())
 	return t.server().Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{answered{in, out}}})
@@ -89,19 +98,22 @@ func (s *Server) tools() *tools {
 // server serves t's tools.
 func (t *tools) server() *sdk.Server {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "graphrag-global", Version: "1"}, nil)
-	sdk.AddTool(srv, &sdk.Tool{
+	addTool(srv, &sdk.Tool{
 		Name: "global_search",
 		Description: "Answer a question about a whole document collection from its GraphRAG community summaries " +
 			"(map-reduce over every summary of a level). Returns the answer, its status and the communities it cites " +
 			"with their titles; detail \"full\" adds each cited community's claim and source-chunk ids. Best for broad " +
 			"questions (themes, trends, comparisons); each call makes one model call per batch (see plan_search) and " +
 			"reports progress per map batch when the call carries a progress token.",
-	}, guardTool(t.Log, t.globalSearch))
-	sdk.AddTool(srv, &sdk.Tool{
+	}, t.Log, func(props map[string]*jsonschema.Schema) {
+		searchSchema(props)
+		props["detail"].Enum = []any{detailCompact, detailFull}
+	}, t.globalSearch)
+	addTool(srv, &sdk.Tool{
 		Name: "plan_search",
 		Description: "Dry run of global_search with no model call: how many map batches the question needs, " +
 			"their estimated input tokens, the most model calls and, when prices are set, the most it can cost.",
-	}, guardTool(t.Log, t.planSearch))
+	}, t.Log, searchSchema, t.planSearch)
 	t.addRead(srv)
 	return srv
 }
@@ -114,6 +126,9 @@ func (t *tools) opened(ctx context.Context) (globalsearch.Engine, string, error)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.index == nil {
+		if err := t.checkPaths(); err != nil {
+			return globalsearch.Engine{}, "", globalsearch.Errorf(globalsearch.KindInvalidInput, "%w", err)
+		}
 		idx, fileNamespace, err := t.OpenIndex(ctx)
 		if err != nil {
 			return globalsearch.Engine{}, "", openError(err, t.IndexNeedsAWS)

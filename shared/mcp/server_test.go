@@ -26,12 +26,25 @@ func TestMCPTools(t *testing.T) {
 		require.True(t, ok, "%s: %T", tool.Name, tool.InputSchema)
 		properties, ok := schema["properties"].(map[string]any)
 		require.True(t, ok, tool.Name)
-		for name := range properties {
+		for name, p := range properties {
 			inputs[tool.Name] = append(inputs[tool.Name], name)
+			// docs/contract.md#mcp-arguments: every argument is typed.
+			prop := p.(map[string]any)
+			if name == "level" {
+				var kinds []any
+				for _, alt := range prop["anyOf"].([]any) {
+					kinds = append(kinds, alt.(map[string]any)["type"])
+				}
+				assert.ElementsMatch(t, []any{"string", "integer", "string"}, kinds, tool.Name)
+				continue
+			}
+			assert.NotEmpty(t, prop["type"], "%s: %s has a type", tool.Name, name)
 		}
+		assert.Equal(t, false, schema["additionalProperties"], "%s: no argument but these", tool.Name)
 	}
-	assert.ElementsMatch(t, []string{"query", "namespace", "level", "maxMapInputTokens", "responseType", "selection", "detail"}, inputs["global_search"])
-	assert.ElementsMatch(t, []string{"query", "namespace", "level", "maxMapInputTokens", "responseType", "selection"}, inputs["plan_search"])
+	search := []string{"query", "namespace", "level", "graphragLevel", "maxMapInputTokens", "responseType", "selection", "reduceMode"}
+	assert.ElementsMatch(t, append(search, "detail"), inputs["global_search"])
+	assert.ElementsMatch(t, search, inputs["plan_search"])
 	assert.ElementsMatch(t, []string{"id", "namespace", "kind", "limit"}, inputs["read"])
 	assert.Len(t, inputs, 3, "three tools")
 
@@ -81,14 +94,19 @@ func TestMCPDeepLevelIsAToolError(t *testing.T) {
 	}
 	res := callTool(t, cs, "plan_search", map[string]any{"query": "q", "level": level}, nil)
 	assert.True(t, res.IsError)
-	assert.Contains(t, toolText(res), "request: nesting deeper than 64 levels in communityLevel[0]")
+	assert.Equal(t, levelArgRule, toolText(res), "an array is no level, however deep")
 }
 
 // TestMCPToolRequest: a tool's input becomes the request JSON a client
-// would send; a level given as a number is passed on as sent, for the
-// request's own rule to judge.
+// would send (docs/contract.md#mcp-arguments): the level in any of its
+// forms, graphragLevel as "graphrag:N", reduceMode as sent.
 func TestMCPToolRequest(t *testing.T) {
-	five := int64(5)
+	five, two := int64(5), 2
+	level := func(raw string) levelArg {
+		var l levelArg
+		require.NoError(t, json.Unmarshal([]byte(raw), &l), raw)
+		return l
+	}
 	tests := []struct {
 		name string
 		in   searchInput
@@ -96,10 +114,12 @@ func TestMCPToolRequest(t *testing.T) {
 		want string
 	}{
 		{"query only", searchInput{Query: "q"}, nil, `{"query":"q"}`},
-		{"leaf as a string", searchInput{Query: "q", Level: "leaf"}, nil, `{"query":"q","communityLevel":"leaf"}`},
-		{"a level number as a string", searchInput{Query: "q", Level: "2"}, nil, `{"query":"q","communityLevel":2}`},
-		{"a level number", searchInput{Query: "q", Level: float64(2)}, nil, `{"query":"q","communityLevel":2}`},
-		{"a level that is no integer, as sent", searchInput{Query: "q", Level: 2.5}, nil, `{"query":"q","communityLevel":2.5}`},
+		{"leaf", searchInput{Query: "q", Level: level(`"leaf"`)}, nil, `{"query":"q","communityLevel":"leaf"}`},
+		{"a level number as a string", searchInput{Query: "q", Level: level(`"2"`)}, nil, `{"query":"q","communityLevel":2}`},
+		{"a level number", searchInput{Query: "q", Level: level(`2`)}, nil, `{"query":"q","communityLevel":2}`},
+		{"GraphRAG's level as a level", searchInput{Query: "q", Level: level(`"graphrag:2"`)}, nil, `{"query":"q","communityLevel":"graphrag:2"}`},
+		{"graphragLevel", searchInput{Query: "q", GraphRAGLevel: &two}, nil, `{"query":"q","communityLevel":"graphrag:2"}`},
+		{"reduceMode as sent", searchInput{Query: "q", ReduceMode: "tree"}, nil, `{"query":"q","reduceMode":"tree"}`},
 		{"namespace, response type and the flags' seed", searchInput{Query: "q", Namespace: "tiny", ResponseType: "one line"}, &five,
 			`{"query":"q","namespace":"tiny","responseType":"one line","shuffleSeed":5}`},
 	}
@@ -129,10 +149,66 @@ func TestMCPToolRequest(t *testing.T) {
 			assert.JSONEq(t, tc.want, string(data))
 		})
 	}
-	t.Run("a bad level string is invalid input", func(t *testing.T) {
-		_, err := (&Server{}).tools().request(searchInput{Query: "q", Level: "top"})
-		assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
-	})
+	minus := -1
+	for _, tc := range []struct {
+		name string
+		in   searchInput
+		want string
+	}{
+		{"both levels", searchInput{Query: "q", Level: level(`1`), GraphRAGLevel: &two}, `level and graphragLevel exclude each other: graphragLevel N is level "graphrag:N"`},
+		{"a negative graphragLevel", searchInput{Query: "q", GraphRAGLevel: &minus}, "graphragLevel must be a non-negative integer, GraphRAG's community level"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := (&Server{}).tools().request(tc.in)
+			require.Error(t, err)
+			assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err))
+			assert.Equal(t, tc.want, err.Error())
+		})
+	}
+}
+
+// TestMCPLevelArgument: every form of the level argument is read by its
+// rule, and every other value is refused naming level.
+func TestMCPLevelArgument(t *testing.T) {
+	tests := []struct {
+		raw  string
+		want globalsearch.Level
+		ok   bool
+	}{
+		{`"leaf"`, globalsearch.LeafLevel, true},
+		{`"auto"`, globalsearch.AutoLevel, true},
+		{`0`, 0, true},
+		{`"12"`, 12, true},
+		{`"graphrag:0"`, globalsearch.GraphRAGLevel(0), true},
+		{`"graphrag:3"`, globalsearch.GraphRAGLevel(3), true},
+		{`1e2`, 0, false},
+		{`2.0`, 0, false},
+		{`-1`, 0, false},
+		{`"-1"`, 0, false},
+		{`" 2"`, 0, false},
+		{`"02"`, 0, false},
+		{`"top"`, 0, false},
+		{`"graphrag:"`, 0, false},
+		{`"graphrag:-1"`, 0, false},
+		{`"graphrag:1e2"`, 0, false},
+		{`"graphrag:99999999999"`, 0, false},
+		{`true`, 0, false},
+		{`{}`, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.raw, func(t *testing.T) {
+			var l levelArg
+			err := json.Unmarshal([]byte(tc.raw), &l)
+			if !tc.ok {
+				require.Error(t, err)
+				assert.Equal(t, levelArgRule, err.Error())
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, l.given)
+			assert.Equal(t, tc.want, l.level)
+		})
+	}
 }
 
 // TestMCPToolPanicIsAToolError: a tool call that panics (a map worker's

@@ -4,22 +4,41 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
-// searchInput is what both tools take. level is "leaf" or a level number,
-// as a string or a number.
+// searchInput is what both tools take (docs/contract.md#mcp-arguments).
+// Every argument has a JSON-schema type; searchSchema adds what a struct
+// tag cannot say (the level's forms, the enums).
 type searchInput struct {
-	Query     string `json:"query" jsonschema:"the question to answer"`
-	Namespace string `json:"namespace,omitempty" jsonschema:"the index namespace to search (default: the index file's, else the deployment default)"`
-	Level     any    `json:"level,omitempty" jsonschema:"community level: \"leaf\" (default), \"auto\" (the finest that fits maxMapInputTokens) or a level number, 0 the coarsest"`
+	Query     string   `json:"query" jsonschema:"the question to answer"`
+	Namespace string   `json:"namespace,omitempty" jsonschema:"the index namespace to search (default: the index file's, else the deployment default)"`
+	Level     levelArg `json:"level,omitempty"`
+	// GraphRAGLevel is GraphRAG's community level (docs/contract.md#graphrag-level).
+	GraphRAGLevel *int `json:"graphragLevel,omitempty" jsonschema:"GraphRAG's community level N, as graphrag query --community-level N: the summaries of level N and the leaves of the coarser levels (level \"graphrag:N\"); excludes level"`
 	// MaxMapInputTokens is the ceiling of level "auto" (docs/contract.md#auto-level).
 	MaxMapInputTokens *int   `json:"maxMapInputTokens,omitempty" jsonschema:"with level \"auto\": the most estimated map input tokens it may choose"`
 	ResponseType      string `json:"responseType,omitempty" jsonschema:"the form of the answer, e.g. \"a bulleted list\" (default \"multiple paragraphs\")"`
 	Selection         string `json:"selection,omitempty" jsonschema:"\"level\" (default) maps the summaries of level; \"dynamic\" rates communities top-down first and maps only the relevant ones"`
+	ReduceMode        string `json:"reduceMode,omitempty" jsonschema:"\"single\" (default): one reduce prompt, answers past its budget are left out; \"tree\": reduce in rounds until every useful map answer has reached the answer"`
+}
+
+// levelDescription is the level argument's description in the schema.
+const levelDescription = `community level: "leaf" (default), "auto" (the finest that fits maxMapInputTokens), a level number (that level's summaries only, 0 the coarsest) or "graphrag:N" (GraphRAG's community level N, as graphragLevel N)`
+
+// searchSchema completes the schema of a search tool's input.
+func searchSchema(props map[string]*jsonschema.Schema) {
+	props["level"] = levelSchema(levelDescription)
+	minimum := 0.0
+	props["graphragLevel"].Minimum = &minimum
+	props["selection"].Enum = []any{"level", globalsearch.SelectionDynamic}
+	props["reduceMode"].Enum = []any{"single", "tree"}
 }
 
 // globalSearchInput is global_search's input: a search and how much of
@@ -29,34 +48,30 @@ type globalSearchInput struct {
 	Detail string `json:"detail,omitempty" jsonschema:"\"compact\" (default): the answer, status and cited communities with titles; \"full\": also each cited community's claim and source-chunk ids"`
 }
 
-// toolRequest is a tool's input as a request. The level stays the JSON the
-// client sent, so the request's own rule judges it, in the field table's
-// order and within the strict reader's depth limit
-// (docs/contract.md#strict-json), as it judges the same level in a JSON
-// request; it shadows Request's CommunityLevel.
+// toolRequest is a tool's input as a request. ReduceMode is the request's
+// reduceMode field (docs/contract.md#request), passed on as the agent sent
+// it for the request's rule to judge; it shadows any field of Request of
+// the same JSON name, so the request holds the agent's value either way.
 type toolRequest struct {
 	globalsearch.Request
-	CommunityLevel json.RawMessage `json:"communityLevel,omitempty"`
+	ReduceMode *string `json:"reduceMode,omitempty"`
 }
 
 // request builds the tool's input as a request, with the server's seed
-// and map concurrency. A level given as a string is read as the CLI's --level is.
+// and map concurrency. level and graphragLevel are the request's
+// communityLevel (docs/contract.md#graphrag-level); giving both is refused.
 func (t *tools) request(in searchInput) (toolRequest, error) {
 	req := toolRequest{Request: globalsearch.Request{Query: in.Query, Namespace: in.Namespace}}
-	level := in.Level
-	if s, ok := level.(string); ok {
-		l, err := globalsearch.ParseLevel(s)
-		if err != nil {
-			return toolRequest{}, &globalsearch.Error{Kind: globalsearch.KindInvalidInput, Err: err}
-		}
-		level = l
-	}
-	if level != nil {
-		raw, err := json.Marshal(level)
-		if err != nil {
-			return toolRequest{}, globalsearch.Errorf(globalsearch.KindInvalidInput, "encode request: %w", err)
-		}
-		req.CommunityLevel = raw
+	switch g := in.GraphRAGLevel; {
+	case g != nil && in.Level.given:
+		return toolRequest{}, globalsearch.Errorf(globalsearch.KindInvalidInput, `level and graphragLevel exclude each other: graphragLevel N is level "graphrag:N"`)
+	case g != nil && *g < 0:
+		return toolRequest{}, globalsearch.Errorf(globalsearch.KindInvalidInput, "graphragLevel must be a non-negative integer, GraphRAG's community level")
+	case g != nil:
+		level := globalsearch.GraphRAGLevel(*g)
+		req.CommunityLevel = &level
+	case in.Level.given:
+		req.CommunityLevel = &in.Level.level
 	}
 	if in.ResponseType != "" {
 		req.ResponseType = &in.ResponseType
@@ -64,9 +79,21 @@ func (t *tools) request(in searchInput) (toolRequest, error) {
 	if in.Selection != "" {
 		req.Selection = &in.Selection
 	}
+	if in.ReduceMode != "" {
+		req.ReduceMode = &in.ReduceMode
+	}
 	req.MaxMapInputTokens = in.MaxMapInputTokens
 	req.ShuffleSeed, req.MapConcurrency = t.Seed, t.MapConcurrency
 	return req, nil
+}
+
+// levelArgName is the argument a call gave its level in, which a
+// refusal of the request's communityLevel names instead.
+func (in searchInput) levelArgName() string {
+	if in.GraphRAGLevel != nil {
+		return "graphragLevel"
+	}
+	return "level"
 }
 
 // params reads a tool's input as a request through the same path as JSON
@@ -84,7 +111,15 @@ func (t *tools) params(in searchInput, fileNamespace string) (globalsearch.Param
 	if err != nil {
 		return globalsearch.Params{}, err
 	}
-	return globalsearch.ParseRequest(data, defaults)
+	p, err := globalsearch.ParseRequest(data, defaults)
+	// The request names the field, communityLevel; the agent sent level
+	// or graphragLevel (the other arguments are the fields' names).
+	if msg := ""; err != nil && globalsearch.KindOf(err) == globalsearch.KindInvalidInput {
+		if msg = err.Error(); strings.Contains(msg, "communityLevel") {
+			return p, globalsearch.Errorf(globalsearch.KindInvalidInput, "%s", strings.ReplaceAll(msg, "communityLevel", in.levelArgName()))
+		}
+	}
+	return p, err
 }
 
 // globalSearch runs one search. An error (bad input, a failed run, an

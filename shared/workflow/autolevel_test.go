@@ -42,7 +42,7 @@ func TestPrepareHonoursAutoLevel(t *testing.T) {
 		wantLevel   globalsearch.Level
 	}{
 		{"room for the leaves", 100000, 3, globalsearch.LeafLevel},
-		{"room for the root only", 1000, 1, 0},
+		{"room for the root only", 1000, 1, globalsearch.GraphRAGLevel(0)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
