@@ -60,6 +60,7 @@ func newMCPFlagSet(f *searchFlags, env *cliEnv) *flag.FlagSet {
 	registerVerbose(fs, &f.verbose)
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed of every search (default: random per call); a fixed seed lets a repeated question reuse the map cache")
 	registerConcurrency(fs, &f.concurrency, &f.autoConcurrency, helpDefaults(env))
+	f.registerReduceMode(fs, helpDefaults(env))
 	return fs
 }
 
@@ -77,6 +78,9 @@ func newMCPServer(env *cliEnv, f *searchFlags) *mcp.Server {
 		Defaults: func(fileNamespace string) (globalsearch.Defaults, error) {
 			defaults, err := globalsearch.FileDefaults(env.lookupEnv, fileNamespace, f.model.mapSpec())
 			if err != nil {
+				return globalsearch.Defaults{}, err
+			}
+			if err := f.reduceModeDefault(&defaults); err != nil {
 				return globalsearch.Defaults{}, err
 			}
 			defaults.Prompts, err = f.prompts.load()

@@ -79,6 +79,7 @@ func newServeFlagSet(o *serveOptions, env *cliEnv) *flag.FlagSet {
 	registerVerbose(fs, &f.verbose)
 	d := helpDefaults(env)
 	fs.IntVar(&f.maxModelCalls, "max-model-calls", 0, defaultHelp("refuse plans that may make more model calls", "maxModelCalls", d.MaxModelCalls))
+	f.registerReduceMode(fs, d)
 	fs.Int64Var(&f.maxMapTextMB, "max-map-text-mb", 0, fmt.Sprintf("refuse plans whose map texts exceed this many MiB (default %d)", globalsearch.DefaultMaxMapTextBytes>>20))
 	fs.StringVar(&o.addr, "addr", localserver.DefaultAddr, "host:port to listen on: a loopback address, or the IP address of the one interface to serve on (never every interface)")
 	return fs
@@ -94,6 +95,9 @@ func serveConfig(ctx context.Context, env *cliEnv, f *searchFlags) (localserver.
 	}
 	defaults, err := globalsearch.FileDefaults(env.lookupEnv, fileNamespace, f.model.mapSpec())
 	if err != nil {
+		return localserver.Config{}, err
+	}
+	if err := f.reduceModeDefault(&defaults); err != nil {
 		return localserver.Config{}, err
 	}
 	if f.set["max-model-calls"] {
