@@ -74,6 +74,7 @@ func newMCPFlagSet(f *searchFlags, env *cliEnv) *flag.FlagSet {
 	f.level.Register(fs, helpDefaults(env).CommunityLevel, globalsearch.DefaultVariable("communityLevel"))
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed of every search (default: random per call); a fixed seed lets a repeated question reuse the map cache")
 	registerConcurrency(fs, &f.concurrency, &f.autoConcurrency, helpDefaults(env))
+	f.registerReduceMode(fs, helpDefaults(env))
 	return fs
 }
 
@@ -95,6 +96,9 @@ func newMCPServer(env *cliEnv, f *searchFlags) *mcp.Server {
 			}
 			if level, _ := f.level.Level(f.set); level != nil { // checked at start
 				defaults.CommunityLevel = *level
+			}
+			if err := f.reduceModeDefault(&defaults); err != nil {
+				return globalsearch.Defaults{}, err
 			}
 			defaults.Prompts, err = f.prompts.load()
 			return defaults, err

@@ -55,3 +55,33 @@ func TestReduceModeTreeOnAGeneratedIndex(t *testing.T) {
 	assert.Contains(t, single, "--reduce-mode tree would keep the")
 	assert.NotContains(t, single, "reduce rounds")
 }
+
+// serve and mcp take --reduce-mode as the default of every request,
+// checked by the request field's rule.
+func TestReduceModeDefaultFlag(t *testing.T) {
+	tests := []struct {
+		name, value string
+		given       bool
+		want        string
+		wantErr     bool
+	}{
+		{"not given", "tree", false, globalsearch.ReduceModeSingle, false},
+		{"tree", "tree", true, globalsearch.ReduceModeTree, false},
+		{"single", "single", true, globalsearch.ReduceModeSingle, false},
+		{"unknown", "forest", true, "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &searchFlags{reduceMode: tc.value, set: map[string]bool{"reduce-mode": tc.given}}
+			d := globalsearch.SpecDefaults
+			err := f.reduceModeDefault(&d)
+			if tc.wantErr {
+				assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err), "%v", err)
+				assert.Contains(t, err.Error(), "reduceMode must be")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, d.ReduceMode)
+		})
+	}
+}

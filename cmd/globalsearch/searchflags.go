@@ -172,7 +172,7 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed (default: random, recorded in the result)")
 	fs.BoolVar(&f.noShuffle, "no-shuffle", false, "keep summaries in id order")
 	fs.StringVar(&f.batching, "batching", d.Batching, `how batches are ordered and cut: "greedy" (shuffle, then fill each batch) or "stable" (a re-built index re-maps only the batches a change touched); $`+globalsearch.DefaultVariable("batching")+` sets the default`)
-	fs.StringVar(&f.reduceMode, "reduce-mode", d.ReduceMode, `how reduce meets its budget: "single" (one call over the answers that fit) or "tree" (rounds of intermediate calls until one prompt holds every useful answer); $`+globalsearch.DefaultVariable("reduceMode")+` sets the default`)
+	f.registerReduceMode(fs, d)
 	fs.Int64Var(&f.maxMapTextMB, "max-map-text-mb", 0, fmt.Sprintf("refuse plans whose map texts exceed this many MiB (default %d)", globalsearch.DefaultMaxMapTextBytes>>20))
 	fs.IntVar(&f.maxModelCalls, "max-model-calls", 0, defaultHelp("refuse plans that may make more model calls", "maxModelCalls", d.MaxModelCalls))
 	fs.StringVar(&f.standing, "standing", "", "name of the standing question this run is one run of: the result reports what changed since its last run (its record is kept in the cache directory)")
@@ -184,6 +184,24 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	fs.Float64Var(&f.maxCostUSD, "max-cost", 0, defaultHelp("refuse plans whose worst case costs more USD at the prices given", "maxCostUsd", d.MaxCostUSD))
 	fs.BoolVar(&f.jsonOut, "json", false, "print the whole result as JSON")
 	registerVerbose(fs, &f.verbose)
+}
+
+// registerReduceMode is --reduce-mode, which run and plan send as the
+// request's reduceMode and serve and mcp take as their default
+// (docs/contract.md#reduce-rounds).
+func (f *searchFlags) registerReduceMode(fs *flag.FlagSet, d globalsearch.Defaults) {
+	fs.StringVar(&f.reduceMode, "reduce-mode", d.ReduceMode, `how reduce meets its budget: "single" (one call over the answers that fit) or "tree" (rounds of intermediate calls until one prompt holds every useful answer); $`+globalsearch.DefaultVariable("reduceMode")+` sets the default`)
+}
+
+// reduceModeDefault makes a given --reduce-mode the default of every
+// request (serve, mcp), checked by the request field's rule.
+func (f *searchFlags) reduceModeDefault(d *globalsearch.Defaults) error {
+	if !f.set["reduce-mode"] {
+		return nil
+	}
+	p, err := globalsearch.Request{Query: "reduce mode", ReduceMode: &f.reduceMode}.Params(*d)
+	d.ReduceMode = p.ReduceMode
+	return err
 }
 
 // params validates the flags as a request, through the same path as JSON.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
@@ -115,6 +116,11 @@ func selectTree(f fitter, cands []treeCandidate) ([]treeCandidate, string, int) 
 func (e *Engine) reduceTree(ctx context.Context, r *reduceRun, t tree) (Result, error) {
 	res, p := &r.res, r.plan.Params
 	failedGroups := applyTree(r, t)
+	// The rounds ran before this step: the reduce stage's time starts
+	// where the map's ends (docs/contract.md#reduce-rounds).
+	if !r.began.IsZero() {
+		r.began = mapEnd(r.answers, r.began)
+	}
 	reducePrompt := e.prompts().Reduce.WithResponseType(p.ResponseType)
 	f := newFitter(r.counter, reducePrompt.Skeleton(p.Query), p.ReducePromptBudget())
 	selected, content, promptTokens := selectTree(f, t.final)
@@ -179,4 +185,19 @@ func (e *Engine) failedTree(ctx context.Context, r *reduceRun, calls int) error 
 	r.res.Diagnostics.Reduce.ModelCalls = calls
 	r.selectAnswers(e.prompts().Reduce.WithResponseType(p.ResponseType))
 	return nil
+}
+
+// mapEnd is when the map stage ended, the last map answer's instant, when
+// the run recorded one before step; else step.
+func mapEnd(answers []MapAnswer, step time.Time) time.Time {
+	var last time.Time
+	for _, a := range answers {
+		if a.AnsweredAt.After(last) {
+			last = a.AnsweredAt
+		}
+	}
+	if last.IsZero() || last.After(step) {
+		return step
+	}
+	return last
 }

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -129,4 +131,29 @@ func TestRoundPromptFile(t *testing.T) {
 			assert.Equal(t, gs.DefaultPrompts().Reduce, p.Reduce, "the others stay")
 		})
 	}
+}
+
+// After rounds the timeline's reduce stage starts where the map ended, so
+// it holds the rounds' time.
+func TestTreeTimelineHoldsTheRounds(t *testing.T) {
+	model := &fakeModel{complete: roundsModel}
+	e, _ := newEngine(t, leafNamespace(60), model)
+	tick := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	e.Now = func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		tick = tick.Add(time.Second)
+		return tick
+	}
+	res, err := e.Search(context.Background(), roundsParams(t, gs.ReduceModeTree, nil))
+	require.NoError(t, err)
+	tl := res.Diagnostics.Timeline
+	require.NotNil(t, tl.ReduceSeconds)
+	require.NotNil(t, tl.MapSeconds)
+	// Every step reads the clock: the rounds' steps put many seconds
+	// between the map's end and the final call's.
+	assert.Greater(t, *tl.ReduceSeconds, 3.0)
+	assert.InDelta(t, res.Diagnostics.FinishedAt.Sub(res.Diagnostics.StartedAt).Seconds(),
+		*tl.PrepareSeconds+(*tl.FirstMapCallSeconds-*tl.PrepareSeconds)+*tl.MapSeconds+*tl.ReduceSeconds, 2.0)
 }
