@@ -55,12 +55,9 @@ func batchingFitsShuffle(p Params) error {
 // (docs/contract.md#batching, docs/contract.md#stable-batching).
 func pack(counter tokens.Counter, skeleton string, p Params, in mapInputs) ([]batch.Batch, error) {
 	if p.Batching == BatchingStable {
-		ids := make([]string, in.len())
-		for i, s := range in.selected {
-			ids[i] = s.ID
-		}
-		order := batch.StableOrder(ids, p.ShuffleSeed)
-		packed, err := batch.PackStableSeqWith(counter, skeleton, p.MapPromptBudget(), p.ShuffleSeed, in.items(order))
+		keys, ties := in.stableKeys(p.ShuffleSeed)
+		order := batch.StableOrderOf(keys, ties, p.ShuffleSeed)
+		packed, err := batch.PackStableSeqWith(counter, skeleton, p.MapPromptBudget(), p.ShuffleSeed, in.keyedItems(order, keys))
 		if errors.Is(err, batch.ErrStableNeedsCodePoints) {
 			return nil, &Error{Kind: KindInvalidInput, Err: err}
 		}
