@@ -1,6 +1,8 @@
 package globalsearch
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"iter"
 	"strings"
 
@@ -19,15 +21,28 @@ import (
 func (m mapInputs) stableKeys(seed int64) (keys, ties []string) {
 	keys, ties = make([]string, m.len()), make([]string, m.len())
 	for i, s := range m.selected {
-		keys[i] = batch.LeastHashed(seed, m.claimLines(i))
-		if keys[i] == "" {
-			keys[i] = "summary\n" + batch.LeastHashed(seed, sentences(s.Summary))
-		} else {
-			keys[i] = "claim\n" + keys[i]
-		}
-		ties[i] = s.Summary
+		keys[i], ties[i] = m.stableKey(i, seed), s.Summary
 	}
 	return keys, ties
+}
+
+// stableKey is summary i's key under seed (stableKeys).
+func (m mapInputs) stableKey(i int, seed int64) string {
+	if key := batch.LeastHashed(seed, m.claimLines(i)); key != "" {
+		return "claim\n" + key
+	}
+	return "summary\n" + batch.LeastHashed(seed, sentences(m.selected[i].Summary))
+}
+
+// identityDigest is what a standing record keeps of summary i's identity
+// (docs/contract.md#standing-questions): the first 4 bytes, in hex, of the
+// SHA-256 of its key under seed 0, which pairs a changed community with
+// its previous text when the index renumbered it. Records are compared
+// across seeds, so the seed is fixed; a collision only pairs two
+// communities that changed as one changed and one added.
+func (m mapInputs) identityDigest(i int) string {
+	sum := sha256.Sum256([]byte(m.stableKey(i, 0)))
+	return hex.EncodeToString(sum[:4])
 }
 
 // claimLines yields each claim line of summary i's map text, as mapText
