@@ -42,7 +42,7 @@ func batchingOf(p Params) string {
 func batchingFitsShuffle(p Params) error {
 	if p.Batching == BatchingStable && !p.Shuffle {
 		return Errorf(KindInvalidInput,
-			`shuffle false keeps summaries in id order, which batching "stable" does not: it orders them by a seeded hash of their ids; ask for batching "greedy" with shuffle false, or drop shuffle`)
+			`shuffle false keeps summaries in id order, which batching "stable" does not: it orders them by a seeded hash of their claims or sentences; ask for batching "greedy" with shuffle false, or drop shuffle`)
 	}
 	// Refused with the request, before any read (pack refuses it too).
 	if p.Batching == BatchingStable && (p.Tokenizer == tokens.NameO200k || p.Tokenizer == tokens.NameCL100k) {
