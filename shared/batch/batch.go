@@ -24,6 +24,18 @@ import (
 type Item struct {
 	ID   string
 	Text string
+	// Key is what stable packing weighs the boundary after the item by
+	// (docs/contract.md#stable-batching), an identity a renumbering of the
+	// ids leaves alone; ID when empty.
+	Key string
+}
+
+// key is what stable packing hashes for it.
+func (it Item) key() string {
+	if it.Key == "" {
+		return it.ID
+	}
+	return it.Key
 }
 
 // Batch is packed content and the ids it holds, in first-seen order without
@@ -133,6 +145,7 @@ func PackSeqWith(c tokens.Counter, skeleton string, budget int, items iter.Seq[I
 
 type part struct {
 	id     string
+	key    string // Item.key
 	header string
 	text   string
 	count  tokens.Count // header + "\n" + text
@@ -169,7 +182,7 @@ func (p *packer) addItem(it Item) error {
 	first := Header(it.ID, 1)
 	firstCount := tokens.Of(first).Add(newline)
 	if p.fits(widest.Add(whole)) { // docs/contract.md#batching: every part is sized with the widest header
-		p.addPart(part{id: it.ID, header: first, text: it.Text, count: firstCount.Add(whole)})
+		p.addPart(part{id: it.ID, key: it.key(), header: first, text: it.Text, count: firstCount.Add(whole)})
 		return nil
 	}
 	return p.split(it, widest)
@@ -222,7 +235,7 @@ func (p *packer) split(it Item, widest tokens.Count) error {
 		}
 		header := Header(it.ID, number)
 		prefix := tokens.Count{ASCII: c.ASCII - widest.ASCII, NonASCII: c.NonASCII - widest.NonASCII}
-		p.addPart(part{id: it.ID, header: header, text: text[:end], count: tokens.Of(header).Add(p.newline).Add(prefix)})
+		p.addPart(part{id: it.ID, key: it.key(), header: header, text: text[:end], count: tokens.Of(header).Add(p.newline).Add(prefix)})
 		text = text[end:]
 	}
 	return nil

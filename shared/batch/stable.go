@@ -39,16 +39,37 @@ func hashed(seed int64, id string) (order, weight uint64) {
 // of each id, equal hashes (never seen) by id. An item keeps its place
 // among the others whatever is added, removed or changed around it.
 func StableOrder(ids []string, seed int64) []int {
-	keys := make([]uint64, len(ids))
-	order := make([]int, len(ids))
-	for i, id := range ids {
-		keys[i], _ = hashed(seed, id)
+	return StableOrderOf(ids, ids, seed)
+}
+
+// StableOrderOf is StableOrder by keys (Item.Key) rather than ids: by the
+// seeded hash of each key, equal hashes by key, equal keys by ties, then by
+// index. keys and ties are as long as each other.
+func StableOrderOf(keys, ties []string, seed int64) []int {
+	hashes := make([]uint64, len(keys))
+	order := make([]int, len(keys))
+	for i, k := range keys {
+		hashes[i], _ = hashed(seed, k)
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int {
-		return cmp.Or(cmp.Compare(keys[a], keys[b]), cmp.Compare(ids[a], ids[b]))
+		return cmp.Or(cmp.Compare(hashes[a], hashes[b]), cmp.Compare(keys[a], keys[b]), cmp.Compare(ties[a], ties[b]), cmp.Compare(a, b))
 	})
 	return order
+}
+
+// LeastHashed is the one of elements whose seeded hash orders first, ""
+// for none: a min-hash, which a change keeps unless it adds or removes
+// that element (docs/contract.md#stable-batching).
+func LeastHashed(seed int64, elements iter.Seq[string]) string {
+	least, found := "", false
+	var min uint64
+	for e := range elements {
+		if h, _ := hashed(seed, e); !found || h < min || (h == min && e < least) {
+			least, min, found = e, h, true
+		}
+	}
+	return least
 }
 
 // PackStable is Pack with boundaries that depend on the items rather than
@@ -154,7 +175,7 @@ func boundaryWeight(seed int64, parts []part, j int) float64 {
 	if j == len(parts) || parts[j].id == parts[j-1].id {
 		return 0
 	}
-	_, w := hashed(seed, parts[j-1].id)
+	_, w := hashed(seed, parts[j-1].key)
 	u := (float64(w>>11) + 0.5) / (1 << 53) // in (0, 1)
 	e := -math.Log(u)
 	return e * math.Sqrt(e)

@@ -17,7 +17,7 @@ import (
 func partsOf(count int, ids ...string) []part {
 	out := make([]part, len(ids))
 	for i, id := range ids {
-		out[i] = part{id: id, count: tokens.Count{ASCII: count}}
+		out[i] = part{id: id, key: id, count: tokens.Count{ASCII: count}}
 	}
 	return out
 }

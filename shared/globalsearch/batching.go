@@ -42,7 +42,7 @@ func batchingOf(p Params) string {
 func batchingFitsShuffle(p Params) error {
 	if p.Batching == BatchingStable && !p.Shuffle {
 		return Errorf(KindInvalidInput,
-			`shuffle false keeps summaries in id order, which batching "stable" does not: it orders them by a seeded hash of their ids; ask for batching "greedy" with shuffle false, or drop shuffle`)
+			`shuffle false keeps summaries in id order, which batching "stable" does not: it orders them by a seeded hash of their claims or sentences; ask for batching "greedy" with shuffle false, or drop shuffle`)
 	}
 	// Refused with the request, before any read (pack refuses it too).
 	if p.Batching == BatchingStable && (p.Tokenizer == tokens.NameO200k || p.Tokenizer == tokens.NameCL100k) {
@@ -55,12 +55,9 @@ func batchingFitsShuffle(p Params) error {
 // (docs/contract.md#batching, docs/contract.md#stable-batching).
 func pack(counter tokens.Counter, skeleton string, p Params, in mapInputs) ([]batch.Batch, error) {
 	if p.Batching == BatchingStable {
-		ids := make([]string, in.len())
-		for i, s := range in.selected {
-			ids[i] = s.ID
-		}
-		order := batch.StableOrder(ids, p.ShuffleSeed)
-		packed, err := batch.PackStableSeqWith(counter, skeleton, p.MapPromptBudget(), p.ShuffleSeed, in.items(order))
+		keys, ties := in.stableKeys(p.ShuffleSeed)
+		order := batch.StableOrderOf(keys, ties, p.ShuffleSeed)
+		packed, err := batch.PackStableSeqWith(counter, skeleton, p.MapPromptBudget(), p.ShuffleSeed, in.keyedItems(order, keys))
 		if errors.Is(err, batch.ErrStableNeedsCodePoints) {
 			return nil, &Error{Kind: KindInvalidInput, Err: err}
 		}

@@ -50,7 +50,7 @@ func TestParseBatching(t *testing.T) {
 		{name: "a number", body: `{"query":"q","batching":1}`, wantErr: batchingMsg},
 		{name: "checked before the later fields", body: `{"query":"q","batching":"fast","queryId":"bad id"}`, wantErr: batchingMsg},
 		{name: "stable refuses shuffle false", body: `{"query":"q","batching":"stable","shuffle":false}`,
-			wantErr: `shuffle false keeps summaries in id order, which batching "stable" does not: it orders them by a seeded hash of their ids; ask for batching "greedy" with shuffle false, or drop shuffle`},
+			wantErr: `shuffle false keeps summaries in id order, which batching "stable" does not: it orders them by a seeded hash of their claims or sentences; ask for batching "greedy" with shuffle false, or drop shuffle`},
 		{name: "so does a deployment's stable", body: `{"query":"q","shuffle":false}`, defaults: func(d *gs.Defaults) { d.Batching = gs.BatchingStable },
 			wantErr: `shuffle false keeps summaries in id order`},
 	}

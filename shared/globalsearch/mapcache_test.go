@@ -3,6 +3,7 @@ package globalsearch_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,7 +100,7 @@ func TestMapCache(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			model := &fakeModel{complete: answerEverything}
-			e, _ := newEngine(t, leafNamespace(batches), model)
+			e, _ := newEngine(t, distinctLeaves(batches), model)
 			cache := &faultyCache{MapCache: dircache.New(filepath.Join(t.TempDir(), "cache"), 0, nil)}
 			e.Cache, e.ModelID = cache, "model-a"
 
@@ -138,7 +139,7 @@ func (c breakingCache) CachedMapAnswer(ctx context.Context, key string) (gs.Cach
 
 func TestMapCacheWriteFailureKeepsTheAnswer(t *testing.T) {
 	model := &fakeModel{complete: answerEverything}
-	e, _ := newEngine(t, leafNamespace(2), model)
+	e, _ := newEngine(t, distinctLeaves(2), model)
 	e.Cache = &faultyCache{MapCache: dircache.New(t.TempDir(), 0, nil), putErr: errors.New("disk full")}
 	e.ModelID = "m"
 	res, err := e.Search(t.Context(), oneBatchPerSummary(t, "What grew?", nil))
@@ -205,4 +206,15 @@ func TestCheckMapCacheKey(t *testing.T) {
 	}
 	long := gs.CheckMapCacheKey(strings.Repeat("x", 100_000))
 	assert.Less(t, len(long.Error()), 200, "the key is echoed capped")
+}
+
+// distinctLeaves is leafNamespace with a text of its own for each summary:
+// the cache keys texts, not ids (docs/contract.md#map-cache), so leaves of
+// one text would share their answers.
+func distinctLeaves(n int) gs.Records {
+	r := leafNamespace(n)
+	for i := range r.Summaries {
+		r.Summaries[i].Summary = fmt.Sprintf("Region %d. %s", i, r.Summaries[i].Summary)
+	}
+	return r
 }

@@ -46,7 +46,7 @@ func (b *lockedBuffer) String() string {
 func TestMapCacheEntriesThatAreNotFiles(t *testing.T) {
 	const batches = 3
 	model := &fakeModel{complete: answerEverything}
-	e, _ := newEngine(t, leafNamespace(batches), model)
+	e, _ := newEngine(t, distinctLeaves(batches), model)
 	dir := filepath.Join(t.TempDir(), "cache")
 	e.Cache, e.ModelID = dircache.New(dir, 0, nil), "m"
 	p := oneBatchPerSummary(t, "What grew?", nil)

@@ -36,12 +36,13 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 	req := prompts.Map.mapRequest(p.Query, b.Content, p.MapOutputReserve)
 	req.System = prompts.System
 	req.Parts = withCentrality(req.Parts, b.Centrality)
-	key := ""
+	key, headerIDs := "", []string(nil)
 	if p.Cache && e.Cache != nil {
-		key = mapCacheKey(e.ModelID, req.SystemPrompt(), req.Prompt, p.MapOutputReserve)
-		if a, ok := e.cachedAnswer(ctx, queryID, key); ok && citeWithin(&a, b) == nil {
+		key, headerIDs = mapCacheKey(e.ModelID, req.SystemPrompt(), req.Prompt, p.MapOutputReserve)
+		if a, dropped, ok := e.cachedAnswer(ctx, queryID, key, headerIDs); ok && citeWithin(&a, b) == nil {
 			// The earlier attempts of this batch were real calls; the hit is not.
 			a.BatchIndex, a.CommunityIDs, a.Attempts, a.Cached = index, b.CommunityIDs, attempt-1, true
+			a.DroppedCitations += dropped
 			a.AnsweredAt = e.now()
 			if err = e.Runs.SaveMapAnswer(ctx, queryID, b.RunID, a); err == nil {
 				e.logger().LogAttrs(ctx, slogInfo, "map batch done", stepAttrs(queryID, "map", start,
@@ -70,7 +71,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 			if key != "" {
 				// The model's own answer: a hit is held to its batch again,
 				// so it reports the same dropped ids.
-				e.cacheAnswer(ctx, queryID, key, CachedAnswer{Answer: raw, Usefulness: a.Usefulness})
+				e.cacheAnswer(ctx, queryID, key, CachedAnswer{Answer: raw, Usefulness: a.Usefulness, CommunityIDs: headerIDs})
 			}
 			if err = e.Runs.SaveMapAnswer(ctx, queryID, b.RunID, a); err == nil {
 				e.logger().LogAttrs(ctx, slogInfo, "map batch done", stepAttrs(queryID, "map", start,
@@ -113,19 +114,26 @@ func supersededError(queryID, runID string) error {
 	return fmt.Errorf("run %s of query %s was replaced by a newer plan of that query id: %w", runID, queryID, ErrNotFound)
 }
 
-// cachedAnswer reads the cache. The cache only saves calls, so a cache that
-// fails to answer, or holds an answer that breaks the map output rules, is
-// logged and read as a miss: the model call it would have saved is made.
-func (e *Engine) cachedAnswer(ctx context.Context, queryID, key string) (MapAnswer, bool) {
+// cachedAnswer reads the cache, the answer renumbered to ids, the header
+// ids of the prompt it answers (CachedAnswer.renumbered), with the cited
+// ids that renumbering dropped. The cache only saves calls, so a cache
+// that fails to answer, or holds an answer that breaks the map output
+// rules, is logged and read as a miss: the model call it would have saved
+// is made.
+func (e *Engine) cachedAnswer(ctx context.Context, queryID, key string, ids []string) (MapAnswer, int, bool) {
 	c, ok, err := e.Cache.CachedMapAnswer(ctx, key)
 	if err == nil && ok {
 		err = c.check()
 	}
+	answer, dropped := "", 0
+	if err == nil && ok {
+		answer, dropped, err = c.renumbered(ids)
+	}
 	if err != nil {
 		e.logger().LogAttrs(ctx, slogError, "map cache read failed", slog.String("queryId", queryID), slog.String("error", err.Error()))
-		return MapAnswer{}, false
+		return MapAnswer{}, 0, false
 	}
-	return MapAnswer{Answer: c.Answer, Usefulness: c.Usefulness}, ok
+	return MapAnswer{Answer: answer, Usefulness: c.Usefulness}, dropped, ok
 }
 
 // cacheAnswer writes the cache; a failed write costs a later run a call,

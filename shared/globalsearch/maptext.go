@@ -85,10 +85,20 @@ func (m mapInputs) walk(i int, w *walkScratch) iter.Seq2[*Claim, []excerpt] {
 // items builds the map texts of the summaries at the given indexes, in
 // that order, one per item drawn.
 func (m mapInputs) items(order []int) iter.Seq[batch.Item] {
+	return m.keyedItems(order, nil)
+}
+
+// keyedItems is items, each with its stable key (stableKeys) when keys
+// holds them.
+func (m mapInputs) keyedItems(order []int, keys []string) iter.Seq[batch.Item] {
 	return func(yield func(batch.Item) bool) {
 		w := newWalkScratch()
 		for _, i := range order {
-			if !yield(batch.Item{ID: m.selected[i].ID, Text: m.mapText(i, w)}) {
+			it := batch.Item{ID: m.selected[i].ID, Text: m.mapText(i, w)}
+			if keys != nil {
+				it.Key = keys[i]
+			}
+			if !yield(it) {
 				return
 			}
 		}

@@ -61,10 +61,15 @@ func reindex(r gs.Records) gs.Records {
 	return after
 }
 
+// contentKey is what the map cache keys b's content by
+// (docs/contract.md#map-cache): its texts, the ids of its headers read as
+// their positions.
+func contentKey(b gs.Batch) string { return gs.MapCacheKey("m", b.Content, 0) }
+
 // reuse plans both versions of the index with the same seed and counts the
-// batches of the second plan whose content the first plan holds: their
-// map-cache keys are unchanged (docs/contract.md#map-cache), so their
-// answers are reused. fill is the second plan's mean estimated tokens over
+// batches of the second plan whose content the first plan holds but for
+// the ids in its headers: their map-cache keys are unchanged
+// (docs/contract.md#map-cache), so their answers are reused. fill is the second plan's mean estimated tokens over
 // the map prompt budget.
 func reuse(t *testing.T, before, after gs.Records, batching string, seed int64) (reused, batches int, fill float64) {
 	t.Helper()
@@ -85,12 +90,12 @@ func reuse(t *testing.T, before, after gs.Records, batching string, seed int64) 
 	old, now := plan("before"), plan("after")
 	seen := map[string]int{}
 	for _, b := range old.Batches {
-		seen[b.Content]++
+		seen[contentKey(b)]++
 	}
 	tokens := 0
 	for _, b := range now.Batches {
-		if seen[b.Content] > 0 {
-			seen[b.Content]--
+		if seen[contentKey(b)] > 0 {
+			seen[contentKey(b)]--
 			reused++
 		}
 		tokens += b.EstimatedTokens

@@ -206,11 +206,14 @@ func ReplaceStanding(r, stored StandingRecord, readErr error, reset bool) (bool,
 }
 
 // CommunityHash is the content hash of one community's map text
-// (docs/contract.md#map-text) and the batch that held its first part.
+// (docs/contract.md#map-text), the batch that held its first part, and the
+// digest of its identity (identityDigest; "" in a record written before
+// records held it).
 type CommunityHash struct {
 	ID    string `json:"id"`
 	Hash  string `json:"hash"`
 	Batch int    `json:"batch,omitempty"`
+	Key   string `json:"key,omitempty"`
 }
 
 // Changes is what changed since the previous run of a standing question
@@ -230,6 +233,10 @@ type Changes struct {
 	Removed     CommunityChanges `json:"removed"`
 	Changed     CommunityChanges `json:"changed"`
 	Unchanged   int              `json:"unchanged"`
+	// Renumbered counts the unchanged communities whose id is not the one
+	// their text had, and of Changed those paired with their previous text
+	// by identity under another id (docs/contract.md#standing-questions).
+	Renumbered int `json:"renumbered,omitempty"`
 	// BatchesRemapped are the batches a model mapped (every batch but the
 	// cache hits), AnswersReused the cache hits (docs/contract.md#map-cache);
 	// a plan has neither yet.
@@ -263,12 +270,13 @@ func textHash(text string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// textHashes hashes the map text of every selected summary.
-func (m mapInputs) textHashes() map[string]string {
+// textHashes hashes the map text of every selected summary, with the
+// digest of its identity.
+func (m mapInputs) textHashes() map[string]CommunityHash {
 	w := newWalkScratch()
-	out := make(map[string]string, len(m.selected))
+	out := make(map[string]CommunityHash, len(m.selected))
 	for i, s := range m.selected {
-		out[s.ID] = textHash(m.mapText(i, w))
+		out[s.ID] = CommunityHash{ID: s.ID, Hash: textHash(m.mapText(i, w)), Key: m.identityDigest(i)}
 	}
 	return out
 }
@@ -276,13 +284,13 @@ func (m mapInputs) textHashes() map[string]string {
 // withTextHashes records with each batch the hash of every community whose
 // first part it holds, as planBatches records sources, so that reduce can
 // write the record from the plan without reading the index.
-func withTextHashes(batches []Batch, hashes map[string]string) {
+func withTextHashes(batches []Batch, hashes map[string]CommunityHash) {
 	seen := make(map[string]bool, len(hashes))
 	for i := range batches {
 		for _, id := range batches[i].CommunityIDs {
 			if !seen[id] {
 				seen[id] = true
-				batches[i].TextHashes = append(batches[i].TextHashes, CommunityHash{ID: id, Hash: hashes[id]})
+				batches[i].TextHashes = append(batches[i].TextHashes, hashes[id])
 			}
 		}
 	}
@@ -293,7 +301,8 @@ func planCommunities(batches []Batch) []CommunityHash {
 	var out []CommunityHash
 	for _, b := range batches {
 		for _, h := range b.TextHashes {
-			out = append(out, CommunityHash{ID: h.ID, Hash: h.Hash, Batch: b.Index})
+			h.Batch = b.Index
+			out = append(out, h)
 		}
 	}
 	slices.SortFunc(out, func(a, b CommunityHash) int { return cmp.Compare(a.ID, b.ID) })
@@ -340,39 +349,6 @@ func (e *Engine) standingBaseline(ctx context.Context, p Params) (*StandingRecor
 		return nil, err
 	}
 	return &prev, nil
-}
-
-// compareStanding reports what changed since prev, the previous run of p's
-// standing question (nil for none).
-func compareStanding(p Params, prev *StandingRecord, batches []Batch) *Changes {
-	cur := planCommunities(batches)
-	ch := &Changes{StandingQuery: p.StandingQuery, Communities: len(cur), Reset: p.StandingReset}
-	if prev == nil {
-		ch.listed()
-		return ch
-	}
-	started := prev.StartedAt
-	ch.PreviousQueryID, ch.PreviousStartedAt = prev.QueryID, &started
-	i, j := 0, 0
-	for i < len(prev.Communities) || j < len(cur) {
-		switch {
-		case j == len(cur) || (i < len(prev.Communities) && prev.Communities[i].ID < cur[j].ID):
-			ch.Removed.add(prev.Communities[i].ID)
-			i++
-		case i == len(prev.Communities) || cur[j].ID < prev.Communities[i].ID:
-			ch.Added.add(cur[j].ID)
-			j++
-		default:
-			if prev.Communities[i].Hash == cur[j].Hash {
-				ch.Unchanged++
-			} else {
-				ch.Changed.add(cur[j].ID)
-			}
-			i, j = i+1, j+1
-		}
-	}
-	ch.listed()
-	return ch
 }
 
 // withMapStage is the plan's report with what the map stage did: the
@@ -430,6 +406,9 @@ func (c *Changes) Line(mapped bool) string {
 	default:
 		fmt.Fprintf(&b, "changes since %s: %s added, %d removed, %d changed, %d unchanged", c.PreviousQueryID,
 			Plural(c.Added.Count, "community", "communities"), c.Removed.Count, c.Changed.Count, c.Unchanged)
+		if c.Renumbered > 0 {
+			fmt.Fprintf(&b, " (%d under new ids)", c.Renumbered)
+		}
 	}
 	if mapped {
 		fmt.Fprintf(&b, "; %d of %s re-mapped, %s reused", c.BatchesRemapped,

@@ -73,10 +73,10 @@ func standingParams(t *testing.T, queryID string, extra ...func(*gs.Request)) gs
 	})
 }
 
-// changedIndex is leafNamespace(6) with c1 rewritten, c5 removed and c9
+// changedIndex is distinctLeaves(6) with c1 rewritten, c5 removed and c9
 // added: what a re-ingest of a few changed summaries leaves.
 func changedIndex() gs.Records {
-	r := leafNamespace(5)
+	r := distinctLeaves(5)
 	r.Summaries[1].Summary = "Rewritten: " + summaryText
 	r.Summaries = append(r.Summaries, gs.Summary{ID: "c9", Summary: summaryText + "New."})
 	return r
@@ -88,7 +88,7 @@ func changedIndex() gs.Records {
 func TestStandingQuestionReportsChanges(t *testing.T) {
 	ctx := context.Background()
 	model := &countingModel{}
-	e, s := newEngine(t, leafNamespace(6), model)
+	e, s := newEngine(t, distinctLeaves(6), model)
 	e.Cache = dircache.New(filepath.Join(t.TempDir(), "cache"), 0, nil)
 	e.ModelID = "test"
 
@@ -138,7 +138,7 @@ func TestStandingQuestionReportsChanges(t *testing.T) {
 func TestStandingQuestionRecordsOnlyCompletedRuns(t *testing.T) {
 	ctx := context.Background()
 	model := &switchModel{}
-	e, s := newEngine(t, leafNamespace(3), model)
+	e, s := newEngine(t, distinctLeaves(3), model)
 	_, err := e.Search(ctx, standingParams(t, "night-1"))
 	require.NoError(t, err)
 
@@ -184,7 +184,7 @@ func TestStandingStoreFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			model := &countingModel{}
-			e, s := newEngine(t, leafNamespace(2), model)
+			e, s := newEngine(t, distinctLeaves(2), model)
 			_, err := e.Search(ctx, standingParams(t, "q-1"))
 			require.NoError(t, err)
 			e.Standing = tc.store(s)
@@ -211,7 +211,7 @@ func ptr[T any](v T) *T { return &v }
 // run --standing NAME --cache DIR; the record of nightly is at file. nightly from a directory store,
 func standingEngine(t *testing.T, model gs.Model) (*gs.Engine, *memstore.Store, string) {
 	t.Helper()
-	e, s := newEngine(t, leafNamespace(3), model)
+	e, s := newEngine(t, distinctLeaves(3), model)
 	dir := filepath.Join(t.TempDir(), "standing")
 	e.Standing = dircache.NewStanding(dir, 0, nil)
 	e.ModelID = "model-a"
@@ -338,7 +338,7 @@ type runsOnly struct{ gs.Runs }
 func TestStandingQuestionWithoutStore(t *testing.T) {
 	ctx := context.Background()
 	model := &countingModel{}
-	_, s := newEngine(t, leafNamespace(2), model)
+	_, s := newEngine(t, distinctLeaves(2), model)
 	e := &gs.Engine{Index: s, Runs: runsOnly{s}, Model: model}
 	p := standingParams(t, "q-1")
 	_, err := e.Search(ctx, p)
@@ -356,10 +356,10 @@ func TestStandingQuestionWithoutStore(t *testing.T) {
 // MaxListedChanges ids of each kind.
 func TestStandingPlanListsChanges(t *testing.T) {
 	ctx := context.Background()
-	e, s := newEngine(t, leafNamespace(2), &countingModel{})
+	e, s := newEngine(t, distinctLeaves(2), &countingModel{})
 	_, err := e.Search(ctx, standingParams(t, "q-1"))
 	require.NoError(t, err)
-	require.NoError(t, s.ReplaceNamespace(ctx, "default", leafNamespace(gs.MaxListedChanges+12)))
+	require.NoError(t, s.ReplaceNamespace(ctx, "default", distinctLeaves(gs.MaxListedChanges+12)))
 	plan, err := e.Plan(ctx, standingParams(t, "q-2"))
 	require.NoError(t, err)
 	require.NotNil(t, plan.Changes)
@@ -401,7 +401,7 @@ func TestStandingQuestionPartialAndRetriedReduce(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			e, s := newEngine(t, leafNamespace(3), &countingModel{})
+			e, s := newEngine(t, distinctLeaves(3), &countingModel{})
 			_, err := e.Search(ctx, standingParams(t, "q-1"))
 			require.NoError(t, err)
 			e.Model = tc.model

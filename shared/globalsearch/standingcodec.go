@@ -12,8 +12,9 @@ import (
 
 // MaxStandingRecordBytes caps an encoded standing record
 // (docs/contract.md#standing-questions): it fits one DynamoDB item (400 KB)
-// with room for its keys, some 30,000 communities of short ids (11 bytes
-// each gzipped) or 12,000 of random UUIDs (29), and the directory store
+// with room for its keys, some 23,000 communities of short ids (15 bytes
+// each gzipped, identity digest included) or 10,000 of random UUIDs (33),
+// and the directory store
 // keeps the same cap, so both keep the same records.
 const MaxStandingRecordBytes = 350 << 10
 
@@ -34,6 +35,9 @@ type standingWire struct {
 	IDs       []string          `json:"ids"`
 	Hashes    []byte            `json:"hashes"`
 	Batches   []int             `json:"batches"`
+	// Keys are the identity digests, 4 bytes per community; absent from a
+	// record written before records held them, or of communities without.
+	Keys []byte `json:"keys,omitempty"`
 }
 
 // EncodeStandingRecord is r as both stores keep it: gzipped JSON of at most
@@ -41,13 +45,23 @@ type standingWire struct {
 func EncodeStandingRecord(r StandingRecord) ([]byte, error) {
 	w := standingWire{Namespace: r.Namespace, Name: r.Name, Question: &r.Question, QueryID: r.QueryID, StartedAt: r.StartedAt.UTC(),
 		IDs: make([]string, len(r.Communities)), Hashes: make([]byte, 0, 8*len(r.Communities)), Batches: make([]int, len(r.Communities))}
+	keys := make([]byte, 0, 4*len(r.Communities))
 	for i, c := range r.Communities {
 		h, err := hex.DecodeString(c.Hash)
 		if err != nil || len(h) != 8 {
 			return nil, Errorf(KindInternal, "standing record %s: community %s has hash %q, not 16 hex digits", r.Name, EchoQuoted(c.ID), c.Hash)
 		}
+		k, err := hex.DecodeString(c.Key)
+		if err != nil || len(k) != 4 {
+			keys = nil // a community without one: the record keeps none
+		} else if keys != nil {
+			keys = append(keys, k...)
+		}
 		w.IDs[i], w.Batches[i] = c.ID, c.Batch
 		w.Hashes = append(w.Hashes, h...)
+	}
+	if len(keys) > 0 {
+		w.Keys = keys
 	}
 	data, err := json.Marshal(w)
 	if err != nil {
@@ -91,8 +105,9 @@ func DecodeStandingRecord(data []byte) (StandingRecord, error) {
 		return StandingRecord{}, fmt.Errorf("read standing record: %w", err)
 	}
 	n := len(w.IDs)
-	if len(w.Hashes) != 8*n || len(w.Batches) != n {
-		return StandingRecord{}, fmt.Errorf("standing record %s is damaged: %d ids, %d hash bytes, %d batches", w.Name, n, len(w.Hashes), len(w.Batches))
+	if len(w.Hashes) != 8*n || len(w.Batches) != n || (len(w.Keys) != 0 && len(w.Keys) != 4*n) {
+		return StandingRecord{}, fmt.Errorf("standing record %s is damaged: %d ids, %d hash bytes, %d batches, %d key bytes",
+			w.Name, n, len(w.Hashes), len(w.Batches), len(w.Keys))
 	}
 	r := StandingRecord{Namespace: w.Namespace, Name: w.Name, QueryID: w.QueryID, StartedAt: w.StartedAt, Communities: make([]CommunityHash, n)}
 	if w.Question != nil {
@@ -103,6 +118,9 @@ func DecodeStandingRecord(data []byte) (StandingRecord, error) {
 			return StandingRecord{}, fmt.Errorf("standing record %s is damaged: its ids are not in order", w.Name)
 		}
 		r.Communities[i] = CommunityHash{ID: id, Hash: hex.EncodeToString(w.Hashes[8*i : 8*i+8]), Batch: w.Batches[i]}
+		if len(w.Keys) > 0 {
+			r.Communities[i].Key = hex.EncodeToString(w.Keys[4*i : 4*i+4])
+		}
 	}
 	return r, nil
 }

@@ -23,13 +23,28 @@ func gzipped(t *testing.T, s string) []byte {
 }
 
 func TestStandingRecordRoundTrip(t *testing.T) {
-	r := gs.StandingRecord{Namespace: "default", Name: "nightly", QueryID: "q-1", StartedAt: time.Date(2026, 12, 1, 2, 0, 0, 5, time.UTC),
-		Communities: []gs.CommunityHash{{ID: "a", Hash: "0123456789abcdef", Batch: 0}, {ID: "b", Hash: "fedcba9876543210", Batch: 3}}}
-	data, err := gs.EncodeStandingRecord(r)
-	require.NoError(t, err)
-	got, err := gs.DecodeStandingRecord(data)
-	require.NoError(t, err)
-	assert.Equal(t, r, got)
+	tests := []struct {
+		name       string
+		keys, want []string
+	}{
+		{"with identity digests", []string{"01234567", "89abcdef"}, []string{"01234567", "89abcdef"}},
+		{"a record of old, without them", []string{"", ""}, []string{"", ""}},
+		{"one community without keeps none", []string{"01234567", ""}, []string{"", ""}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := gs.StandingRecord{Namespace: "default", Name: "nightly", QueryID: "q-1", StartedAt: time.Date(2026, 12, 1, 2, 0, 0, 5, time.UTC),
+				Communities: []gs.CommunityHash{{ID: "a", Hash: "0123456789abcdef", Batch: 0, Key: tc.keys[0]}, {ID: "b", Hash: "fedcba9876543210", Batch: 3, Key: tc.keys[1]}}}
+			data, err := gs.EncodeStandingRecord(r)
+			require.NoError(t, err)
+			got, err := gs.DecodeStandingRecord(data)
+			require.NoError(t, err)
+			for i := range r.Communities {
+				r.Communities[i].Key = tc.want[i]
+			}
+			assert.Equal(t, r, got)
+		})
+	}
 }
 
 // Anything but what EncodeStandingRecord wrote is an error, never a record
@@ -44,7 +59,10 @@ func TestStandingRecordRefusals(t *testing.T) {
 		{"not JSON", func(t *testing.T) []byte { return gzipped(t, "{half") }, "read standing record: invalid character 'h' looking for beginning of object key string"},
 		{"columns of different lengths", func(t *testing.T) []byte {
 			return gzipped(t, `{"name":"n","ids":["a","b"],"hashes":"AAAAAAAAAAA=","batches":[0,0]}`)
-		}, "standing record n is damaged: 2 ids, 8 hash bytes, 2 batches"},
+		}, "standing record n is damaged: 2 ids, 8 hash bytes, 2 batches, 0 key bytes"},
+		{"a keys column of another length", func(t *testing.T) []byte {
+			return gzipped(t, `{"name":"n","ids":["a","b"],"hashes":"AAAAAAAAAAAAAAAAAAAAAA==","batches":[0,0],"keys":"AAAAAA=="}`)
+		}, "standing record n is damaged: 2 ids, 16 hash bytes, 2 batches, 4 key bytes"},
 		{"ids out of order", func(t *testing.T) []byte {
 			return gzipped(t, `{"name":"n","ids":["b","a"],"hashes":"AAAAAAAAAAAAAAAAAAAAAA==","batches":[0,0]}`)
 		}, "standing record n is damaged: its ids are not in order"},
@@ -77,6 +95,9 @@ func TestChangesLine(t *testing.T) {
 			Added: gs.CommunityChanges{Count: 1}, Removed: gs.CommunityChanges{Count: 2}, Changed: gs.CommunityChanges{Count: 3}, Unchanged: 1,
 			BatchesRemapped: 4, AnswersReused: 1}, true,
 			"changes since q-1: 1 community added, 2 removed, 3 changed, 1 unchanged; 4 of 5 batches re-mapped, 1 answer reused"},
+		{"a renumbered index", gs.Changes{StandingQuery: "nightly", PreviousQueryID: "q-1", Communities: 3, Changed: gs.CommunityChanges{Count: 1},
+			Unchanged: 2, Renumbered: 3}, false,
+			"changes since q-1: 0 communities added, 0 removed, 1 changed, 2 unchanged (3 under new ids)"},
 		{"a plan", gs.Changes{StandingQuery: "nightly", PreviousQueryID: "q-1", Communities: 2, Unchanged: 2}, false,
 			"changes since q-1: 0 communities added, 0 removed, 0 changed, 2 unchanged"},
 	}

@@ -12,7 +12,8 @@ import (
 
 // Map-answer cache table (docs/contract.md#map-cache): partition key `key` (S), the
 // hex SHA-256 globalsearch.MapCacheKey returns (any other key is refused,
-// as the directory cache refuses it), with `answer`, `usefulness` and `expiresAt`,
+// as the directory cache refuses it), with `answer`, `usefulness`,
+// `communityIds` (the ids the answer's citations name) and `expiresAt`,
 // the table's TTL attribute. It is a table of its own, not items in the
 // runs table, so that IAM can give it to the map function alone: no other
 // function reads what a cached answer says, and no run's data outlives the
@@ -23,10 +24,11 @@ type cacheKey struct {
 }
 
 type cacheItem struct {
-	Key        string  `json:"key"`
-	Answer     string  `json:"answer"`
-	Usefulness float64 `json:"usefulness"`
-	ExpiresAt  int64   `json:"expiresAt"`
+	Key          string   `json:"key"`
+	Answer       string   `json:"answer"`
+	Usefulness   float64  `json:"usefulness"`
+	CommunityIDs []string `json:"communityIds,omitempty"`
+	ExpiresAt    int64    `json:"expiresAt"`
 }
 
 // CachedMapAnswer implements globalsearch.MapCache. An item past its
@@ -54,7 +56,7 @@ func (s *Cache) CachedMapAnswer(ctx context.Context, key string) (globalsearch.C
 	if it.ExpiresAt <= s.now().Unix() {
 		return globalsearch.CachedAnswer{}, false, nil
 	}
-	return globalsearch.CachedAnswer{Answer: it.Answer, Usefulness: it.Usefulness}, true, nil
+	return globalsearch.CachedAnswer{Answer: it.Answer, Usefulness: it.Usefulness, CommunityIDs: it.CommunityIDs}, true, nil
 }
 
 // CacheMapAnswer implements globalsearch.MapCache.
@@ -63,7 +65,7 @@ func (s *Cache) CacheMapAnswer(ctx context.Context, key string, a globalsearch.C
 		return err
 	}
 	m, err := attributevalue.MarshalMapWithOptions(cacheItem{
-		Key: key, Answer: a.Answer, Usefulness: a.Usefulness, ExpiresAt: s.now().Add(s.cacheTTL).Unix(),
+		Key: key, Answer: a.Answer, Usefulness: a.Usefulness, CommunityIDs: a.CommunityIDs, ExpiresAt: s.now().Add(s.cacheTTL).Unix(),
 	}, jsonTags)
 	if err != nil {
 		return fmt.Errorf("encode map cache item: %w", err)

@@ -18,6 +18,13 @@
 // process. The same N always writes the same bytes.
 //
 //	go run ./testdata/gen --summaries 10000 --out /tmp/index-10k.json
+//
+// --changed, --added, --removed and --renumber write instead the same
+// synthetic index as a re-build left it: that many leaf summaries
+// rewritten, leaves added and removed, and the community ids dealt out
+// anew (docs/cache-and-standing.md measures the cache with it):
+//
+//	go run ./testdata/gen --summaries 10000 --changed 100 --added 2 --removed 1 --renumber --out /tmp/index-10k-rebuilt.json
 package main
 
 import (
@@ -30,10 +37,21 @@ import (
 func main() {
 	n := flag.Int("summaries", 0, "write a synthetic index of this many leaf summaries instead of the sample")
 	out := flag.String("out", "testdata/sample-index.json", "file to write")
+	var r rebuild
+	flag.IntVar(&r.changed, "changed", 0, "with --summaries, rewrite this many leaf summaries, as a re-build")
+	flag.IntVar(&r.added, "added", 0, "with --summaries, add this many leaves")
+	flag.IntVar(&r.removed, "removed", 0, "with --summaries, remove this many leaves")
+	flag.BoolVar(&r.renumber, "renumber", false, "with --summaries, deal the community ids out anew")
 	flag.Parse()
+	if r.any() && *n <= 0 {
+		log.Fatal("--changed, --added, --removed and --renumber re-build a synthetic index: give --summaries")
+	}
 	f := indexfile.File{Namespace: "sample"}
 	if *n > 0 {
 		f = synthetic(*n)
+		if r.any() {
+			f = r.apply(f)
+		}
 	} else {
 		f.Summaries = summaries()
 		f.Claims = claims()

@@ -59,7 +59,7 @@ func testMiss(t *testing.T, newCache NewCache) {
 func testReadBack(t *testing.T, newCache NewCache) {
 	ctx := context.Background()
 	c := newCache(t, time.Hour, &Clock{start})
-	first := globalsearch.CachedAnswer{Answer: "Ports grew, 港口增长. \"quoted\"", Usefulness: 72.5}
+	first := globalsearch.CachedAnswer{Answer: "Ports grew, 港口增长. \"quoted\"", Usefulness: 72.5, CommunityIDs: []string{"7", "c-2"}}
 	require.NoError(t, c.CacheMapAnswer(ctx, key("p"), first))
 	got, ok, err := c.CachedMapAnswer(ctx, key("p"))
 	require.NoError(t, err)
