@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/graphrag-global/graphrag-global/shared/graphrag"
 	"github.com/graphrag-global/graphrag-global/shared/graphrag/graphragtest"
 	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/store"
@@ -120,41 +119,4 @@ func TestImportToTable(t *testing.T) {
 	sums, err := s.Summaries(ctx, "carol")
 	require.NoError(t, err)
 	assert.Len(t, sums, 2)
-}
-
-func TestPrintImportReport(t *testing.T) {
-	tests := []struct {
-		name   string
-		report graphrag.Report
-		want   []string
-	}{
-		{
-			name: "source text",
-			report: graphrag.Report{Excerpts: graphrag.ExcerptsSourceText, ClaimsAttached: 5, NoSourceText: 2, CiteTextUnit: 1,
-				ExcerptChunks: 2, TextUnits: 4, TextUnitsUncited: 3, Chunks: 3},
-			want: []string{
-				"excerpts:  3 claims cite 2 excerpt chunks (source_text); no source text: 2 claims (1 cite their whole text unit instead, 1 cite nothing)",
-				"chunks:    3 (2 excerpts, 1 whole text units; 3 of 4 text units left out: no claim cites them)",
-			},
-		},
-		{
-			name:   "text units",
-			report: graphrag.Report{Excerpts: graphrag.ExcerptsTextUnit, ClaimsAttached: 5, TextUnits: 4, Chunks: 4},
-			want:   []string{"chunks:    4 (whole text units)"},
-		},
-		{
-			name:   "none",
-			report: graphrag.Report{Excerpts: graphrag.ExcerptsNone, ClaimsAttached: 5},
-			want:   []string{"chunks:    0 (--excerpts none: claims cite nothing)"},
-		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var out bytes.Buffer
-			printImportReport(&out, tc.report)
-			for _, w := range tc.want {
-				assert.Contains(t, out.String(), w)
-			}
-		})
-	}
 }

@@ -33,6 +33,6 @@ func ingestCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	printTableWrite(env.stdout, *table, ns, records)
+	indexsource.WriteTableWrite(env.stdout, *table, ns, records)
 	return nil
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
-	"github.com/graphrag-global/graphrag-global/shared/graphrag"
 )
 
 // escapeModel is an OpenAI-compatible server whose answers are laced with
@@ -84,19 +83,4 @@ func TestPrintMapErrorsDisarmsTerminalEscapes(t *testing.T) {
 	var w strings.Builder
 	printMapErrors(&w, []globalsearch.BatchFailure{{BatchIndex: 0, Message: "model output is not valid JSON: \x1b[2J"}})
 	assert.Equal(t, "map batch 0: model output is not valid JSON: \\x1b[2J\n", w.String())
-}
-
-// import's report names claims from the parquet files: the id is cut and
-// quoted (globalsearch.Echo), and warnings go through terminalText.
-func TestImportReportDisarmsTerminalEscapes(t *testing.T) {
-	var w strings.Builder
-	printImportReport(&w, graphrag.Report{
-		Unmatched: []graphrag.UnmatchedClaim{{ID: "k\x1b]0;pwned\a" + strings.Repeat("x", 1<<20), Subject: "s", Reason: "no such entity"}},
-		Warnings:  []string{"a warning \x1b[2J"},
-	})
-	assert.NotContains(t, w.String(), "\x1b")
-	assert.NotContains(t, w.String(), "\a")
-	assert.Contains(t, w.String(), `claim "k\x1b]0;pwned\a`)
-	assert.Contains(t, w.String(), `warning: a warning \x1b[2J`)
-	assert.Less(t, w.Len(), 2000)
 }
