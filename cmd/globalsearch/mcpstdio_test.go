@@ -46,7 +46,7 @@ func TestMCPOverStdioWithABareEnvironment(t *testing.T) {
 
 	t.Run("offline model", func(t *testing.T) {
 		cs := serve(t, nil, "--index", sampleIndex, "--seed", "1")
-		assert.ElementsMatch(t, []string{"global_search", "plan_search"}, listed(t, cs))
+		assert.ElementsMatch(t, []string{"global_search", "plan_search", "read"}, listed(t, cs))
 		var first, second mcpReply
 		query := map[string]any{"query": "How did the fisheries and the energy transition interact?"}
 		res := callTool(t, cs, "global_search", query, &first)
@@ -65,7 +65,7 @@ func TestMCPOverStdioWithABareEnvironment(t *testing.T) {
 
 	t.Run("bedrock without a region", func(t *testing.T) {
 		cs := serve(t, nil, "--index", sampleIndex, "--model", bedrockModel)
-		assert.ElementsMatch(t, []string{"global_search", "plan_search"}, listed(t, cs), "the server starts")
+		assert.ElementsMatch(t, []string{"global_search", "plan_search", "read"}, listed(t, cs), "the server starts")
 		var plan mcpPlan
 		res := callTool(t, cs, "plan_search", map[string]any{"query": "What changed?"}, &plan)
 		require.False(t, res.IsError, "a plan calls no model: %s", toolText(res))
@@ -96,6 +96,6 @@ func TestMCPOverStdioWithABareEnvironment(t *testing.T) {
 		res := callTool(t, cs, "global_search", map[string]any{"query": "What changed?"}, nil)
 		require.True(t, res.IsError)
 		assert.Contains(t, strings.ToLower(toolText(res)), "credentials")
-		assert.ElementsMatch(t, []string{"global_search", "plan_search"}, listed(t, cs))
+		assert.ElementsMatch(t, []string{"global_search", "plan_search", "read"}, listed(t, cs))
 	})
 }
