@@ -108,6 +108,7 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	d.Map.AutoConcurrency = e.autoReport
 	d.Timeline = timelineOf(r.plan, r.answers, r.began, d.FinishedAt)
 	d.addTotals(e.Prices)
+	d.Notes = e.modelNotes(ctx, res.QueryID)
 	d.Coverage.MapAnswers = mapCoverage(r.answers, len(res.MapErrors), r.selected)
 	d.Coverage.CitedCommunities, d.Coverage.CitedDocuments = citedCoverage(res.Citations)
 	e.recordUsage(r)
