@@ -5,7 +5,7 @@ INDEX   ?= testdata/sample-index.json
 QUERY   ?= What are the main themes across Veloria's development over the decade?
 GOFILES  = $(shell find . -name '*.go' -not -path './node_modules/*' -not -path './.aws-sam/*')
 
-.PHONY: run test fmt-check vet staticcheck unit bench bench-plan fuzz build check-sizes lint invoke
+.PHONY: run test fmt-check vet staticcheck unit bench bench-plan bench-graphrag fuzz build check-sizes lint invoke
 
 # run builds the CLI into build/globalsearch first and says so: a first
 # build compiles the AWS SDK, parquet and the MCP SDK, minutes with no other
@@ -39,6 +39,26 @@ BENCH_DIR       ?= build/bench
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	@$(MAKE) --no-print-directory bench-plan
+	@$(MAKE) --no-print-directory bench-graphrag
+
+# bench-graphrag: `plan --graphrag` of a GraphRAG output folder (CAROL) against
+# `plan --index` of its import, three runs each under GNU time, the machine
+# and its load beside them: the figures the README quotes. A missing folder
+# is skipped with a message.
+CAROL ?= ../shared/corpora/christmas-carol
+bench-graphrag:
+	@if [ ! -f $(CAROL)/community_reports.parquet ]; then echo "bench-graphrag: $(CAROL) has no GraphRAG output; skipped"; exit 0; fi; \
+	mkdir -p $(BENCH_DIR) && $(GO) build -o $(BENCH_DIR)/globalsearch ./cmd/globalsearch && \
+	$(BENCH_DIR)/globalsearch import graphrag --dir $(CAROL) --out $(BENCH_DIR)/carol.json >/dev/null 2>&1 || exit 1; \
+	echo "machine: $$(nproc) cores, $$(uname -m), load average $$(cut -d' ' -f1-3 /proc/loadavg)"; \
+	for src in "--graphrag $(CAROL)" "--index $(BENCH_DIR)/carol.json"; do \
+		for i in 1 2 3; do \
+			/usr/bin/time -f "plan $$src: %e s wall, %U s user, %S s system, %M KB peak RSS" \
+				$(BENCH_DIR)/globalsearch plan --no-shuffle $$src --query "What are the main themes?" >/dev/null 2>$(BENCH_DIR)/graphrag.err || { cat $(BENCH_DIR)/graphrag.err; exit 1; }; \
+			tail -1 $(BENCH_DIR)/graphrag.err; \
+		done; \
+	done; \
+	echo "machine: $$(nproc) cores, $$(uname -m), load average $$(cut -d' ' -f1-3 /proc/loadavg)"
 
 bench-plan:
 	@mkdir -p $(BENCH_DIR)

@@ -31,6 +31,10 @@ func runCommand(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	res, err := e.Search(ctx, p)
+	if ctx.Err() != nil && res.QueryID != "" && !f.jsonOut {
+		// Ctrl-C: the calls made so far are paid for (docs/contract.md#cancel).
+		fmt.Fprintln(env.stderr, "interrupted; spent so far:", terminalText(statusLine(res, p)))
+	}
 	if f.jsonOut && res.QueryID != "" {
 		if werr := writeJSON(env.stdout, res); werr != nil {
 			return werr

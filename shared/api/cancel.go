@@ -48,7 +48,7 @@ func (h *Handler) cancel(ctx context.Context, ns, id string) events.APIGatewayV2
 	default:
 		return finished(id, "the execution ended "+status)
 	}
-	res := globalsearch.CancelledResult(q.request, h.now())
+	res := globalsearch.CancelledResult(q.request, h.now()).WithSpend(h.spent(ctx, id))
 	err = h.Runs.CancelResult(ctx, res, id)
 	switch {
 	case errors.Is(err, globalsearch.ErrNotFound):
@@ -69,6 +69,34 @@ func (h *Handler) cancel(ctx context.Context, ns, id string) events.APIGatewayV2
 		return h.fail(ctx, id, err)
 	}
 	return reply(http.StatusOK, stored)
+}
+
+// spender is a Starter that knows what an execution it ran in process
+// spent, the calls its stop cut short included (localrun).
+type spender interface {
+	Spent(name string) (globalsearch.Diagnostics, bool)
+}
+
+// spent is what the stopped run of query id paid for
+// (docs/contract.md#cancel): the in-process execution's own count, else
+// what the runs store holds of the run (a deployment: its plan, map answers
+// and reduce calls). A store that cannot say is logged, and the cancel is
+// recorded without the spend rather than not at all.
+func (h *Handler) spent(ctx context.Context, id string) globalsearch.Diagnostics {
+	if s, ok := h.Starter.(spender); ok {
+		if d, ok := s.Spent(id); ok {
+			return d
+		}
+	}
+	src, ok := h.Runs.(globalsearch.SpendSource)
+	if !ok {
+		return globalsearch.Diagnostics{}
+	}
+	d, err := globalsearch.StoredSpend(ctx, src, h.Prices, id)
+	if err != nil {
+		h.logger().LogAttrs(ctx, slog.LevelError, "spend of a cancelled query unread", slog.String("queryId", id), slog.String("error", err.Error()))
+	}
+	return d
 }
 
 // finished refuses to cancel a query that already ended.

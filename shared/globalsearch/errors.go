@@ -104,6 +104,11 @@ type BatchError struct {
 	// from Complete itself): AutoConcurrency retries it without spending
 	// an attempt (docs/contract.md#auto-concurrency).
 	refused bool
+	// attempt is the attempt's number, and called says its model call
+	// started: a run that a cancel stopped counts the calls it made
+	// (callsMade, docs/contract.md#cancel).
+	attempt int
+	called  bool
 }
 
 func (e *BatchError) Error() string { return fmt.Sprintf("map batch %d: %v", e.Index, e.Err) }

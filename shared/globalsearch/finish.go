@@ -107,18 +107,8 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	d.FinishedAt = e.now()
 	d.Map.AutoConcurrency = e.autoReport
 	d.Timeline = timelineOf(r.plan, r.answers, r.began, d.FinishedAt)
-	// Rating calls are model calls of the run too (docs/contract.md#dynamic-selection).
-	d.ModelCalls = d.Selection.RatingCalls + d.Map.ModelCalls + d.Reduce.ModelCalls
-	d.InputTokens = d.Selection.RatingInputTokens + d.Map.InputTokens + d.Reduce.InputTokens
-	d.OutputTokens = d.Selection.RatingOutputTokens + d.Map.OutputTokens + d.Reduce.OutputTokens
-	if e.Prices != nil {
-		// Rating calls are map-stage calls at the map model's prices.
-		mapUsage := d.Map
-		mapUsage.InputTokens += d.Selection.RatingInputTokens
-		mapUsage.OutputTokens += d.Selection.RatingOutputTokens
-		cost := e.Prices.UsageCost(mapUsage, d.Reduce)
-		d.Cost = &cost
-	}
+	d.addTotals(e.Prices)
+	d.Notes = e.modelNotes(ctx, res.QueryID)
 	d.Coverage.MapAnswers = mapCoverage(r.answers, len(res.MapErrors), r.reachedReduce())
 	d.Coverage.MapAnswers.InRounds = r.tree
 	if d.Reduce.ModelCalls > 0 {

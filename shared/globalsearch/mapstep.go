@@ -91,7 +91,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 	}
 	e.logger().LogAttrs(ctx, slogError, "map batch attempt failed", stepAttrs(queryID, "map", start,
 		"batch", index, "attempts", attempt, "status", status, "error", err.Error())...)
-	return MapAnswer{}, &BatchError{Index: index, Err: err, refused: refused}
+	return MapAnswer{}, &BatchError{Index: index, Err: err, refused: refused, attempt: attempt, called: true}
 }
 
 // citeWithin holds a's citation marks to its batch (CiteWithin,

@@ -143,6 +143,9 @@ type Diagnostics struct {
 	// Cost is what the models' reported tokens cost per stage at the
 	// engine's prices (docs/contract.md#cost); absent without prices.
 	Cost *StageCost `json:"cost,omitempty"`
+	// Notes are what the models said of how they were called, each naming
+	// its model: a structured-output fallback (docs/contract.md#structured-output).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Result is the outcome of a run (docs/contract.md#result).

@@ -70,7 +70,9 @@ func (e *Engine) Search(ctx context.Context, p Params) (Result, error) {
 		if err != nil {
 			attempts := MapAttempts
 			if ctx.Err() != nil {
-				attempts = 0 // cancelled before or during its calls: not known to have cost anything
+				// Cancelled: the calls it made are spent all the same
+				// (docs/contract.md#cancel).
+				attempts = callsMade(err)
 			}
 			failures = append(failures, failureOf(i, err, attempts))
 		}
@@ -142,7 +144,12 @@ func (p Params) validate(prompts Prompts) error {
 func forEachBatch(ctx context.Context, count, workers, attempts int, try func(ctx context.Context, index, attempt int) error) []error {
 	return runPool(ctx, count, workers, try, func(ctx context.Context, call func(attempt int) error) (err error) {
 		for attempt := 1; attempt <= attempts; attempt++ {
-			if err = ctx.Err(); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				if err == nil {
+					err = cerr
+				}
+				// The last attempt's error, when there was one, says
+				// what it cost (callsMade).
 				return err
 			}
 			if err = call(attempt); err == nil {

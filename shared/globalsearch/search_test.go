@@ -365,6 +365,12 @@ func TestSearchCancelledMakesNoMoreCalls(t *testing.T) {
 	stored, err := s.Result(context.Background(), p.QueryID)
 	require.NoError(t, err, "a run whose context ended still records that it failed")
 	assert.Equal(t, gs.StatusFailed, stored.Status)
+	// The call the cancel cut short is spent all the same (docs/contract.md#cancel).
+	assert.Equal(t, 1, stored.Diagnostics.ModelCalls)
+	assert.Equal(t, 1, stored.Diagnostics.Map.ModelCalls)
+	require.Len(t, stored.MapErrors, 5)
+	assert.Equal(t, 1, stored.MapErrors[0].Attempts, "the batch whose call was in flight")
+	assert.Zero(t, stored.MapErrors[1].Attempts, "a batch never started")
 }
 
 // ctxCheckingRuns refuses writes under an ended context, as a real store does.

@@ -18,6 +18,9 @@ type TimeoutModel struct {
 
 var errCallTimeout = errors.New("model call timeout")
 
+// Notes are the wrapped model's (ModelNoter), if it has any.
+func (m TimeoutModel) Notes() []string { return modelNotes(m.Model) }
+
 // Complete calls the model under its own deadline. It returns when the
 // deadline passes even if the model ignores its context: the call is then
 // abandoned, and its late answer dropped.

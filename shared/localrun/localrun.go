@@ -49,6 +49,10 @@ type execution struct {
 	status  string // guarded by Starter.mu
 	failure string // guarded by Starter.mu
 	stopped bool   // guarded by Starter.mu
+	// spent is what the search spent by the time it returned, the calls a
+	// stop cut short included (docs/contract.md#cancel); guarded by
+	// Starter.mu.
+	spent globalsearch.Diagnostics
 }
 
 // New returns a Starter that runs e (whose Runs is the store the API
@@ -100,9 +104,10 @@ func (s *Starter) Start(_ context.Context, name string, input []byte) error {
 // run is one execution: the whole search, then its status.
 func (s *Starter) run(ctx context.Context, name string, p globalsearch.Params, x *execution) {
 	defer close(x.done)
-	err := s.search(ctx, p)
+	res, err := s.search(ctx, p)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	x.spent = res.Diagnostics
 	switch {
 	case x.stopped:
 		x.status = StatusAborted
@@ -117,7 +122,7 @@ func (s *Starter) run(ctx context.Context, name string, p globalsearch.Params, x
 
 // search runs p. A panic (a bug, a map worker's included) fails this
 // execution with its stack in the log instead of ending the server.
-func (s *Starter) search(ctx context.Context, p globalsearch.Params) (err error) {
+func (s *Starter) search(ctx context.Context, p globalsearch.Params) (res globalsearch.Result, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			stack := debug.Stack()
@@ -133,8 +138,20 @@ func (s *Starter) search(ctx context.Context, p globalsearch.Params) (err error)
 	// further task (stoppedRuns).
 	e := s.engine
 	e.Runs = stoppedRuns{Runs: s.engine.Runs, run: ctx}
-	_, err = e.Search(ctx, p)
-	return err
+	return e.Search(ctx, p)
+}
+
+// Spent is what the execution name spent, by stage, once it has ended
+// (false before, or when there is none): a stopped search's calls, those
+// its stop cut short included, are in no store (docs/contract.md#cancel).
+func (s *Starter) Spent(name string) (globalsearch.Diagnostics, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	x, ok := s.runs[name]
+	if !ok || x.status == StatusRunning {
+		return globalsearch.Diagnostics{}, false
+	}
+	return x.spent, true
 }
 
 // Execution reports the status of the execution name ("" when there is

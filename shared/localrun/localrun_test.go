@@ -3,6 +3,7 @@ package localrun_test
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,12 +22,14 @@ type gatedModel struct {
 	gate    chan struct{}
 	entered chan struct{}
 	panics  bool
+	calls   atomic.Int64
 }
 
 func (m *gatedModel) Complete(ctx context.Context, req globalsearch.ModelRequest) (globalsearch.ModelResponse, error) {
 	if m.panics {
 		panic("model bug")
 	}
+	m.calls.Add(1)
 	select {
 	case m.entered <- struct{}{}:
 	default:
@@ -149,6 +152,28 @@ func TestStopCancelsTheSearchAndNothingMoreIsWritten(t *testing.T) {
 	assert.Empty(t, answers)
 	// Stopping again, or an execution that ended, is no error.
 	assert.NoError(t, f.starter.Stop(context.Background(), "q-1", "again"))
+}
+
+// TestAStoppedExecutionReportsItsSpend: the calls a stop cut short are
+// counted (docs/contract.md#cancel), though none saved an answer.
+func TestAStoppedExecutionReportsItsSpend(t *testing.T) {
+	f := newFixture(t)
+	require.NoError(t, f.starter.Start(context.Background(), "q-1", f.input(t, "q-1", "What are the main themes?")))
+	<-f.model.entered
+	_, ok := f.starter.Spent("q-1")
+	assert.False(t, ok, "nothing to say while it runs")
+	require.NoError(t, f.starter.Stop(context.Background(), "q-1", "cancelled by the user"))
+
+	d, ok := f.starter.Spent("q-1")
+	require.True(t, ok)
+	made := int(f.model.calls.Load())
+	require.Positive(t, made)
+	assert.Equal(t, made, d.ModelCalls, "every call made, in flight ones included")
+	assert.Equal(t, made, d.Map.ModelCalls)
+	assert.Positive(t, d.BatchCount)
+	assert.Positive(t, d.SummaryCount)
+	_, ok = f.starter.Spent("q-none")
+	assert.False(t, ok, "no such execution")
 }
 
 func TestStopOfAFinishedExecutionKeepsItsStatus(t *testing.T) {

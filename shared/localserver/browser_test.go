@@ -200,7 +200,9 @@ func (p *progressAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		select {
 		case <-p.deleted:
-			io.WriteString(w, `{"queryId":"q-1","status":"cancelled"}`)
+			// What a stopped run spent (docs/contract.md#cancel).
+			io.WriteString(w, `{"queryId":"q-1","status":"cancelled","answer":"","diagnostics":{"summaryCount":12,"batchCount":4,`+
+				`"modelCalls":8,"inputTokens":900,"outputTokens":0,"shuffleSeed":1,"cost":{"mapUsd":0.0125,"reduceUsd":0}}}`)
 		default:
 			io.WriteString(w, `{"queryId":"q-1","status":"running","progress":{"map":{"done":2,"failed":1,"total":4}}}`)
 		}
@@ -241,6 +243,8 @@ func TestServePageShowsProgressAndCancels(t *testing.T) {
 	require.NoError(t, waitFor(ctx, `document.getElementById("run-status").textContent.startsWith("cancelled")`))
 	assert.Equal(t, "cancelled · q-1", text(t, ctx, "run-status"))
 	assert.Equal(t, 0, pageCount(t, ctx, "#cancel-button:not([hidden])"), "nothing left to cancel")
+	assert.Equal(t, "12 summaries · 4 batches · 8 model calls · tokens in 900 out 0 · seed 1 · cost ~$0.0125",
+		text(t, ctx, "stats"), "the spend of the cancelled run")
 }
 
 // resultAPI answers the page's POST with 202 and every GET with res as

@@ -266,6 +266,8 @@ function renderResult(res) {
     "tokens in " + d.inputTokens + " out " + d.outputTokens, "seed " + d.shuffleSeed];
   if (res.failedMapBatches) stats.push(res.failedMapBatches + " failed batches");
   if (d.map && d.map.cacheHits) stats.push(d.map.cacheHits + " map answers from cache");
+  // What the run paid for, a cancelled one's too (docs/contract.md#cancel).
+  if (d.cost) stats.push("cost ~$" + (d.cost.mapUsd + d.cost.reduceUsd).toFixed(4));
   $("stats").textContent = stats.join(" · ");
   show("result", true);
 }

@@ -149,6 +149,13 @@ func (t *tools) globalSearch(ctx context.Context, req *sdk.CallToolRequest, in g
 	e.Runs = t.NewRuns()
 	e.Progress = progressNotifier(ctx, req)
 	res, err := e.Search(ctx, p)
+	if err != nil && ctx.Err() != nil && res.QueryID != "" {
+		// A cancelled call still paid for the calls it made
+		// (docs/contract.md#cancel): its reply and the log say so.
+		spent := res.Diagnostics.SpendLine()
+		fmt.Fprintf(t.Log, "globalsearch mcp: %s cancelled; spent %s\n", res.QueryID, spent)
+		return nil, searchOutput{}, fmt.Errorf("%w; spent before the cancel: %s", err, spent)
+	}
 	if err != nil {
 		return nil, searchOutput{}, err
 	}

@@ -10,6 +10,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -52,6 +53,7 @@ type Model struct {
 	// reasoning models take max_completion_tokens and no temperature.
 	reasoning bool
 	format    atomic.Int32 // a Format
+	start     Format       // the format calls started with, before any fallback
 }
 
 // Format is what a call asks the server for in response_format.
@@ -218,7 +220,21 @@ func newModel(c config, model, base string, extra []option.RequestOption) *Model
 		reasoning: reasoning,
 	}
 	m.format.Store(int32(c.format))
+	m.start = c.format
 	return m
+}
+
+// Notes says, once the server refused a format, which one calls fell back
+// to (globalsearch.ModelNoter): the output is then held to the stage's
+// schema only when it is read, and a weaker model strays from it more
+// often (docs/contract.md#structured-output). None before a fallback.
+func (m *Model) Notes() []string {
+	now := m.Format()
+	if now == m.start {
+		return nil
+	}
+	return []string{fmt.Sprintf("model %s at %s refused response_format %s: its calls asked for %s instead (the output is checked against the stage's schema only when read)",
+		m.model, m.endpoint, m.start, now)}
 }
 
 // Reasoning reports whether calls are made the reasoning models' way.

@@ -340,6 +340,7 @@ func TestResponseFormatFallbackIsRemembered(t *testing.T) {
 	m, err := New(srv.URL+"/v1", "llama3.1")
 	require.NoError(t, err)
 	require.Equal(t, FormatSchema, m.Format())
+	assert.Empty(t, m.Notes(), "nothing to say before a fallback")
 
 	for range 2 {
 		_, err := m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageMap, Prompt: "p", MaxTokens: 8})
@@ -352,6 +353,11 @@ func TestResponseFormatFallbackIsRemembered(t *testing.T) {
 	assert.Equal(t, wantFormat(t, globalsearch.StageMap, FormatJSON), calls[1].body["response_format"])
 	assert.Equal(t, wantFormat(t, globalsearch.StageMap, FormatJSON), calls[2].body["response_format"], "the fallback is remembered")
 	assert.Equal(t, FormatJSON, m.Format())
+	notes := m.Notes()
+	require.Len(t, notes, 1, "the fallback is noted once (docs/contract.md#structured-output)")
+	assert.Contains(t, notes[0], "model llama3.1 at "+srv.URL+"/v1/chat/completions refused response_format json_schema: its calls asked for json_object instead")
+	wrapped := globalsearch.TimeoutModel{Model: m, Name: "openai:llama3.1", Timeout: time.Minute}
+	assert.Equal(t, notes, wrapped.Notes(), "a timeout's wrapper passes the note on")
 }
 
 func TestRetryAfter(t *testing.T) {

@@ -1,0 +1,107 @@
+package globalsearch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// SpendSource is what a run's spend is read from: its plan (the rating
+// calls of a dynamic selection live there), its map answers and its count of
+// reduce calls, each saved as the run goes (docs/contract.md#cancel).
+type SpendSource interface {
+	Plans
+	Answers
+	ReduceCalls
+}
+
+// StoredSpend is what the current run of queryID has spent so far, by
+// stage, as its stored records say: a run stopped or failed before reduce
+// saved a result still reports the calls, tokens and cost it paid for
+// (docs/contract.md#cancel). A query id with no plan yet has spent nothing
+// that is stored. The calls in flight when a run stopped are not in it: no
+// answer of theirs was saved (the in-process run counts them itself).
+func StoredSpend(ctx context.Context, src SpendSource, prices *Prices, queryID string) (Diagnostics, error) {
+	plan, err := src.PlanMeta(ctx, queryID)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return Diagnostics{}, nil
+	case err != nil:
+		return Diagnostics{}, fmt.Errorf("spend of %s: load plan: %w", queryID, err)
+	}
+	answers, err := src.MapAnswers(ctx, queryID, plan.RunID)
+	if err != nil {
+		return Diagnostics{}, fmt.Errorf("spend of %s: load map answers: %w", queryID, err)
+	}
+	calls, err := src.ReduceCalls(ctx, queryID, plan.RunID)
+	if err != nil {
+		return Diagnostics{}, fmt.Errorf("spend of %s: load reduce calls: %w", queryID, err)
+	}
+	res := newResult(plan, answers, nil)
+	// A batch without an answer is not a failure the map stage reported:
+	// its calls, if any, left no record.
+	res.Diagnostics.Map.ModelCalls = 0
+	for _, a := range answers {
+		res.Diagnostics.Map.ModelCalls += a.Attempts
+	}
+	res.Diagnostics.Reduce.ModelCalls = calls
+	res.Diagnostics.addTotals(prices)
+	return res.Diagnostics, nil
+}
+
+// addTotals sums the stages into the run's totals and prices them: rating
+// calls are model calls of the run too, at the map model's prices
+// (docs/contract.md#dynamic-selection).
+func (d *Diagnostics) addTotals(prices *Prices) {
+	d.ModelCalls = d.Selection.RatingCalls + d.Map.ModelCalls + d.Reduce.ModelCalls
+	d.InputTokens = d.Selection.RatingInputTokens + d.Map.InputTokens + d.Reduce.InputTokens
+	d.OutputTokens = d.Selection.RatingOutputTokens + d.Map.OutputTokens + d.Reduce.OutputTokens
+	if prices != nil {
+		mapUsage := d.Map
+		mapUsage.InputTokens += d.Selection.RatingInputTokens
+		mapUsage.OutputTokens += d.Selection.RatingOutputTokens
+		cost := prices.UsageCost(mapUsage, d.Reduce)
+		d.Cost = &cost
+	}
+}
+
+// WithSpend returns res with the spend of spent: what the run planned
+// (summaries, batches, the selection) and what each stage cost. A cancelled
+// or failed result built without a plan carries it so that every client
+// reads what the stopped run paid for (docs/contract.md#cancel).
+func (res Result) WithSpend(spent Diagnostics) Result {
+	d := &res.Diagnostics
+	d.SummaryCount, d.BatchCount = spent.SummaryCount, spent.BatchCount
+	d.Map, d.Reduce, d.Selection = spent.Map, spent.Reduce, spent.Selection
+	d.ModelCalls, d.InputTokens, d.OutputTokens = spent.ModelCalls, spent.InputTokens, spent.OutputTokens
+	d.Cost = spent.Cost
+	if spent.AutoLevel != nil {
+		d.AutoLevel = spent.AutoLevel
+	}
+	return res
+}
+
+// callsMade is how many model calls a batch that a cancel stopped made:
+// the attempts before its last, and the last one too when it reached the
+// model (a call cancelled in flight is paid for, or may be).
+func callsMade(err error) int {
+	var be *BatchError
+	if !errors.As(err, &be) || be.attempt == 0 {
+		return 0
+	}
+	if be.called {
+		return be.attempt
+	}
+	return be.attempt - 1
+}
+
+// SpendLine says what a run spent, by stage, for a client that reads no
+// diagnostics: the reply of a cancelled call (docs/contract.md#cancel).
+func (d Diagnostics) SpendLine() string {
+	line := fmt.Sprintf("%d model calls (rating %d, map %d, reduce %d), tokens in %d out %d",
+		d.ModelCalls, d.Selection.RatingCalls, d.Map.ModelCalls, d.Reduce.ModelCalls, d.InputTokens, d.OutputTokens)
+	if d.Cost != nil {
+		line += fmt.Sprintf(", cost ~$%.4f", d.Cost.Total())
+	}
+	return line
+}
