@@ -18,6 +18,9 @@ type indexOptions struct {
 	// namespace is the --namespace of the command, when it has one: the
 	// namespace a GraphRAG folder is read into ("default" when empty).
 	namespace string
+	// searchOnly: the command only searches (run, plan), so a GraphRAG
+	// folder is read without its graph (indexsource.GraphRAGOptions).
+	searchOnly bool
 }
 
 func (o *indexOptions) register(fs *flag.FlagSet) {
@@ -53,7 +56,7 @@ func (o *indexOptions) check() error {
 // what a GraphRAG folder read in memory held.
 func (o *indexOptions) source(env *cliEnv) indexsource.Source {
 	s := indexsource.Source{File: o.file, Table: o.table, Namespace: o.namespace,
-		GraphRAG: &indexsource.GraphRAGOptions{Dir: o.graphrag.dir, Content: o.graphrag.content, Excerpts: o.graphrag.excerpts}}
+		GraphRAG: &indexsource.GraphRAGOptions{Dir: o.graphrag.dir, Content: o.graphrag.content, Excerpts: o.graphrag.excerpts, SearchOnly: o.searchOnly}}
 	if env != nil {
 		s.Note = func(line string) { fmt.Fprintln(env.stderr, terminalText(line)) }
 	}

@@ -10,7 +10,7 @@ import (
 
 // engine wires the index, the model and an in-memory runs store.
 func (f *searchFlags) engine(ctx context.Context, env *cliEnv, withModel bool) (*globalsearch.Engine, globalsearch.Params, error) {
-	f.index.namespace = f.namespace
+	f.index.namespace, f.index.searchOnly = f.namespace, true
 	if err := f.index.check(); err != nil {
 		return nil, globalsearch.Params{}, err
 	}

@@ -175,3 +175,16 @@ func TestImportPlacingNoClaimIsInvalidInput(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkImportChristmasCarolSearchOnly is the import run and plan make
+// of --graphrag (Options.SearchOnly): no entities, relationships or
+// document titles.
+func BenchmarkImportChristmasCarolSearchOnly(b *testing.B) {
+	dir := corpusDir(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := Import(context.Background(), dir, Options{SearchOnly: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -93,6 +93,13 @@ type Options struct {
 	Excerpts Excerpts
 	// Progress, when not nil, receives one line per file read.
 	Progress io.Writer
+	// SearchOnly reads only what a search uses (docs/indexes.md): no
+	// entities, relationships or document titles are imported, so
+	// relationships.parquet and documents.parquet are not read, nor
+	// entities.parquet unless claims need it to be placed. A search never
+	// shows them; show, MCP's read, the page's side panel and import do,
+	// and read the whole folder.
+	SearchOnly bool
 }
 
 // Report says what an import read and what it could not use.
@@ -326,17 +333,21 @@ func (im *importer) run() error {
 	}
 	// Claims need the entities to be placed; without claims they are
 	// only shown, so a folder without them still imports.
-	entities, err := im.open("entities", covariates != nil)
-	if err != nil {
-		return err
+	var entities *table
+	if covariates != nil || !im.opts.SearchOnly {
+		if entities, err = im.open("entities", covariates != nil); err != nil {
+			return err
+		}
 	}
 	var byName map[string][]string
 	if entities != nil {
 		if byName, err = im.readEntities(entities); err != nil {
 			return err
 		}
-		if err := im.readEntityRecords(entities); err != nil {
-			return err
+		if !im.opts.SearchOnly {
+			if err := im.readEntityRecords(entities); err != nil {
+				return err
+			}
 		}
 	}
 	if covariates != nil {
@@ -354,6 +365,9 @@ func (im *importer) run() error {
 		}[im.opts.Excerpts])
 	}
 	im.collectChunks()
+	if im.opts.SearchOnly {
+		return nil
+	}
 	return im.readGraph()
 }
 

@@ -13,9 +13,16 @@ import (
 )
 
 func (im *importer) readCommunities(t *table) error {
-	cols, err := columns(t, "community", "parent?", "children?", "entity_ids?", "relationship_ids?")
+	spec := []string{"community", "parent?", "children?", "entity_ids?", "relationship_ids?"}
+	if im.opts.SearchOnly {
+		spec = spec[:len(spec)-1] // relationships are not imported
+	}
+	cols, err := columns(t, spec...)
 	if err != nil {
 		return err
+	}
+	if im.opts.SearchOnly {
+		cols["relationship_ids"] = &column{file: t.name, name: "relationship_ids"}
 	}
 	im.communities = make(map[int64]communityRow, t.rows)
 	for i := range t.rows {

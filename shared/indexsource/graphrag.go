@@ -13,6 +13,10 @@ import (
 // import's own options (graphrag.ParseOptions), which a search shares.
 type GraphRAGOptions struct {
 	Dir, Content, Excerpts string
+	// SearchOnly reads only what a search uses (graphrag.Options.SearchOnly):
+	// for run and plan, which never show entities, relationships or
+	// document titles, so that the folder loads faster (docs/indexes.md).
+	SearchOnly bool
 }
 
 var plural = globalsearch.Plural
@@ -28,6 +32,7 @@ func (o *GraphRAGOptions) open(ctx context.Context, namespace string, note func(
 	if err != nil {
 		return nil, "", err
 	}
+	opts.SearchOnly = o.SearchOnly
 	dir, err := graphrag.OutputDir(o.Dir)
 	if err != nil {
 		return nil, "", err

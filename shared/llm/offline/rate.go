@@ -27,8 +27,12 @@ type ratingOutput struct {
 // the collection would judge it. A community split over parts is rated by
 // its best part.
 func rateAnswer(query string, parts []globalsearch.MapPart, maxTokens int) (string, bool, error) {
-	q := terms(query)
 	out := ratingOutput{Ratings: []rating{}}
+	if g := readQuestion(query); g.global && len(g.content) == 0 {
+		out.Ratings = append(out.Ratings, genericRatings(g, parts)...)
+		return encodeRatings(out, maxTokens)
+	}
+	q := terms(query)
 	at := map[string]int{}
 	for _, p := range parts {
 		in := sectionOther
@@ -48,6 +52,11 @@ func rateAnswer(query string, parts []globalsearch.MapPart, maxTokens int) (stri
 		at[p.CommunityID] = len(out.Ratings)
 		out.Ratings = append(out.Ratings, rating{ID: p.CommunityID, Score: score})
 	}
+	return encodeRatings(out, maxTokens)
+}
+
+// encodeRatings is out as the reply, cut to maxTokens when over it.
+func encodeRatings(out ratingOutput, maxTokens int) (string, bool, error) {
 	text, err := encode(out)
 	if err != nil {
 		return "", false, err
