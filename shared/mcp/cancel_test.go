@@ -33,7 +33,7 @@ func TestMCPCancelledSearchSaysWhatItSpent(t *testing.T) {
 		return &globalsearch.Engine{Index: idx, Runs: memstore.New(), ModelID: "offline", Model: cancellingModel{cancel}}, nil
 	}
 	tl := &tools{Server: s}
-	_, _, err := tl.globalSearch(ctx, nil, globalSearchInput{searchInput: searchInput{Query: "How did solar power change?", Level: "1"}})
+	_, _, err := tl.globalSearch(ctx, nil, globalSearchInput{searchInput: searchInput{Query: "How did solar power change?"}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "spent before the cancel: 1 model calls (rating 0, map 1, reduce 0)")
 	assert.Contains(t, log.String(), "cancelled; spent 1 model calls")
