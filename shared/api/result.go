@@ -10,7 +10,9 @@ import "github.com/graphrag-global/graphrag-global/shared/globalsearch"
 type ResultReply struct {
 	globalsearch.Result
 	// CoverageLine is diagnostics.coverage in the words `run` prints
-	// under its status line (docs/contract.md#coverage).
+	// under its status line (docs/contract.md#coverage), with its hint
+	// when one reduce prompt skipped useful answers
+	// (docs/contract.md#reduce-rounds).
 	CoverageLine string `json:"coverageLine"`
 	// CitationMarks are the answer's citation marks as the engine reads
 	// them (docs/contract.md#citation-marks), with byte offsets into the
@@ -20,5 +22,5 @@ type ResultReply struct {
 
 // NewResultReply is res as GET answers it.
 func NewResultReply(res globalsearch.Result) ResultReply {
-	return ResultReply{Result: res, CoverageLine: res.Diagnostics.Coverage.Line(), CitationMarks: globalsearch.MarkSpans(res.Answer)}
+	return ResultReply{Result: res, CoverageLine: res.Diagnostics.Coverage.LineWithReduceHint(), CitationMarks: globalsearch.MarkSpans(res.Answer)}
 }

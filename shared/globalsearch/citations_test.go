@@ -73,6 +73,7 @@ func TestPromptsAskForReportsMarks(t *testing.T) {
 	for name, skeleton := range map[string]string{
 		"map":    prompts.Map.Skeleton("q"),
 		"reduce": prompts.Reduce.WithResponseType("one paragraph").Skeleton("q"),
+		"round":  prompts.Round.Skeleton("q"),
 	} {
 		t.Run(name, func(t *testing.T) {
 			assert.Contains(t, skeleton, "[Data: Reports (<id>, <id>)]")

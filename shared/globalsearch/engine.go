@@ -26,7 +26,13 @@ type Engine struct {
 	// machine's history holds (0: no limit; docs/contract.md#plan-limits).
 	MaxRatingBatches int
 	MaxRatingRounds  int
-	Runs             Runs
+	// MaxReduceGroups and MaxReduceRounds refuse a tree plan whose
+	// worst-case reduce groups (beside a selection's rating batches), or
+	// intermediate rounds, could pass what the state machine's history
+	// holds (0: no limit; docs/contract.md#plan-limits).
+	MaxReduceGroups int
+	MaxReduceRounds int
+	Runs            Runs
 	// Prices, when set, price the plan and the result per stage and let a
 	// request set maxCostUsd (docs/contract.md#cost).
 	Prices *Prices

@@ -115,7 +115,7 @@ func (e *Engine) Report(plan Plan) PlanReport {
 		out.Selection = *plan.Selection
 		ratingBatches = plan.Selection.mostRatingBatches()
 	}
-	out.MapMode = MapMode(len(plan.Batches), ratingBatches, 0)
+	out.MapMode = MapMode(len(plan.Batches), ratingBatches+s.rounds.calls(), 0)
 	if e.Quota != (Quota{}) {
 		out.MapConcurrency, out.ETASeconds = plan.MapConcurrency, plan.ETASeconds
 	}

@@ -27,6 +27,12 @@ type PreparedRun struct {
 	// state machine's history with an inline map (docs/contract.md#plan-limits).
 	Round         int `json:"round,omitempty"`
 	RatingBatches int `json:"ratingBatches,omitempty"`
+	// ReduceGroups is the most reduce groups a tree run's rounds could
+	// make (every batch useful, every answer at its output reserve),
+	// summed over its rounds: 0 in single mode or when one prompt holds
+	// every answer. They are inline Map iterations in the state machine's
+	// history, as rating batches are (docs/contract.md#plan-limits).
+	ReduceGroups int `json:"reduceGroups,omitempty"`
 }
 
 // Prepare claims the query id for p, plans the search (docs/contract.md#prepare) and saves
@@ -82,6 +88,11 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 		return out, Result{}, nil
 	}
 	plan, err := e.planWith(ctx, stored, nil, 0)
+	var rounds worstRounds
+	if err == nil {
+		rounds = e.worstReduce(plan)
+		err = e.checkReduceSteps(rounds, 0)
+	}
 	if err != nil {
 		res, err := e.failRun(context.WithoutCancel(ctx), stored, err)
 		return PreparedRun{}, res, fail(err)
@@ -91,6 +102,7 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 	if err != nil {
 		return PreparedRun{}, Result{}, fail(err)
 	}
+	out.ReduceGroups = rounds.calls()
 	e.logger().LogAttrs(ctx, slogInfo, "prepared", stepAttrs(p.QueryID, "prepare", start,
 		"runId", plan.RunID, "summaries", plan.SummaryCount, "batches", len(plan.Batches),
 		"mapConcurrency", out.MapConcurrency, "etaSeconds", out.ETASeconds, "status", "ok")...)

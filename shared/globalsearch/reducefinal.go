@@ -140,7 +140,10 @@ func (e *Engine) reduceTree(ctx context.Context, r *reduceRun, t tree) (Result, 
 	if err != nil {
 		return Result{}, fmt.Errorf("count reduce call of %s: %w", p.QueryID, err)
 	}
-	resp, err := e.reduceModel().Complete(ctx, ModelRequest{
+	// The final call streams its answer as single mode's does
+	// (docs/contract.md#answer-stream); the rounds' calls do not, since
+	// their answers are no reader's.
+	resp, err := e.completeReduce(ctx, p.QueryID, calls, ModelRequest{
 		Stage: StageReduce, Query: p.Query, Content: content,
 		Prompt: reducePrompt.Render(p.Query, content), System: e.prompts().System,
 		Candidates: candidates, MaxTokens: p.ReduceOutputReserve, ResponseType: p.ResponseType,

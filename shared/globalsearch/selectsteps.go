@@ -139,7 +139,8 @@ func (e *Engine) SelectNext(ctx context.Context, queryID, runID, owner string, r
 	if len(plan.Batches) > 0 || plan.Selection.MapBatches > 0 {
 		// A retried last step: its plan is saved already.
 		return PreparedRun{QueryID: queryID, RunID: runID, BatchCount: len(plan.Batches),
-			RatingBatches: plan.Selection.mostRatingBatches(), MapConcurrency: plan.MapConcurrency, ETASeconds: plan.ETASeconds}, nil
+			RatingBatches: plan.Selection.mostRatingBatches(), ReduceGroups: e.worstReduce(plan).calls(),
+			MapConcurrency: plan.MapConcurrency, ETASeconds: plan.ETASeconds}, nil
 	}
 	if owner == "" {
 		owner = queryID
@@ -228,6 +229,10 @@ func (e *Engine) finishSelection(ctx context.Context, sel *selection, report Sel
 	if err := e.checkSelectedCost(p, plan, report); err != nil {
 		return PreparedRun{}, err
 	}
+	rounds := e.worstReduce(plan)
+	if err := e.checkReduceSteps(rounds, report.mostRatingBatches()); err != nil {
+		return PreparedRun{}, err
+	}
 	report.Selected = plan.SummaryCount
 	report.MapBatches, report.MapInputTokens = len(plan.Batches), plan.MapInputTokens()
 	plan.Selection = &report
@@ -237,7 +242,7 @@ func (e *Engine) finishSelection(ctx context.Context, sel *selection, report Sel
 		"rated", report.Rated, "ratingCalls", report.RatingCalls, "selected", report.Selected,
 		"mapInputTokens", report.MapInputTokens, "leafMapInputTokens", report.LeafMapInputTokens, "status", "ok")...)
 	out, err := e.savePlan(ctx, plan, sel.runID, sel.owner)
-	out.RatingBatches = report.mostRatingBatches()
+	out.RatingBatches, out.ReduceGroups = report.mostRatingBatches(), rounds.calls()
 	return out, err
 }
 

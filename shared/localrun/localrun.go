@@ -267,3 +267,17 @@ func (r stoppedRuns) AddReduceCall(ctx context.Context, queryID, runID string) (
 	}
 	return r.Runs.AddReduceCall(ctx, queryID, runID)
 }
+
+func (r stoppedRuns) SaveReduceGroups(ctx context.Context, queryID, runID string, groups []globalsearch.ReduceGroup) error {
+	if err := context.Cause(r.run); err != nil {
+		return err
+	}
+	return r.Runs.SaveReduceGroups(ctx, queryID, runID, groups)
+}
+
+func (r stoppedRuns) AddGroupAnswer(ctx context.Context, queryID, runID string, a globalsearch.GroupAnswer) error {
+	if err := context.Cause(r.run); err != nil {
+		return err
+	}
+	return r.Runs.AddGroupAnswer(ctx, queryID, runID, a)
+}

@@ -292,8 +292,8 @@ func TestServePageShowsTheCoverageLine(t *testing.T) {
 	))
 	assert.Equal(t, "coverage: 36 of 50 communities, 110 claims, 36 excerpts from 20 documents; "+
 		"4 map answers: 3 useful, 2 reached reduce, 1 skipped for the reduce budget, 1 scored 0, 0 failed; "+
-		"the answer cites 1 community in 4 documents", text(t, ctx, "coverage"))
-	assert.Equal(t, res.Diagnostics.Coverage.Line(), text(t, ctx, "coverage"), "the page words coverage as run does")
+		"the answer cites 1 community in 4 documents; --reduce-mode tree would keep the 1 useful answer skipped for the reduce budget", text(t, ctx, "coverage"))
+	assert.Equal(t, res.Diagnostics.Coverage.LineWithReduceHint(), text(t, ctx, "coverage"), "the page words coverage as run does")
 	assert.Equal(t, answer, text(t, ctx, "answer"), "a mark keeps its exact text")
 	ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#answer button.cite")].map(b => b.dataset.id)`))
 	require.NoError(t, err)

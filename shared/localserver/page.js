@@ -192,9 +192,19 @@ async function poll() {
   show("cancel-button", false);
   show("progress", false);
   $("progress-text").textContent = "";
-  $("run-status").textContent = res.status + " · " + res.queryId;
+  $("run-status").textContent = statusLine(res);
   if (res.error) fail(res.error);
   if (res.answer !== undefined) renderResult(res);
+}
+
+// statusLine is the run's status and id and, as run's status line, the
+// reduce rounds when there were more than the final call
+// (docs/contract.md#reduce-rounds).
+function statusLine(res) {
+  const reduce = (res.diagnostics || {}).reduce || {};
+  let line = res.status + " · " + res.queryId;
+  if (reduce.rounds > 1) line += " · " + reduce.rounds + " reduce rounds";
+  return line;
 }
 
 function renderProgress(m) {

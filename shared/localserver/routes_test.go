@@ -309,7 +309,7 @@ func TestServeResultCarriesItsReadings(t *testing.T) {
 		CitationMarks []globalsearch.MarkSpan `json:"citationMarks"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(got.body), &reply))
-	assert.Equal(t, res.Diagnostics.Coverage.Line(), reply.CoverageLine)
+	assert.Equal(t, res.Diagnostics.Coverage.LineWithReduceHint(), reply.CoverageLine)
 	assert.Equal(t, globalsearch.MarkSpans(res.Answer), reply.CitationMarks)
 	assert.NotEmpty(t, reply.CitationMarks)
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
@@ -39,13 +40,28 @@ const (
 // agent learns it can follow an id.
 const readHint = "read {\"id\": <community id>} shows a community's summary, claims, excerpts (with their GraphRAG text units and documents), entities and relationships"
 
+// addRead adds read as the search tools are added (addTool): every
+// argument typed in its schema, an unknown one refused, and a refusal
+// naming the argument sent (docs/contract.md#mcp-arguments).
 func (t *tools) addRead(srv *sdk.Server) {
-	sdk.AddTool(srv, &sdk.Tool{
+	addTool(srv, &sdk.Tool{
 		Name: "read",
 		Description: "Read one record of the index by id, as `globalsearch show` prints it: a community (title, level, summary, " +
 			"the claims of its leaves, their source excerpts with GraphRAG text unit ids, the documents with titles, its entities " +
 			"and relationships), a claim, a chunk, an entity or a relationship. Without an id: the communities by level. No model call.",
-	}, guardTool(t.Log, t.read))
+	}, t.Log, readSchema, t.read)
+}
+
+// readSchema lists what read's kind and limit may be, which read checks
+// again in its own words.
+func readSchema(props map[string]*jsonschema.Schema) {
+	kinds := make([]any, len(lookup.Kinds))
+	for i, k := range lookup.Kinds {
+		kinds[i] = string(k)
+	}
+	props["kind"].Enum = kinds
+	least, most := 1.0, float64(readMaxLimit)
+	props["limit"].Minimum, props["limit"].Maximum = &least, &most
 }
 
 func (t *tools) read(ctx context.Context, _ *sdk.CallToolRequest, in readInput) (*sdk.CallToolResult, readOutput, error) {

@@ -122,3 +122,45 @@ func TestReadToolChristmasCarolReplySize(t *testing.T) {
 	t.Logf("read {id: 0} on Christmas Carol: %d bytes of content, %d entities of %d", all, len(out.Record.Community.Entities), len(out.Record.Community.Entities)+out.Record.Community.Omitted["entities"])
 	assert.Less(t, all, 64<<10, "a reply an agent can afford")
 }
+
+// TestReadToolArguments: read reads its arguments as the search tools do
+// (docs/contract.md#mcp-arguments): a value of the wrong type, or an
+// argument read does not take, is one sentence naming the argument sent,
+// not a schema path; its schema lists the kinds and the limit's bounds.
+func TestReadToolArguments(t *testing.T) {
+	cs := connect(t, fileServer(writeIndex(t, indexfiletest.Graph()), nil), nil)
+	tests := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"an id of the wrong type", map[string]any{"id": 5}, "id must be a string"},
+		{"a kind of the wrong type", map[string]any{"id": "root", "kind": true}, "kind must be a string"},
+		{"a namespace of the wrong type", map[string]any{"id": "root", "namespace": []string{"tiny"}}, "namespace must be a string"},
+		{"a limit as a string", map[string]any{"id": "root", "limit": "10"}, "limit must be an integer"},
+		{"a fractional limit", map[string]any{"id": "root", "limit": 2.5}, "limit must be an integer"},
+		{"an unknown argument", map[string]any{"id": "root", "level": 1}, `unknown argument "level": the arguments are id, kind, limit, namespace`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := callTool(t, cs, "read", tt.args, nil)
+			require.True(t, res.IsError)
+			assert.Equal(t, tt.want, toolText(res))
+		})
+	}
+	t.Run("null is an argument left out", func(t *testing.T) {
+		res := callTool(t, cs, "read", map[string]any{"id": "root", "limit": nil}, nil)
+		assert.False(t, res.IsError, toolText(res))
+	})
+	tools, err := cs.ListTools(t.Context(), nil)
+	require.NoError(t, err)
+	for _, tool := range tools.Tools {
+		if tool.Name != "read" {
+			continue
+		}
+		props := tool.InputSchema.(map[string]any)["properties"].(map[string]any)
+		assert.Equal(t, []any{"community", "claim", "chunk", "entity", "relationship"}, props["kind"].(map[string]any)["enum"])
+		limit := props["limit"].(map[string]any)
+		assert.Equal(t, []any{1.0, 1000.0}, []any{limit["minimum"], limit["maximum"]})
+	}
+}

@@ -32,6 +32,11 @@ type searchOutput struct {
 	FailedMapBatches int                     `json:"failedMapBatches,omitempty"`
 	ModelCalls       int                     `json:"modelCalls"`
 	CacheHits        int                     `json:"cacheHits"`
+	// ReduceRounds and ReduceHint say what the run's reduce did with the
+	// map's useful answers (docs/contract.md#reduce-rounds), as run's
+	// status and coverage lines do.
+	ReduceRounds int    `json:"reduceRounds,omitempty" jsonschema:"how many reduce rounds ran, the final call counting as one: more than 1 only with reduceMode \"tree\""`
+	ReduceHint   string `json:"reduceHint,omitempty" jsonschema:"when one reduce prompt left useful map answers out for its budget: how many, and that reduceMode \"tree\" would keep them"`
 	// Read tells a compact reply's reader how to follow an id (readHint).
 	Read string `json:"read,omitempty"`
 }
@@ -79,6 +84,7 @@ func (t *tools) reply(ctx context.Context, idx globalsearch.Index, res globalsea
 		Communities:      make([]citedCommunity, len(res.Citations)),
 		FailedMapBatches: res.FailedMapBatches,
 		ModelCalls:       res.Diagnostics.ModelCalls, CacheHits: res.Diagnostics.Map.CacheHits,
+		ReduceRounds: res.Diagnostics.Reduce.Rounds, ReduceHint: reduceHint(res.Diagnostics.Coverage),
 	}
 	titles := t.titles(ctx, idx, res)
 	for i, c := range res.Citations {
@@ -149,4 +155,19 @@ func coverageOf(d globalsearch.Diagnostics) any {
 		return nil
 	}
 	return v.Coverage
+}
+
+// reduceHint is the coverage line's hint (Coverage.LineWithReduceHint) in
+// the tool's own terms: an agent sends the reduceMode argument, not the
+// CLI's flag. "" when nothing was skipped or the reduce ran in rounds.
+func reduceHint(c globalsearch.Coverage) string {
+	m := c.MapAnswers
+	if m == nil || m.SkippedForBudget == 0 || m.InRounds {
+		return ""
+	}
+	noun := "useful answers"
+	if m.SkippedForBudget == 1 {
+		noun = "useful answer"
+	}
+	return fmt.Sprintf(`%d %s skipped for the reduce budget; reduceMode "tree" would keep them`, m.SkippedForBudget, noun)
 }

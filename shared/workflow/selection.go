@@ -58,7 +58,10 @@ func (h *Handlers) rate(ctx context.Context, in MapInput) (MapOutput, error) {
 }
 
 // StepEngine sets what the deployed prepare needs to leave a dynamic
-// selection's rounds to the state machine.
+// selection's rounds to the state machine, and the bounds its history
+// puts on a reduce in rounds (MaxReduceGroups beside the rating batches,
+// MaxReduceRounds; docs/contract.md#plan-limits).
 func StepEngine(e *globalsearch.Engine) {
 	e.RateInSteps, e.MaxRatingBatches, e.MaxRatingRounds = true, MaxRatingBatches, MaxSelectionRounds
+	e.MaxReduceGroups, e.MaxReduceRounds = InlineMaxBatches, MaxReduceRounds
 }

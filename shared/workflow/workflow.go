@@ -155,7 +155,9 @@ func (h *Handlers) output(ctx context.Context, out globalsearch.PreparedRun, red
 		return res, nil
 	}
 	res.ReduceMode = reduceMode
-	res.Mode = globalsearch.MapMode(out.BatchCount, out.RatingBatches, h.InlineMaxBatches)
+	// A tree run's worst-case groups are inline Map iterations of the
+	// same history, as a selection's rating batches are.
+	res.Mode = globalsearch.MapMode(out.BatchCount, out.RatingBatches+out.ReduceGroups, h.InlineMaxBatches)
 	if res.Mode == ModeInline {
 		res.BatchIndexes = indexes(out.BatchCount)
 		return res, nil

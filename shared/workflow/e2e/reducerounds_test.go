@@ -15,6 +15,7 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
 	"github.com/graphrag-global/graphrag-global/shared/tokens"
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
 // roundsBatches is the batch count of the reduce-rounds cases: eight map
@@ -224,4 +225,42 @@ func TestReduceRoundsEveryGroupFailed(t *testing.T) {
 	defer rn.mu.Unlock()
 	assert.Equal(t, 4*2, rn.models[-1], "four groups, two attempts each, and no final call")
 	assert.Equal(t, 4*2, rn.tasks["reduce/group"])
+}
+
+// TestReduceRoundsRefusedAtPrepare: a tree plan whose worst-case groups
+// pass what the state machine runs (the engine's MaxReduceGroups, which
+// StepEngine sets from the history budget and the test lowers) is
+// refused by prepare before any model call: the execution fails as plan
+// too large after the runs table says failed, and no map or reduce task
+// runs (docs/contract.md#plan-limits).
+func TestReduceRoundsRefusedAtPrepare(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	workflow.StepEngine(e.engine)
+	e.engine.MaxReduceGroups = 1
+	queryID := uniqueName("q-rounds-refused")
+	namespace := strings.ToLower(uniqueName("ns-rounds-refused"))
+	e.loadIndex(t, namespace, roundsBatches)
+	rn := newRun()
+	rn.model = roundsModel(nil)
+	e.lambda.register(queryID, rn)
+	m := e.newStateMachine(t)
+	in := roundsRequest(queryID, namespace, "tree")
+	// At their worst the map answers are at the default output reserve:
+	// a prompt that holds three of them makes groups of every eight.
+	skeleton := max(tokens.Estimate(globalsearch.DefaultPrompts().Reduce.Skeleton(query)), tokens.Estimate(globalsearch.DefaultPrompts().Round.Skeleton(query)))
+	in["reduceTokenBudget"] = skeleton + 3*(globalsearch.SpecDefaults.MapOutputReserve+50) + in["reduceOutputReserve"].(int)
+	arn := e.start(t, m, queryID, in)
+	out := e.waitFor(t, m, arn, roundsTimeout)
+	require.Equal(t, sfntypes.ExecutionStatusFailed, out.Status, e.history(m, arn))
+	assert.Equal(t, "PlanTooLargeError", aws.ToString(out.Error), aws.ToString(out.Cause))
+	res, err := e.runs.Result(context.Background(), queryID)
+	require.NoError(t, err)
+	assert.Equal(t, globalsearch.StatusFailed, res.Status)
+	assert.Contains(t, res.Error, "reduce groups")
+	assert.Contains(t, res.Error, "the state machine runs at most 1")
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	assert.Empty(t, rn.models, "no model call")
+	assert.Zero(t, rn.invokes["map"]+rn.invokes["reduce"], "no map or reduce task")
 }
