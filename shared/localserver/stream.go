@@ -19,6 +19,10 @@ import (
 // page that went away is noticed (the write fails) while a run maps.
 const heartbeat = 15 * time.Second
 
+// endedAnswerKept is how long the hub keeps a run's answer once the run
+// has ended, for the streams still sending it.
+const endedAnswerKept = time.Minute
+
 // answerHub holds the final answer of each run in flight as its reduce
 // model writes it (globalsearch.AnswerSink), for the event streams that
 // send it to the page (docs/contract.md#answer-stream).
@@ -107,7 +111,10 @@ func (h hubStarter) Start(ctx context.Context, name string, input []byte) error 
 	if done := h.starter.Done(name); done != nil {
 		go func() {
 			<-done
-			h.hub.forget(name)
+			// Kept a while after the run ends, so that a stream woken by
+			// the end still reads the answer's last pieces before it says
+			// `end`.
+			time.AfterFunc(endedAnswerKept, func() { h.hub.forget(name) })
 		}()
 	}
 	return nil
@@ -177,6 +184,17 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-done:
+			// The end and the last pieces may wake the stream together:
+			// what the model wrote goes out before `end`.
+			cur, text, _ := s.answers.read(id, attempt, offset)
+			if cur != attempt {
+				attempt, offset = cur, 0
+			}
+			if text != "" {
+				if sendEvent(w, rc, "answer", AnswerEvent{Attempt: attempt, Offset: offset, Text: text}) != nil {
+					return
+				}
+			}
 			sendEvent(w, rc, "end", map[string]string{"queryId": id})
 			return
 		case <-r.Context().Done():
