@@ -111,6 +111,9 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	d.ModelCalls = d.Selection.RatingCalls + d.Map.ModelCalls + d.Reduce.ModelCalls
 	d.InputTokens = d.Selection.RatingInputTokens + d.Map.InputTokens + d.Reduce.InputTokens
 	d.OutputTokens = d.Selection.RatingOutputTokens + d.Map.OutputTokens + d.Reduce.OutputTokens
+	if pc, ok := e.Model.(PromptCacher); ok {
+		d.Map.PromptCache, d.Map.PromptCacheNote = pc.PromptCache()
+	}
 	if e.Prices != nil {
 		// Rating calls are map-stage calls at the map model's prices.
 		mapUsage := d.Map
@@ -177,6 +180,8 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 		}
 		usage.InputTokens += a.InputTokens
 		usage.OutputTokens += a.OutputTokens
+		usage.CacheReadInputTokens += a.CacheReadInputTokens
+		usage.CacheWriteInputTokens += a.CacheWriteInputTokens
 		usage.DroppedCitations += a.DroppedCitations
 	}
 	for _, f := range res.MapErrors {

@@ -129,6 +129,14 @@ type Model interface {
 	Complete(ctx context.Context, req ModelRequest) (ModelResponse, error)
 }
 
+// PromptCacher is a Model that puts a cache point at
+// ModelRequest.CachePrefix (docs/contract.md#prompt-cache): PromptCache is
+// the setting its calls run with (off, 5m or 1h) and, when that is not the
+// one asked for, why.
+type PromptCacher interface {
+	PromptCache() (setting, note string)
+}
+
 // Requests records the request of a run before it starts, so that a caller
 // who repeats a start gets the same run back (docs/contract.md#idempotency), and so
 // that a query id names one request (docs/contract.md#query-ids).
