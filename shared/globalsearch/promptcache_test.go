@@ -59,3 +59,17 @@ func TestQuestionFirstTemplateHasNoCachePrefix(t *testing.T) {
 	assert.Equal(t, "Q: q\n<data>\nc\n</data>\nReply.", p)
 	assert.Zero(t, n)
 }
+
+type cachingModel struct{ gs.Model }
+
+func (cachingModel) PromptCache() (string, string) { return "5m", "a note" }
+
+// The timeout wrapper every opened model wears passes the prompt cache
+// setting through, so diagnostics name it; a model without one has none.
+func TestTimeoutModelForwardsPromptCache(t *testing.T) {
+	setting, note := gs.TimeoutModel{Model: cachingModel{}}.PromptCache()
+	assert.Equal(t, "5m", setting)
+	assert.Equal(t, "a note", note)
+	setting, note = gs.TimeoutModel{}.PromptCache()
+	assert.Empty(t, setting+note)
+}
