@@ -53,7 +53,7 @@ func callTexts(call modeltest.ConverseCall) []string {
 // carolRun asks the questions in turn over Carol at one seed, through the
 // real SDK client and a Converse double that caches as Bedrock does, and
 // returns each run's map usage and cost.
-func carolRun(t *testing.T, setting string, questions []string) ([]globalsearch.StageUsage, []float64) {
+func carolRun(t testing.TB, setting string, questions []string) ([]globalsearch.StageUsage, []float64) {
 	t.Helper()
 	dir := corpus.Dir(t, corpus.ChristmasCarol)
 	records, _, err := graphrag.Import(context.Background(), dir, graphrag.Options{})
@@ -124,4 +124,18 @@ func TestCarolThreeQuestionsShareTheCache(t *testing.T) {
 func billedInput(u globalsearch.StageUsage) float64 {
 	uncached := u.InputTokens - u.CacheReadInputTokens - u.CacheWriteInputTokens
 	return float64(uncached) + 0.1*float64(u.CacheReadInputTokens) + 1.25*float64(u.CacheWriteInputTokens)
+}
+
+// BenchmarkCarolPromptCache (make bench) reports the second and third
+// questions' billed map input as a share of the first's, and the first's
+// map cost against today's uncached one, through the real SDK client and
+// the caching double (docs/cost.md#prompt-cache).
+func BenchmarkCarolPromptCache(b *testing.B) {
+	for b.Loop() {
+		_, baseCost := carolRun(b, bedrock.CacheOff, carolQuestions[:1])
+		usage, cost := carolRun(b, bedrock.CacheFiveMinute, carolQuestions)
+		b.ReportMetric(cost[0]/baseCost[0], "first/today")
+		b.ReportMetric(billedInput(usage[1])/billedInput(usage[0]), "second/first")
+		b.ReportMetric(billedInput(usage[2])/billedInput(usage[0]), "third/first")
+	}
 }
