@@ -1,6 +1,7 @@
 package globalsearch
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"math"
@@ -12,7 +13,21 @@ import (
 type Price struct {
 	In  float64 `json:"inUsdPer1k"`
 	Out float64 `json:"outUsdPer1k"`
+	// CacheRead, CacheWrite5m and CacheWrite1h are the prompt cache's
+	// prices as multiples of In (docs/contract.md#prompt-cache); 0 stands
+	// for Claude's on Bedrock: 0.1, 1.25 and 2.
+	CacheRead    float64 `json:"cacheReadRatio,omitempty"`
+	CacheWrite5m float64 `json:"cacheWrite5mRatio,omitempty"`
+	CacheWrite1h float64 `json:"cacheWrite1hRatio,omitempty"`
 }
+
+// Claude's prompt cache prices on Bedrock, as multiples of the input
+// price (docs/contract.md#prompt-cache).
+const (
+	DefaultCacheReadRatio    = 0.1
+	DefaultCacheWrite5mRatio = 1.25
+	DefaultCacheWrite1hRatio = 2
+)
 
 // Prices are the prices of the map and the reduce model
 // (docs/contract.md#cost). The engine holds them when a deployment or the
@@ -57,9 +72,22 @@ func (pr Prices) WorstCase(p Params, mapInputTokens, batches int) StageCost {
 // UsageCost is what the model-reported tokens of a run's stages cost.
 func (pr Prices) UsageCost(mapUsage, reduceUsage StageUsage) StageCost {
 	return StageCost{
-		Map:    pr.Map.cost(mapUsage.InputTokens, mapUsage.OutputTokens),
-		Reduce: pr.Reduce.cost(reduceUsage.InputTokens, reduceUsage.OutputTokens),
+		Map:    pr.Map.usageCost(mapUsage),
+		Reduce: pr.Reduce.usageCost(reduceUsage),
 	}
+}
+
+// usageCost prices a stage's reported tokens: the uncached input at In,
+// the cache's reads and writes at their multiples of it. The plan's worst
+// case (PlanCost) assumes no hit, so it prices every token at In.
+func (p Price) usageCost(u StageUsage) float64 {
+	read, write := u.CacheReadInputTokens, u.CacheWriteInputTokens
+	readRatio, writeRatio := cmp.Or(p.CacheRead, DefaultCacheReadRatio), cmp.Or(p.CacheWrite5m, DefaultCacheWrite5mRatio)
+	if u.PromptCache == "1h" {
+		writeRatio = cmp.Or(p.CacheWrite1h, DefaultCacheWrite1hRatio)
+	}
+	uncached := max(u.InputTokens-read-write, 0)
+	return p.cost(uncached, u.OutputTokens) + (float64(read)*readRatio+float64(write)*writeRatio)/1000*p.In
 }
 
 func (p Price) cost(in, out int) float64 {

@@ -107,6 +107,9 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	d.FinishedAt = e.now()
 	d.Map.AutoConcurrency = e.autoReport
 	d.Timeline = timelineOf(r.plan, r.answers, r.began, d.FinishedAt)
+	if pc, ok := e.Model.(PromptCacher); ok {
+		d.Map.PromptCache, d.Map.PromptCacheNote = pc.PromptCache()
+	}
 	d.addTotals(e.Prices)
 	d.Notes = e.modelNotes(ctx, res.QueryID)
 	d.Coverage.MapAnswers = mapCoverage(r.answers, len(res.MapErrors), r.reachedReduce())
@@ -167,6 +170,8 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 		}
 		usage.InputTokens += a.InputTokens
 		usage.OutputTokens += a.OutputTokens
+		usage.CacheReadInputTokens += a.CacheReadInputTokens
+		usage.CacheWriteInputTokens += a.CacheWriteInputTokens
 		usage.DroppedCitations += a.DroppedCitations
 	}
 	for _, f := range res.MapErrors {

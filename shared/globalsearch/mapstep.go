@@ -68,6 +68,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 		if err == nil {
 			a.BatchIndex, a.CommunityIDs, a.Attempts = index, b.CommunityIDs, attempt
 			a.InputTokens, a.OutputTokens = resp.InputTokens, resp.OutputTokens
+			a.CacheReadInputTokens, a.CacheWriteInputTokens = resp.CacheReadInputTokens, resp.CacheWriteInputTokens
 			if key != "" {
 				// The model's own answer: a hit is held to its batch again,
 				// so it reports the same dropped ids.

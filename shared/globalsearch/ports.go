@@ -60,6 +60,12 @@ type ModelRequest struct {
 	Query   string
 	Content string
 	Prompt  string
+	// CachePrefix is how many bytes at the start of Prompt are the same
+	// for every question over this content: the instructions and the
+	// data, up to the line holding the question. An adapter that caches
+	// prompts puts its cache point there (docs/contract.md#prompt-cache);
+	// 0 when the prompt's question comes before the data.
+	CachePrefix int
 	// System is the system instruction sent before Prompt (the engine's
 	// prompts'); "" is the project's own. Models read it through
 	// SystemPrompt.
@@ -105,16 +111,30 @@ type Candidate struct {
 
 // ModelResponse is the text a model produced and the usage it reported.
 type ModelResponse struct {
-	Text         string
+	Text string
+	// InputTokens is every input token of the call, cached or not.
 	InputTokens  int
 	OutputTokens int
 	StopReason   string
+	// CacheReadInputTokens and CacheWriteInputTokens are the part of
+	// InputTokens the model read from its prompt cache and wrote to it
+	// (docs/contract.md#prompt-cache); 0 where the model reports none.
+	CacheReadInputTokens  int
+	CacheWriteInputTokens int
 }
 
 // Model makes one model call: one attempt, no retry of its own beyond
 // transport-level retries (docs/contract.md#map-calls).
 type Model interface {
 	Complete(ctx context.Context, req ModelRequest) (ModelResponse, error)
+}
+
+// PromptCacher is a Model that puts a cache point at
+// ModelRequest.CachePrefix (docs/contract.md#prompt-cache): PromptCache is
+// the setting its calls run with (off, 5m or 1h) and, when that is not the
+// one asked for, why.
+type PromptCacher interface {
+	PromptCache() (setting, note string)
 }
 
 // Requests records the request of a run before it starts, so that a caller

@@ -48,6 +48,11 @@ type Template struct {
 	head  string // text before the content line, without its final newline
 	tail  string // text after the content line, from the closing tag on; may be empty
 	close *regexp.Regexp
+	// fixedTail is how much of tail comes before the line holding the
+	// query, when the query follows the data (docs/contract.md#prompt-cache):
+	// the rendered prompt up to there is the same for every question over
+	// a batch. -1 when the query is before the data, so nothing is shared.
+	fixedTail int
 	// responseType fills {{response_type}} wherever the template has it
 	// (docs/contract.md#request); "" stands for DefaultResponseType.
 	responseType string
@@ -71,8 +76,9 @@ func (t Template) fill(s, query string) string {
 
 var tagLine = regexp.MustCompile(`^<([a-z_]+)>$`)
 
-// ParseTemplate checks that text has a query placeholder before one content
-// placeholder on a line of its own, framed by tags when text follows it.
+// ParseTemplate checks that text has one content placeholder on a line of
+// its own, framed by tags when text follows it, and a query placeholder
+// before the content or after the closing tag (docs/contract.md#prompt-cache).
 func ParseTemplate(text string) (Template, error) {
 	body := strings.TrimRight(text, "\n")
 	head, tail, ok := strings.Cut(body, "\n"+contentPlaceholder)
@@ -80,11 +86,11 @@ func ParseTemplate(text string) (Template, error) {
 		return Template{}, fmt.Errorf("prompt template must hold %s on its own line", contentPlaceholder)
 	}
 	tail = strings.TrimPrefix(tail, "\n")
-	if !strings.Contains(head, queryPlaceholder) || strings.Contains(head, contentPlaceholder) ||
-		strings.Contains(tail, contentPlaceholder) || strings.Contains(tail, queryPlaceholder) {
-		return Template{}, fmt.Errorf("prompt template must hold %s and, after it, one %s", queryPlaceholder, contentPlaceholder)
+	if !strings.Contains(head+tail, queryPlaceholder) || strings.Contains(head, contentPlaceholder) ||
+		strings.Contains(tail, contentPlaceholder) {
+		return Template{}, fmt.Errorf("prompt template must hold %s and one %s", queryPlaceholder, contentPlaceholder)
 	}
-	t := Template{head: head, tail: tail}
+	t := Template{head: head, tail: tail, fixedTail: -1}
 	if tail == "" {
 		return t, nil
 	}
@@ -94,6 +100,10 @@ func ParseTemplate(text string) (Template, error) {
 		return Template{}, fmt.Errorf("prompt template must frame %s between a line <name> and a line </name>", contentPlaceholder)
 	}
 	t.close = regexp.MustCompile(`(?i)<\s*/\s*` + open[1] + `\s*>`)
+	if !strings.Contains(head, queryPlaceholder) {
+		at := strings.Index(tail, queryPlaceholder)
+		t.fixedTail = strings.LastIndexByte(tail[:at], '\n') + 1
+	}
 	return t, nil
 }
 
@@ -102,7 +112,7 @@ func ParseTemplate(text string) (Template, error) {
 func (t Template) Skeleton(query string) string {
 	s := t.fill(t.head, query)
 	if t.tail != "" {
-		s += "\n" + t.tail
+		s += "\n" + t.fill(t.tail, query)
 	}
 	return s
 }
@@ -112,13 +122,28 @@ func (t Template) Skeleton(query string) string {
 // "_", so content cannot end the data early. That keeps every code point's
 // class, so the estimate is unchanged.
 func (t Template) Render(query, content string) string {
+	prompt, _ := t.render(query, content)
+	return prompt
+}
+
+// render is Render and the length of the prompt's prefix that no question
+// changes (ModelRequest.CachePrefix): 0 when the query comes first.
+func (t Template) render(query, content string) (string, int) {
 	head := t.fill(t.head, query)
 	if t.tail == "" {
-		return head + "\n" + content
+		return head + "\n" + content, 0
 	}
 	content = t.close.ReplaceAllStringFunc(content, func(tag string) string { return strings.Replace(tag, "/", "_", 1) })
-	return head + "\n" + content + "\n" + t.tail
+	prefix := 0
+	if t.fixedTail >= 0 {
+		prefix = len(head) + 1 + len(content) + 1 + t.fixedTail
+	}
+	return head + "\n" + content + "\n" + t.fill(t.tail, query), prefix
 }
+
+// Cacheable reports whether the query follows the data, so that prompts
+// over one batch share a prefix (docs/contract.md#prompt-cache).
+func (t Template) Cacheable() bool { return t.fixedTail >= 0 }
 
 // Prompts are the Map and Reduce prompts and the system prompt sent with
 // both (docs/contract.md#prompts). A zero part stands for the project's own
@@ -198,6 +223,7 @@ func MapParts(content string) []MapPart {
 
 // mapRequest is the map call of a batch: the rendered prompt and its parts.
 func (t Template) mapRequest(query, content string, maxTokens int) ModelRequest {
+	prompt, prefix := t.render(query, content)
 	return ModelRequest{Stage: StageMap, Query: query, Content: content,
-		Prompt: t.Render(query, content), Parts: MapParts(content), MaxTokens: maxTokens}
+		Prompt: prompt, CachePrefix: prefix, Parts: MapParts(content), MaxTokens: maxTokens}
 }

@@ -55,8 +55,9 @@ func ratingPromptFits(p Params) error {
 // rateRequest is the rating call of a batch of community titles and
 // summaries.
 func rateRequest(query, content string, maxTokens int) ModelRequest {
+	prompt, prefix := ratePrompt().render(query, content)
 	return ModelRequest{Stage: StageRate, Query: query, Content: content,
-		Prompt: ratePrompt().Render(query, content), Parts: MapParts(content), MaxTokens: maxTokens}
+		Prompt: prompt, CachePrefix: prefix, Parts: MapParts(content), MaxTokens: maxTokens}
 }
 
 // Ratings is a validated rating reply (docs/contract.md#dynamic-selection):

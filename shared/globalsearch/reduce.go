@@ -159,6 +159,7 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 	})
 	if err == nil {
 		res.Diagnostics.Reduce.InputTokens, res.Diagnostics.Reduce.OutputTokens = resp.InputTokens, resp.OutputTokens
+		res.Diagnostics.Reduce.CacheReadInputTokens, res.Diagnostics.Reduce.CacheWriteInputTokens = resp.CacheReadInputTokens, resp.CacheWriteInputTokens
 		res.Answer, err = ParseReduceOutput(resp.Text)
 	}
 	if err == nil {

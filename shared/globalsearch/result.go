@@ -21,6 +21,11 @@ type MapAnswer struct {
 	Cached            bool     `json:"cached,omitempty"`
 	InputTokens       int      `json:"inputTokens"`
 	OutputTokens      int      `json:"outputTokens"`
+	// CacheReadInputTokens and CacheWriteInputTokens are the part of
+	// InputTokens the model's prompt cache read and wrote
+	// (docs/contract.md#prompt-cache).
+	CacheReadInputTokens  int `json:"cacheReadInputTokens,omitempty"`
+	CacheWriteInputTokens int `json:"cacheWriteInputTokens,omitempty"`
 	// CalledAt is when the model call that answered started (none for a
 	// cached answer), AnsweredAt when the answer was ready; an answer
 	// stored before either was recorded has neither (docs/contract.md#timeline).
@@ -82,6 +87,19 @@ type StageUsage struct {
 	CacheHits    int `json:"cacheHits"`
 	InputTokens  int `json:"inputTokens"`
 	OutputTokens int `json:"outputTokens"`
+	// CacheReadInputTokens and CacheWriteInputTokens are the part of
+	// InputTokens the model read from its prompt cache and wrote to it
+	// (docs/contract.md#prompt-cache): read tokens are billed at a tenth,
+	// written ones above the input price.
+	CacheReadInputTokens  int `json:"cacheReadInputTokens,omitempty"`
+	CacheWriteInputTokens int `json:"cacheWriteInputTokens,omitempty"`
+	// PromptCache is the prompt cache the stage's calls ran with (off,
+	// 5m or 1h), which prices the written tokens; absent when the model
+	// takes no cache point.
+	PromptCache string `json:"promptCache,omitempty"`
+	// PromptCacheNote says why PromptCache is not what the run asked
+	// for: a model that caches no prompts, or none for an hour.
+	PromptCacheNote string `json:"promptCacheNote,omitempty"`
 	// DroppedCitations (map only) counts the ids map answers cited that
 	// were not in their batch (docs/contract.md#citation-marks); reduce's
 	// counterpart is Diagnostics.InvalidCitations.

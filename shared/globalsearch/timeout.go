@@ -50,3 +50,12 @@ func (m TimeoutModel) Complete(ctx context.Context, req ModelRequest) (ModelResp
 	}
 	return r.resp, r.err
 }
+
+// PromptCache is the wrapped model's prompt cache setting and note
+// (PromptCacher), empty for a model that caches no prompts of its own.
+func (m TimeoutModel) PromptCache() (string, string) {
+	if pc, ok := m.Model.(PromptCacher); ok {
+		return pc.PromptCache()
+	}
+	return "", ""
+}

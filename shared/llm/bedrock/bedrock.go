@@ -67,6 +67,10 @@ type Model struct {
 	client  *bedrockruntime.Client
 	modelID string
 	schema  atomic.Bool // calls ask for the stage's JSON schema
+	// cache is the prompt cache the calls run with (EffectiveCache), and
+	// cacheNote why it is not the one asked for.
+	cache, cacheNote string
+	tiers            map[globalsearch.Stage]string // serviceTier per stage; absent sends none
 }
 
 type options struct {
@@ -74,6 +78,8 @@ type options struct {
 	maxBackoff  time.Duration
 	structured  StructuredOutput
 	clientOpts  []func(*bedrockruntime.Options)
+	cache       string
+	tiers       map[globalsearch.Stage]string
 }
 
 // Option configures New.
@@ -128,7 +134,14 @@ func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
 			fn(co)
 		}
 	})
-	m := &Model{client: client, modelID: modelID}
+	if err := checkTiers(o.tiers); err != nil {
+		return nil, err
+	}
+	if o.cache != "" && o.cache != CacheOff && o.cache != CacheFiveMinute && o.cache != CacheOneHour {
+		return nil, globalsearch.Errorf(globalsearch.KindInvalidInput, "promptCache must be off, 5m or 1h (got %q)", o.cache)
+	}
+	m := &Model{client: client, modelID: modelID, tiers: o.tiers}
+	m.cache, m.cacheNote = EffectiveCache(modelID, o.cache)
 	m.schema.Store(o.structured == StructuredOn || o.structured == StructuredAuto && SupportsStructuredOutput(modelID))
 	return m, nil
 }
@@ -199,10 +212,7 @@ func (m *Model) Complete(ctx context.Context, req globalsearch.ModelRequest) (gl
 		}
 		resp.Text = b.String()
 	}
-	if u := out.Usage; u != nil {
-		resp.InputTokens = int(aws.ToInt32(u.InputTokens))
-		resp.OutputTokens = int(aws.ToInt32(u.OutputTokens))
-	}
+	readUsage(&resp, out.Usage)
 	return m.finish(req, resp, out.StopReason, hasMessage && len(msg.Value.Content) > 0)
 }
 
@@ -222,8 +232,10 @@ func (m *Model) input(req globalsearch.ModelRequest) (*bedrockruntime.ConverseIn
 		inference.MaxTokens = aws.Int32(int32(min(req.MaxTokens, 1<<31-1)))
 	}
 	system, messages := conversation(req)
+	messages[0].Content = userContent(req, m.cache)
 	return &bedrockruntime.ConverseInput{
 		ModelId: aws.String(m.modelID), System: system, Messages: messages, InferenceConfig: inference,
+		ServiceTier: m.serviceTier(req.Stage),
 	}, nil
 }
 

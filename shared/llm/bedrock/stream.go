@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 
@@ -26,6 +25,7 @@ func (m *Model) CompleteStream(ctx context.Context, req globalsearch.ModelReques
 	}
 	in := &bedrockruntime.ConverseStreamInput{
 		ModelId: base.ModelId, System: base.System, Messages: base.Messages, InferenceConfig: base.InferenceConfig,
+		ServiceTier: base.ServiceTier,
 	}
 	schema := m.schema.Load()
 	if schema {
@@ -71,10 +71,7 @@ func (m *Model) readStream(ctx context.Context, req globalsearch.ModelRequest, e
 		case *types.ConverseStreamOutputMemberMessageStop:
 			stop = v.Value.StopReason
 		case *types.ConverseStreamOutputMemberMetadata:
-			if u := v.Value.Usage; u != nil {
-				resp.InputTokens = int(aws.ToInt32(u.InputTokens))
-				resp.OutputTokens = int(aws.ToInt32(u.OutputTokens))
-			}
+			readUsage(&resp, v.Value.Usage)
 		}
 	}
 	if err := es.Err(); err != nil {

@@ -37,6 +37,10 @@ type ConverseReply struct {
 	// (end_turn when empty).
 	Text, Stop                string
 	InputTokens, OutputTokens int
+	// CacheReadInputTokens and CacheWriteInputTokens are Bedrock's usage
+	// fields of a prompt cache (PromptCache fills them); InputTokens, as
+	// Bedrock reports it, leaves them out.
+	CacheReadInputTokens, CacheWriteInputTokens int
 	// Hang holds the call until the client gives up.
 	Hang bool
 	// Pieces are the text of a ConverseStream success, one
@@ -152,7 +156,7 @@ func (s *ConverseServer) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := json.Marshal(map[string]any{
 		"output":     map[string]any{"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"text": rep.Text}}}},
 		"stopReason": stop,
-		"usage":      map[string]any{"inputTokens": rep.InputTokens, "outputTokens": rep.OutputTokens, "totalTokens": rep.InputTokens + rep.OutputTokens},
+		"usage":      rep.usage(),
 		"metrics":    map[string]any{"latencyMs": 1},
 	})
 	w.WriteHeader(cmp.Or(rep.Status, http.StatusOK))
@@ -189,4 +193,15 @@ func RefusingSchemas(script func(ConverseCall) ConverseReply) func(ConverseCall)
 		}
 		return script(call)
 	}
+}
+
+// usage is the reply's usage object as Bedrock writes it: the cache fields
+// only when the call read or wrote the cache.
+func (rep ConverseReply) usage() map[string]any {
+	u := map[string]any{"inputTokens": rep.InputTokens, "outputTokens": rep.OutputTokens,
+		"totalTokens": rep.InputTokens + rep.OutputTokens + rep.CacheReadInputTokens + rep.CacheWriteInputTokens}
+	if rep.CacheReadInputTokens > 0 || rep.CacheWriteInputTokens > 0 {
+		u["cacheReadInputTokens"], u["cacheWriteInputTokens"] = rep.CacheReadInputTokens, rep.CacheWriteInputTokens
+	}
+	return u
 }

@@ -64,7 +64,7 @@ func (s *ConverseServer) streamReply(w http.ResponseWriter, rep ConverseReply, s
 	send("contentBlockStop", map[string]any{"contentBlockIndex": 0})
 	send("messageStop", map[string]any{"stopReason": stop})
 	send("metadata", map[string]any{
-		"usage":   map[string]any{"inputTokens": rep.InputTokens, "outputTokens": rep.OutputTokens, "totalTokens": rep.InputTokens + rep.OutputTokens},
+		"usage":   rep.usage(),
 		"metrics": map[string]any{"latencyMs": 1},
 	})
 }

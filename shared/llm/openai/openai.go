@@ -327,6 +327,9 @@ func (m *Model) read(req globalsearch.ModelRequest, body []byte) (globalsearch.M
 		StopReason:   choice.FinishReason,
 		InputTokens:  int(cc.Usage.PromptTokens),
 		OutputTokens: int(cc.Usage.CompletionTokens),
+		// The server's own prefix cache; prompt_tokens includes it
+		// (docs/contract.md#prompt-cache).
+		CacheReadInputTokens: int(cc.Usage.PromptTokensDetails.CachedTokens),
 	})
 }
 

@@ -74,6 +74,7 @@ func (m *Model) readStream(req globalsearch.ModelRequest, stream *ssestream.Stre
 		c := stream.Current()
 		if c.JSON.Usage.Valid() {
 			resp.InputTokens, resp.OutputTokens = int(c.Usage.PromptTokens), int(c.Usage.CompletionTokens)
+			resp.CacheReadInputTokens = int(c.Usage.PromptTokensDetails.CachedTokens)
 		}
 		if len(c.Choices) == 0 {
 			continue

@@ -20,6 +20,9 @@ const (
 	EnvAzureADToken    = "AZURE_OPENAI_AD_TOKEN"
 	EnvAzureAPIVersion = "AZURE_OPENAI_API_VERSION"
 	EnvTimeout         = "GRAPHRAG_MODEL_TIMEOUT"
+	// EnvPromptCache is a Bedrock model's prompt cache: off, 5m (the
+	// default) or 1h (docs/contract.md#prompt-cache).
+	EnvPromptCache = "GRAPHRAG_PROMPT_CACHE"
 )
 
 // DefaultTimeout bounds one model call (one attempt). It is generous: a
@@ -96,7 +99,13 @@ func New(ctx context.Context, spec Spec, o Options) (globalsearch.Model, error) 
 		if err := awsconfig.CheckCredentials(ctx, cfg, what); err != nil {
 			return nil, err
 		}
-		return bedrock.New(cfg, spec.Model, o.Kind.bedrockOptions()...)
+		opts := o.Kind.bedrockOptions()
+		if o.LookupEnv != nil {
+			if setting, _ := o.LookupEnv(EnvPromptCache); setting != "" {
+				opts = append(opts, bedrock.WithPromptCache(setting))
+			}
+		}
+		return bedrock.New(cfg, spec.Model, opts...)
 	case OpenAI:
 		opts := o.Kind.openaiOptions()
 		// Sent only when set: local servers need no key.
