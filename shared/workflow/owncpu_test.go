@@ -65,6 +65,18 @@ func prepareMemory(t testing.TB) int {
 // full vCPU at most (prepare is one goroutine's work in the main).
 func vCPUShare(mb int) float64 { return min(1, float64(mb)/lambdaMBPerVCPU) }
 
+// levelField is the request's communityLevel field, from
+// $GLOBALSEARCH_OWNCPU_LEVEL (JSON: 0, "graphrag:1"), or none (the
+// leaves): at 100,000 summaries the leaves' map texts pass the
+// deployment's ceiling, and a coarser level is what such a namespace is
+// searched at.
+func levelField() string {
+	if v := os.Getenv(envOwnCPULevel); v != "" {
+		return `,"communityLevel":` + v
+	}
+	return ""
+}
+
 // ownCPU is the project's own prepare of f's namespace: the prepare
 // handler over the in-memory store, so no emulator's share is in it, as
 // process CPU (the machine's load stretches wall time, not this). It runs
@@ -79,12 +91,7 @@ func ownCPU(t testing.TB, f indexfile.File) (first, second time.Duration, batche
 	defaults.MaxModelCalls = globalsearch.MostModelCalls(workflow.DefaultMaxBatches)
 	h := &workflow.Handlers{Engine: &globalsearch.Engine{Index: s, Runs: s, MaxBatches: workflow.DefaultMaxBatches},
 		Defaults: defaults, Items: &mapItems{}}
-	// At 100,000 summaries the leaves' map texts pass the deployment's
-	// ceiling, and a coarser level is what such a namespace is searched at.
-	level := ""
-	if v := os.Getenv(envOwnCPULevel); v != "" {
-		level = `,"communityLevel":` + v
-	}
+	level := levelField()
 	var took [2]time.Duration
 	for i := range took {
 		id := fmt.Sprintf("own-cpu-%d", i+1)
