@@ -24,7 +24,11 @@ type Limiter struct {
 	// epoch counts the decreases. A slot remembers the epoch it was taken
 	// in, so that the calls sent under the old limit, refused in the same
 	// burst, halve it once and not once each.
-	epoch     int
+	epoch int
+	// served is whether the server has admitted any call yet. Until it
+	// has, its refusals say its quota is empty, not that too many calls
+	// are in flight: fewer would not refill it sooner.
+	served    bool
 	stats     Stats
 	openSlots chan struct{} // closed, and replaced, whenever a slot may have opened
 }
@@ -79,6 +83,7 @@ func (l *Limiter) Acquire(ctx context.Context) (Slot, error) {
 func (l *Limiter) Done(s Slot) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.served = true
 	l.admitted++
 	if l.admitted >= l.limit {
 		l.admitted = 0
@@ -89,12 +94,15 @@ func (l *Limiter) Done(s Slot) {
 }
 
 // Throttled returns the slot of a call the server refused for load. The
-// first refusal of the calls sent under one limit halves it (floor 1).
+// first refusal of the calls sent under one limit halves it (floor 1),
+// once the server has admitted a call: before that its quota is empty
+// (docs/contract.md#auto-concurrency), and halving would only leave the
+// quota idle once it refills, to be climbed back a window at a time.
 func (l *Limiter) Throttled(s Slot) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.stats.Throttled++
-	if s.epoch == l.epoch {
+	if l.served && s.epoch == l.epoch {
 		l.limit = max(1, l.limit/2)
 		l.epoch++
 		l.admitted = 0

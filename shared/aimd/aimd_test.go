@@ -36,24 +36,31 @@ func TestLimiterScripts(t *testing.T) {
 			want: aimd.Stats{Ceiling: 1, Peak: 1, Final: 1},
 		},
 		{
+			name: "refusals before any call was admitted leave the limit", ceiling: 8,
+			// An empty quota: fewer calls in flight would not refill it sooner.
+			script: []step{{take: 8}, {throttled: []int{0, 1, 2, 3}}, {take: 4}, {throttled: []int{4, 5, 6, 7}}},
+			want:   aimd.Stats{Ceiling: 8, Peak: 8, Final: 8, Throttled: 8},
+		},
+		{
 			name: "the refusals of one burst halve the limit once", ceiling: 8,
-			script: []step{{take: 8}, {throttled: []int{0, 1, 2, 3}}},
+			// Slot 0 is admitted first: the server has served a call.
+			script: []step{{take: 1}, {done: []int{0}}, {take: 8}, {throttled: []int{1, 2, 3, 4}}},
 			want:   aimd.Stats{Ceiling: 8, Peak: 8, Final: 4, Throttled: 4},
 		},
 		{
 			name: "a refusal of a call sent after the decrease halves it again", ceiling: 8,
-			script: []step{{take: 2}, {throttled: []int{0}}, {take: 1}, {throttled: []int{2, 1}}},
+			script: []step{{take: 1}, {done: []int{0}}, {take: 2}, {throttled: []int{1}}, {take: 1}, {throttled: []int{3, 2}}},
 			want:   aimd.Stats{Ceiling: 8, Peak: 8, Final: 2, Throttled: 3},
 		},
 		{
 			name: "the limit never falls below 1", ceiling: 2,
-			script: []step{{take: 1}, {throttled: []int{0}}, {take: 1}, {throttled: []int{1}}, {take: 1}, {throttled: []int{2}}},
+			script: []step{{take: 1}, {done: []int{0}}, {take: 1}, {throttled: []int{1}}, {take: 1}, {throttled: []int{2}}, {take: 1}, {throttled: []int{3}}},
 			want:   aimd.Stats{Ceiling: 2, Peak: 2, Final: 1, Throttled: 3},
 		},
 		{
 			name: "a window of admitted calls raises the limit by one", ceiling: 8,
 			// 8 -> 4; four admitted calls -> 5; five more -> 6.
-			script: []step{{take: 1}, {throttled: []int{0}}, {take: 4}, {done: []int{1, 2, 3, 4}}, {take: 5}, {done: []int{5, 6, 7, 8, 9}}},
+			script: []step{{take: 1}, {done: []int{0}}, {take: 1}, {throttled: []int{1}}, {take: 4}, {done: []int{2, 3, 4, 5}}, {take: 5}, {done: []int{6, 7, 8, 9, 10}}},
 			want:   aimd.Stats{Ceiling: 8, Peak: 8, Final: 6, Throttled: 1},
 		},
 		{
@@ -63,8 +70,8 @@ func TestLimiterScripts(t *testing.T) {
 		},
 		{
 			name: "a call admitted under the old limit counts towards the new window", ceiling: 4,
-			// 4 -> 2 by slot 0; slots 1 and 2 (taken before) are admitted: 2 -> 3.
-			script: []step{{take: 3}, {throttled: []int{0}}, {done: []int{1, 2}}},
+			// 4 -> 2 by slot 1; slots 2 and 3 (taken before) are admitted: 2 -> 3.
+			script: []step{{take: 1}, {done: []int{0}}, {take: 3}, {throttled: []int{1}}, {done: []int{2, 3}}},
 			want:   aimd.Stats{Ceiling: 4, Peak: 4, Final: 3, Throttled: 1},
 		},
 	}
@@ -129,6 +136,9 @@ func TestAcquireWaitsForASlot(t *testing.T) {
 func TestThrottledGivesTheSlotBackUnderTheNewLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := aimd.New(4)
+		served, err := l.Acquire(t.Context())
+		require.NoError(t, err)
+		l.Done(served) // a refusal halves the limit once the server has admitted a call
 		var slots []aimd.Slot
 		for range 4 {
 			s, err := l.Acquire(t.Context())

@@ -10,7 +10,8 @@ import (
 // AutoConcurrency runs an in-process Search's map calls under an adaptive
 // limit instead of the request's fixed mapConcurrency
 // (docs/contract.md#auto-concurrency): it starts at its ceiling, halves
-// when the model refuses a call for load (KindThrottled) and grows by one
+// when the model refuses a call for load (KindThrottled) once it has
+// admitted one (an empty quota's refusals leave it) and grows by one
 // after each window of admitted calls. A refused call is retried after a
 // backoff without spending one of the batch's MapAttempts, up to
 // ThrottleRetries times a batch; past that each refusal is a failed

@@ -196,9 +196,9 @@ func TestConcurrencyAutoMakespan(t *testing.T) {
 	// The bound holds every schedule: a makespan under it means the
 	// double admitted more than its quota.
 	assert.GreaterOrEqual(t, got.Auto, got.Ideal, "no schedule beats the quota's bound")
-	// The target is 1.15x (docs/limits.md#bedrock-quota-double); from empty
-	// buckets auto's backoffs miss it, and the figures say by how much.
 	t.Logf("auto %.2fx the bound, fixed 4 %d of %d batches failed", got.Auto/got.Ideal, got.Fixed4Failed, got.Batches)
+	// docs/limits.md#bedrock-quota-double: simulated seconds, not wall time.
+	assert.LessOrEqual(t, got.Auto, 1.15*got.Ideal, "auto within 1.15x of the quota's bound")
 	assert.NotEqual(t, got.EstimatedInput, got.CountedInput, "the double counts with another tokenizer than the planner's")
 	if path := os.Getenv(envQuotaOut); path != "" {
 		raw, err := json.Marshal(got)

@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"syscall"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
@@ -30,20 +32,58 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// TestPrepareOwnCPU times the project's own prepare (docs/scale.md#first-map-call-components):
-// the prepare handler over the in-memory store, so no emulator's share is
-// in it, as process CPU (the machine's load stretches wall time, not
-// this). It reports what that CPU takes on prepare's Lambda at its
-// configured memory, one component of the time to the first map call.
-// It plans 1,000 summaries, or $GLOBALSEARCH_OWNCPU_SUMMARIES.
-func TestPrepareOwnCPU(t *testing.T) {
-	n := 1000
-	if v := os.Getenv(envOwnCPUSummary); v != "" {
+// Components of the time to the first map call that the simulated clock
+// does not see (docs/scale.md#first-map-call-components), added to its
+// figure. bootstrapInit is prepare's bootstrap start and init, measured by
+// TestBootstrapUnderRIE (shared/workflow/e2e) under aws-lambda-rie: its
+// first response less the invoke's own round trip. sfnTransitions is the
+// five transitions from the execution's start to the Map's first
+// lambda:invoke (start, Prepare's task, the Choice, the Map's start, its
+// first iteration), at an assumed 40 ms each: AWS documents no
+// per-transition latency for Standard workflows.
+const (
+	bootstrapInit  = 26 * time.Millisecond
+	sfnTransitions = 5 * 40 * time.Millisecond
+	envPrepareMB   = "GLOBALSEARCH_PREPARE_MEMORY_MB"
+	envOwnCPULevel = "GLOBALSEARCH_OWNCPU_LEVEL" // communityLevel as JSON: 0, "graphrag:1"
+)
+
+// prepareMemory is the prepare function's memory the figures are scaled
+// to: template.yaml's, or $GLOBALSEARCH_PREPARE_MEMORY_MB.
+func prepareMemory(t testing.TB) int {
+	mb := prepareMemoryMB
+	if v := os.Getenv(envPrepareMB); v != "" {
 		var err error
-		n, err = strconv.Atoi(v)
-		require.NoError(t, err, envOwnCPUSummary)
+		mb, err = strconv.Atoi(v)
+		require.NoError(t, err, envPrepareMB)
+		require.Positive(t, mb, envPrepareMB)
 	}
-	f := generated(t, n)
+	return mb
+}
+
+// vCPUShare is the share of a core a Lambda of mb MB computes with, one
+// full vCPU at most (prepare is one goroutine's work in the main).
+func vCPUShare(mb int) float64 { return min(1, float64(mb)/lambdaMBPerVCPU) }
+
+// levelField is the request's communityLevel field, from
+// $GLOBALSEARCH_OWNCPU_LEVEL (JSON: 0, "graphrag:1"), or none (the
+// leaves): at 100,000 summaries the leaves' map texts pass the
+// deployment's ceiling, and a coarser level is what such a namespace is
+// searched at.
+func levelField() string {
+	if v := os.Getenv(envOwnCPULevel); v != "" {
+		return `,"communityLevel":` + v
+	}
+	return ""
+}
+
+// ownCPU is the project's own prepare of f's namespace: the prepare
+// handler over the in-memory store, so no emulator's share is in it, as
+// process CPU (the machine's load stretches wall time, not this). It runs
+// twice and returns both: the first pays for the heap's growth, which a
+// cold start's init does not cover either; the second is a warm Lambda's.
+func ownCPU(t testing.TB, f indexfile.File) (first, second time.Duration, batches int) {
+	t.Helper()
 	s := memstore.New()
 	require.NoError(t, s.ReplaceNamespace(t.Context(), f.Namespace, f.Records))
 	defaults := globalsearch.SpecDefaults
@@ -51,21 +91,38 @@ func TestPrepareOwnCPU(t *testing.T) {
 	defaults.MaxModelCalls = globalsearch.MostModelCalls(workflow.DefaultMaxBatches)
 	h := &workflow.Handlers{Engine: &globalsearch.Engine{Index: s, Runs: s, MaxBatches: workflow.DefaultMaxBatches},
 		Defaults: defaults, Items: &mapItems{}}
-	// A warm-up, as a Lambda's second invocation: the first pays for
-	// the heap's growth, which a cold start's init does not cover either,
-	// so both are reported.
-	cold := cpuTime()
-	_, err := h.Prepare(t.Context(), workflow.PrepareInput{Request: []byte(`{"query":"What are the main themes?","queryId":"own-cpu-1"}`), ExecutionName: "own-cpu-1"})
-	require.NoError(t, err)
-	first := cpuTime() - cold
-	warm := cpuTime()
-	out, err := h.Prepare(t.Context(), workflow.PrepareInput{Request: []byte(`{"query":"What are the main themes?","queryId":"own-cpu-2"}`), ExecutionName: "own-cpu-2"})
-	require.NoError(t, err)
-	second := cpuTime() - warm
-	require.Positive(t, out.BatchCount)
-	share := float64(prepareMemoryMB) / lambdaMBPerVCPU
+	level := levelField()
+	var took [2]time.Duration
+	for i := range took {
+		id := fmt.Sprintf("own-cpu-%d", i+1)
+		before := cpuTime()
+		req := `{"query":"What are the main themes?","queryId":"` + id + `"` + level + `}`
+		out, err := h.Prepare(t.Context(), workflow.PrepareInput{Request: []byte(req), ExecutionName: id})
+		require.NoError(t, err)
+		took[i] = cpuTime() - before
+		batches = out.BatchCount
+	}
+	return took[0], took[1], batches
+}
+
+// TestPrepareOwnCPU times the project's own prepare (docs/scale.md#first-map-call-components)
+// and reports what that CPU takes on prepare's Lambda at its configured
+// memory, or $GLOBALSEARCH_PREPARE_MEMORY_MB: one component of the time
+// to the first map call. It plans 1,000 summaries, or
+// $GLOBALSEARCH_OWNCPU_SUMMARIES, at the leaves or $GLOBALSEARCH_OWNCPU_LEVEL.
+func TestPrepareOwnCPU(t *testing.T) {
+	n := 1000
+	if v := os.Getenv(envOwnCPUSummary); v != "" {
+		var err error
+		n, err = strconv.Atoi(v)
+		require.NoError(t, err, envOwnCPUSummary)
+	}
+	first, second, batches := ownCPU(t, generated(t, n))
+	require.Positive(t, batches)
+	mb := prepareMemory(t)
+	share := vCPUShare(mb)
 	t.Logf("summaries %d, batches %d: prepare's own CPU %.3f s first, %.3f s second; on %d MB (%.2f vCPU) %.2f s first, %.2f s second",
-		n, out.BatchCount, first.Seconds(), second.Seconds(), prepareMemoryMB, share, first.Seconds()/share, second.Seconds()/share)
+		n, batches, first.Seconds(), second.Seconds(), mb, share, first.Seconds()/share, second.Seconds()/share)
 	assert.Positive(t, first)
 	assert.Positive(t, second)
 }
