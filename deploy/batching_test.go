@@ -10,36 +10,43 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
 )
 
-// TestBatchingParameter: the deployment default of batching
-// (docs/contract.md#stable-batching) reaches the functions that parse
-// requests as GRAPHRAG_BATCHING, its default is the code's, and the
+// TestRequestDefaultParameters: each deployment default of a request
+// field (batching, docs/contract.md#stable-batching; reduceMode,
+// docs/contract.md#reduce-rounds) reaches the functions that parse requests
+// as its GRAPHRAG_ variable, its default is the code's, and the
 // configuration reader reads what the template sets.
-func TestBatchingParameter(t *testing.T) {
+func TestRequestDefaultParameters(t *testing.T) {
 	defaults := translate(t, nil)
-	assert.Equal(t, globalsearch.SpecDefaults.Batching, defaults.params["Batching"])
-	for _, tc := range []struct {
-		name, value, want string // value "" = the template's default
+	for _, p := range []struct {
+		param, env, specDefault, codeDefault, other string
+		read                                        func(workflow.Config) string
 	}{
-		{"default", "", globalsearch.BatchingGreedy},
-		{"stable", "stable", globalsearch.BatchingStable},
+		{"Batching", "GRAPHRAG_BATCHING", globalsearch.SpecDefaults.Batching, globalsearch.BatchingGreedy, globalsearch.BatchingStable,
+			func(c workflow.Config) string { return c.Defaults.Batching }},
+		{"ReduceMode", "GRAPHRAG_REDUCE_MODE", globalsearch.SpecDefaults.ReduceMode, globalsearch.ReduceModeSingle, globalsearch.ReduceModeTree,
+			func(c workflow.Config) string { return c.Defaults.ReduceMode }},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var overrides map[string]string
-			if tc.value != "" {
-				overrides = map[string]string{"Batching": tc.value}
-			}
-			s := translate(t, overrides)
-			for _, fn := range []string{"ApiFunction", "PrepareFunction"} {
-				vars, ok := path(s.resource(t, fn, "AWS::Lambda::Function"), "Environment", "Variables").(map[string]any)
-				require.True(t, ok, "%s has environment variables", fn)
-				env := map[string]string{}
-				for k, v := range vars {
-					env[k] = render(v)
+		t.Run(p.param, func(t *testing.T) {
+			assert.Equal(t, p.specDefault, defaults.params[p.param], "the template's default is the code's")
+			for _, value := range []string{"", p.other} { // "" = the template's default
+				var overrides map[string]string
+				want := p.codeDefault
+				if value != "" {
+					overrides, want = map[string]string{p.param: value}, value
 				}
-				assert.Equal(t, tc.want, env["GRAPHRAG_BATCHING"], fn)
-				c, err := workflow.ConfigFromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
-				require.NoError(t, err, fn)
-				assert.Equal(t, tc.want, c.Defaults.Batching, fn)
+				s := translate(t, overrides)
+				for _, fn := range []string{"ApiFunction", "PrepareFunction"} {
+					vars, ok := path(s.resource(t, fn, "AWS::Lambda::Function"), "Environment", "Variables").(map[string]any)
+					require.True(t, ok, "%s has environment variables", fn)
+					env := map[string]string{}
+					for k, v := range vars {
+						env[k] = render(v)
+					}
+					assert.Equal(t, want, env[p.env], fn)
+					c, err := workflow.ConfigFromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+					require.NoError(t, err, fn)
+					assert.Equal(t, want, p.read(c), fn)
+				}
 			}
 		})
 	}
