@@ -43,7 +43,8 @@ func cpuTime() time.Duration {
 // sfnTransitions is the five transitions from the execution's start to
 // the Map's first lambda:invoke (start, Prepare's task, the Choice, the
 // Map's start, its first iteration), at an assumed 40 ms each: AWS
-// documents no per-transition latency for Standard workflows.
+// documents no per-transition latency, for Standard or Express workflows
+// (the pages checked are listed there).
 const (
 	prepareInit    = 26 * time.Millisecond
 	mapInit        = 26 * time.Millisecond
