@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
 	"github.com/graphrag-global/graphrag-global/shared/store"
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 	"github.com/graphrag-global/graphrag-global/shared/workflow"
@@ -34,30 +35,34 @@ const riePackage = "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws
 // rieEnv enables TestBootstrapUnderRIE outside CI.
 const rieEnv = "GRAPHRAG_RIE"
 
-// TestBootstrapUnderRIE builds functions/prepare the way the Makefile builds
-// every function (CGO off, -tags lambda.norpc, -trimpath), for the host
-// instead of arm64 so it runs here, and invokes it once under
-// aws-lambda-rie with events/prepare.json, its DynamoDB tables in minidyn,
-// its payload bucket in moto.
-// It proves what the in-process tests cannot: main's wiring reads its
-// environment, the binary speaks the Runtime API, and init is quick.
+// rieModelID is the map function's model: any Bedrock id, the Converse
+// double answers them all.
+const rieModelID = "anthropic.claude-3-haiku-20240307-v1:0"
+
+// TestBootstrapUnderRIE builds functions/prepare and functions/map the way
+// the Makefile builds every function (CGO off, -tags lambda.norpc,
+// -trimpath), for the host instead of arm64 so they run here, and invokes
+// each once under aws-lambda-rie, as the state machine does up to the
+// first map call: prepare with events/prepare.json, then map on the batch
+// prepare planned. Their DynamoDB tables are in minidyn, the payload bucket
+// in moto, the model behind a Converse double.
+// It proves what the in-process tests cannot: each main's wiring reads
+// its environment, the binaries speak the Runtime API, and init is quick.
+// Both inits are components of the time to the first map call
+// (docs/scale.md#first-map-call-components).
 func TestBootstrapUnderRIE(t *testing.T) {
 	if os.Getenv("CI") != "true" && os.Getenv(rieEnv) != "1" {
-		t.Skipf("set %s=1 (or CI=true) to build functions/prepare and run it under aws-lambda-rie", rieEnv)
+		t.Skipf("set %s=1 (or CI=true) to build functions/prepare and functions/map and run them under aws-lambda-rie", rieEnv)
 	}
 	rie := rieBinary(t)
 	root := repoRoot(t)
 	dir := t.TempDir()
-	bootstrap := filepath.Join(dir, "bootstrap")
-	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", bootstrap, "./functions/prepare")
-	build.Dir = root
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "build functions/prepare:\n%s", out)
+	prepareBin := buildBootstrap(t, root, dir, "prepare")
+	mapBin := buildBootstrap(t, root, dir, "map")
 
 	ctx := context.Background()
 	client, _ := testenv.MinidynServer(t)
-	tables := store.Tables{Index: "rie-index", Runs: "rie-runs"}
+	tables := store.Tables{Index: "rie-index", Runs: "rie-runs", MapCache: "rie-cache"}
 	require.NoError(t, store.CreateTables(ctx, client, tables))
 	c := store.NewClient(client)
 	idx, err := store.NewIndex(c, tables.Index)
@@ -75,17 +80,11 @@ func TestBootstrapUnderRIE(t *testing.T) {
 		{ID: "c1", Level: 0, Title: "Harbour", Summary: "The harbour doubled its trade."},
 		{ID: "c2", Level: 0, Title: "Schools", Summary: "Three schools opened in the valley."},
 	}}))
+	bedrock := modeltest.NewConverseServer(t, modeltest.InOrder(mapAnswer("The harbour's trade doubled.", 70)))
 
-	addr := testenv.FreeAddr(t)
-	logs := &testenv.OutputBuffer{}
-	cmd := exec.Command(rie, "--log-level", "error",
-		"--runtime-interface-emulator-address", addr,
-		"--runtime-api-address", testenv.FreeAddr(t),
-		bootstrap)
-	cmd.Dir = dir
-	// Only what the function's template gives it, plus static credentials
-	// and the emulator's endpoint: nothing of the machine's AWS setup.
-	cmd.Env = []string{
+	// Only what each function's template gives it, plus static credentials
+	// and the emulators' endpoints: nothing of the machine's AWS setup.
+	common := []string{
 		"PATH=" + os.Getenv("PATH"),
 		"AWS_REGION=us-east-1",
 		"AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test",
@@ -93,24 +92,15 @@ func TestBootstrapUnderRIE(t *testing.T) {
 		"AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ENDPOINT_URL_DYNAMODB=" + aws.ToString(client.Options().BaseEndpoint),
 		"AWS_ENDPOINT_URL_S3=" + s3Endpoint, "PAYLOAD_BUCKET=" + bucket,
-		"INDEX_TABLE=" + tables.Index, "RUNS_TABLE=" + tables.Runs, "RUNS_TTL_DAYS=7",
-		"MAP_MAX_CONCURRENCY=8", "MAX_BATCHES=20000",
-		"AWS_LAMBDA_FUNCTION_TIMEOUT=30", "AWS_LAMBDA_FUNCTION_NAME=prepare",
+		"RUNS_TABLE=" + tables.Runs, "RUNS_TTL_DAYS=7", "AWS_LAMBDA_FUNCTION_TIMEOUT=30",
 	}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	started := time.Now()
-	require.NoError(t, cmd.Start())
-	testenv.StopByPID(t, cmd)
-
 	event, err := os.ReadFile(filepath.Join(root, "events", "prepare.json"))
 	require.NoError(t, err)
-	status, body := invokeRIE(t, "http://"+addr+"/2015-03-31/functions/function/invocations", event)
-	firstResponse := time.Since(started)
-	require.Equal(t, http.StatusOK, status, "%s\nRIE log:\n%s", body, logs.String())
+	prep := runUnderRIE(t, rie, prepareBin, append(common, "INDEX_TABLE="+tables.Index,
+		"MAP_MAX_CONCURRENCY=8", "MAX_BATCHES=20000", "AWS_LAMBDA_FUNCTION_NAME=prepare"), event)
 
 	var got workflow.PrepareOutput
-	require.NoError(t, json.Unmarshal(body, &got), "%s", body)
+	require.NoError(t, json.Unmarshal(prep.body, &got), "%s", prep.body)
 	assert.Equal(t, "q-example-1", got.QueryID)
 	assert.Equal(t, 1, got.BatchCount, "two short summaries fit one batch")
 	assert.Equal(t, []int{0}, got.BatchIndexes)
@@ -123,14 +113,85 @@ func TestBootstrapUnderRIE(t *testing.T) {
 	_, err = bare.Batch(ctx, "q-example-1", 0)
 	assert.ErrorContains(t, err, "payload bucket", "the bootstrap wrote the batch text to the bucket, not the table")
 
-	// The REPORT line's Init Duration times only the emulator's dispatch of
-	// init (rie/handlers.go, InitHandler returns before the runtime is
-	// ready), so it reads microseconds; the honest figure is the first
-	// response less the invoke's own Duration: emulator start, process
-	// start and the function's init (config, SDK clients).
-	report := waitReport(logs, 2*time.Second)
-	t.Logf("aws-lambda-rie: functions/prepare first response after %s; invoke Duration %s; so start+init about %s (REPORT's own Init Duration: %s)",
-		firstResponse.Round(time.Millisecond), report.duration, (firstResponse - report.duration).Round(time.Millisecond), report.init)
+	// The map iteration's input, as the Map state builds it from prepare's output.
+	mapEvent, err := json.Marshal(workflow.MapInput{QueryID: got.QueryID, RunID: got.RunID, BatchIndex: got.BatchIndexes[0], Attempt: 1})
+	require.NoError(t, err)
+	mapped := runUnderRIE(t, rie, mapBin, append(common, "MODEL_ID="+rieModelID, "AWS_ENDPOINT_URL_BEDROCK_RUNTIME="+bedrock.URL,
+		"MAP_CACHE_TABLE="+tables.MapCache, "MAP_CACHE_TTL_DAYS=30", "AWS_LAMBDA_FUNCTION_NAME=map"), mapEvent)
+	var answer workflow.MapOutput
+	require.NoError(t, json.Unmarshal(mapped.body, &answer), "%s", mapped.body)
+	assert.Equal(t, workflow.MapOutput{BatchIndex: 0, Usefulness: 70}, answer)
+	require.Equal(t, 1, bedrock.Count(), "the map bootstrap made one model call")
+	assert.Contains(t, bedrock.Calls()[0].ModelID, rieModelID)
+	assert.Contains(t, prettyBody(bedrock.Calls()[0].Body), "The harbour doubled its trade.", "the map call got the batch prepare saved")
+
+	for _, fn := range []struct {
+		name string
+		run  rieRun
+	}{{"prepare", prep}, {"map", mapped}} {
+		assert.Positive(t, fn.run.report.duration, "%s: the emulator printed its REPORT line", fn.name)
+		t.Logf("aws-lambda-rie: functions/%s first response after %s; invoke Duration %s; so start+init about %s (REPORT's own Init Duration: %s)",
+			fn.name, fn.run.firstResponse.Round(time.Millisecond), fn.run.report.duration, fn.run.startInit().Round(time.Millisecond), fn.run.report.init)
+	}
+}
+
+// prettyBody is a Converse request's JSON, for a substring check.
+func prettyBody(body map[string]any) string {
+	b, _ := json.Marshal(body)
+	return string(b)
+}
+
+// buildBootstrap builds functions/<fn> as the Makefile does, for the host.
+func buildBootstrap(t *testing.T, root, dir, fn string) string {
+	t.Helper()
+	bootstrap := filepath.Join(dir, fn, "bootstrap")
+	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", bootstrap, "./functions/"+fn)
+	build.Dir = root
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "build functions/%s:\n%s", fn, out)
+	return bootstrap
+}
+
+// rieRun is one bootstrap's first invocation under aws-lambda-rie.
+type rieRun struct {
+	body []byte
+	// firstResponse is from the emulator's start to the first response.
+	firstResponse time.Duration
+	report        rieReport
+}
+
+// startInit is the emulator's start, the process's start and the
+// function's init (config, SDK clients). The REPORT line's Init Duration
+// times only the emulator's dispatch of init (rie/handlers.go,
+// InitHandler returns before the runtime is ready), so it reads
+// microseconds; the honest figure is the first response less the invoke's
+// own Duration.
+func (r rieRun) startInit() time.Duration { return r.firstResponse - r.report.duration }
+
+// runUnderRIE starts aws-lambda-rie on bootstrap with env, invokes it once
+// with event, requires a 200 and stops the emulator when the test ends.
+func runUnderRIE(t *testing.T, rie, bootstrap string, env []string, event []byte) rieRun {
+	t.Helper()
+	addr := testenv.FreeAddr(t)
+	logs := &testenv.OutputBuffer{}
+	cmd := exec.Command(rie, "--log-level", "error",
+		"--runtime-interface-emulator-address", addr,
+		"--runtime-api-address", testenv.FreeAddr(t),
+		bootstrap)
+	cmd.Dir = filepath.Dir(bootstrap)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = logs, logs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	started := time.Now()
+	require.NoError(t, cmd.Start())
+	testenv.StopByPID(t, cmd)
+
+	status, body := invokeRIE(t, "http://"+addr+"/2015-03-31/functions/function/invocations", event)
+	run := rieRun{body: body, firstResponse: time.Since(started)}
+	require.Equal(t, http.StatusOK, status, "%s\nRIE log:\n%s", body, logs.String())
+	run.report = waitReport(logs, 2*time.Second)
+	return run
 }
 
 // rieBinary finds aws-lambda-rie on PATH or in GOPATH/bin (where .ci/run
