@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -66,31 +65,4 @@ func testRatings(t *testing.T, s Store) {
 	none, err := s.Ratings(ctx, "q-rate-none", run)
 	require.NoError(t, err)
 	assert.Empty(t, none, "ratings are per query id")
-}
-
-// testRatingKeys refuses, before any write, a round or index the runs
-// table cannot key.
-func testRatingKeys(t *testing.T, s Store) {
-	ctx := context.Background()
-	tests := []struct {
-		name         string
-		round, index int
-	}{
-		{"round 0", 0, 0},
-		{"round past the keys", globalsearch.MaxRatingRound + 1, 0},
-		{"negative index", 1, -1},
-		{"index past the keys", 1, globalsearch.MaxRatingBatchIndex + 1},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := s.SaveRatingBatches(ctx, "q-keys", "r", []globalsearch.RatingBatch{{Round: tc.round, Index: tc.index}})
-			assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err), "save batches: %v", err)
-			err = s.AddRating(ctx, "q-keys", "r", globalsearch.Rating{Round: tc.round, BatchIndex: tc.index, Calls: 1})
-			assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err), "add rating: %v", err)
-			assert.True(t, strings.Contains(err.Error(), "round must be"), err.Error())
-		})
-	}
-	got, err := s.Ratings(ctx, "q-keys", "r")
-	require.NoError(t, err)
-	assert.Empty(t, got, "nothing was written")
 }

@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,33 +68,4 @@ func testReduceRounds(t *testing.T, s Store) {
 	none, err := s.GroupAnswers(ctx, "q-tree-none", run)
 	require.NoError(t, err)
 	assert.Empty(t, none, "group answers are per query id")
-}
-
-// testReduceGroupKeys refuses, before any write, a round or index the
-// runs table cannot key.
-func testReduceGroupKeys(t *testing.T, s Store) {
-	ctx := context.Background()
-	tests := []struct {
-		name         string
-		round, index int
-	}{
-		{"round 0", 0, 0},
-		{"round past the keys", globalsearch.MaxReduceRound + 1, 0},
-		{"negative index", 1, -1},
-		{"index past the keys", 1, globalsearch.MaxReduceGroupIndex + 1},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := s.SaveReduceGroups(ctx, "q-gkeys", "r", []globalsearch.ReduceGroup{{Round: tc.round, Index: tc.index}})
-			assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err), "save groups: %v", err)
-			err = s.AddGroupAnswer(ctx, "q-gkeys", "r", globalsearch.GroupAnswer{Round: tc.round, Index: tc.index, Calls: 1})
-			assert.Equal(t, globalsearch.KindInvalidInput, globalsearch.KindOf(err), "add group answer: %v", err)
-			assert.True(t, strings.Contains(err.Error(), "round must be"), err.Error())
-			_, err = s.ReduceGroup(ctx, "q-gkeys", "r", tc.round, tc.index)
-			assertNotFound(t, err, "a group the store cannot key")
-		})
-	}
-	got, err := s.GroupAnswers(ctx, "q-gkeys", "r")
-	require.NoError(t, err)
-	assert.Empty(t, got, "nothing was written")
 }

@@ -85,9 +85,8 @@ func Run(t *testing.T, open func(t *testing.T) Store, opts ...Option) {
 		{"cancel ends a running run only", false, testCancel},
 		{"a cancelled result is final", false, testCancelIsFinal},
 		{"rating batches and ratings by run", false, testRatings},
-		{"rating keys out of range are refused", false, testRatingKeys},
 		{"reduce groups and group answers by run", false, testReduceRounds},
-		{"reduce group keys out of range are refused", false, testReduceGroupKeys},
+		{"rating and reduce group keys out of range are refused", false, testRunItemKeys},
 		{"large namespace over several pages", true, testLargeNamespace},
 		{"large plan and answers over several pages", true, testLargeRuns},
 	}
