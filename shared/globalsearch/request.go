@@ -37,6 +37,10 @@ type Request struct {
 	MaxMapInputTokens   *int     `json:"maxMapInputTokens,omitempty"`
 	MaxCostUSD          *float64 `json:"maxCostUsd,omitempty"`
 	Tokenizer           *string  `json:"tokenizer,omitempty"`
+	PromptCache         *string  `json:"promptCache,omitempty"`
+	MapServiceTier      *string  `json:"mapServiceTier,omitempty"`
+	ReduceServiceTier   *string  `json:"reduceServiceTier,omitempty"`
+	SeedPolicy          *string  `json:"seedPolicy,omitempty"`
 }
 
 // Params validates the request against the defaults (docs/contract.md#request).
@@ -148,6 +152,15 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 		// A random seed would reorder every batch of the next run: stable
 		// batching hashes with seed 0 unless asked (docs/contract.md#stable-batching).
 		p.SeedGenerated = false
+	case p.SeedGenerated && p.SeedPolicy == SeedPolicyNamespace:
+		// Prepare derives it from the namespace version it reads
+		// (docs/contract.md#seed-policy); until then it is 0, and it
+		// matches any seed as a drawn one does (SameRequest).
+		p.ShuffleSeed = 0
+	case p.ShuffleSeed == 0 && p.SeedPolicy == SeedPolicyNamespace:
+		// Under the namespace policy 0 stands for a seed prepare derives:
+		// the seed the request named wins (docs/contract.md#seed-policy).
+		p.SeedPolicy = SeedPolicyQuestion
 	case p.SeedGenerated:
 		p.ShuffleSeed = randomSeed()
 	}
