@@ -212,5 +212,8 @@ func (t *tools) planSearch(ctx context.Context, _ *sdk.CallToolRequest, in searc
 	if a := out.Diagnostics.AutoLevel; a != nil {
 		res.LevelUsed = a.LevelUsed.String()
 	}
+	if out.SeedDerivation != nil {
+		res.ShuffleSeed, res.SeedDerivation = out.ShuffleSeed, out.SeedDerivation
+	}
 	return nil, res, nil
 }
