@@ -143,6 +143,15 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 	if p.QueryID == "" {
 		p.QueryID = NewQueryID()
 	}
+	settleSeed(&p)
+	return p, nil
+}
+
+// settleSeed fixes the seed of a request that named none (SeedGenerated):
+// none is drawn for a run that shuffles nothing or hashes (stable), a
+// namespace seed is left to prepare (docs/contract.md#seed-policy), and
+// any other gets a random one, recorded so the run replays.
+func settleSeed(p *Params) {
 	switch {
 	case p.SeedGenerated && !p.Shuffle:
 		// Nothing is shuffled, so no seed is drawn and none is recorded
@@ -164,5 +173,4 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 	case p.SeedGenerated:
 		p.ShuffleSeed = randomSeed()
 	}
-	return p, nil
 }
