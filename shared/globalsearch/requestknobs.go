@@ -102,7 +102,10 @@ type ServiceTierTaker interface {
 func callSettingsReport(u *StageUsage, m Model, stage string, cache, tier string) {
 	if pc, ok := m.(PromptCacher); ok {
 		u.PromptCache, u.PromptCacheNote = pc.PromptCache(cache)
-	} else if cache != "" && cache != PromptCacheOff {
+	}
+	// A wrapper (TimeoutModel) is a PromptCacher whatever it wraps: no
+	// setting is a model without cache points.
+	if u.PromptCache == "" && cache != "" && cache != PromptCacheOff {
 		u.PromptCacheNote = "the " + stage + " model takes no cache point (only Bedrock models do; OpenAI-compatible servers cache identical prefixes by themselves): promptCache " + cache + " is ignored"
 	}
 	if tier == "" {

@@ -122,7 +122,8 @@ func TestCallSettingsReachEveryCall(t *testing.T) {
 		for _, tiers := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/tiers %v", selection, tiers), func(t *testing.T) {
 				model := &settingsModel{tiers: tiers}
-				e, _ := newEngine(t, leafNamespace(3), model)
+				// Wrapped as every opened model is (provider.Open).
+				e, _ := newEngine(t, leafNamespace(3), gs.TimeoutModel{Model: model, Name: "m"})
 				cache, mapTier, reduceTier := "1h", "flex", "priority"
 				p, err := gs.Request{Query: "What grew?", PromptCache: &cache, MapServiceTier: &mapTier, ReduceServiceTier: &reduceTier, Selection: &selection}.Params(gs.SpecDefaults)
 				require.NoError(t, err)
