@@ -12,7 +12,9 @@ import (
 
 // TestRequestDefaultParameters: each deployment default of a request
 // field (batching, docs/contract.md#stable-batching; reduceMode,
-// docs/contract.md#reduce-rounds) reaches the functions that parse requests
+// docs/contract.md#reduce-rounds; promptCache, docs/contract.md#prompt-cache;
+// the service tiers, docs/contract.md#service-tiers; seedPolicy,
+// docs/contract.md#seed-policy) reaches the functions that parse requests
 // as its GRAPHRAG_ variable, its default is the code's, and the
 // configuration reader reads what the template sets.
 func TestRequestDefaultParameters(t *testing.T) {
@@ -25,6 +27,15 @@ func TestRequestDefaultParameters(t *testing.T) {
 			func(c workflow.Config) string { return c.Defaults.Batching }},
 		{"ReduceMode", "GRAPHRAG_REDUCE_MODE", globalsearch.SpecDefaults.ReduceMode, globalsearch.ReduceModeSingle, globalsearch.ReduceModeTree,
 			func(c workflow.Config) string { return c.Defaults.ReduceMode }},
+		// The template names the adapter's own default, 5m, where the code's is "" (the model's).
+		{"PromptCache", "GRAPHRAG_PROMPT_CACHE", globalsearch.PromptCache5m, globalsearch.PromptCache5m, globalsearch.PromptCacheOff,
+			func(c workflow.Config) string { return c.Defaults.PromptCache }},
+		{"MapServiceTier", "GRAPHRAG_MAP_SERVICE_TIER", globalsearch.SpecDefaults.MapServiceTier, "", "flex",
+			func(c workflow.Config) string { return c.Defaults.MapServiceTier }},
+		{"ReduceServiceTier", "GRAPHRAG_REDUCE_SERVICE_TIER", globalsearch.SpecDefaults.ReduceServiceTier, "", "priority",
+			func(c workflow.Config) string { return c.Defaults.ReduceServiceTier }},
+		{"SeedPolicy", "GRAPHRAG_SEED_POLICY", globalsearch.SeedPolicyQuestion, globalsearch.SeedPolicyQuestion, globalsearch.SeedPolicyNamespace,
+			func(c workflow.Config) string { return c.Defaults.SeedPolicy }},
 	} {
 		t.Run(p.param, func(t *testing.T) {
 			assert.Equal(t, p.specDefault, defaults.params[p.param], "the template's default is the code's")

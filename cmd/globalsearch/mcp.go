@@ -75,6 +75,7 @@ func newMCPFlagSet(f *searchFlags, env *cliEnv) *flag.FlagSet {
 	fs.Int64Var(&f.seed, "seed", 0, "shuffle seed of every search (default: random per call); a fixed seed lets a repeated question reuse the map cache")
 	registerConcurrency(fs, &f.concurrency, &f.autoConcurrency, helpDefaults(env))
 	f.registerReduceMode(fs, helpDefaults(env))
+	f.calls.Register(fs, helpDefaults(env))
 	return fs
 }
 

@@ -75,7 +75,7 @@ func TestMCPArgumentsAreTypedAndNamed(t *testing.T) {
 		{"graphrag:N as a level", map[string]any{"level": "graphrag:1"}, []string{"--community-level", "1"}, ""},
 		{"graphragLevel", map[string]any{"graphragLevel": 1}, []string{"--level", "graphrag:1"}, ""},
 		{"an exponent", map[string]any{"level": json.Number("1e2")}, nil, `level must be "leaf", "auto", a non-negative integer N or "graphrag:N" (GraphRAG's community level N)`},
-		{"the request's name", map[string]any{"communityLevel": 2}, nil, `unknown argument "communityLevel": the arguments are graphragLevel, level, maxMapInputTokens, namespace, query, reduceMode, responseType, selection`},
+		{"the request's name", map[string]any{"communityLevel": 2}, nil, `unknown argument "communityLevel": the arguments are graphragLevel, level, mapServiceTier, maxMapInputTokens, namespace, promptCache, query, reduceMode, reduceServiceTier, responseType, seedPolicy, selection`},
 		{"a string for an integer", map[string]any{"maxMapInputTokens": "100"}, nil, "maxMapInputTokens must be an integer"},
 		{"graphragLevel as a string", map[string]any{"graphragLevel": "2"}, nil, "graphragLevel must be an integer"},
 		{"both levels", map[string]any{"level": 1, "graphragLevel": 1}, nil, `level and graphragLevel exclude each other: graphragLevel N is level "graphrag:N"`},

@@ -22,6 +22,7 @@ type searchFlags struct {
 	query                                                           string
 	namespace                                                       string
 	level                                                           cmdutil.LevelFlags
+	calls                                                           cmdutil.CallFlags
 	responseType                                                    string
 	batching                                                        string
 	reduceMode                                                      string
@@ -173,6 +174,7 @@ func (f *searchFlags) register(fs *flag.FlagSet, d globalsearch.Defaults) {
 	fs.BoolVar(&f.noShuffle, "no-shuffle", false, "keep summaries in id order")
 	fs.StringVar(&f.batching, "batching", d.Batching, `how batches are ordered and cut: "greedy" (shuffle, then fill each batch) or "stable" (a re-built index re-maps only the batches a change touched); $`+globalsearch.DefaultVariable("batching")+` sets the default`)
 	f.registerReduceMode(fs, d)
+	f.calls.Register(fs, d)
 	fs.Int64Var(&f.maxMapTextMB, "max-map-text-mb", 0, fmt.Sprintf("refuse plans whose map texts exceed this many MiB (default %d)", globalsearch.DefaultMaxMapTextBytes>>20))
 	fs.IntVar(&f.maxModelCalls, "max-model-calls", 0, defaultHelp("refuse plans that may make more model calls", "maxModelCalls", d.MaxModelCalls))
 	fs.StringVar(&f.standing, "standing", "", "name of the standing question this run is one run of: the result reports what changed since its last run (its record is kept in the cache directory)")
@@ -193,15 +195,19 @@ func (f *searchFlags) registerReduceMode(fs *flag.FlagSet, d globalsearch.Defaul
 	fs.StringVar(&f.reduceMode, "reduce-mode", d.ReduceMode, `how reduce meets its budget: "single" (one call over the answers that fit) or "tree" (rounds of intermediate calls until one prompt holds every useful answer); $`+globalsearch.DefaultVariable("reduceMode")+` sets the default`)
 }
 
-// reduceModeDefault makes a given --reduce-mode the default of every
-// request (serve, mcp), checked by the request field's rule.
+// reduceModeDefault makes a given --reduce-mode, and the call settings
+// given (cmdutil.CallFlags), the default of every request (serve, mcp),
+// checked by the request fields' rules.
 func (f *searchFlags) reduceModeDefault(d *globalsearch.Defaults) error {
 	if !f.set["reduce-mode"] {
-		return nil
+		return f.calls.Defaults(f.set, d)
 	}
 	p, err := globalsearch.Request{Query: "reduce mode", ReduceMode: &f.reduceMode}.Params(*d)
 	d.ReduceMode = p.ReduceMode
-	return err
+	if err != nil {
+		return err
+	}
+	return f.calls.Defaults(f.set, d)
 }
 
 // params validates the flags as a request, through the same path as JSON.
@@ -246,6 +252,7 @@ func (f *searchFlags) params(env *cliEnv, fileNamespace string) (globalsearch.Pa
 	}
 	setIfGiven(f.set, "batching", &req.Batching, &f.batching)
 	setIfGiven(f.set, "reduce-mode", &req.ReduceMode, &f.reduceMode)
+	f.calls.Request(f.set, &req)
 	return req.Params(defaults)
 }
 

@@ -81,6 +81,7 @@ func newServeFlagSet(o *serveOptions, env *cliEnv) *flag.FlagSet {
 	f.level.Register(fs, d.CommunityLevel, globalsearch.DefaultVariable("communityLevel"))
 	fs.IntVar(&f.maxModelCalls, "max-model-calls", 0, defaultHelp("refuse plans that may make more model calls", "maxModelCalls", d.MaxModelCalls))
 	f.registerReduceMode(fs, d)
+	f.calls.Register(fs, d)
 	fs.Int64Var(&f.maxMapTextMB, "max-map-text-mb", 0, fmt.Sprintf("refuse plans whose map texts exceed this many MiB (default %d)", globalsearch.DefaultMaxMapTextBytes>>20))
 	fs.StringVar(&o.addr, "addr", localserver.DefaultAddr, "host:port to listen on: a loopback address, or the IP address of the one interface to serve on (never every interface)")
 	return fs

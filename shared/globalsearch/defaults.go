@@ -34,6 +34,11 @@ type Defaults struct {
 	// Tokenizer is the deployment's tokenizer option; "" is the model
 	// family's default, which ForModel fills in (docs/contract.md#token-estimate).
 	Tokenizer string
+	// PromptCache, MapServiceTier, ReduceServiceTier and SeedPolicy are
+	// the defaults of the request fields of the same names
+	// (docs/contract.md#request); "" leaves the model's own cache and tier,
+	// and the seed policy "question".
+	PromptCache, MapServiceTier, ReduceServiceTier, SeedPolicy string
 	// Prompts are the prompts the budgets are checked against
 	// (docs/contract.md#budgets): the engine's, which a prompts directory
 	// may set (docs/contract.md#custom-prompts); a zero part is the
@@ -76,7 +81,7 @@ func DefaultsFromEnv(lookup func(string) (string, bool)) (Defaults, error) {
 			continue
 		}
 		raw := []byte(v)
-		if f.name == "namespace" || f.name == "batching" || f.name == "reduceMode" || f.name == "tokenizer" || (f.name == "communityLevel" && (v == "leaf" || v == "auto" || strings.HasPrefix(v, GraphRAGPrefix))) {
+		if stringDefault(f.name) || (f.name == "communityLevel" && (v == "leaf" || v == "auto" || strings.HasPrefix(v, GraphRAGPrefix))) {
 			raw, _ = json.Marshal(v)
 		}
 		if err := f.setDefault(raw, &d); err != nil {

@@ -107,9 +107,9 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	d.FinishedAt = e.now()
 	d.Map.AutoConcurrency = e.autoReport
 	d.Timeline = timelineOf(r.plan, r.answers, r.began, d.FinishedAt)
-	if pc, ok := e.Model.(PromptCacher); ok {
-		d.Map.PromptCache, d.Map.PromptCacheNote = pc.PromptCache()
-	}
+	p := r.plan.Params
+	callSettingsReport(&d.Map, e.Model, "map", p.PromptCache, p.MapServiceTier)
+	callSettingsReport(&d.Reduce, e.reduceModel(), "reduce", p.PromptCache, p.ReduceServiceTier)
 	d.addTotals(e.Prices)
 	d.Notes = e.modelNotes(ctx, res.QueryID)
 	d.Coverage.MapAnswers = mapCoverage(r.answers, len(res.MapErrors), r.reachedReduce())
@@ -154,6 +154,10 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 		},
 	}
 	res.FailedMapBatches = len(res.MapErrors)
+	res.Diagnostics.SeedDerivation = plan.SeedDerivation
+	if seedPolicyOf(p) == SeedPolicyNamespace {
+		res.Diagnostics.SeedPolicy = SeedPolicyNamespace
+	}
 	if plan.Selection != nil {
 		res.Diagnostics.Selection = *plan.Selection
 	}

@@ -36,6 +36,7 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 	req := prompts.Map.mapRequest(p.Query, b.Content, p.MapOutputReserve)
 	req.System = prompts.System
 	req.Parts = withCentrality(req.Parts, b.Centrality)
+	req = p.WithCallSettings(req)
 	key, headerIDs := "", []string(nil)
 	if p.Cache && e.Cache != nil {
 		key, headerIDs = mapCacheKey(e.ModelID, req.SystemPrompt(), req.Prompt, p.MapOutputReserve)

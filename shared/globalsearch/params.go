@@ -75,6 +75,20 @@ type Params struct {
 	// is the estimate, which is also how a request stored before the field
 	// existed reads.
 	Tokenizer string `json:"tokenizer,omitempty"`
+	// PromptCache is the prompt cache every model call of the run asks
+	// for (docs/contract.md#prompt-cache): off, 5m or 1h; "" is the
+	// model's own default (5m where it caches).
+	PromptCache string `json:"promptCache,omitempty"`
+	// MapServiceTier and ReduceServiceTier are the Bedrock service tiers
+	// of the map (and rating) and reduce calls (docs/contract.md#service-tiers);
+	// "" sends none.
+	MapServiceTier    string `json:"mapServiceTier,omitempty"`
+	ReduceServiceTier string `json:"reduceServiceTier,omitempty"`
+	// SeedPolicy is how a request that names no shuffleSeed gets one
+	// (docs/contract.md#seed-policy): "question" (or "", a request stored
+	// before the field existed) draws one at random, "namespace" has
+	// prepare derive it from the namespace version it reads.
+	SeedPolicy string `json:"seedPolicy,omitempty"`
 }
 
 // MarshalJSON encodes p as a request that resolves to p again
@@ -83,6 +97,19 @@ type Params struct {
 // default and the flag again, and a quota may still size it.
 func (p Params) MarshalJSON() ([]byte, error) {
 	type plain Params
+	// A seed prepare has yet to derive (docs/contract.md#seed-policy) is
+	// left out too, so that parsing the request leaves it to prepare.
+	if p.SeedPolicy == SeedPolicyNamespace && p.ShuffleSeed == 0 {
+		o := struct {
+			plain
+			MapConcurrency *int   `json:"mapConcurrency,omitempty"` // shadows the plain field
+			ShuffleSeed    *int64 `json:"shuffleSeed,omitempty"`    // likewise, left nil
+		}{plain: plain(p)}
+		if !p.MapConcurrencyDefault || p.MapConcurrency <= 0 {
+			o.MapConcurrency = &p.MapConcurrency
+		}
+		return json.Marshal(o)
+	}
 	if !p.MapConcurrencyDefault || p.MapConcurrency <= 0 {
 		return json.Marshal(plain(p))
 	}
@@ -106,6 +133,7 @@ func (p Params) SameRequest(q Params) bool {
 	p.MapConcurrencyDefault, q.MapConcurrencyDefault = false, false
 	p.Batching, q.Batching = batchingOf(p), batchingOf(q)
 	p.ReduceMode, q.ReduceMode = reduceModeOf(p), reduceModeOf(q)
+	p.SeedPolicy, q.SeedPolicy = seedPolicyOf(p), seedPolicyOf(q)
 	return p == q
 }
 

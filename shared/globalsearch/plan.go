@@ -82,6 +82,10 @@ type Plan struct {
 	// (VersionedSnapshot): its later steps read that version only
 	// (docs/contract.md#selection-steps). Empty for any other plan.
 	IndexVersion string `json:"indexVersion,omitempty"`
+	// SeedDerivation is where the seed of a run under seedPolicy
+	// "namespace" came from (docs/contract.md#seed-policy); nil when the
+	// request's seed stood. The plan item keeps it, so the result reports it.
+	SeedDerivation *SeedDerivation `json:"seedDerivation,omitempty"`
 	// Continues saves the plan of a run that is already the query id's
 	// current run, as a dynamic selection's plan follows its rating rounds
 	// (docs/contract.md#selection-steps). The save is refused (KindNotFound)

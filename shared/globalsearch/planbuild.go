@@ -38,6 +38,8 @@ func (e *Engine) planWith(ctx context.Context, p Params, pick picker, spent int)
 	if err != nil {
 		return Plan{}, err
 	}
+	// The read may have fixed a namespace seed (docs/contract.md#seed-policy).
+	p = plan.Params
 	sources := in.allSources()
 	packed, err := pack(counter, skeleton, p, in)
 	if err != nil {

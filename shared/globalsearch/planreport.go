@@ -21,6 +21,9 @@ type PlanReport struct {
 	Tokenizer   string `json:"tokenizer,omitempty"`
 	MapSkeleton string `json:"mapSkeleton"`
 	ShuffleSeed int64  `json:"shuffleSeed"`
+	// SeedDerivation is where a seed derived from the namespace came from
+	// (docs/contract.md#seed-policy); absent otherwise.
+	SeedDerivation *SeedDerivation `json:"seedDerivation,omitempty"`
 	// Batching is "stable" (docs/contract.md#stable-batching); absent for
 	// the shuffle, so a default plan prints as it did.
 	Batching                string `json:"batching,omitempty"`
@@ -93,7 +96,7 @@ func (e *Engine) Report(plan Plan) PlanReport {
 	out := PlanReport{
 		SummaryCount: plan.SummaryCount, BatchCount: len(plan.Batches),
 		MapPromptBudget: p.MapPromptBudget(), ReducePromptBudget: p.ReducePromptBudget(),
-		Tokenizer: p.Tokenizer, MapSkeleton: plan.MapSkeleton, ShuffleSeed: p.ShuffleSeed,
+		Tokenizer: p.Tokenizer, MapSkeleton: plan.MapSkeleton, ShuffleSeed: p.ShuffleSeed, SeedDerivation: plan.SeedDerivation,
 		EstimatedMapInputTokens: plan.MapInputTokens(),
 		WorstCase:               s.worstCase(e.Prices, p),
 		ModelCallCeiling:        p.MaxModelCalls,

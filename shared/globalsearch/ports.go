@@ -76,6 +76,13 @@ type ModelRequest struct {
 	// (docs/contract.md#request), reduce only.
 	ResponseType string
 	MaxTokens    int
+	// PromptCache is the run's promptCache (docs/contract.md#prompt-cache),
+	// which a Model that caches honours over its own default; "" leaves
+	// the Model's.
+	PromptCache string
+	// ServiceTier is the stage's service tier (docs/contract.md#service-tiers),
+	// sent by a Model that has tiers (ServiceTierTaker); "" sends none.
+	ServiceTier string
 }
 
 // SystemPrompt is the system instruction to send with r: r.System, else the
@@ -131,10 +138,11 @@ type Model interface {
 
 // PromptCacher is a Model that puts a cache point at
 // ModelRequest.CachePrefix (docs/contract.md#prompt-cache): PromptCache is
-// the setting its calls run with (off, 5m or 1h) and, when that is not the
-// one asked for, why.
+// the setting its calls run with when a request asks for want (off, 5m or
+// 1h; "" for the Model's default) and, when that is not the one asked
+// for, why.
 type PromptCacher interface {
-	PromptCache() (setting, note string)
+	PromptCache(want string) (setting, note string)
 }
 
 // Requests records the request of a run before it starts, so that a caller

@@ -115,6 +115,7 @@ func (e *Engine) loadSelection(ctx context.Context, snap Snapshot, plan *Plan, p
 	if err != nil {
 		return nil, nil, err
 	}
+	withNamespaceSeed(plan, snap, summaries)
 	if pick == nil {
 		pick = func(h *hierarchy) []*Summary { return h.selectSummaries(p.CommunityLevel) }
 	}

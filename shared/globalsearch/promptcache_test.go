@@ -62,14 +62,19 @@ func TestQuestionFirstTemplateHasNoCachePrefix(t *testing.T) {
 
 type cachingModel struct{ gs.Model }
 
-func (cachingModel) PromptCache() (string, string) { return "5m", "a note" }
+func (cachingModel) PromptCache(want string) (string, string) { return "asked " + want, "a note" }
+
+func (cachingModel) TakesServiceTier() bool { return true }
 
 // The timeout wrapper every opened model wears passes the prompt cache
-// setting through, so diagnostics name it; a model without one has none.
+// setting asked for through, and whether the model takes a service tier,
+// so diagnostics name them; a model without either has neither.
 func TestTimeoutModelForwardsPromptCache(t *testing.T) {
-	setting, note := gs.TimeoutModel{Model: cachingModel{}}.PromptCache()
-	assert.Equal(t, "5m", setting)
+	setting, note := gs.TimeoutModel{Model: cachingModel{}}.PromptCache("1h")
+	assert.Equal(t, "asked 1h", setting)
 	assert.Equal(t, "a note", note)
-	setting, note = gs.TimeoutModel{}.PromptCache()
+	assert.True(t, gs.TimeoutModel{Model: cachingModel{}}.TakesServiceTier())
+	setting, note = gs.TimeoutModel{}.PromptCache("1h")
 	assert.Empty(t, setting+note)
+	assert.False(t, gs.TimeoutModel{}.TakesServiceTier())
 }

@@ -148,7 +148,7 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 		return Result{}, fmt.Errorf("count reduce call of %s: %w", queryID, err)
 	}
 	res.Diagnostics.Reduce.ModelCalls = calls
-	resp, err := e.completeReduce(ctx, queryID, calls, ModelRequest{
+	resp, err := e.completeReduce(ctx, queryID, calls, p.WithCallSettings(ModelRequest{
 		Stage:      StageReduce,
 		Query:      p.Query,
 		Content:    content,
@@ -156,7 +156,7 @@ func (e *Engine) Reduce(ctx context.Context, queryID, runID string, failures []B
 		System:     e.prompts().System,
 		Candidates: candidates,
 		MaxTokens:  p.ReduceOutputReserve, ResponseType: p.ResponseType,
-	})
+	}))
 	if err == nil {
 		res.Diagnostics.Reduce.InputTokens, res.Diagnostics.Reduce.OutputTokens = resp.InputTokens, resp.OutputTokens
 		res.Diagnostics.Reduce.CacheReadInputTokens, res.Diagnostics.Reduce.CacheWriteInputTokens = resp.CacheReadInputTokens, resp.CacheWriteInputTokens

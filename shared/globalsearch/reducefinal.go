@@ -143,11 +143,11 @@ func (e *Engine) reduceTree(ctx context.Context, r *reduceRun, t tree) (Result, 
 	// The final call streams its answer as single mode's does
 	// (docs/contract.md#answer-stream); the rounds' calls do not, since
 	// their answers are no reader's.
-	resp, err := e.completeReduce(ctx, p.QueryID, calls, ModelRequest{
+	resp, err := e.completeReduce(ctx, p.QueryID, calls, p.WithCallSettings(ModelRequest{
 		Stage: StageReduce, Query: p.Query, Content: content,
 		Prompt: reducePrompt.Render(p.Query, content), System: e.prompts().System,
 		Candidates: candidates, MaxTokens: p.ReduceOutputReserve, ResponseType: p.ResponseType,
-	})
+	}))
 	if err == nil {
 		res.Answer, err = ParseReduceOutput(resp.Text)
 	}

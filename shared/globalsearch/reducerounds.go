@@ -134,13 +134,13 @@ func (e *Engine) ReduceGroupAttempt(ctx context.Context, queryID, runID string, 
 // (its call already counted): the answer, or the error.
 func (e *Engine) reduceGroup(ctx context.Context, p Params, g ReduceGroup) (GroupAnswer, error) {
 	content := groupContent(g)
-	resp, err := e.reduceModel().Complete(ctx, ModelRequest{
+	resp, err := e.reduceModel().Complete(ctx, p.WithCallSettings(ModelRequest{
 		Stage: StageReduce, Query: p.Query, Content: content,
 		Prompt:     e.prompts().Round.Render(p.Query, content),
 		System:     e.prompts().System,
 		Candidates: g.Candidates,
 		MaxTokens:  p.ReduceOutputReserve, ResponseType: IntermediateResponseType,
-	})
+	}))
 	got := GroupAnswer{Round: g.Round, Index: g.Index, InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens}
 	var answer string
 	if err == nil {

@@ -37,6 +37,10 @@ type Request struct {
 	MaxMapInputTokens   *int     `json:"maxMapInputTokens,omitempty"`
 	MaxCostUSD          *float64 `json:"maxCostUsd,omitempty"`
 	Tokenizer           *string  `json:"tokenizer,omitempty"`
+	PromptCache         *string  `json:"promptCache,omitempty"`
+	MapServiceTier      *string  `json:"mapServiceTier,omitempty"`
+	ReduceServiceTier   *string  `json:"reduceServiceTier,omitempty"`
+	SeedPolicy          *string  `json:"seedPolicy,omitempty"`
 }
 
 // Params validates the request against the defaults (docs/contract.md#request).
@@ -139,6 +143,15 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 	if p.QueryID == "" {
 		p.QueryID = NewQueryID()
 	}
+	settleSeed(&p)
+	return p, nil
+}
+
+// settleSeed fixes the seed of a request that named none (SeedGenerated):
+// none is drawn for a run that shuffles nothing or hashes (stable), a
+// namespace seed is left to prepare (docs/contract.md#seed-policy), and
+// any other gets a random one, recorded so the run replays.
+func settleSeed(p *Params) {
 	switch {
 	case p.SeedGenerated && !p.Shuffle:
 		// Nothing is shuffled, so no seed is drawn and none is recorded
@@ -148,8 +161,16 @@ func parseRequest(data []byte, d Defaults, id string, prompts Prompts) (Params, 
 		// A random seed would reorder every batch of the next run: stable
 		// batching hashes with seed 0 unless asked (docs/contract.md#stable-batching).
 		p.SeedGenerated = false
+	case p.SeedGenerated && p.SeedPolicy == SeedPolicyNamespace:
+		// Prepare derives it from the namespace version it reads
+		// (docs/contract.md#seed-policy); until then it is 0, and it
+		// matches any seed as a drawn one does (SameRequest).
+		p.ShuffleSeed = 0
+	case p.ShuffleSeed == 0 && p.SeedPolicy == SeedPolicyNamespace:
+		// Under the namespace policy 0 stands for a seed prepare derives:
+		// the seed the request named wins (docs/contract.md#seed-policy).
+		p.SeedPolicy = SeedPolicyQuestion
 	case p.SeedGenerated:
 		p.ShuffleSeed = randomSeed()
 	}
-	return p, nil
 }

@@ -56,7 +56,7 @@ func count(min int64, msg string) func(json.RawMessage) (int, error) {
 
 // requestFields is docs/contract.md#request's table in its order: the first bad field is the
 // one reported.
-var requestFields = []requestField{
+var requestFields = append([]requestField{
 	{name: "query", parse: func(raw json.RawMessage, p *Params) (err error) {
 		p.Query, err = parseQuery(raw)
 		return err
@@ -119,4 +119,4 @@ var requestFields = []requestField{
 		return err
 	}},
 	tokenizerField,
-}
+}, knobFields...)

@@ -100,6 +100,11 @@ type StageUsage struct {
 	// PromptCacheNote says why PromptCache is not what the run asked
 	// for: a model that caches no prompts, or none for an hour.
 	PromptCacheNote string `json:"promptCacheNote,omitempty"`
+	// ServiceTier is the service tier the stage's calls asked for
+	// (docs/contract.md#service-tiers), and ServiceTierNote why the run's
+	// tier was not sent: a model without tiers.
+	ServiceTier     string `json:"serviceTier,omitempty"`
+	ServiceTierNote string `json:"serviceTierNote,omitempty"`
 	// DroppedCitations (map only) counts the ids map answers cited that
 	// were not in their batch (docs/contract.md#citation-marks); reduce's
 	// counterpart is Diagnostics.InvalidCitations.
@@ -149,6 +154,12 @@ type Diagnostics struct {
 	// FinishedAt; absent for a plan stored before they were.
 	MapConcurrency int `json:"mapConcurrency,omitempty"`
 	ETASeconds     int `json:"etaSeconds,omitempty"`
+	// SeedPolicy is the request's seedPolicy when it is "namespace", and
+	// SeedDerivation where its seed came from when prepare derived it
+	// (docs/contract.md#seed-policy): absent, the seed is the request's, or
+	// one drawn for it at random.
+	SeedPolicy     string          `json:"seedPolicy,omitempty"`
+	SeedDerivation *SeedDerivation `json:"seedDerivation,omitempty"`
 
 	EmptyNamespace      bool     `json:"emptyNamespace,omitempty"`
 	AvailableNamespaces []string `json:"availableNamespaces,omitempty"`

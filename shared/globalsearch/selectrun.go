@@ -165,7 +165,7 @@ func packRatings(p Params, h *hierarchy, ids []string) ([]batch.Batch, error) {
 // rateBatch makes one rating call and validates its reply against the
 // batch's ids. The model is called once; the caller owns the retry.
 func (e *Engine) rateBatch(ctx context.Context, p Params, content string, ids []string) (Ratings, ModelResponse, error) {
-	req := rateRequest(p.Query, content, p.MapOutputReserve)
+	req := p.WithCallSettings(rateRequest(p.Query, content, p.MapOutputReserve))
 	req.System = e.prompts().System
 	model := e.RatingModel
 	if model == nil {

@@ -53,9 +53,16 @@ func (m TimeoutModel) Complete(ctx context.Context, req ModelRequest) (ModelResp
 
 // PromptCache is the wrapped model's prompt cache setting and note
 // (PromptCacher), empty for a model that caches no prompts of its own.
-func (m TimeoutModel) PromptCache() (string, string) {
+func (m TimeoutModel) PromptCache(want string) (string, string) {
 	if pc, ok := m.Model.(PromptCacher); ok {
-		return pc.PromptCache()
+		return pc.PromptCache(want)
 	}
 	return "", ""
+}
+
+// TakesServiceTier is whether the wrapped model sends a service tier
+// (ServiceTierTaker).
+func (m TimeoutModel) TakesServiceTier() bool {
+	tt, ok := m.Model.(ServiceTierTaker)
+	return ok && tt.TakesServiceTier()
 }

@@ -70,6 +70,43 @@ func levelSchema(description string) *jsonschema.Schema {
 	}}
 }
 
+// callArgs are the arguments of the model-call settings and the seed
+// policy, the request fields of the same names (docs/contract.md#request):
+// each one word of its field's list, which callSchema enumerates.
+type callArgs struct {
+	PromptCache       string `json:"promptCache,omitempty" jsonschema:"Bedrock's prompt cache of the model calls: off, 5m or 1h (default: the server's, 5m where the model caches); other models ignore it"`
+	MapServiceTier    string `json:"mapServiceTier,omitempty" jsonschema:"Bedrock's service tier of the map and rating calls, e.g. flex for a cheaper, slower map (default: the model's own)"`
+	ReduceServiceTier string `json:"reduceServiceTier,omitempty" jsonschema:"Bedrock's service tier of the reduce calls (default: the model's own)"`
+	SeedPolicy        string `json:"seedPolicy,omitempty" jsonschema:"\"question\": a fresh shuffle per question; \"namespace\": one seed per namespace version, so every question packs the same batches and the prompt cache hits across questions (default: the server's)"`
+}
+
+// callSchema enumerates callArgs' values in the schema.
+func callSchema(props map[string]*jsonschema.Schema) {
+	for name, values := range map[string][]string{
+		"promptCache": globalsearch.PromptCaches, "mapServiceTier": globalsearch.ServiceTiers,
+		"reduceServiceTier": globalsearch.ServiceTiers, "seedPolicy": globalsearch.SeedPolicies,
+	} {
+		props[name].Enum = make([]any, len(values))
+		for i, v := range values {
+			props[name].Enum[i] = v
+		}
+	}
+}
+
+// request sets the request's fields of the arguments given, passed on as
+// the agent sent them for the request's rules to judge.
+func (c callArgs) request(req *globalsearch.Request) {
+	for _, f := range []struct {
+		arg   string
+		field **string
+	}{{c.PromptCache, &req.PromptCache}, {c.MapServiceTier, &req.MapServiceTier}, {c.ReduceServiceTier, &req.ReduceServiceTier}, {c.SeedPolicy, &req.SeedPolicy}} {
+		if f.arg != "" {
+			arg := f.arg
+			*f.field = &arg
+		}
+	}
+}
+
 // argFields lists the arguments of a tool input struct by their JSON
 // names, embedded structs' included, with the value each is read into.
 func argFields(v reflect.Value, out map[string]reflect.Value) {

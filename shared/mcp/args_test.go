@@ -22,7 +22,8 @@ func TestReadArgs(t *testing.T) {
 		{"an array", `[1]`, "arguments must be a JSON object, not an array"},
 		{"a string for a string", `{"query":"q","namespace":7}`, "namespace must be a string"},
 		{"detail of the wrong type", `{"query":"q","detail":true}`, "detail must be a string"},
-		{"an unknown argument", `{"query":"q","levle":1}`, `unknown argument "levle": the arguments are detail, graphragLevel, level, maxMapInputTokens, namespace, query, reduceMode, responseType, selection`},
+		{"an unknown argument", `{"query":"q","levle":1}`, `unknown argument "levle": the arguments are detail, graphragLevel, level, mapServiceTier, maxMapInputTokens, namespace, promptCache, query, reduceMode, reduceServiceTier, responseType, seedPolicy, selection`},
+		{"a setting of the wrong type", `{"query":"q","promptCache":5}`, "promptCache must be a string"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

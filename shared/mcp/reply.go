@@ -62,6 +62,10 @@ type planToolOutput struct {
 	RatingTokens int      `json:"ratingTokens,omitempty" jsonschema:"with selection dynamic: the most estimated input tokens its rating calls read, every community rated, each batch once"`
 	CostUSD      *float64 `json:"costUsd,omitempty" jsonschema:"the most the search can cost in USD, one attempt per call; only when prices are set"`
 	LevelUsed    string   `json:"levelUsed,omitempty" jsonschema:"with level \"auto\": what it chose, \"leaf\" or \"graphrag:N\" (GraphRAG's community level N), a level to send again"`
+	// SeedDerivation is where a seed under seedPolicy "namespace" came
+	// from (docs/contract.md#seed-policy), with the seed.
+	ShuffleSeed    int64                        `json:"shuffleSeed,omitempty" jsonschema:"with seedPolicy \"namespace\": the seed derived from the namespace version, which every question over it shares"`
+	SeedDerivation *globalsearch.SeedDerivation `json:"seedDerivation,omitempty" jsonschema:"with seedPolicy \"namespace\": the namespace, its version and summaries digest the seed was derived from"`
 }
 
 // parseDetail reads global_search's detail argument; full says the reply

@@ -42,7 +42,8 @@ func TestMCPTools(t *testing.T) {
 		}
 		assert.Equal(t, false, schema["additionalProperties"], "%s: no argument but these", tool.Name)
 	}
-	search := []string{"query", "namespace", "level", "graphragLevel", "maxMapInputTokens", "responseType", "selection", "reduceMode"}
+	search := []string{"query", "namespace", "level", "graphragLevel", "maxMapInputTokens", "responseType", "selection", "reduceMode",
+		"promptCache", "mapServiceTier", "reduceServiceTier", "seedPolicy"}
 	assert.ElementsMatch(t, append(search, "detail"), inputs["global_search"])
 	assert.ElementsMatch(t, search, inputs["plan_search"])
 	assert.ElementsMatch(t, []string{"id", "namespace", "kind", "limit"}, inputs["read"])

@@ -27,6 +27,7 @@ type searchInput struct {
 	ResponseType      string `json:"responseType,omitempty" jsonschema:"the form of the answer, e.g. \"a bulleted list\" (default \"multiple paragraphs\")"`
 	Selection         string `json:"selection,omitempty" jsonschema:"\"level\" (default) maps the summaries of level; \"dynamic\" rates communities top-down first and maps only the relevant ones"`
 	ReduceMode        string `json:"reduceMode,omitempty" jsonschema:"\"single\" (default): one reduce prompt, answers past its budget are left out; \"tree\": reduce in rounds until every useful map answer has reached the answer"`
+	callArgs
 }
 
 // levelDescription is the level argument's description in the schema.
@@ -39,6 +40,7 @@ func searchSchema(props map[string]*jsonschema.Schema) {
 	props["graphragLevel"].Minimum = &minimum
 	props["selection"].Enum = []any{"level", globalsearch.SelectionDynamic}
 	props["reduceMode"].Enum = []any{"single", "tree"}
+	callSchema(props)
 }
 
 // globalSearchInput is global_search's input: a search and how much of
@@ -83,6 +85,7 @@ func (t *tools) request(in searchInput) (toolRequest, error) {
 		req.ReduceMode = &in.ReduceMode
 	}
 	req.MaxMapInputTokens = in.MaxMapInputTokens
+	in.callArgs.request(&req.Request)
 	req.ShuffleSeed, req.MapConcurrency = t.Seed, t.MapConcurrency
 	return req, nil
 }
@@ -208,6 +211,9 @@ func (t *tools) planSearch(ctx context.Context, _ *sdk.CallToolRequest, in searc
 	}
 	if a := out.Diagnostics.AutoLevel; a != nil {
 		res.LevelUsed = a.LevelUsed.String()
+	}
+	if out.SeedDerivation != nil {
+		res.ShuffleSeed, res.SeedDerivation = out.ShuffleSeed, out.SeedDerivation
 	}
 	return nil, res, nil
 }

@@ -54,7 +54,7 @@ func Load(need ...string) Function {
 	if slices.Contains(need, workflow.EnvModelID) {
 		// The model call's timeout is the invocation's deadline, which the
 		// handler shortens by a margin (workflow.withMargin).
-		f.Model, modelErr = bedrock.New(f.AWS, f.Config.ModelID)
+		f.Model, modelErr = newModel(f.AWS, f.Config.ModelID)
 	}
 	var tablesErr error
 	if confErr == nil { // else the missing names are in confErr already
@@ -69,6 +69,15 @@ func Load(need ...string) Function {
 		os.Exit(1)
 	}
 	return f
+}
+
+// newModel is the model of a function that calls one: Bedrock at the
+// adapter's own defaults (prompt cache 5m where the model caches, no service
+// tier). A run's promptCache and service tiers come with each of its calls
+// (ModelRequest, docs/contract.md#prompt-cache, #service-tiers), so one
+// deployed map, rating or reduce function serves runs of any settings.
+func newModel(cfg aws.Config, modelID string) (globalsearch.Model, error) {
+	return bedrock.New(cfg, modelID)
 }
 
 // tables builds the runs table and the tables need names, over one client.

@@ -232,10 +232,10 @@ func (m *Model) input(req globalsearch.ModelRequest) (*bedrockruntime.ConverseIn
 		inference.MaxTokens = aws.Int32(int32(min(req.MaxTokens, 1<<31-1)))
 	}
 	system, messages := conversation(req)
-	messages[0].Content = userContent(req, m.cache)
+	messages[0].Content = userContent(req, m.callCache(req))
 	return &bedrockruntime.ConverseInput{
 		ModelId: aws.String(m.modelID), System: system, Messages: messages, InferenceConfig: inference,
-		ServiceTier: m.serviceTier(req.Stage),
+		ServiceTier: m.serviceTier(req),
 	}, nil
 }
 

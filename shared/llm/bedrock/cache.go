@@ -119,10 +119,24 @@ func readUsage(resp *globalsearch.ModelResponse, u *types.TokenUsage) {
 	resp.CacheReadInputTokens, resp.CacheWriteInputTokens = read, write
 }
 
-// PromptCache is the prompt cache the Model's calls run with (off, 5m or
-// 1h) and, when that is not the one asked for, why: the note a run's
+// PromptCache is the prompt cache the Model's calls run with when a run
+// asks for want (off, 5m or 1h; "" for the Model's own, WithPromptCache)
+// and, when that is not the one asked for, why: the note a run's
 // diagnostics carry (docs/contract.md#prompt-cache).
-func (m *Model) PromptCache() (string, string) { return m.cache, m.cacheNote }
+func (m *Model) PromptCache(want string) (string, string) {
+	if want == "" {
+		return m.cache, m.cacheNote
+	}
+	return EffectiveCache(m.modelID, want)
+}
+
+// callCache is the prompt cache of req's call: the run's
+// (ModelRequest.PromptCache) over the Model's own, so one deployed
+// function serves runs of different settings.
+func (m *Model) callCache(req globalsearch.ModelRequest) string {
+	cache, _ := m.PromptCache(req.PromptCache)
+	return cache
+}
 
 // WithServiceTier sets Bedrock's serviceTier for the calls of a stage
 // (docs/contract.md#service-tiers): default, priority, flex or reserved;
@@ -148,9 +162,16 @@ func checkTiers(tiers map[globalsearch.Stage]string) error {
 	return nil
 }
 
-// serviceTier is the tier a call of stage asks for; the rating calls of a
-// dynamic selection go with the map's.
-func (m *Model) serviceTier(stage globalsearch.Stage) *types.ServiceTier {
+// serviceTier is the tier req's call asks for: the run's for its stage
+// (ModelRequest.ServiceTier), else the Model's own (WithServiceTier); the
+// rating calls of a dynamic selection go with the map's. A tier the model
+// does not offer is Bedrock's to refuse, and its error is the call's
+// (docs/contract.md#service-tiers).
+func (m *Model) serviceTier(req globalsearch.ModelRequest) *types.ServiceTier {
+	if req.ServiceTier != "" {
+		return &types.ServiceTier{Type: types.ServiceTierType(req.ServiceTier)}
+	}
+	stage := req.Stage
 	if stage == globalsearch.StageRate {
 		stage = globalsearch.StageMap
 	}
@@ -160,3 +181,12 @@ func (m *Model) serviceTier(stage globalsearch.Stage) *types.ServiceTier {
 	}
 	return &types.ServiceTier{Type: types.ServiceTierType(tier)}
 }
+
+// TakesServiceTier implements globalsearch.ServiceTierTaker: every
+// Converse call may name one.
+func (m *Model) TakesServiceTier() bool { return true }
+
+var (
+	_ globalsearch.PromptCacher     = (*Model)(nil)
+	_ globalsearch.ServiceTierTaker = (*Model)(nil)
+)

@@ -21,7 +21,9 @@ const (
 	EnvAzureAPIVersion = "AZURE_OPENAI_API_VERSION"
 	EnvTimeout         = "GRAPHRAG_MODEL_TIMEOUT"
 	// EnvPromptCache is a Bedrock model's prompt cache: off, 5m (the
-	// default) or 1h (docs/contract.md#prompt-cache).
+	// default) or 1h (docs/contract.md#prompt-cache). It is also the
+	// default of the request field promptCache, which a run's calls carry
+	// over this construction setting.
 	EnvPromptCache = "GRAPHRAG_PROMPT_CACHE"
 )
 
