@@ -77,9 +77,14 @@ func (e *Engine) RecordStopped(ctx context.Context, queryID string, end Executio
 	if err != nil || res.QueryID == "" {
 		return Result{}, false, err
 	}
+	// A run not yet planned made no call: its figures are 0, priced.
+	var spent Diagnostics
 	if run != "" {
-		res = res.WithSpend(e.runSpend(ctx, queryID, run))
+		spent = e.runSpend(ctx, queryID, run)
+	} else {
+		spent.addTotals(e.Prices)
 	}
+	res = res.WithSpend(spent)
 	err = stopped.RecordStopped(ctx, res, st)
 	switch {
 	case errors.Is(err, ErrNotFound):
