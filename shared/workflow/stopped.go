@@ -54,7 +54,7 @@ func (h *Handlers) stopped(ctx context.Context, in ReduceInput) (ReduceOutput, e
 	}
 	queryID := in.QueryID
 	if queryID == "" {
-		queryID = x.queryID()
+		queryID = x.QueryID()
 	}
 	if !globalsearch.ValidQueryID(queryID) {
 		return ReduceOutput{}, &InvalidInputError{fmt.Sprintf("stopped task input: %q is not a query id", queryID)}
@@ -73,11 +73,11 @@ func (h *Handlers) stopped(ctx context.Context, in ReduceInput) (ReduceOutput, e
 	return out, nil
 }
 
-// queryID is the query id the execution ran: its request's queryId, else
+// QueryID is the query id the execution ran: its request's queryId, else
 // its name, as prepare chose it (docs/contract.md#idempotency). An input
 // the event left out, or one that names none, leaves the name: the record's
 // condition (this execution owns the result) still holds it to its own.
-func (x *ExecutionStatus) queryID() string {
+func (x *ExecutionStatus) QueryID() string {
 	if x.Input != nil {
 		var req struct {
 			QueryID any `json:"queryId"`
