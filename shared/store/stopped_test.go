@@ -38,8 +38,8 @@ func recordFailure(t *testing.T, client store.DynamoDBAPI, table, queryID, owner
 	p := asl.States["RecordFailure"].Parameters
 	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 	_, err = client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
-		TableName: aws.String(table),
-		Key:       map[string]types.AttributeValue{"queryId": s(queryID), "sk": s("result")},
+		TableName:        aws.String(table),
+		Key:              map[string]types.AttributeValue{"queryId": s(queryID), "sk": s("result")},
 		UpdateExpression: aws.String(p.UpdateExpression), ConditionExpression: aws.String(p.ConditionExpression),
 		ExpressionAttributeNames: p.ExpressionAttributeNames,
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -105,8 +105,8 @@ func TestStoppedCompletesRecordedFailure(t *testing.T) {
 	_, _, err = s.CreateRequest(ctx, globalsearch.Params{QueryID: "q-prepare-failed", Query: "q", Namespace: "default"}, "exec-1")
 	require.NoError(t, err)
 	_, err = client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(tables.Runs),
-		Key:       map[string]types.AttributeValue{"queryId": &types.AttributeValueMemberS{Value: "q-prepare-failed"}, "sk": &types.AttributeValueMemberS{Value: "result"}},
+		TableName:                 aws.String(tables.Runs),
+		Key:                       map[string]types.AttributeValue{"queryId": &types.AttributeValueMemberS{Value: "q-prepare-failed"}, "sk": &types.AttributeValueMemberS{Value: "result"}},
 		UpdateExpression:          aws.String("SET #status = :failed, #error = :error"),
 		ExpressionAttributeNames:  map[string]string{"#status": "status", "#error": "error"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":failed": &types.AttributeValueMemberS{Value: "failed"}, ":error": &types.AttributeValueMemberS{Value: "Runtime.ExitError"}},
@@ -132,7 +132,9 @@ func TestRecordStoppedStoreFailures(t *testing.T) {
 			f.getItem = func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) { return nil, errTable }
 		}, true, false},
 		{"the record unwritten", func(f *fakeClient) {
-			f.updateItem = func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) { return nil, errTable }
+			f.updateItem = func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+				return nil, errTable
+			}
 		}, true, false},
 		{"the spend unread", func(f *fakeClient) {
 			f.query = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) { return nil, errTable }

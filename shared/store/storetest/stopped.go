@@ -33,19 +33,21 @@ func stoppedRun(t *testing.T, s Store, queryID, owner string) globalsearch.Plan 
 	return plan
 }
 
-func testRecordStopped(t *testing.T, s Store) {
+// stoppedCase is one case of testRecordStopped: what the store holds, how
+// the execution ended, and what the record leaves.
+type stoppedCase struct {
+	name       string
+	status     string
+	setup      func(t *testing.T, id string)
+	recorded   bool
+	wantStatus globalsearch.Status // of the stored result afterwards; "" for none
+	wantCalls  int
+	wantIn     int
+}
+
+func stoppedCases(s Store) []stoppedCase {
 	ctx := context.Background()
-	prices := &globalsearch.Prices{Map: globalsearch.Price{In: 0.003, Out: 0.015}, Reduce: globalsearch.Price{In: 0.003, Out: 0.015}}
-	e := &globalsearch.Engine{Runs: s, Prices: prices}
-	tests := []struct {
-		name       string
-		status     string
-		setup      func(t *testing.T, id string)
-		recorded   bool
-		wantStatus globalsearch.Status // of the stored result afterwards; "" for none
-		wantCalls  int
-		wantIn     int
-	}{
+	return []stoppedCase{
 		{name: "a stopped run reports what it spent", status: "ABORTED",
 			setup:    func(t *testing.T, id string) { stoppedRun(t, s, id, "exec-1") },
 			recorded: true, wantStatus: globalsearch.StatusCancelled, wantCalls: 1 + 2 + 1, wantIn: 1000 + 1001},
@@ -90,6 +92,13 @@ func testRecordStopped(t *testing.T, s Store) {
 			setup: func(t *testing.T, id string) { stoppedRun(t, s, id, "exec-other") }},
 		{name: "no result item", status: "ABORTED", setup: func(*testing.T, string) {}},
 	}
+}
+
+func testRecordStopped(t *testing.T, s Store) {
+	ctx := context.Background()
+	prices := &globalsearch.Prices{Map: globalsearch.Price{In: 0.003, Out: 0.015}, Reduce: globalsearch.Price{In: 0.003, Out: 0.015}}
+	e := &globalsearch.Engine{Runs: s, Prices: prices}
+	tests := stoppedCases(s)
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			id := "q-stopped-" + string(rune('a'+i))
