@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -65,7 +66,7 @@ func TestEventsDecodeStrictlyThroughTheirHandlers(t *testing.T) {
 	// Files run in this order so that map and reduce find the plan prepare
 	// saved, api-get finds the query api-post started, and api-delete
 	// cancels it.
-	order := []string{"prepare", "map", "reduce", "api-post", "api-get", "api-delete"}
+	order := []string{"prepare", "map", "reduce", "eventbridge", "api-post", "api-get", "api-delete"}
 	slices.SortStableFunc(files, func(a, b string) int {
 		return slices.IndexFunc(order, func(p string) bool { return strings.HasPrefix(filepath.Base(a), p) }) -
 			slices.IndexFunc(order, func(p string) bool { return strings.HasPrefix(filepath.Base(b), p) })
@@ -84,10 +85,15 @@ func TestEventsDecodeStrictlyThroughTheirHandlers(t *testing.T) {
 				target, fn = &workflow.MapInput{}, h.Map
 			case strings.HasPrefix(name, "reduce"):
 				target, fn = &workflow.ReduceInput{}, h.Reduce
+			case strings.HasPrefix(name, "eventbridge"):
+				// An event as EventBridge sends it reaches the reduce
+				// function through the rule's input transformer.
+				data = stoppedRuleInput(t, data)
+				target, fn = &workflow.ReduceInput{}, h.Reduce
 			case strings.HasPrefix(name, "api"):
 				target, fn = &events.APIGatewayV2HTTPRequest{}, apiHandler.Handle
 			default:
-				t.Fatalf("no handler for %s: name it prepare*, map*, reduce* or api*", name)
+				t.Fatalf("no handler for %s: name it prepare*, map*, reduce*, eventbridge* or api*", name)
 			}
 			dec := json.NewDecoder(bytes.NewReader(data))
 			dec.DisallowUnknownFields()
@@ -112,4 +118,31 @@ func TestEventsDecodeStrictlyThroughTheirHandlers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stoppedRuleInput is what the StoppedExecutionRule's input transformer
+// (template.yaml) makes of an event: its one variable, the detail,
+// inserted as JSON where the template names it.
+func stoppedRuleInput(t *testing.T, event []byte) []byte {
+	t.Helper()
+	tpl, err := os.ReadFile("../template.yaml")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?s)StoppedExecutionRule:.*?InputPathsMap:\s*detail: \$\.detail\s*InputTemplate: '([^']*)'`).FindSubmatch(tpl)
+	require.NotNil(t, m, "the rule maps $.detail to <detail> and has an InputTemplate")
+	var ev struct {
+		Detail json.RawMessage `json:"detail"`
+	}
+	require.NoError(t, json.Unmarshal(event, &ev))
+	require.NotEmpty(t, ev.Detail)
+	return bytes.ReplaceAll(m[1], []byte("<detail>"), ev.Detail)
+}
+
+// TestStoppedRuleInputIsTheSample: the reduce function's stopped sample
+// (for sam local invoke) is what the rule makes of the EventBridge sample.
+func TestStoppedRuleInputIsTheSample(t *testing.T) {
+	event, err := os.ReadFile("../events/eventbridge-execution-aborted.json")
+	require.NoError(t, err)
+	sample, err := os.ReadFile("../events/reduce-stopped.json")
+	require.NoError(t, err)
+	assert.JSONEq(t, string(sample), string(stoppedRuleInput(t, event)))
 }

@@ -73,7 +73,7 @@ func TestTimeoutsAgree(t *testing.T) {
 			assert.Equal(t, timeout+invokeSlack, taskTimeout, "TimeoutSeconds of %s is %s's Timeout + %s", name, m[1], invokeSlack)
 		})
 	}
-	assert.Equal(t, 9, tasks, "Prepare, SelectNext, RateBatch, MapBatch, MapBatchInChild, Reduce, RecordReduceFailure, PlanReduceRound, ReduceGroup")
+	assert.Equal(t, 10, tasks, "Prepare, SelectNext, RateBatch, MapBatch, MapBatchInChild, Reduce, RecordReduceFailure, PlanReduceRound, ReduceGroup, RecordFailureSpend")
 }
 
 // TestHistoryBudget pins InlineMaxBatches to the history limit: every

@@ -205,6 +205,15 @@ var policies = map[string]struct {
 			{ErrorEquals: []string{"States.ALL"}, Next: "RecordFailure", ResultPath: json.RawMessage(`"$.recordError"`)},
 		},
 	}},
+	// The spend of a recorded failure is best effort: the
+	// StoppedExecutionRule's invocation completes it if this one fails.
+	"RecordFailureSpend": {function: "ReduceFunction", functionTimeout: 300, policy: taskPolicy{
+		Type: "Task", Resource: lambdaInvoke, TimeoutSeconds: ptr(330),
+		Retry: []retrier{lambdaServiceRetrier},
+		Catch: []catcher{
+			{ErrorEquals: []string{"States.ALL"}, Next: "FailWithCaughtError", ResultPath: json.RawMessage(`"$.spendError"`)},
+		},
+	}},
 	"RecordFailure":        {policy: recordPolicy},
 	"RecordPrepareFailure": {policy: recordPolicy},
 }

@@ -123,6 +123,7 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 		{"RecordReduceFailure", "${ReduceFunctionArn}", workflow.ReduceInput{}},
 		{"PlanReduceRound", "${ReduceFunctionArn}", workflow.ReduceInput{}},
 		{"ReduceGroup", "${ReduceFunctionArn}", workflow.ReduceInput{}},
+		{"RecordFailureSpend", "${ReduceFunctionArn}", workflow.ReduceInput{}},
 	}
 	// The states that invoke one function (Prepare and SelectNext, the map
 	// and rating tasks, Reduce, RecordReduceFailure and the reduce rounds'
@@ -135,7 +136,7 @@ func TestPayloadsAreHandlerInputs(t *testing.T) {
 			require.NotNil(t, s)
 			assert.Equal(t, "arn:aws:states:::lambda:invoke", s["Resource"])
 			switch tc.state {
-			case "RecordReduceFailure":
+			case "RecordReduceFailure", "RecordFailureSpend":
 				assert.Contains(t, s, "ResultPath", "the failure task keeps the caught error for the Fail state")
 				assert.Nil(t, s["ResultPath"])
 			case "PlanReduceRound":
@@ -301,7 +302,7 @@ func TestEveryFailureIsRecorded(t *testing.T) {
 		"Reduce":     {"AllBatchesFailedError"},
 	}
 	// The states a run can fail from after its result is saved.
-	recorded := map[string]bool{"RecordReduceFailure": true, "RecordFailure": true, "RecordPrepareFailure": true}
+	recorded := map[string]bool{"RecordReduceFailure": true, "RecordFailure": true, "RecordFailureSpend": true, "RecordPrepareFailure": true}
 	for name, s := range ss {
 		typ := s["Type"].(string)
 		if typ != "Task" && typ != "Map" {
@@ -333,9 +334,16 @@ func TestEveryFailureIsRecorded(t *testing.T) {
 		params := rf["Parameters"].(map[string]any)
 		assert.Equal(t, "${RunsTableName}", params["TableName"])
 		assert.Equal(t, map[string]any{"queryId": map[string]any{"S.$": "$.queryId"}, "sk": map[string]any{"S": "result"}}, params["Key"])
-		// The store's plain failed result; the run ends; owner and
-		// expiresAt stay as the claim and the run wrote them.
-		assert.Equal(t, "SET #status = :failed, #error = :error, #cause = :cause, #failedAt = :failedAt REMOVE #resultGzip, #runId", params["UpdateExpression"], name)
+		// The store's plain failed result; the run ends, and a started
+		// run is named for RecordFailureSpend; owner and expiresAt stay
+		// as the claim and the run wrote them.
+		update := "SET #status = :failed, #error = :error, #cause = :cause, #failedAt = :failedAt REMOVE #resultGzip, #runId"
+		if withRun {
+			update = "SET #status = :failed, #error = :error, #cause = :cause, #failedAt = :failedAt, #failedRunId = :runId REMOVE #resultGzip, #runId"
+			assert.Equal(t, "failedRunId", params["ExpressionAttributeNames"].(map[string]any)["#failedRunId"])
+			assert.Equal(t, "RecordFailureSpend", rf["Next"], "the failure is completed with its run's spend")
+		}
+		assert.Equal(t, update, params["UpdateExpression"], name)
 		names := params["ExpressionAttributeNames"].(map[string]any)
 		values := params["ExpressionAttributeValues"].(map[string]any)
 		assert.Equal(t, map[string]any{"S": string(globalsearch.StatusFailed)}, values[":failed"])

@@ -22,7 +22,7 @@ func (e *Engine) Reject(ctx context.Context, p Params, owner string, cause error
 	case err != nil:
 		return Result{}, fmt.Errorf("%w (and recording the failure: %v)", cause, err)
 	}
-	return e.failRun(ctx, p, cause)
+	return e.failRun(ctx, p, "", cause)
 }
 
 // failRun records a run that cannot go on (invalid input found while
@@ -31,8 +31,10 @@ func (e *Engine) Reject(ctx context.Context, p Params, owner string, cause error
 // Other errors may pass on a retry and are returned without a result. The
 // caller owns the query id (it created or repeated its request), so the
 // result is saved unconditionally, and runs before it can no longer save
-// theirs.
-func (e *Engine) failRun(ctx context.Context, p Params, cause error) (Result, error) {
+// theirs. runID is the run that failed once it has saved a plan ("" before
+// that): the calls it made, a dynamic selection's rating calls, are in the
+// result (docs/contract.md#cancel).
+func (e *Engine) failRun(ctx context.Context, p Params, runID string, cause error) (Result, error) {
 	var rating *RatingError // its calls were tried already (docs/contract.md#dynamic-selection)
 	switch KindOf(cause) {
 	case KindInvalidInput, KindCorruptIndex, KindPlanTooLarge:
@@ -44,6 +46,9 @@ func (e *Engine) failRun(ctx context.Context, p Params, cause error) (Result, er
 	res := FailedResult(p.QueryID, cause.Error(), e.now())
 	res.Namespace, res.Query, res.CommunityLevel = p.Namespace, p.Query, p.CommunityLevel
 	res.Diagnostics.ShuffleSeed = p.ShuffleSeed
+	if runID != "" {
+		res = res.WithSpend(e.runSpend(ctx, p.QueryID, runID))
+	}
 	if err := e.Runs.SaveResult(saveContext(ctx, StatusFailed), res, ""); err != nil {
 		return res, fmt.Errorf("%w (and saving the failed result: %v)", cause, err)
 	}

@@ -94,7 +94,7 @@ func (e *Engine) prepare(ctx context.Context, p Params, owner string) (PreparedR
 		err = e.checkReduceSteps(rounds, 0)
 	}
 	if err != nil {
-		res, err := e.failRun(context.WithoutCancel(ctx), stored, err)
+		res, err := e.failRun(context.WithoutCancel(ctx), stored, "", err)
 		return PreparedRun{}, res, fail(err)
 	}
 	plan.CreatedAt = started // the run starts with its prepare (docs/contract.md#timeline)

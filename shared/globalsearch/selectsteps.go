@@ -31,8 +31,9 @@ type selection struct {
 // round after round with the run's own concurrency and RatingAttempts per
 // batch, and saves the plan of what it selected.
 func (e *Engine) prepareSelection(ctx context.Context, p Params, owner string) (PreparedRun, Result, error) {
+	runID := "" // until the run's first plan is saved, it has spent nothing
 	failed := func(err error) (PreparedRun, Result, error) {
-		res, err := e.failRun(context.WithoutCancel(ctx), p, err)
+		res, err := e.failRun(context.WithoutCancel(ctx), p, runID, err)
 		return PreparedRun{}, res, err
 	}
 	if e.RatingModel == nil && e.Model == nil && !e.RateInSteps {
@@ -64,6 +65,7 @@ func (e *Engine) prepareSelection(ctx context.Context, p Params, owner string) (
 	if err := e.Runs.SavePlan(ctx, start); err != nil {
 		return PreparedRun{}, Result{}, fmt.Errorf("save plan of %s: %w", p.QueryID, err)
 	}
+	runID = sel.runID
 	out, err := e.advance(ctx, sel, 0)
 	if err == nil && !e.RateInSteps {
 		out, err = e.driveSelection(ctx, sel, out)
@@ -152,7 +154,7 @@ func (e *Engine) SelectNext(ctx context.Context, queryID, runID, owner string, r
 			return out, nil
 		}
 	}
-	_, err = e.failRun(context.WithoutCancel(ctx), sel.p, err)
+	_, err = e.failRun(context.WithoutCancel(ctx), sel.p, runID, err)
 	return PreparedRun{}, err
 }
 

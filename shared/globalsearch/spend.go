@@ -4,15 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 )
 
 // SpendSource is what a run's spend is read from: its plan (the rating
-// calls of a dynamic selection live there), its map answers and its count of
-// reduce calls, each saved as the run goes (docs/contract.md#cancel).
+// calls of a finished dynamic selection live there), the ratings of one
+// still rating, its map answers, its count of reduce calls and a tree
+// reduce's group answers, each saved as the run goes
+// (docs/contract.md#cancel).
 type SpendSource interface {
 	Plans
 	Answers
 	ReduceCalls
+	Selections
+	ReduceRounds
 }
 
 // StoredSpend is what the current run of queryID has spent so far, by
@@ -22,12 +27,24 @@ type SpendSource interface {
 // that is stored. The calls in flight when a run stopped are not in it: no
 // answer of theirs was saved (the in-process run counts them itself).
 func StoredSpend(ctx context.Context, src SpendSource, prices *Prices, queryID string) (Diagnostics, error) {
+	return RunSpend(ctx, src, prices, queryID, "")
+}
+
+// RunSpend is StoredSpend of run runID only: a query id whose current plan
+// is another run's (or that has none) spent nothing that run can claim,
+// so a record of a replaced run never reports its successor's calls. An
+// empty runID is the current run. This is the one rule every stopped or
+// failed result's figures come from (the API's cancel, the state
+// machine's failure records, a stopped execution's record).
+func RunSpend(ctx context.Context, src SpendSource, prices *Prices, queryID, runID string) (Diagnostics, error) {
 	plan, err := src.PlanMeta(ctx, queryID)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return Diagnostics{}, nil
 	case err != nil:
 		return Diagnostics{}, fmt.Errorf("spend of %s: load plan: %w", queryID, err)
+	case runID != "" && plan.RunID != runID:
+		return Diagnostics{}, nil
 	}
 	answers, err := src.MapAnswers(ctx, queryID, plan.RunID)
 	if err != nil {
@@ -45,8 +62,39 @@ func StoredSpend(ctx context.Context, src SpendSource, prices *Prices, queryID s
 		res.Diagnostics.Map.ModelCalls += a.Attempts
 	}
 	res.Diagnostics.Reduce.ModelCalls = calls
+	if err := addStepSpend(ctx, src, plan, &res.Diagnostics); err != nil {
+		return Diagnostics{}, fmt.Errorf("spend of %s: %w", queryID, err)
+	}
 	res.Diagnostics.addTotals(prices)
 	return res.Diagnostics, nil
+}
+
+// addStepSpend adds what the steps recorded beside the plan: the ratings
+// of a selection still rating (a finished one's plan counts its rating
+// calls already; the plan a selection starts with counts none) and a tree reduce's group attempts, which are reduce
+// calls of the run (docs/contract.md#reduce-rounds).
+func addStepSpend(ctx context.Context, src SpendSource, plan Plan, d *Diagnostics) error {
+	if plan.Selection != nil && plan.Selection.RatingCalls == 0 {
+		ratings, err := src.Ratings(ctx, plan.Params.QueryID, plan.RunID)
+		if err != nil {
+			return fmt.Errorf("load ratings: %w", err)
+		}
+		for _, r := range ratings {
+			d.Selection.RatingCalls += r.Calls
+			d.Selection.RatingInputTokens += r.InputTokens
+			d.Selection.RatingOutputTokens += r.OutputTokens
+		}
+	}
+	groups, err := src.GroupAnswers(ctx, plan.Params.QueryID, plan.RunID)
+	if err != nil {
+		return fmt.Errorf("load group answers: %w", err)
+	}
+	for _, g := range groups {
+		d.Reduce.ModelCalls += g.Calls
+		d.Reduce.InputTokens += g.InputTokens
+		d.Reduce.OutputTokens += g.OutputTokens
+	}
+	return nil
 }
 
 // addTotals sums the stages into the run's totals and prices them: rating
@@ -104,4 +152,15 @@ func (d Diagnostics) SpendLine() string {
 		line += fmt.Sprintf(", cost ~$%.4f", d.Cost.Total())
 	}
 	return line
+}
+
+// runSpend is RunSpend over the engine's runs store at its prices. A store
+// that cannot say is logged, and the failure is recorded without the spend
+// rather than not at all.
+func (e *Engine) runSpend(ctx context.Context, queryID, runID string) Diagnostics {
+	d, err := RunSpend(ctx, e.Runs, e.Prices, queryID, runID)
+	if err != nil {
+		e.logger().LogAttrs(ctx, slogError, "spend of a failed run unread", slog.String("queryId", queryID), slog.String("error", err.Error()))
+	}
+	return d
 }

@@ -15,7 +15,21 @@ import (
 // failingSpend is a store one of whose reads fails.
 type failingSpend struct {
 	*memstore.Store
-	plan, answers, reduce bool
+	plan, answers, reduce, ratings, groups bool
+}
+
+func (s failingSpend) Ratings(ctx context.Context, id, run string) ([]gs.Rating, error) {
+	if s.ratings {
+		return nil, errUnreachable
+	}
+	return s.Store.Ratings(ctx, id, run)
+}
+
+func (s failingSpend) GroupAnswers(ctx context.Context, id, run string) ([]gs.GroupAnswer, error) {
+	if s.groups {
+		return nil, errUnreachable
+	}
+	return s.Store.GroupAnswers(ctx, id, run)
 }
 
 var errUnreachable = errors.New("table unreachable")
@@ -83,6 +97,7 @@ func TestStoredSpend(t *testing.T) {
 		{"plan", failingSpend{Store: s, plan: true}, "load plan"},
 		{"map answers", failingSpend{Store: s, answers: true}, "load map answers"},
 		{"reduce calls", failingSpend{Store: s, reduce: true}, "load reduce calls"},
+		{"group answers", failingSpend{Store: s, groups: true}, "load group answers"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := gs.StoredSpend(ctx, tc.src, nil, "q-1")
@@ -90,4 +105,44 @@ func TestStoredSpend(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// TestRunSpendCountsTheSteps: a selection still rating (its plan counts no
+// rating call yet) reports its ratings' calls and tokens, a tree reduce's
+// group attempts are reduce calls, and a run that is not the query id's
+// current one claims nothing of it (docs/contract.md#cancel).
+func TestRunSpendCountsTheSteps(t *testing.T) {
+	ctx := context.Background()
+	s := memstore.New()
+	p := gs.Params{QueryID: "q-steps", Query: "q", Namespace: "a"}
+	_, _, err := s.CreateRequest(ctx, p, "")
+	require.NoError(t, err)
+	require.NoError(t, s.SavePlan(ctx, gs.Plan{RunID: "run-1", Params: p, Selection: &gs.SelectionReport{MostRatingCalls: 4}}))
+	require.NoError(t, s.SaveRatingBatches(ctx, "q-steps", "run-1", []gs.RatingBatch{
+		{Round: 1, Index: 0, CommunityIDs: []string{"c0"}, Content: "x"}, {Round: 1, Index: 1, CommunityIDs: []string{"c1"}, Content: "y"}}))
+	for i, calls := range []int{1, 2} {
+		for range calls {
+			require.NoError(t, s.AddRating(ctx, "q-steps", "run-1", gs.Rating{Round: 1, BatchIndex: i, Calls: 1, InputTokens: 40, OutputTokens: 4}))
+		}
+	}
+	require.NoError(t, s.SaveReduceGroups(ctx, "q-steps", "run-1", []gs.ReduceGroup{{Round: 1, Index: 0, Candidates: []gs.Candidate{{CommunityIDs: []string{"c0"}, Answer: "a", Usefulness: 50}}}}))
+	require.NoError(t, s.AddGroupAnswer(ctx, "q-steps", "run-1", gs.GroupAnswer{Round: 1, Index: 0, Calls: 1, InputTokens: 70, OutputTokens: 7}))
+
+	d, err := gs.RunSpend(ctx, s, nil, "q-steps", "run-1")
+	require.NoError(t, err)
+	assert.Equal(t, 3, d.Selection.RatingCalls, "every rating attempt")
+	assert.Equal(t, 120, d.Selection.RatingInputTokens)
+	assert.Equal(t, 1, d.Reduce.ModelCalls, "the group attempt")
+	assert.Equal(t, 70, d.Reduce.InputTokens)
+	assert.Equal(t, 4, d.ModelCalls)
+	assert.Equal(t, 190, d.InputTokens)
+	assert.Equal(t, 19, d.OutputTokens)
+
+	other, err := gs.RunSpend(ctx, s, nil, "q-steps", "run-0")
+	require.NoError(t, err)
+	assert.Zero(t, other.ModelCalls, "a replaced run claims nothing of the current one")
+
+	_, err = gs.RunSpend(ctx, failingSpend{Store: s, ratings: true}, nil, "q-steps", "run-1")
+	require.ErrorIs(t, err, errUnreachable)
+	assert.Contains(t, err.Error(), "load ratings")
 }

@@ -65,6 +65,7 @@ func TestInvoke(t *testing.T) {
 		{"prepare applies communityLevel auto", "prepare", auto, `raise maxMapInputTokens to at least`, "InvalidInputError"},
 		{"map seeds a plan", "map", event(t, "map.json"), `"batchIndex":0`, ""},
 		{"reduce seeds answers", "reduce", event(t, "reduce-partial.json"), `"status":"partial"`, ""},
+		{"reduce records a stopped execution", "reduce", event(t, "reduce-stopped.json"), `"status":"cancelled"`, ""},
 		{"api post", "api", event(t, "api-post.json"), `"statusCode":202`, ""},
 		{"api get", "api", event(t, "api-get.json"), `"statusCode":200`, ""},
 		{"api delete cancels a recorded query", "api", event(t, "api-delete.json"), `\"status\":\"cancelled\"`, ""},

@@ -44,6 +44,9 @@ func (s *seeder) seedReduce(payload []byte) error {
 	if err := json.Unmarshal(payload, &in); err != nil {
 		return err
 	}
+	if in.Task == workflow.TaskStopped && in.Execution != nil {
+		return s.seedStopped(in.Execution)
+	}
 	out, err := s.prepare(in.QueryID)
 	if err != nil {
 		return err
@@ -104,5 +107,25 @@ func (s *seeder) seedAPI(payload []byte) error {
 		return err
 	}
 	<-s.starter.Done(id)
+	return nil
+}
+
+// seedStopped gives a stopped execution's record a run of its own that
+// the stop cut short: prepared by that execution, every batch but the last
+// answered (docs/contract.md#stopped-executions).
+func (s *seeder) seedStopped(x *workflow.ExecutionStatus) error {
+	id := x.QueryID()
+	req, _ := json.Marshal(map[string]string{"query": s.cfg.SeedQuery, "queryId": id})
+	fmt.Fprintf(s.cfg.Progress, "invoke: seeding: prepare %s as execution %s\n", id, x.Name)
+	out, err := s.handlers.Prepare(s.ctx, workflow.PrepareInput{Request: req, ExecutionName: x.Name})
+	if err != nil {
+		return err
+	}
+	for _, i := range out.BatchIndexes[:max(len(out.BatchIndexes)-1, 0)] {
+		fmt.Fprintf(s.cfg.Progress, "invoke: seeding: map batch %d\n", i)
+		if _, err := s.handlers.Map(s.ctx, workflow.MapInput{QueryID: id, RunID: out.RunID, BatchIndex: i, Attempt: 1}); err != nil {
+			return err
+		}
+	}
 	return nil
 }

@@ -54,6 +54,10 @@ type runItem struct {
 	Error    string `json:"error,omitempty"`
 	Cause    string `json:"cause,omitempty"`
 	FailedAt string `json:"failedAt,omitempty"`
+	// FailedRunID is the run such a failure ended (RecordFailure sets it
+	// as it removes runId), whose spend a stopped execution's record
+	// completes it with (stopped.go).
+	FailedRunID string `json:"failedRunId,omitempty"`
 	// BatchIndex is the batch of a recorded map failure (MapFailures).
 	BatchIndex *int `json:"batchIndex,omitempty"`
 	// ReduceCalls is the reduce-calls counter; a pointer so that the reset

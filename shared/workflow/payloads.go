@@ -90,6 +90,9 @@ const (
 	TaskSelect = "select"
 	TaskRound  = "round"
 	TaskGroup  = "group"
+	// TaskStopped (the reduce function) records an execution that ended
+	// without a result of its own (docs/contract.md#stopped-executions).
+	TaskStopped = "stopped"
 )
 
 // PrepareOutput is what Prepare hands the Map state: small enough for a
@@ -191,6 +194,10 @@ type ReduceInput struct {
 	Round      int          `json:"round,omitempty"`
 	GroupIndex int          `json:"groupIndex,omitempty"`
 	Attempt    int          `json:"attempt,omitempty"`
+	// Execution (task "stopped" only) is the execution that ended: the
+	// detail of Step Functions' EventBridge event, or what the
+	// RecordFailureSpend state passes of its own execution.
+	Execution *ExecutionStatus `json:"execution,omitempty"`
 }
 
 // TaskFailure is the error a Catch hands on (ResultPath "$.error"): the

@@ -61,15 +61,17 @@ func (h *Handlers) reduceTask(ctx context.Context, in ReduceInput) (ReduceOutput
 		return h.planRound(ctx, in)
 	case TaskGroup:
 		return h.reduceGroup(ctx, in)
+	case TaskStopped:
+		return h.stopped(ctx, in)
 	}
-	return ReduceOutput{}, &InvalidInputError{fmt.Sprintf("reduce task input: task %q is neither %q nor %q", in.Task, TaskRound, TaskGroup)}
+	return ReduceOutput{}, &InvalidInputError{fmt.Sprintf("reduce task input: task %q is not %q, %q or %q", in.Task, TaskRound, TaskGroup, TaskStopped)}
 }
 
 // planRound is the PlanReduceRound task (Reduce with task "round"): the
 // next round's groups, or none when one prompt holds every candidate. It
 // reads the map's failures as Reduce does and makes no model call.
 func (h *Handlers) planRound(ctx context.Context, in ReduceInput) (ReduceOutput, error) {
-	if in.QueryID == "" || in.RunID == "" || in.Failure != nil || in.Round != 0 || in.GroupIndex != 0 || in.Attempt != 0 {
+	if in.QueryID == "" || in.RunID == "" || in.Failure != nil || in.Round != 0 || in.GroupIndex != 0 || in.Attempt != 0 || in.Execution != nil {
 		return ReduceOutput{}, &InvalidInputError{`round task input needs a queryId and a runId, and no failure, round, groupIndex or attempt (those of task "group")`}
 	}
 	ctx, cancel := withMargin(ctx)
@@ -94,7 +96,7 @@ func (h *Handlers) planRound(ctx context.Context, in ReduceInput) (ReduceOutput,
 // one model attempt at one group; the second is the state machine's Retry,
 // as for a map batch.
 func (h *Handlers) reduceGroup(ctx context.Context, in ReduceInput) (ReduceOutput, error) {
-	if in.QueryID == "" || in.RunID == "" || in.Round < 1 || in.GroupIndex < 0 || in.Mode != "" || in.MapResults != nil || in.Failure != nil {
+	if in.QueryID == "" || in.RunID == "" || in.Round < 1 || in.GroupIndex < 0 || in.Mode != "" || in.MapResults != nil || in.Failure != nil || in.Execution != nil {
 		return ReduceOutput{}, &InvalidInputError{"group task input needs a queryId, a runId, a round from 1 and a groupIndex >= 0, and no mode, mapResults or failure"}
 	}
 	ctx, cancel := withMargin(ctx)

@@ -42,7 +42,7 @@ func TestReduceTaskInputs(t *testing.T) {
 	cases := []struct {
 		name, payload, wantMsg string
 	}{
-		{"unknown task", `{"queryId":"q1","runId":"r1","task":"rounds","mapResults":[]}`, `task "rounds" is neither "round" nor "group"`},
+		{"unknown task", `{"queryId":"q1","runId":"r1","task":"rounds","mapResults":[]}`, `task "rounds" is not "round", "group" or "stopped"`},
 		{"final reduce with a group's round", `{"queryId":"q1","runId":"r1","round":1,"mapResults":[]}`, `round, groupIndex and attempt belong to task "group"`},
 		{"final reduce with an attempt", `{"queryId":"q1","runId":"r1","attempt":1,"mapResults":[]}`, `belong to task "group"`},
 		{"round without a run", `{"queryId":"q1","task":"round","mapResults":[]}`, "round task input needs a queryId and a runId"},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -167,8 +168,12 @@ func TestDynamicSelectionInSteps(t *testing.T) {
 
 // A first round none of whose batches is rated fails the run with
 // RatingFailedError, its failed result saved (docs/contract.md#dynamic-selection).
+// Its result counts the rating calls it made (docs/contract.md#cancel), in
+// steps as in one process.
 func TestDynamicSelectionInStepsFirstRoundFails(t *testing.T) {
-	prepare, mapper, s := selectionHandlers(t, selectionModel(func(globalsearch.ModelRequest) bool { return true }))
+	var calls atomic.Int64
+	failing := selectionModel(func(globalsearch.ModelRequest) bool { calls.Add(1); return true })
+	prepare, mapper, s := selectionHandlers(t, failing)
 	_, _, err := runSteps(t, prepare, mapper)
 	require.Error(t, err)
 	assert.Equal(t, "RatingFailedError", workflow.ErrorType(err))
@@ -176,6 +181,21 @@ func TestDynamicSelectionInStepsFirstRoundFails(t *testing.T) {
 	res, err := s.Result(context.Background(), "dyn")
 	require.NoError(t, err)
 	assert.Equal(t, globalsearch.StatusFailed, res.Status)
+	made := int(calls.Load())
+	require.Positive(t, made)
+	assert.Equal(t, made, res.Diagnostics.Selection.RatingCalls, "the failed prepare's rating calls")
+	assert.Equal(t, made, res.Diagnostics.ModelCalls)
+
+	calls.Store(0)
+	one := memstore.New()
+	require.NoError(t, one.ReplaceNamespace(context.Background(), "ns", selectionForest()))
+	p, err := globalsearch.ParseRequest([]byte(dynamicRequest), prepare.Defaults)
+	require.NoError(t, err)
+	got, err := (&globalsearch.Engine{Index: one, Runs: one, Model: failing}).Search(context.Background(), p)
+	require.Error(t, err)
+	assert.Equal(t, globalsearch.StatusFailed, got.Status)
+	assert.Equal(t, int(calls.Load()), got.Diagnostics.ModelCalls, "in one process too")
+	assert.Equal(t, made, got.Diagnostics.Selection.RatingCalls)
 }
 
 // Every bad input of the selection tasks is a named error before any

@@ -226,6 +226,8 @@ func (h *Handlers) Reduce(ctx context.Context, in ReduceInput) (ReduceOutput, er
 		return h.reduceTask(ctx, in)
 	case in.Round != 0 || in.GroupIndex != 0 || in.Attempt != 0:
 		return ReduceOutput{}, &InvalidInputError{`reduce task input: round, groupIndex and attempt belong to task "group"`}
+	case in.Execution != nil:
+		return ReduceOutput{}, &InvalidInputError{`reduce task input: execution belongs to task "stopped"`}
 	case in.QueryID == "":
 		return ReduceOutput{}, &InvalidInputError{"reduce input needs a queryId"}
 	}

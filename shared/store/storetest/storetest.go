@@ -25,6 +25,7 @@ type Store interface {
 	globalsearch.NamespaceLister
 	globalsearch.Progress
 	globalsearch.Cancels
+	globalsearch.StoppedResults
 	// Each reads one kind of a namespace's current version, as Open and
 	// the snapshot's method of that name do.
 	Summaries(ctx context.Context, namespace string) ([]globalsearch.Summary, error)
@@ -84,6 +85,7 @@ func Run(t *testing.T, open func(t *testing.T) Store, opts ...Option) {
 		{"map progress counts the current run", false, testMapProgress},
 		{"cancel ends a running run only", false, testCancel},
 		{"a cancelled result is final", false, testCancelIsFinal},
+		{"a stopped execution's record", false, testRecordStopped},
 		{"rating batches and ratings by run", false, testRatings},
 		{"reduce groups and group answers by run", false, testReduceRounds},
 		{"rating and reduce group keys out of range are refused", false, testRunItemKeys},

@@ -176,6 +176,9 @@ func TestUncaughtFailures(t *testing.T) {
 		// not task failures).
 		wantTaskErrors map[string]int
 		wantQuery      bool // the result names the query (a function saved it)
+		// wantSpend: the failed result counts every model call the run
+		// made (docs/contract.md#stopped-executions).
+		wantSpend bool
 		// noRequest: the execution failed before prepare claimed the
 		// query id, so it owns no result and writes none
 		// (docs/contract.md#query-ids): the runs table has nothing under
@@ -248,15 +251,20 @@ func TestUncaughtFailures(t *testing.T) {
 			wantInvokes:     map[string]int{"prepare": 1, "map": 1, "reduce": 2},
 			wantTaskErrors:  map[string]int{},
 			wantQuery:       true,
+			wantSpend:       true,
 		},
 		{
 			// Reduce's runtime dies, and the invocation that would record
 			// it outlives the function's Timeout: RecordFailure writes the
-			// result itself.
+			// result itself, and RecordFailureSpend (the reduce function's
+			// task stopped, which this fault spares) adds the run's spend
+			// (docs/contract.md#stopped-executions).
 			name:      "reduce crashes and its recording times out",
 			summaries: 1,
 			fault: func(inv invocation) *lambdaReply {
 				switch {
+				case inv.Function == "reduce" && inv.Task != "":
+					return nil
 				case inv.Function == "reduce" && inv.N == 1:
 					return crash()
 				case inv.Function == "reduce":
@@ -266,8 +274,9 @@ func TestUncaughtFailures(t *testing.T) {
 			},
 			wantError:       "Runtime.ExitError",
 			wantResultError: []string{"Runtime.ExitError: ", "signal: killed"},
-			wantInvokes:     map[string]int{"prepare": 1, "map": 1, "reduce": 2},
+			wantInvokes:     map[string]int{"prepare": 1, "map": 1, "reduce": 3},
 			wantTaskErrors:  map[string]int{"Runtime.ExitError": 1, "Sandbox.Timedout": 1},
+			wantSpend:       true,
 		},
 	}
 	for _, tc := range cases {
@@ -334,6 +343,15 @@ func TestUncaughtFailures(t *testing.T) {
 			}
 			if tc.wantQuery {
 				assert.Equal(t, query, res.Query, "reduce's recording keeps the request")
+			}
+			if tc.wantSpend {
+				rn.mu.Lock()
+				made := sum(rn.models)
+				rn.mu.Unlock()
+				require.Positive(t, made)
+				assert.Equal(t, made, res.Diagnostics.ModelCalls, "the failed result counts the run's calls")
+				assert.Equal(t, made, res.Diagnostics.Map.ModelCalls)
+				assert.Positive(t, res.Diagnostics.InputTokens)
 			}
 			status, body := getQuery(t, e, namespace, queryID)
 			assert.Equal(t, http.StatusOK, status)

@@ -148,4 +148,12 @@ func TestDynamicSelectionRootsUnrated(t *testing.T) {
 	assert.Equal(t, globalsearch.StatusFailed, res.Status)
 	assert.Contains(t, res.Error, "every rating batch of the root communities failed")
 	assert.Equal(t, globalsearch.RatingAttempts, rn.count("map"), "the roots' batch, tried twice, and no map batch")
+	// The failed prepare's rating calls are in its result
+	// (docs/contract.md#stopped-executions).
+	rn.mu.Lock()
+	made := sum(rn.models)
+	rn.mu.Unlock()
+	require.Positive(t, made)
+	assert.Equal(t, made, res.Diagnostics.Selection.RatingCalls)
+	assert.Equal(t, made, res.Diagnostics.ModelCalls)
 }
