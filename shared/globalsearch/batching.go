@@ -52,15 +52,15 @@ func batchingFitsShuffle(p Params) error {
 }
 
 // questionAllowance is what every map batch holds room for, beside the
-// map prompt without a question (docs/contract.md#batching): 128 ASCII code
-// points and 8 others (32 and 5 tokens of the estimate), or 32 tokens of an
-// exact count. Questions that fit it pack the same batches at one seed, so
-// a second question reads the first one's batches from a prompt cache
-// (docs/contract.md#prompt-cache). The questions of this project's tests
-// and docs run to 79 characters, those of GraphRAG's papers to about 110;
-// each 32 tokens of allowance cost about 0.4% more batches on the
-// generated 10,000-summary index, and 256 code points cost stable
-// batching the 90% of batches it keeps after a re-build.
+// map prompt without a question (docs/contract.md#question-allowance): 128
+// ASCII code points and 8 others (32 and 5 tokens of the estimate), or 32
+// tokens of an exact count. Questions that fit it pack the same batches at
+// one seed, so a second question reads the first one's batches from a
+// prompt cache (docs/contract.md#prompt-cache). The questions of this
+// project's tests and docs run to 79 characters, a long sensemaking
+// question to about 100; each 32 tokens of allowance cost about 0.4% more
+// batches on the generated 10,000-summary index, and 256 code points cost
+// stable batching the 90% of batches it keeps after a re-build.
 var questionAllowance = tokens.Count{ASCII: 128, NonASCII: 8, Exact: 32}
 
 // smallestCachedPrompt is the fewest tokens a prompt's prefix must have
