@@ -127,10 +127,20 @@ func PackSeq(skeleton string, budget int, items iter.Seq[Item]) ([]Batch, error)
 // part whole, header included, on several cores ahead of the packing, and
 // adds c.Join per join, so a batch's Tokens bounds the prompt sent.
 func PackSeqWith(c tokens.Counter, skeleton string, budget int, items iter.Seq[Item]) ([]Batch, error) {
-	if err := CheckSkeletonWith(c, skeleton, budget); err != nil {
+	return PackSeqReserving(c, skeleton, tokens.Count{}, budget, items)
+}
+
+// PackSeqReserving is PackSeqWith with reserve counted beside the
+// skeleton in every fit test, though not in a batch's Tokens, which stay
+// the estimate of the prompt sent. A caller reserves what a text of the
+// skeleton may hold beyond what it holds now, so that skeletons whose
+// texts differ within that room pack the same batches
+// (docs/contract.md#batching: the question allowance).
+func PackSeqReserving(c tokens.Counter, skeleton string, reserve tokens.Count, budget int, items iter.Seq[Item]) ([]Batch, error) {
+	p, err := newPacker(c, skeleton, reserve, budget)
+	if err != nil {
 		return nil, err
 	}
-	p := packer{prompt: tokens.NewPromptWith(c, skeleton), counter: c, newline: c.Join(), budget: budget}
 	if !c.ByCodePoint() {
 		return p.packCounted(items)
 	}
@@ -141,6 +151,16 @@ func PackSeqWith(c tokens.Counter, skeleton string, budget int, items iter.Seq[I
 	}
 	p.flush()
 	return p.batches, nil
+}
+
+// newPacker is a packer for skeleton and reserve, or ErrPromptTooLarge
+// when they leave no room at all: no item is drawn then.
+func newPacker(c tokens.Counter, skeleton string, reserve tokens.Count, budget int) (packer, error) {
+	p := packer{prompt: tokens.NewPromptWith(c, skeleton), counter: c, newline: c.Join(), budget: budget, reserve: reserve}
+	if err := CheckSkeletonWith(c, skeleton, budget); err != nil || !p.fits(tokens.Count{}) {
+		return packer{}, ErrPromptTooLarge
+	}
+	return p, nil
 }
 
 type part struct {
@@ -156,6 +176,9 @@ type packer struct {
 	counter tokens.Counter
 	newline tokens.Count // what a "\n" join adds
 	budget  int
+	// reserve is counted in every fit test beside the skeleton and the
+	// content, never in a batch's Tokens (PackSeqReserving).
+	reserve tokens.Count
 	batches []Batch
 
 	parts []part
@@ -166,7 +189,7 @@ type packer struct {
 	collect bool
 }
 
-func (p *packer) fits(c tokens.Count) bool { return p.prompt.Fits(c, p.budget) }
+func (p *packer) fits(c tokens.Count) bool { return p.prompt.Fits(c.Add(p.reserve), p.budget) }
 
 func (p *packer) addItem(it Item) error {
 	newline := p.newline

@@ -389,7 +389,14 @@ func BenchmarkPack(b *testing.B) {
 // referencePack is docs/contract.md#batching written the obvious way: every decision
 // builds the candidate prompt and estimates it whole.
 func referencePack(skeleton string, budget int, items []batch.Item) ([]batch.Batch, error) {
-	fits := func(content string) bool { return tokens.Estimate(skeleton+"\n"+content) <= budget }
+	return referencePackPadded(skeleton, "", budget, items)
+}
+
+// referencePackPadded is referencePack whose fit test measures pad beside
+// the skeleton, as the question allowance does (docs/contract.md#batching),
+// while each batch's Tokens measures the skeleton alone.
+func referencePackPadded(skeleton, pad string, budget int, items []batch.Item) ([]batch.Batch, error) {
+	fits := func(content string) bool { return tokens.Estimate(skeleton+pad+"\n"+content) <= budget }
 	if !fits("") {
 		return nil, batch.ErrPromptTooLarge
 	}

@@ -81,7 +81,7 @@ func (p *packer) splitCounted(it Item) error {
 	for number := 1; text != ""; number++ {
 		header := Header(it.ID, number)
 		measure := func(end int) tokens.Count { return p.counter.Of(header + "\n" + text[:end]) }
-		room := p.budget - p.prompt.Tokens(p.counter.Of(header+"\n"))
+		room := p.budget - p.prompt.Tokens(p.counter.Of(header+"\n").Add(p.reserve))
 		end, count := p.longestFit(text, max(room, 1)*utf8.UTFMax, measure)
 		if end == 0 {
 			return &TooSmallError{ID: it.ID}

@@ -100,13 +100,20 @@ var ErrStableNeedsCodePoints = errors.New(`batching "stable" counts tokens by co
 // PackStableSeqWith is PackStableSeq counting with c, which must count by
 // code point (the estimate, or calibrated rates).
 func PackStableSeqWith(c tokens.Counter, skeleton string, budget int, seed int64, items iter.Seq[Item]) ([]Batch, error) {
+	return PackStableSeqReserving(c, skeleton, tokens.Count{}, budget, seed, items)
+}
+
+// PackStableSeqReserving is PackStableSeqWith with reserve counted in
+// every fit test, as PackSeqReserving counts it.
+func PackStableSeqReserving(c tokens.Counter, skeleton string, reserve tokens.Count, budget int, seed int64, items iter.Seq[Item]) ([]Batch, error) {
 	if !c.ByCodePoint() {
 		return nil, ErrStableNeedsCodePoints
 	}
-	if err := CheckSkeletonWith(c, skeleton, budget); err != nil {
+	p, err := newPacker(c, skeleton, reserve, budget)
+	if err != nil {
 		return nil, err
 	}
-	p := packer{prompt: tokens.NewPromptWith(c, skeleton), counter: c, newline: c.Join(), budget: budget, collect: true}
+	p.collect = true
 	for it := range items {
 		if err := p.addItem(it); err != nil {
 			return nil, err
@@ -114,7 +121,7 @@ func PackStableSeqWith(c tokens.Counter, skeleton string, budget int, seed int64
 	}
 	all := p.parts
 	start := 0
-	for _, end := range stableEnds(p.prompt, p.newline, budget, seed, all) {
+	for _, end := range stableEnds(p.fits, p.newline, seed, all) {
 		p.parts, p.count = all[start:end], contentCount(p.newline, all[start:end])
 		p.flush()
 		start = end
@@ -130,7 +137,7 @@ func PackStableSeqWith(c tokens.Counter, skeleton string, budget int, seed int64
 // it still fits, so this is linear in the parts times the parts a batch
 // holds. A part that fits nowhere beside others is a batch of its own, as
 // in Pack.
-func stableEnds(prompt tokens.Prompt, newline tokens.Count, budget int, seed int64, parts []part) []int {
+func stableEnds(fits func(tokens.Count) bool, newline tokens.Count, seed int64, parts []part) []int {
 	n := len(parts)
 	weights := make([]float64, n+1)
 	for j := 1; j <= n; j++ {
@@ -146,7 +153,7 @@ func stableEnds(prompt tokens.Prompt, newline tokens.Count, budget int, seed int
 				c = c.Add(newline)
 			}
 			c = c.Add(parts[j-1].count)
-			if j > i+1 && !prompt.Fits(c, budget) {
+			if j > i+1 && !fits(c) {
 				break
 			}
 			if v := weights[j] - BatchCost + best[j]; v > best[i] {

@@ -45,7 +45,7 @@ func TestStableEndsOfEqualTotals(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, stableEnds(prompt, newline, budget, 0, tc.parts))
+			assert.Equal(t, tc.want, stableEnds(func(c tokens.Count) bool { return prompt.Fits(c, budget) }, newline, 0, tc.parts))
 		})
 	}
 }

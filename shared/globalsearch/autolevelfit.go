@@ -78,7 +78,7 @@ func (e *Engine) plannedTokens(in mapInputs, h *hierarchy, p Params, level Level
 	if err != nil {
 		return 0, err
 	}
-	packed, err := pack(counter, e.prompts().Map.Skeleton(p.Query), p, rung)
+	packed, err := pack(counter, e.prompts().Map, p, rung)
 	if err != nil {
 		return 0, err
 	}

@@ -41,7 +41,7 @@ func (e *Engine) planWith(ctx context.Context, p Params, pick picker, spent int)
 	// The read may have fixed a namespace seed (docs/contract.md#seed-policy).
 	p = plan.Params
 	sources := in.allSources()
-	packed, err := pack(counter, skeleton, p, in)
+	packed, err := pack(counter, e.prompts().Map, p, in)
 	if err != nil {
 		var tooSmall *batch.TooSmallError
 		if errors.As(err, &tooSmall) || errors.Is(err, batch.ErrPromptTooLarge) {
