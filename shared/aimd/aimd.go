@@ -31,6 +31,7 @@ type Limiter struct {
 	served    bool
 	stats     Stats
 	openSlots chan struct{} // closed, and replaced, whenever a slot may have opened
+	pace      pacer         // the refused calls waiting to be sent again (pace.go)
 }
 
 // Stats is what a Limiter did.
@@ -45,7 +46,12 @@ type Stats struct {
 }
 
 // Slot is one call's admission by the Limiter; Done or Throttled returns it.
-type Slot struct{ epoch int }
+// A probe is a call the pacer let go from its queue (pace.go): how it ends
+// tells the pacer whether the quota had room.
+type Slot struct {
+	epoch int
+	probe bool
+}
 
 // New returns a Limiter that starts at ceiling (at least 1): a refused call
 // costs the server nothing, so the limit starts high and the first refusal
@@ -54,14 +60,20 @@ type Slot struct{ epoch int }
 func New(ceiling int) *Limiter {
 	ceiling = max(ceiling, 1)
 	return &Limiter{ceiling: ceiling, limit: ceiling, stats: Stats{Ceiling: ceiling, Peak: ceiling},
-		openSlots: make(chan struct{})}
+		openSlots: make(chan struct{}), pace: pacer{interval: FirstInterval}}
 }
 
 // Acquire waits for a slot: until fewer calls than the limit are in
-// flight, or ctx ends.
+// flight, or ctx ends. While refused calls wait for the pacer, a new call
+// waits behind them (pace.go): the quota that refused them has no room for
+// it either, and it would take the room they are waiting for.
 func (l *Limiter) Acquire(ctx context.Context) (Slot, error) {
 	for {
 		l.mu.Lock()
+		if len(l.pace.queue) > 0 {
+			l.mu.Unlock()
+			return l.wait(ctx, false)
+		}
 		if l.inFlight < l.limit {
 			l.inFlight++
 			s := Slot{epoch: l.epoch}
@@ -91,6 +103,7 @@ func (l *Limiter) Done(s Slot) {
 		l.stats.Peak = max(l.stats.Peak, l.limit)
 	}
 	l.release()
+	l.slotFreed()
 }
 
 // Throttled returns the slot of a call the server refused for load. The
@@ -102,12 +115,13 @@ func (l *Limiter) Throttled(s Slot) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.stats.Throttled++
-	if l.served && s.epoch == l.epoch {
+	if l.served && s.epoch == l.epoch && !s.probe {
 		l.limit = max(1, l.limit/2)
 		l.epoch++
 		l.admitted = 0
 	}
 	l.release()
+	l.refusedProbe(s)
 }
 
 // release frees a slot; l.mu is held.
@@ -131,25 +145,6 @@ func (l *Limiter) Stats() Stats {
 	s := l.stats
 	s.Final = l.limit
 	return s
-}
-
-// The waits after a refused call: the first is FirstBackoff, each next one
-// twice the one before, up to MaxBackoff.
-const (
-	FirstBackoff = time.Second
-	MaxBackoff   = 30 * time.Second
-)
-
-// Backoff is the wait before the retry that follows a call's n-th refusal
-// (n from 1). It is the same for every call: the limit, not a random
-// spread, keeps the retries from arriving all at once, since each takes a
-// slot again.
-func Backoff(n int) time.Duration {
-	d := FirstBackoff
-	for i := 1; i < n && d < MaxBackoff; i++ {
-		d *= 2
-	}
-	return min(d, MaxBackoff)
 }
 
 // Wait sleeps d or until ctx ends, and returns ctx's error in that case.

@@ -71,7 +71,11 @@ func admitted(ctx context.Context, limiter *aimd.Limiter, call func(attempt int)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		slot, err := limiter.Acquire(ctx)
+		take := limiter.Acquire
+		if refused(last) {
+			take = limiter.Retry // the pacer sends it again (docs/contract.md#auto-concurrency)
+		}
+		slot, err := take(ctx)
 		if err != nil {
 			return err
 		}
@@ -87,11 +91,6 @@ func admitted(ctx context.Context, limiter *aimd.Limiter, call func(attempt int)
 		limiter.Throttled(slot)
 		if refusals++; refusals > ThrottleRetries {
 			attempt++
-		}
-		if attempt <= MapAttempts {
-			if err := aimd.Wait(ctx, aimd.Backoff(refusals)); err != nil {
-				return err
-			}
 		}
 	}
 	return last
