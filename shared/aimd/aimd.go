@@ -115,13 +115,27 @@ func (l *Limiter) Throttled(s Slot) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.stats.Throttled++
-	if l.served && s.epoch == l.epoch && !s.probe {
-		l.limit = max(1, l.limit/2)
-		l.epoch++
-		l.admitted = 0
+	switch {
+	case !l.served:
+	case s.probe:
+		// The pacer sent it, one call past those in flight: the server
+		// holds those and no more, which is the limit now, if lower.
+		if held := max(1, l.inFlight-1); held < l.limit {
+			l.decrease(held)
+		}
+	case s.epoch == l.epoch:
+		l.decrease(max(1, l.limit/2))
 	}
 	l.release()
 	l.refusedProbe(s)
+}
+
+// decrease lowers the limit to limit and starts a new epoch and window;
+// l.mu is held.
+func (l *Limiter) decrease(limit int) {
+	l.limit = limit
+	l.epoch++
+	l.admitted = 0
 }
 
 // release frees a slot; l.mu is held.
