@@ -152,10 +152,11 @@ func TestAcquireQueuesBehindTheRefused(t *testing.T) {
 	})
 }
 
-// A probe the server refuses leaves the limit: it was the pacer, not the
-// limit, that sent it, and the interval already slows the next one. The
-// refusals of calls sent under the limit halve it as before.
-func TestProbeRefusalLeavesTheLimit(t *testing.T) {
+// A probe the server refuses lowers the limit to the calls it holds
+// besides, never raises it: the pacer sent it one past those, and they
+// were what the quota admits. The refusals of calls sent under the limit
+// halve it as before.
+func TestProbeRefusalLowersTheLimitToTheCallsHeld(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
@@ -163,14 +164,27 @@ func TestProbeRefusalLeavesTheLimit(t *testing.T) {
 		served, err := l.Acquire(ctx)
 		require.NoError(t, err)
 		l.Done(served) // the server has admitted a call
+		held := make([]aimd.Slot, 2)
+		for i := range held {
+			held[i], err = l.Acquire(ctx)
+			require.NoError(t, err)
+		}
 		start := time.Now()
 		turns := refused(ctx, t, l, 1, start)
 		assert.Equal(t, 4, l.Limit(), "a call sent under the limit, refused, halves it")
 		probe := <-turns
 		require.NoError(t, probe.err)
 		l.Throttled(probe.slot)
-		assert.Equal(t, 4, l.Limit(), "a refused probe leaves it")
-		assert.Equal(t, aimd.Stats{Ceiling: 8, Peak: 8, Final: 4, Throttled: 2}, l.Stats())
+		assert.Equal(t, 2, l.Limit(), "a refused probe: the two calls held")
+		retry(ctx, l, start, turns)
+		synctest.Wait()
+		require.Empty(t, turns, "two in flight under a limit of 2: its turn waits for a slot")
+		l.Done(held[0])
+		probe = <-turns
+		require.NoError(t, probe.err)
+		l.Throttled(probe.slot)
+		assert.Equal(t, 1, l.Limit(), "refused again with one call held")
+		assert.Equal(t, aimd.Stats{Ceiling: 8, Peak: 8, Final: 1, Throttled: 3}, l.Stats())
 	})
 }
 
