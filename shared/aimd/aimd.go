@@ -2,8 +2,9 @@
 // multiplicative decrease, the rule TCP sizes its window by. A caller takes
 // a slot before each call and says how the call ended; the limit grows by
 // one after every window of calls the server admitted and halves when one
-// is refused for load (docs/contract.md#auto-concurrency). It knows nothing
-// of models or batches.
+// is refused for load (docs/contract.md#auto-concurrency). The refused
+// calls wait in its one queue and are sent again paced (pace.go). It knows
+// nothing of models or batches.
 package aimd
 
 import (
@@ -110,7 +111,11 @@ func (l *Limiter) Done(s Slot) {
 // first refusal of the calls sent under one limit halves it (floor 1),
 // once the server has admitted a call: before that its quota is empty
 // (docs/contract.md#auto-concurrency), and halving would only leave the
-// quota idle once it refills, to be climbed back a window at a time.
+// quota idle once it refills, to be climbed back a window at a time. A
+// refused probe (pace.go) lowers the limit to the calls in flight besides
+// it instead: halving on each of them, one every interval, would bring the
+// limit under what a quota limited by its rate rather than its calls in
+// flight sustains. The call then waits for the pacer: Retry.
 func (l *Limiter) Throttled(s Slot) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -17,14 +17,15 @@ const (
 
 // pacer sends the refused calls again one at a time, at the rate the
 // server admits them (docs/contract.md#auto-concurrency). Each call backing
-// off on its own, as Bedrock's SDK does, sends them together: a quota that
-// starts empty refuses every call of a run at once, so they all back off
-// in step (1, 2, 4, 8 s) and the last ones wait a whole doubled backoff
-// after the quota could have admitted them. Here they wait in one queue
-// and one call, the probe, tries at a time: a refused probe doubles the
-// interval to the next one, an admitted probe halves it and the next call
-// goes at once, so the retries find the quota's refill rate as TCP's slow
-// start finds a path's. Its fields are the Limiter's, under its mutex.
+// off on its own sends them together: a quota that starts empty refuses
+// every call of a run at once, so they all back off in step (1, 2, 4, 8 s)
+// and the last ones wait a whole doubled backoff after the quota could
+// have admitted them. Here they wait in one queue and one call, the probe,
+// goes at a time: a refused probe doubles the interval to the next one; a
+// probe not refused by the next one's time was admitted, and the interval
+// after that one halves. The retries so find the quota's refill rate as
+// TCP's slow start finds a path's. Its fields are the Limiter's, under its
+// mutex.
 type pacer struct {
 	queue    []*waiter
 	interval time.Duration
