@@ -2,8 +2,9 @@
 // multiplicative decrease, the rule TCP sizes its window by. A caller takes
 // a slot before each call and says how the call ended; the limit grows by
 // one after every window of calls the server admitted and halves when one
-// is refused for load (docs/contract.md#auto-concurrency). It knows nothing
-// of models or batches.
+// is refused for load (docs/contract.md#auto-concurrency). The refused
+// calls wait in its one queue and are sent again paced (pace.go). It knows
+// nothing of models or batches.
 package aimd
 
 import (
@@ -31,6 +32,7 @@ type Limiter struct {
 	served    bool
 	stats     Stats
 	openSlots chan struct{} // closed, and replaced, whenever a slot may have opened
+	pace      pacer         // the refused calls waiting to be sent again (pace.go)
 }
 
 // Stats is what a Limiter did.
@@ -45,7 +47,12 @@ type Stats struct {
 }
 
 // Slot is one call's admission by the Limiter; Done or Throttled returns it.
-type Slot struct{ epoch int }
+// A probe is a call the pacer let go from its queue (pace.go): how it ends
+// tells the pacer whether the quota had room.
+type Slot struct {
+	epoch int
+	probe bool
+}
 
 // New returns a Limiter that starts at ceiling (at least 1): a refused call
 // costs the server nothing, so the limit starts high and the first refusal
@@ -54,14 +61,20 @@ type Slot struct{ epoch int }
 func New(ceiling int) *Limiter {
 	ceiling = max(ceiling, 1)
 	return &Limiter{ceiling: ceiling, limit: ceiling, stats: Stats{Ceiling: ceiling, Peak: ceiling},
-		openSlots: make(chan struct{})}
+		openSlots: make(chan struct{}), pace: pacer{interval: FirstInterval}}
 }
 
 // Acquire waits for a slot: until fewer calls than the limit are in
-// flight, or ctx ends.
+// flight, or ctx ends. While refused calls wait for the pacer, a new call
+// waits behind them (pace.go): the quota that refused them has no room for
+// it either, and it would take the room they are waiting for.
 func (l *Limiter) Acquire(ctx context.Context) (Slot, error) {
 	for {
 		l.mu.Lock()
+		if len(l.pace.queue) > 0 {
+			l.mu.Unlock()
+			return l.wait(ctx, false)
+		}
 		if l.inFlight < l.limit {
 			l.inFlight++
 			s := Slot{epoch: l.epoch}
@@ -91,23 +104,43 @@ func (l *Limiter) Done(s Slot) {
 		l.stats.Peak = max(l.stats.Peak, l.limit)
 	}
 	l.release()
+	l.slotFreed()
 }
 
 // Throttled returns the slot of a call the server refused for load. The
 // first refusal of the calls sent under one limit halves it (floor 1),
 // once the server has admitted a call: before that its quota is empty
 // (docs/contract.md#auto-concurrency), and halving would only leave the
-// quota idle once it refills, to be climbed back a window at a time.
+// quota idle once it refills, to be climbed back a window at a time. A
+// refused probe (pace.go) lowers the limit to the calls in flight besides
+// it instead: halving on each of them, one every interval, would bring the
+// limit under what a quota limited by its rate rather than its calls in
+// flight sustains. The call then waits for the pacer: Retry.
 func (l *Limiter) Throttled(s Slot) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.stats.Throttled++
-	if l.served && s.epoch == l.epoch {
-		l.limit = max(1, l.limit/2)
-		l.epoch++
-		l.admitted = 0
+	switch {
+	case !l.served:
+	case s.probe:
+		// The pacer sent it, one call past those in flight: the server
+		// holds those and no more, which is the limit now, if lower.
+		if held := max(1, l.inFlight-1); held < l.limit {
+			l.decrease(held)
+		}
+	case s.epoch == l.epoch:
+		l.decrease(max(1, l.limit/2))
 	}
 	l.release()
+	l.refusedProbe(s)
+}
+
+// decrease lowers the limit to limit and starts a new epoch and window;
+// l.mu is held.
+func (l *Limiter) decrease(limit int) {
+	l.limit = limit
+	l.epoch++
+	l.admitted = 0
 }
 
 // release frees a slot; l.mu is held.
@@ -131,25 +164,6 @@ func (l *Limiter) Stats() Stats {
 	s := l.stats
 	s.Final = l.limit
 	return s
-}
-
-// The waits after a refused call: the first is FirstBackoff, each next one
-// twice the one before, up to MaxBackoff.
-const (
-	FirstBackoff = time.Second
-	MaxBackoff   = 30 * time.Second
-)
-
-// Backoff is the wait before the retry that follows a call's n-th refusal
-// (n from 1). It is the same for every call: the limit, not a random
-// spread, keeps the retries from arriving all at once, since each takes a
-// slot again.
-func Backoff(n int) time.Duration {
-	d := FirstBackoff
-	for i := 1; i < n && d < MaxBackoff; i++ {
-		d *= 2
-	}
-	return min(d, MaxBackoff)
 }
 
 // Wait sleeps d or until ctx ends, and returns ctx's error in that case.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -159,44 +158,4 @@ func TestThrottledGivesTheSlotBackUnderTheNewLimit(t *testing.T) {
 		l.Done(slots[2])
 		assert.NoError(t, <-got)
 	})
-}
-
-func TestBackoff(t *testing.T) {
-	tests := []struct {
-		n    int
-		want time.Duration
-	}{
-		{1, time.Second}, {2, 2 * time.Second}, {3, 4 * time.Second}, {5, 16 * time.Second},
-		{6, 30 * time.Second}, {9, 30 * time.Second}, {1000, 30 * time.Second},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, aimd.Backoff(tt.n), "refusal %d", tt.n)
-	}
-}
-
-func TestWait(t *testing.T) {
-	tests := []struct {
-		name     string
-		cancelAt time.Duration // 0: never
-		wantErr  error
-		wantTook time.Duration
-	}{
-		{"the whole wait", 0, nil, 3 * time.Second},
-		{"ended by its context", time.Second, context.Canceled, time.Second},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				ctx, cancel := context.WithCancel(t.Context())
-				defer cancel()
-				if tt.cancelAt > 0 {
-					time.AfterFunc(tt.cancelAt, cancel)
-				}
-				start := time.Now()
-				err := aimd.Wait(ctx, 3*time.Second)
-				assert.ErrorIs(t, err, tt.wantErr)
-				assert.Equal(t, tt.wantTook, time.Since(start))
-			})
-		})
-	}
 }

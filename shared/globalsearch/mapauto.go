@@ -12,9 +12,10 @@ import (
 // (docs/contract.md#auto-concurrency): it starts at its ceiling, halves
 // when the model refuses a call for load (KindThrottled) once it has
 // admitted one (an empty quota's refusals leave it) and grows by one
-// after each window of admitted calls. A refused call is retried after a
-// backoff without spending one of the batch's MapAttempts, up to
-// ThrottleRetries times a batch; past that each refusal is a failed
+// after each window of admitted calls. A refused call waits in the
+// limiter's one queue and is sent again when its pacer's probe comes,
+// without spending one of the batch's MapAttempts, up to ThrottleRetries
+// times a batch; past that each refusal is a failed
 // attempt, so a model that never admits a call still ends the run.
 type AutoConcurrency struct {
 	// Ceiling is the most map calls in flight; 0 is DefaultAutoCeiling.
@@ -29,8 +30,9 @@ type AutoConcurrency struct {
 const DefaultAutoCeiling = 64
 
 // ThrottleRetries is how many refused calls a batch retries without
-// spending an attempt: with the backoffs of package aimd (1, 2, 4, 8, 16,
-// then 30 s) about two minutes of refusals.
+// spending an attempt: against a model that refuses every call, the
+// pacer's intervals of package aimd (1, 2, 4, 8, 16, then 30 s) make that
+// about two minutes of refusals.
 const ThrottleRetries = 8
 
 // AutoConcurrencyReport is what the adaptive limit did in one run, as
@@ -62,8 +64,8 @@ func (a AutoConcurrency) forEachBatch(ctx context.Context, count int, try func(c
 
 // admitted makes the attempts at one batch, each in a slot of limiter. A
 // call the model refused for load gives its slot back and is made again
-// after a backoff as the same attempt, ThrottleRetries times at most: a
-// refusal is admission denied, not a failed call.
+// when the limiter's pacer sends it, as the same attempt, ThrottleRetries
+// times at most: a refusal is admission denied, not a failed call.
 func admitted(ctx context.Context, limiter *aimd.Limiter, call func(attempt int) error) error {
 	var last error
 	refusals := 0
@@ -71,7 +73,11 @@ func admitted(ctx context.Context, limiter *aimd.Limiter, call func(attempt int)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		slot, err := limiter.Acquire(ctx)
+		take := limiter.Acquire
+		if refused(last) {
+			take = limiter.Retry // the pacer sends it again (docs/contract.md#auto-concurrency)
+		}
+		slot, err := take(ctx)
 		if err != nil {
 			return err
 		}
@@ -87,11 +93,6 @@ func admitted(ctx context.Context, limiter *aimd.Limiter, call func(attempt int)
 		limiter.Throttled(slot)
 		if refusals++; refusals > ThrottleRetries {
 			attempt++
-		}
-		if attempt <= MapAttempts {
-			if err := aimd.Wait(ctx, aimd.Backoff(refusals)); err != nil {
-				return err
-			}
 		}
 	}
 	return last
