@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/graphrag-global/graphrag-global/shared/batch"
+	"github.com/graphrag-global/graphrag-global/shared/tokens"
 )
 
 // referencePlan is planWith's spent for the plan of every leaf that dynamic
@@ -154,7 +155,11 @@ func packRatings(p Params, h *hierarchy, ids []string) ([]batch.Batch, error) {
 	for i, id := range ids {
 		items[i] = batch.Item{ID: id, Text: ratingText(h.byID[id])}
 	}
-	packed, err := batch.Pack(RatePromptSkeleton(p.Query), p.MapPromptBudget(), items)
+	// The rating prompt holds the map's question allowance too, so that a
+	// round's batches, and the prompt cache, are shared across questions
+	// (docs/contract.md#question-allowance).
+	reserve := questionReserve(tokens.EstimateCounter, ratePrompt(), p.Query, p.MapPromptBudget())
+	packed, err := batch.PackSeqReserving(tokens.EstimateCounter, RatePromptSkeleton(p.Query), reserve, p.MapPromptBudget(), slices.Values(items))
 	var tooSmall *batch.TooSmallError
 	if errors.As(err, &tooSmall) || errors.Is(err, batch.ErrPromptTooLarge) {
 		return nil, &Error{Kind: KindInvalidInput, Err: fmt.Errorf("rating prompt: %w", err)}
