@@ -11,18 +11,29 @@ import (
 // lets them all through, and every later call too. If the n never arrive
 // together within the deadline, it lets everything through and opened
 // reports false: the deadline is the failure path, never a measurement.
+// The deadline runs from the first call, not from newBarrier: a barrier
+// made before parallel subtests start must not expire while its subtest
+// still waits its turn behind the others.
 type barrier struct {
-	n       int
-	ctx     context.Context
-	mu      sync.Mutex
-	waiting int
-	open    chan struct{}
+	n        int
+	deadline time.Duration
+	ctx      context.Context
+	cancel   context.CancelFunc
+	mu       sync.Mutex
+	waiting  int
+	open     chan struct{}
 }
 
 func newBarrier(t *testing.T, n int, deadline time.Duration) *barrier {
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
-	t.Cleanup(cancel)
-	return &barrier{n: n, ctx: ctx, open: make(chan struct{})}
+	b := &barrier{n: n, deadline: deadline, open: make(chan struct{})}
+	t.Cleanup(func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.cancel != nil {
+			b.cancel()
+		}
+	})
+	return b
 }
 
 func (b *barrier) wait() {
@@ -30,6 +41,9 @@ func (b *barrier) wait() {
 	if b.opened() {
 		b.mu.Unlock()
 		return
+	}
+	if b.ctx == nil {
+		b.ctx, b.cancel = context.WithTimeout(context.Background(), b.deadline)
 	}
 	// Calls that come one after another, each given up on, never add up:
 	// only calls waiting at the same time open the barrier.
