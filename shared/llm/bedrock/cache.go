@@ -10,11 +10,12 @@ import (
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
-// The prompt cache settings (docs/contract.md#prompt-cache).
+// The prompt cache settings (docs/contract.md#prompt-cache): the request
+// field's values, named once in globalsearch.
 const (
-	CacheOff        = "off"
-	CacheFiveMinute = "5m"
-	CacheOneHour    = "1h"
+	CacheOff        = globalsearch.PromptCacheOff
+	CacheFiveMinute = globalsearch.PromptCache5m
+	CacheOneHour    = globalsearch.PromptCache1h
 )
 
 // CacheFamily is what Bedrock documents for one family of models that
