@@ -49,10 +49,9 @@ func nonNilIDs(ids []string) []string {
 	return ids
 }
 
-// graphItems are the items of r's entities and relationships in
-// partition, for add (ReplaceNamespace).
-func graphItems(r globalsearch.Records, partition string, add func(kind, id string, v any) error) error {
-	key := func(prefix, id string) indexKey { return indexKey{Namespace: partition, SK: prefix + id} }
+// graphItems are the items of r's entities and relationships, keyed by
+// key, for add (ReplaceNamespace).
+func graphItems(r globalsearch.Records, key func(prefix, id string) indexKey, add func(kind, id string, v any) error) error {
 	for _, v := range r.Entities {
 		if err := add("entity", v.ID, entityItem{key(prefixEntity, v.ID), v.ID, v.Title, v.Type, v.Description, v.Degree, nonNilIDs(v.CommunityIDs)}); err != nil {
 			return err

@@ -212,9 +212,11 @@ func readKind[I storedItem[R], R any](ctx context.Context, v *snapshot, prefix, 
 		return []R{}, nil
 	}
 	query := func(consistent bool) ([]item, error) {
-		return v.s.queryAll(ctx, v.s.table, expression.NewBuilder().WithKeyCondition(
-			expression.Key(attrNamespace).Equal(expression.Value(versionPartition(v.namespace, v.version))).
-				And(expression.Key(attrSK).BeginsWith(prefix))), consistent)
+		return eachPartition(ctx, versionPartitions(v.namespace, v.version), func(ctx context.Context, partition string) ([]item, error) {
+			return v.s.queryAll(ctx, v.s.table, expression.NewBuilder().WithKeyCondition(
+				expression.Key(attrNamespace).Equal(expression.Value(partition)).
+					And(expression.Key(attrSK).BeginsWith(prefix))), consistent)
+		})
 	}
 	items, err := query(v.counts == nil)
 	if err == nil && v.counts != nil && len(items) != count(*v.counts) {
@@ -238,7 +240,6 @@ func (v *snapshot) Chunks(ctx context.Context, ids []string) ([]globalsearch.Chu
 	if v.namespace == "" || len(ids) == 0 {
 		return []globalsearch.Chunk{}, nil
 	}
-	partition := versionPartition(v.namespace, v.version)
 	seen := make(map[string]bool, len(ids))
 	keys := make([]item, 0, len(ids))
 	for _, id := range ids {
@@ -249,7 +250,8 @@ func (v *snapshot) Chunks(ctx context.Context, ids []string) ([]globalsearch.Chu
 		if v.queryChunks(len(seen)) {
 			return v.chunksByQuery(ctx, ids)
 		}
-		key, err := attributevalue.MarshalMap(indexKey{Namespace: partition, SK: prefixChunk + id})
+		sk := prefixChunk + id
+		key, err := attributevalue.MarshalMap(indexKey{Namespace: recordPartition(v.namespace, v.version, sk), SK: sk})
 		if err != nil {
 			return nil, fmt.Errorf("encode key of chunk %s: %w", id, err)
 		}

@@ -92,6 +92,9 @@ type Client struct {
 	now        func() time.Time
 	backoff    Backoff
 	queryLimit int32
+	// shardBytes is the most record bytes one shard of a version holds
+	// (WithShardBytes; 0: DefaultShardBytes).
+	shardBytes int64
 }
 
 // Index is the index table (globalsearch.Index, IndexWriter,

@@ -45,25 +45,25 @@ func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r global
 	if len(r.Summaries) == 0 {
 		return globalsearch.Errorf(globalsearch.KindInvalidInput, "namespace %s: %s", namespace, globalsearch.NoSummariesMessage)
 	}
-	version := s.newVersion()
-	partition := versionPartition(namespace, version)
-	puts := make([]types.WriteRequest, 0, len(r.Summaries)+len(r.Claims)+len(r.Chunks))
+	items := make([]encodedRecord, 0, len(r.Summaries)+len(r.Claims)+len(r.Chunks))
 	counts := recordCounts{Summaries: len(r.Summaries), Claims: len(r.Claims), Chunks: len(r.Chunks), Entities: len(r.Entities), Relationships: len(r.Relationships)}
+	var total int64
 	add := func(kind, id string, v any) error {
 		it, err := attributevalue.MarshalMap(v)
 		if err != nil {
 			return fmt.Errorf("namespace %s: encode %s %q: %w", namespace, kind, id, err)
 		}
-		if err := checkSize(fmt.Sprintf("namespace %s: %s %q", namespace, kind, id), it); err != nil {
-			return err
-		}
+		size := int64(itemSize(it))
 		if kind == "chunk" {
-			counts.ChunkBytes += int64(itemSize(it))
+			counts.ChunkBytes += size
 		}
-		puts = append(puts, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
+		total += size
+		items = append(items, encodedRecord{kind, id, it})
 		return nil
 	}
-	key := func(prefix, id string) indexKey { return indexKey{Namespace: partition, SK: prefix + id} }
+	// The partition is set once the size of every record says how many
+	// shards the version takes.
+	key := func(prefix, id string) indexKey { return indexKey{SK: prefix + id} }
 	for _, v := range r.Summaries {
 		if err := add("summary", v.ID, summaryItem{key(prefixSummary, v.ID), v.ID, v.Level, v.ParentCommunityID, v.Title, v.Summary, v.Rank, v.Size, v.ShortSummary}); err != nil {
 			return err
@@ -79,7 +79,12 @@ func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r global
 			return err
 		}
 	}
-	if err := graphItems(r, partition, add); err != nil {
+	if err := graphItems(r, key, add); err != nil {
+		return err
+	}
+	version := shardedVersion(s.newVersion(), s.shardCount(total))
+	puts, err := placed(namespace, version, items)
+	if err != nil {
 		return err
 	}
 
@@ -91,6 +96,28 @@ func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r global
 		return s.abandon(ctx, namespace, version, fmt.Errorf("namespace %s: nothing replaced (the previous records still read): write records: %w", namespace, err))
 	}
 	return s.switchTo(ctx, namespace, old, version, counts, true)
+}
+
+// encodedRecord is one encoded record of an ingest, before its partition is
+// known.
+type encodedRecord struct {
+	kind, id string
+	item     item
+}
+
+// placed puts every record in its partition of version (recordPartition)
+// and checks it against DynamoDB's item limit with its key.
+func placed(namespace, version string, records []encodedRecord) ([]types.WriteRequest, error) {
+	puts := make([]types.WriteRequest, len(records))
+	for i, rec := range records {
+		sk := sortKey(rec.item)
+		rec.item[attrNamespace] = &types.AttributeValueMemberS{Value: recordPartition(namespace, version, sk)}
+		if err := checkSize(fmt.Sprintf("namespace %s: %s %q", namespace, rec.kind, rec.id), rec.item); err != nil {
+			return nil, err
+		}
+		puts[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: rec.item}}
+	}
+	return puts, nil
 }
 
 // DeleteNamespace implements globalsearch.IndexWriter: it switches the
@@ -271,9 +298,13 @@ func (s *Index) dropVersion(ctx context.Context, namespace, version string, pend
 			return wrap(err, "retire version %s", version)
 		}
 	}
-	keys, err := s.namespaceKeys(ctx, versionPartition(namespace, version))
-	if err != nil {
-		return err
+	var keys []indexKey
+	for _, p := range versionPartitions(namespace, version) {
+		more, err := s.namespaceKeys(ctx, p)
+		if err != nil {
+			return err
+		}
+		keys = append(keys, more...)
 	}
 	deletes := make([]types.WriteRequest, 0, len(keys))
 	for _, k := range keys {
