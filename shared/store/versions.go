@@ -53,11 +53,7 @@ func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r global
 		if err != nil {
 			return fmt.Errorf("namespace %s: encode %s %q: %w", namespace, kind, id, err)
 		}
-		size := int64(itemSize(it))
-		if kind == "chunk" {
-			counts.ChunkBytes += size
-		}
-		total += size
+		total += int64(itemSize(it))
 		items = append(items, encodedRecord{kind, id, it})
 		return nil
 	}
@@ -83,7 +79,7 @@ func (s *Index) ReplaceNamespace(ctx context.Context, namespace string, r global
 		return err
 	}
 	version := shardedVersion(s.newVersion(), s.shardCount(total))
-	puts, err := placed(namespace, version, items)
+	puts, err := placed(namespace, version, items, &counts)
 	if err != nil {
 		return err
 	}
@@ -106,14 +102,18 @@ type encodedRecord struct {
 }
 
 // placed puts every record in its partition of version (recordPartition)
-// and checks it against DynamoDB's item limit with its key.
-func placed(namespace, version string, records []encodedRecord) ([]types.WriteRequest, error) {
+// and checks it against DynamoDB's item limit with its key; counts gets
+// the chunks' size as stored.
+func placed(namespace, version string, records []encodedRecord, counts *recordCounts) ([]types.WriteRequest, error) {
 	puts := make([]types.WriteRequest, len(records))
 	for i, rec := range records {
 		sk := sortKey(rec.item)
 		rec.item[attrNamespace] = &types.AttributeValueMemberS{Value: recordPartition(namespace, version, sk)}
 		if err := checkSize(fmt.Sprintf("namespace %s: %s %q", namespace, rec.kind, rec.id), rec.item); err != nil {
 			return nil, err
+		}
+		if rec.kind == "chunk" {
+			counts.ChunkBytes += int64(itemSize(rec.item))
 		}
 		puts[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: rec.item}}
 	}
