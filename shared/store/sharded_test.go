@@ -110,4 +110,3 @@ func versionShards(t *testing.T, client *dynamodb.Client, table, namespace strin
 	}
 	return got
 }
-
