@@ -70,11 +70,13 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 	}
 	// A throttled call is the model refusing admission: with --concurrency
 	// auto it spends no attempt (docs/contract.md#auto-concurrency), so the
-	// log says which it was, and it is no call that cost anything.
+	// log says which it was, and it is no call of the run's figures. At a
+	// fixed limit it is a failed attempt like any other, and so counted.
 	status := "failed"
 	if refused {
 		status = "throttled"
-	} else {
+	}
+	if !refused || e.AutoConcurrency == nil {
 		e.tallyAttempt(ctx, queryID, b.RunID, MapAttempt{BatchIndex: index, Calls: 1,
 			InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens,
 			CacheReadInputTokens: resp.CacheReadInputTokens, CacheWriteInputTokens: resp.CacheWriteInputTokens})
