@@ -128,6 +128,8 @@ func TestFailedMapAttemptsAreCounted(t *testing.T) {
 		{name: "a throttled call at a fixed limit, then an answer", script: map[string][]reply{"c1": {{err: throttled}}},
 			wantStatus: gs.StatusCompleted},
 		{name: "a failed save, then an answer", failSaves: 1, wantStatus: gs.StatusCompleted},
+		{name: "throttled twice at a fixed limit: the batch fails", script: map[string][]reply{"c0": {{err: throttled}, {err: throttled}}},
+			wantStatus: gs.StatusPartial, wantFailed: 1},
 		{name: "unparseable output twice: the batch fails", script: map[string][]reply{"c1": {{text: "not json"}, {text: "{}"}}},
 			wantStatus: gs.StatusPartial, wantFailed: 1},
 		{name: "every batch fails", script: map[string][]reply{"c0": {{text: "no"}, {text: "no"}}, "c1": {{text: "no"}, {err: errors.New("model: timeout")}}},
