@@ -149,7 +149,7 @@ func (e *Engine) mapStage(ctx context.Context, plan Plan, answers []MapAnswer, f
 
 // newResult fills what every result says about its plan and map stage:
 // answers, the failures the map stage reported, and attempts, the
-// tallies of the attempts no answer holds (docs/contract.md#map-calls).
+// tallies of the attempts no answer holds (docs/contract.md#failed-attempts).
 //
 // Every attempt's tokens are counted once, from its answer or its tally.
 // Calls are counted once too: an answer's Attempts holds the attempts

@@ -109,7 +109,7 @@ func assertMapSpend(t *testing.T, want gs.StageUsage, d gs.Diagnostics, what str
 // failed call, a failed save) is counted in the result's map calls,
 // tokens, cache tokens, totals and cost, whether its batch is answered
 // later or fails; and the stored spend of the run reads the same figures
-// (docs/contract.md#map-calls).
+// (docs/contract.md#failed-attempts).
 func TestFailedMapAttemptsAreCounted(t *testing.T) {
 	throttled := gs.Errorf(gs.KindThrottled, "model: too many requests")
 	tests := []struct {
@@ -216,7 +216,7 @@ func TestRunSpendCountsUnsavedAttempts(t *testing.T) {
 
 // TestReportedFailureKeepsItsAnswersSpend: an answer stored for a batch the
 // map stage reports failed is left out of the answers, but its tokens
-// were spent, and its call is the report's (docs/contract.md#map-calls).
+// were spent, and its call is the report's (docs/contract.md#failed-attempts).
 func TestReportedFailureKeepsItsAnswersSpend(t *testing.T) {
 	ctx := context.Background()
 	model := &spendModel{}

@@ -88,9 +88,9 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 
 // keepAnswer validates the model's output resp for batch b, caches it
 // (under key, when set) and saves it as the answer a of this attempt (a
-// holds its batch index and times). An
-// output that breaks the rules, or a save that fails, is its error: the
-// caller counts that attempt's call and tokens elsewhere (tallyAttempt).
+// holds its batch index and times). An output that breaks the rules, or a
+// save that fails, is its error: the caller counts that attempt's call and
+// tokens elsewhere (tallyAttempt).
 func (e *Engine) keepAnswer(ctx context.Context, queryID string, b Batch, attempt int, key string, headerIDs []string, a MapAnswer, resp ModelResponse) (MapAnswer, error) {
 	var err error
 	a.Answer, a.Usefulness, err = ParseMapOutput(resp.Text)
@@ -117,7 +117,7 @@ func (e *Engine) keepAnswer(ctx context.Context, queryID string, b Batch, attemp
 
 // tallyAttempt records a map attempt whose call was made but whose answer
 // was not saved, so that the call and its tokens are counted although no
-// answer holds them (docs/contract.md#map-calls). It is saved even when
+// answer holds them (docs/contract.md#failed-attempts). It is saved even when
 // the run's context has ended: a call cancelled in flight may be paid for.
 // A failed write is logged and leaves the attempt's own error as it was:
 // the figures then miss that one attempt, as they did before tallies.

@@ -192,8 +192,8 @@ type Answers interface {
 }
 
 // MapAttempt is the tally of one map batch's attempts that reached the
-// model and were not saved as its answer (docs/contract.md#map-calls): an
-// answer that broke the output rules or failed to save, a call that
+// model and were not saved as its answer (docs/contract.md#failed-attempts):
+// an answer that broke the output rules or failed to save, a call that
 // failed. Each adds its call and the tokens the model reported (none for a
 // call that failed), so that what they cost is counted although no answer
 // holds it.

@@ -26,7 +26,8 @@ type SpendSource interface {
 // saved a result still reports the calls, tokens and cost it paid for
 // (docs/contract.md#cancel). A query id with no plan yet has spent nothing
 // that is stored. The calls in flight when a run stopped are not in it: no
-// answer of theirs was saved (the in-process run counts them itself).
+// answer or tally of theirs was saved (the in-process run counts them
+// itself).
 func StoredSpend(ctx context.Context, src SpendSource, prices *Prices, queryID string) (Diagnostics, error) {
 	return RunSpend(ctx, src, prices, queryID, "")
 }

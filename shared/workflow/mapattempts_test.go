@@ -67,7 +67,7 @@ func mapFigures(d globalsearch.Diagnostics) globalsearch.StageUsage {
 // and token the model reported, the attempts whose output broke the rules
 // included, as the in-process search of the same script does; a run
 // stopped before its reduce reads the same map figures from the table
-// (docs/contract.md#map-calls).
+// (docs/contract.md#failed-attempts).
 func TestFailedMapAttemptsOnAWS(t *testing.T) {
 	script := map[string][]string{
 		"a": {"not json"},                       // answered at its second attempt

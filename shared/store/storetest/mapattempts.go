@@ -12,7 +12,7 @@ import (
 )
 
 // testMapAttempts stores the tallies of the map attempts no answer holds
-// (docs/contract.md#map-calls): every attempt adds its calls and tokens,
+// (docs/contract.md#failed-attempts): every attempt adds its calls and tokens,
 // prompt-cache tokens included, even attempts made at once; the tallies
 // read in batch order; nothing of one run or query id is read as
 // another's, and a new run starts with none.
