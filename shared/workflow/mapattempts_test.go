@@ -144,4 +144,7 @@ func TestFailedMapAttemptsOnAWS(t *testing.T) {
 	assert.Equal(t, res.Diagnostics.OutputTokens, onAWS.Diagnostics.OutputTokens)
 	require.NotNil(t, res.Diagnostics.Cost)
 	assert.InDelta(t, res.Diagnostics.Cost.Total(), onAWS.Diagnostics.Cost.Total(), 1e-12)
+	t.Logf("model: %d map calls, %d in, %d out; result on AWS: %d calls, %d in, %d out, $%.6f; stopped run: %d calls, %d in",
+		spent.ModelCalls, spent.InputTokens, spent.OutputTokens, onAWS.Diagnostics.Map.ModelCalls, onAWS.Diagnostics.Map.InputTokens,
+		onAWS.Diagnostics.Map.OutputTokens, onAWS.Diagnostics.Cost.Map, stopped.Map.ModelCalls, stopped.Map.InputTokens)
 }
