@@ -134,8 +134,29 @@ func (e *Engine) finishReduce(ctx context.Context, r *reduceRun, status Status, 
 	return *res, runErr
 }
 
-// newResult fills what every result says about its plan and map stage.
-func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
+// mapStage is the result of plan's map stage as far as the store holds it:
+// run's answers, less those of batches the map stage reported failed
+// (withoutReported), with the failures and the tallies of the attempts no
+// kept answer holds. It returns the answers it kept.
+func (e *Engine) mapStage(ctx context.Context, plan Plan, answers []MapAnswer, failures []BatchFailure) ([]MapAnswer, Result, error) {
+	attempts, err := e.Runs.MapAttempts(ctx, plan.Params.QueryID, plan.RunID)
+	if err != nil {
+		return nil, Result{}, fmt.Errorf("load map attempts of %s: %w", plan.Params.QueryID, err)
+	}
+	answers, dropped := withoutReported(answers, failures)
+	return answers, newResult(plan, answers, failures, append(attempts, dropped...)), nil
+}
+
+// newResult fills what every result says about its plan and map stage:
+// answers, the failures the map stage reported, and attempts, the
+// tallies of the attempts no answer holds (docs/contract.md#failed-attempts).
+//
+// Every attempt's tokens are counted once, from its answer or its tally.
+// Calls are counted once too: an answer's Attempts holds the attempts
+// before it; a failed batch's calls are the attempts the map stage
+// reported, or its tally's calls when these are more (a batch with no
+// report, whose iteration was lost or whose run stopped: RunSpend).
+func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure, attempts []MapAttempt) Result {
 	p := plan.Params
 	res := Result{
 		QueryID: p.QueryID, Namespace: p.Namespace, Query: p.Query, CommunityLevel: p.CommunityLevel,
@@ -183,8 +204,16 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 		usage.CacheWriteInputTokens += a.CacheWriteInputTokens
 		usage.DroppedCitations += a.DroppedCitations
 	}
+	tallied := make(map[int]int, len(attempts))
+	for _, a := range attempts {
+		tallied[a.BatchIndex] += a.Calls
+		usage.InputTokens += a.InputTokens
+		usage.OutputTokens += a.OutputTokens
+		usage.CacheReadInputTokens += a.CacheReadInputTokens
+		usage.CacheWriteInputTokens += a.CacheWriteInputTokens
+	}
 	for _, f := range res.MapErrors {
-		usage.ModelCalls += f.Attempts
+		usage.ModelCalls += max(f.Attempts, tallied[f.BatchIndex])
 	}
 	res.Diagnostics.Changes = plan.Changes.withMapStage(len(plan.Batches), usage.CacheHits)
 	return res
@@ -194,21 +223,31 @@ func newResult(plan Plan, answers []MapAnswer, failures []BatchFailure) Result {
 // stage's report of this run is the authority: an answer stored for a batch
 // it reports failed (an attempt whose success never reached the state
 // machine) must not turn a failed batch, or a failed search, into a success.
-func withoutReported(answers []MapAnswer, reported []BatchFailure) []MapAnswer {
+// Its call and tokens were spent all the same: it returns them as attempts
+// no kept answer holds.
+func withoutReported(answers []MapAnswer, reported []BatchFailure) ([]MapAnswer, []MapAttempt) {
 	if len(reported) == 0 {
-		return answers
+		return answers, nil
 	}
 	failed := make(map[int]bool, len(reported))
 	for _, f := range reported {
 		failed[f.BatchIndex] = true
 	}
 	kept := answers[:0:0]
+	var dropped []MapAttempt
 	for _, a := range answers {
 		if !failed[a.BatchIndex] {
 			kept = append(kept, a)
+			continue
 		}
+		calls := 1
+		if a.Cached {
+			calls = 0
+		}
+		dropped = append(dropped, MapAttempt{BatchIndex: a.BatchIndex, Calls: calls, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
+			CacheReadInputTokens: a.CacheReadInputTokens, CacheWriteInputTokens: a.CacheWriteInputTokens})
 	}
-	return kept
+	return kept, dropped
 }
 
 // reconcileFailures returns one failure per batch that has no answer, in

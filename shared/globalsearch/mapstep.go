@@ -60,40 +60,73 @@ func (e *Engine) MapBatch(ctx context.Context, queryID, runID string, index, att
 	resp, err := e.Model.Complete(ctx, req)
 	refused := err != nil && KindOf(err) == KindThrottled
 	if err == nil {
-		a := MapAnswer{CalledAt: calledAt, AnsweredAt: e.now()}
-		a.Answer, a.Usefulness, err = ParseMapOutput(resp.Text)
-		raw := a.Answer
-		if err == nil {
-			err = citeWithin(&a, b)
-		}
-		if err == nil {
-			a.BatchIndex, a.CommunityIDs, a.Attempts = index, b.CommunityIDs, attempt
-			a.InputTokens, a.OutputTokens = resp.InputTokens, resp.OutputTokens
-			a.CacheReadInputTokens, a.CacheWriteInputTokens = resp.CacheReadInputTokens, resp.CacheWriteInputTokens
-			if key != "" {
-				// The model's own answer: a hit is held to its batch again,
-				// so it reports the same dropped ids.
-				e.cacheAnswer(ctx, queryID, key, CachedAnswer{Answer: raw, Usefulness: a.Usefulness, CommunityIDs: headerIDs})
-			}
-			if err = e.Runs.SaveMapAnswer(ctx, queryID, b.RunID, a); err == nil {
-				e.logger().LogAttrs(ctx, slogInfo, "map batch done", stepAttrs(queryID, "map", start,
-					"batch", index, "attempts", attempt, "tokensIn", resp.InputTokens, "tokensOut", resp.OutputTokens,
-					"usefulness", a.Usefulness, "status", "ok")...)
-				return a, nil
-			}
-			err = fmt.Errorf("save answer of batch %d: %w", index, err)
+		var a MapAnswer
+		if a, err = e.keepAnswer(ctx, queryID, b, attempt, key, headerIDs, MapAnswer{BatchIndex: index, CalledAt: calledAt, AnsweredAt: e.now()}, resp); err == nil {
+			e.logger().LogAttrs(ctx, slogInfo, "map batch done", stepAttrs(queryID, "map", start,
+				"batch", index, "attempts", attempt, "tokensIn", resp.InputTokens, "tokensOut", resp.OutputTokens,
+				"usefulness", a.Usefulness, "status", "ok")...)
+			return a, nil
 		}
 	}
 	// A throttled call is the model refusing admission: with --concurrency
 	// auto it spends no attempt (docs/contract.md#auto-concurrency), so the
-	// log says which it was.
+	// log says which it was, and it is no call of the run's figures. At a
+	// fixed limit it is a failed attempt like any other, and so counted.
 	status := "failed"
 	if refused {
 		status = "throttled"
 	}
+	if !refused || e.AutoConcurrency == nil {
+		e.tallyAttempt(ctx, queryID, b.RunID, MapAttempt{BatchIndex: index, Calls: 1,
+			InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens,
+			CacheReadInputTokens: resp.CacheReadInputTokens, CacheWriteInputTokens: resp.CacheWriteInputTokens})
+	}
 	e.logger().LogAttrs(ctx, slogError, "map batch attempt failed", stepAttrs(queryID, "map", start,
 		"batch", index, "attempts", attempt, "status", status, "error", err.Error())...)
 	return MapAnswer{}, &BatchError{Index: index, Err: err, refused: refused, attempt: attempt, called: true}
+}
+
+// keepAnswer validates the model's output resp for batch b, caches it
+// (under key, when set) and saves it as the answer a of this attempt (a
+// holds its batch index and times). An output that breaks the rules, or a
+// save that fails, is its error: the caller counts that attempt's call and
+// tokens elsewhere (tallyAttempt).
+func (e *Engine) keepAnswer(ctx context.Context, queryID string, b Batch, attempt int, key string, headerIDs []string, a MapAnswer, resp ModelResponse) (MapAnswer, error) {
+	var err error
+	a.Answer, a.Usefulness, err = ParseMapOutput(resp.Text)
+	raw := a.Answer
+	if err == nil {
+		err = citeWithin(&a, b)
+	}
+	if err != nil {
+		return MapAnswer{}, err
+	}
+	a.CommunityIDs, a.Attempts = b.CommunityIDs, attempt
+	a.InputTokens, a.OutputTokens = resp.InputTokens, resp.OutputTokens
+	a.CacheReadInputTokens, a.CacheWriteInputTokens = resp.CacheReadInputTokens, resp.CacheWriteInputTokens
+	if key != "" {
+		// The model's own answer: a hit is held to its batch again,
+		// so it reports the same dropped ids.
+		e.cacheAnswer(ctx, queryID, key, CachedAnswer{Answer: raw, Usefulness: a.Usefulness, CommunityIDs: headerIDs})
+	}
+	if err := e.Runs.SaveMapAnswer(ctx, queryID, b.RunID, a); err != nil {
+		return MapAnswer{}, fmt.Errorf("save answer of batch %d: %w", a.BatchIndex, err)
+	}
+	return a, nil
+}
+
+// tallyAttempt records a map attempt whose call was made but whose answer
+// was not saved, so that the call and its tokens are counted although no
+// answer holds them (docs/contract.md#failed-attempts). It is saved even when
+// the run's context has ended: a call cancelled in flight may be paid for.
+// A failed write is logged and leaves the attempt's own error as it was:
+// the figures then miss that one attempt, as they did before tallies.
+func (e *Engine) tallyAttempt(ctx context.Context, queryID, runID string, a MapAttempt) {
+	if err := e.Runs.AddMapAttempt(saveContext(ctx, StatusFailed), queryID, runID, a); err != nil {
+		e.logger().LogAttrs(ctx, slogError, "map attempt tally unsaved", slog.String("queryId", queryID),
+			slog.Int("batch", a.BatchIndex), slog.Int("tokensIn", a.InputTokens), slog.Int("tokensOut", a.OutputTokens),
+			slog.String("error", err.Error()))
+	}
 }
 
 // citeWithin holds a's citation marks to its batch (CiteWithin,

@@ -191,6 +191,46 @@ type Answers interface {
 	MapAnswers(ctx context.Context, queryID, runID string) ([]MapAnswer, error)
 }
 
+// MapAttempt is the tally of one map batch's attempts that reached the
+// model and were not saved as its answer (docs/contract.md#failed-attempts):
+// an answer that broke the output rules or failed to save, a call that
+// failed. Each adds its call and the tokens the model reported (none for a
+// call that failed), so that what they cost is counted although no answer
+// holds it.
+type MapAttempt struct {
+	BatchIndex            int `json:"batchIndex"`
+	Calls                 int `json:"calls"`
+	InputTokens           int `json:"inputTokens,omitempty"`
+	OutputTokens          int `json:"outputTokens,omitempty"`
+	CacheReadInputTokens  int `json:"cacheReadInputTokens,omitempty"`
+	CacheWriteInputTokens int `json:"cacheWriteInputTokens,omitempty"`
+}
+
+// MaxBatchIndex bounds the batch index the runs stores key (six digits
+// keep sort-key order the order of batches).
+const MaxBatchIndex = 999_999
+
+// MapAttemptTallies keeps the tallies of the map attempts no answer holds,
+// keyed by run like the answers, so that a run never reads another's
+// (docs/contract.md#query-ids). Every item expires with its run.
+type MapAttemptTallies interface {
+	// AddMapAttempt adds a's calls and tokens to its batch's tally.
+	AddMapAttempt(ctx context.Context, queryID, runID string, a MapAttempt) error
+	// MapAttempts returns the tallies of run runID by batch index.
+	MapAttempts(ctx context.Context, queryID, runID string) ([]MapAttempt, error)
+}
+
+// CheckMapAttemptKey refuses a batch index the runs stores cannot key.
+func CheckMapAttemptKey(queryID string, index int) error {
+	if queryID == "" {
+		return Errorf(KindInvalidInput, "queryId must not be empty")
+	}
+	if index < 0 || index > MaxBatchIndex {
+		return Errorf(KindInvalidInput, "map attempt at batch %d of query %s: index must be 0 to %d", index, queryID, MaxBatchIndex)
+	}
+	return nil
+}
+
 // MapProgress is how far the map stage of a query id's current run has
 // got (docs/contract.md#progress): batches answered, batches recorded as
 // failed, and the plan's batch count.
@@ -328,6 +368,7 @@ type Runs interface {
 	ReduceCalls
 	Selections
 	ReduceRounds
+	MapAttemptTallies
 }
 
 // DefaultRunsTTL is how long a deployment keeps a run's items when the

@@ -226,10 +226,13 @@ func (e *Engine) loadReduce(ctx context.Context, queryID, runID string, failures
 	if err != nil {
 		return nil, fmt.Errorf("load map answers of %s: %w", queryID, err)
 	}
-	answers = withoutReported(answers, failures)
+	answers, res, err := e.mapStage(ctx, plan, answers, failures)
+	if err != nil {
+		return nil, err
+	}
 	counter, err := e.counter(plan.Params)
 	if err != nil {
 		return nil, err
 	}
-	return &reduceRun{plan: plan, answers: answers, res: newResult(plan, answers, failures), start: start, began: began, counter: counter}, nil
+	return &reduceRun{plan: plan, answers: answers, res: res, start: start, began: began, counter: counter}, nil
 }

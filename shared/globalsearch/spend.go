@@ -9,12 +9,13 @@ import (
 
 // SpendSource is what a run's spend is read from: its plan (the rating
 // calls of a finished dynamic selection live there), the ratings of one
-// still rating, its map answers, its count of reduce calls and a tree
-// reduce's group answers, each saved as the run goes
-// (docs/contract.md#cancel).
+// still rating, its map answers and the tallies of the map attempts no
+// answer holds, its count of reduce calls and a tree reduce's group
+// answers, each saved as the run goes (docs/contract.md#cancel).
 type SpendSource interface {
 	Plans
 	Answers
+	MapAttemptTallies
 	ReduceCalls
 	Selections
 	ReduceRounds
@@ -25,7 +26,8 @@ type SpendSource interface {
 // saved a result still reports the calls, tokens and cost it paid for
 // (docs/contract.md#cancel). A query id with no plan yet has spent nothing
 // that is stored. The calls in flight when a run stopped are not in it: no
-// answer of theirs was saved (the in-process run counts them itself).
+// answer or tally of theirs was saved (the in-process run counts them
+// itself).
 func StoredSpend(ctx context.Context, src SpendSource, prices *Prices, queryID string) (Diagnostics, error) {
 	return RunSpend(ctx, src, prices, queryID, "")
 }
@@ -50,17 +52,17 @@ func RunSpend(ctx context.Context, src SpendSource, prices *Prices, queryID, run
 	if err != nil {
 		return Diagnostics{}, fmt.Errorf("spend of %s: load map answers: %w", queryID, err)
 	}
+	attempts, err := src.MapAttempts(ctx, queryID, plan.RunID)
+	if err != nil {
+		return Diagnostics{}, fmt.Errorf("spend of %s: load map attempts: %w", queryID, err)
+	}
 	calls, err := src.ReduceCalls(ctx, queryID, plan.RunID)
 	if err != nil {
 		return Diagnostics{}, fmt.Errorf("spend of %s: load reduce calls: %w", queryID, err)
 	}
-	res := newResult(plan, answers, nil)
-	// A batch without an answer is not a failure the map stage reported:
-	// its calls, if any, left no record.
-	res.Diagnostics.Map.ModelCalls = 0
-	for _, a := range answers {
-		res.Diagnostics.Map.ModelCalls += a.Attempts
-	}
+	// No failure the map stage reported: a batch without an answer counts
+	// the calls its tally holds (newResult).
+	res := newResult(plan, answers, nil, attempts)
 	res.Diagnostics.Reduce.ModelCalls = calls
 	if err := addStepSpend(ctx, src, plan, &res.Diagnostics); err != nil {
 		return Diagnostics{}, fmt.Errorf("spend of %s: %w", queryID, err)

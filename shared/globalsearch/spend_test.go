@@ -15,7 +15,14 @@ import (
 // failingSpend is a store one of whose reads fails.
 type failingSpend struct {
 	*memstore.Store
-	plan, answers, reduce, ratings, groups bool
+	plan, answers, reduce, ratings, groups, attempts bool
+}
+
+func (s failingSpend) MapAttempts(ctx context.Context, id, run string) ([]gs.MapAttempt, error) {
+	if s.attempts {
+		return nil, errUnreachable
+	}
+	return s.Store.MapAttempts(ctx, id, run)
 }
 
 func (s failingSpend) Ratings(ctx context.Context, id, run string) ([]gs.Rating, error) {
@@ -96,6 +103,7 @@ func TestStoredSpend(t *testing.T) {
 	}{
 		{"plan", failingSpend{Store: s, plan: true}, "load plan"},
 		{"map answers", failingSpend{Store: s, answers: true}, "load map answers"},
+		{"map attempts", failingSpend{Store: s, attempts: true}, "load map attempts"},
 		{"reduce calls", failingSpend{Store: s, reduce: true}, "load reduce calls"},
 		{"group answers", failingSpend{Store: s, groups: true}, "load group answers"},
 	} {

@@ -107,6 +107,10 @@ const (
 	ratingKeyFormat   = "%03d#%06d"
 )
 
+// The tallies of the map attempts no answer holds (mapattempts.go), by run
+// and batch: map-attempt#<runId>#<index, 6 digits>.
+const prefixMapAttempt = "map-attempt#"
+
 // Batches, answers and reduce counts are keyed by run, so that a save of a
 // new plan never overwrites the batches of the current one (or of a racing
 // save), and a task of an earlier plan that writes late lands beside the

@@ -83,6 +83,10 @@ type runItem struct {
 	GroupAnswer    *globalsearch.GroupAnswer `json:"groupAnswer,omitempty"`
 	GroupError     string                    `json:"groupError,omitempty"`
 	GroupErrorKind int                       `json:"groupErrorKind,omitempty"`
+	// CacheRead and CacheWrite are a map attempts tally's prompt-cache
+	// tokens (mapattempts.go), counters as the others are.
+	CacheRead  int `json:"cacheReadInputTokens,omitempty"`
+	CacheWrite int `json:"cacheWriteInputTokens,omitempty"`
 }
 
 type runKey struct {

@@ -258,7 +258,7 @@ func TestSavePlanFailsMidway(t *testing.T) {
 }
 
 // TestRunItemsShareOneExpiry: what a run writes after its plan (map answers,
-// the reduce count) expires with the plan, however late it is written, so
+// the reduce count, a map attempts tally) expires with the plan, however late it is written, so
 // no item of a run outlives the others (docs/contract.md#tables). A late
 // write of a replaced run cannot follow a plan that is no longer its own.
 func TestRunItemsShareOneExpiry(t *testing.T) {
@@ -292,6 +292,8 @@ func TestRunItemsShareOneExpiry(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, planExpiry, expiry("answer#run-a#000001"), "the answer expires with its run")
 			assert.Equal(t, planExpiry, expiry("reduce-calls#run-a"), "so does the reduce count")
+			require.NoError(t, s.AddMapAttempt(ctx, "q", "run-a", globalsearch.MapAttempt{BatchIndex: 1, Calls: 1, InputTokens: 9}))
+			assert.Equal(t, planExpiry, expiry("map-attempt#run-a#000001"), "and a map attempts tally")
 
 			require.NoError(t, s.SavePlan(ctx, runPlan("q", "run-b", 1)))
 			require.NoError(t, s.SaveMapAnswer(ctx, "q", "run-a", globalsearch.MapAnswer{BatchIndex: 0, Answer: "late", Usefulness: 50}))

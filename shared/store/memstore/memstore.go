@@ -42,7 +42,8 @@ type Store struct {
 	// rating are the dynamic selections' batches and ratings (ratings.go).
 	rating ratingRecords
 	// rounds are the tree reduces' groups and group answers (rounds.go).
-	rounds roundRecords
+	rounds   roundRecords
+	attempts mapAttemptRecords // the map attempts no answer holds (mapattempts.go)
 }
 
 // runKey keys what belongs to one run of a query id.
@@ -279,8 +280,7 @@ func (s *Store) SavePlan(_ context.Context, p globalsearch.Plan) error {
 		delete(s.reduce, runKey{id, old.RunID})
 		// Nothing expires here, as the runs table's items do: a long-lived
 		// process (serve) would keep every replaced run's ratings.
-		s.rating.dropRun(runKey{id, old.RunID})
-		s.rounds.dropRun(runKey{id, old.RunID})
+		s.dropRunItems(runKey{id, old.RunID})
 	}
 	s.plans[id] = copied
 	s.requests[id] = copied.Params

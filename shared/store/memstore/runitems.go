@@ -97,6 +97,13 @@ func (r *runItems[Item, Tally]) list(run runKey, clone func(Tally) Tally) []Tall
 	return out
 }
 
+// dropRunItems forgets run's work items and tallies of every kind.
+func (s *Store) dropRunItems(run runKey) {
+	s.rating.dropRun(run)
+	s.rounds.dropRun(run)
+	s.attempts.dropRun(run)
+}
+
 // currentRun is the run id of queryID's current plan ("" when it has
 // none): only that run's work items are read.
 func (s *Store) currentRun(queryID string) string {

@@ -88,7 +88,8 @@ func Run(t *testing.T, open func(t *testing.T) Store, opts ...Option) {
 		{"a stopped execution's record", false, testRecordStopped},
 		{"rating batches and ratings by run", false, testRatings},
 		{"reduce groups and group answers by run", false, testReduceRounds},
-		{"rating and reduce group keys out of range are refused", false, testRunItemKeys},
+		{"map attempt tallies by run", false, testMapAttempts},
+		{"rating, reduce group and map attempt keys out of range are refused", false, testRunItemKeys},
 		{"large namespace over several pages", true, testLargeNamespace},
 		{"large plan and answers over several pages", true, testLargeRuns},
 	}

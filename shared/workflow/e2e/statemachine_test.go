@@ -327,6 +327,12 @@ func TestStateMachine(t *testing.T) {
 				require.Len(t, res.MapErrors, 1)
 				assert.Contains(t, res.MapErrors[0].Message, "ModelOutputError")
 				assert.Equal(t, []string{"ModelOutputError", "ModelOutputError"}, e.lambda.lookup(queryID).errors["map"])
+				// Every map call's tokens are counted, those of the two
+				// whose output broke the rules too (docs/contract.md#failed-attempts).
+				calls, per := 3, modelText("")
+				assert.Equal(t, calls, res.Diagnostics.Map.ModelCalls)
+				assert.Equal(t, calls*per.InputTokens, res.Diagnostics.Map.InputTokens)
+				assert.Equal(t, calls*per.OutputTokens, res.Diagnostics.Map.OutputTokens)
 			},
 		},
 		{
