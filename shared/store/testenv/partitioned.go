@@ -43,7 +43,7 @@ type QueryPartitionFunc func(pk, cond string, names map[string]string, values ma
 // strings.
 func PartitionedMinidynHandler(queryPartition QueryPartitionFunc) http.Handler {
 	return shim{&router{
-		catalog:        server.NewServer(),
+		catalog:        &serialized{next: server.NewServer()},
 		queryPartition: queryPartition,
 		tables:         map[string]*routedTable{},
 	}}
@@ -63,6 +63,21 @@ type routedTable struct {
 	create    []byte // the CreateTable body, replayed on each new server
 	hash, rng string
 	parts     map[string]http.Handler // canonical partition key value -> server
+}
+
+// serialized serves one request at a time: minidyn v0.8.2 reads and
+// writes its table map without its lock in CreateTable, DescribeTable and
+// DeleteTable, and the catalog serves those beside reads of every table.
+// A partition's server has its table made before any request reaches it.
+type serialized struct {
+	mu   sync.Mutex
+	next http.Handler
+}
+
+func (s *serialized) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next.ServeHTTP(w, r)
 }
 
 // answer is what one server answered: its status and body.
