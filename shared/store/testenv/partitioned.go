@@ -17,9 +17,10 @@ import (
 // QueryPartitionFunc finds the partition key value, as its wire JSON, that
 // a Query's key condition sets the partition key attribute pk to ("" when
 // it sets none). The router takes it as an argument because the parser
-// belongs to shared/store/limits, whose double must route a Query to the
-// same partition as the router does, and one adapter may not import
-// another: tests pass limits.QueryPartition.
+// belongs to shared/store/limits, whose double must charge a Query to the
+// partition the router serves it from, and one adapter may not import
+// another (shared/globalsearch/layers_test.go): tests pass
+// limits.QueryPartition.
 type QueryPartitionFunc func(pk, cond string, names map[string]string, values map[string]json.RawMessage) string
 
 // PartitionedMinidynHandler is MinidynHandler with one minidyn server per
@@ -37,7 +38,9 @@ type QueryPartitionFunc func(pk, cond string, names map[string]string, values ma
 // TransactWriteItems to its one partition (transact), and Scan to every
 // partition of its table. The table definitions live in a catalog server
 // that holds no item: CreateTable, DescribeTable, DeleteTable and
-// ListTables go there, and the shim answers the TTL operations. A
+// ListTables go there, and the shim answers the TTL operations. Every
+// other operation (UpdateTable, TransactGetItems, PartiQL) is refused with
+// a ValidationException naming it: the store sends none of them. A
 // partition is the key value's wire JSON made canonical, so a number's two
 // spellings (1 and 1.0) are two partitions: the store keys every table by
 // strings.
@@ -249,7 +252,9 @@ func (r *router) single(target string, body []byte) answer {
 	if in.Item != nil {
 		it = in.Item
 	}
-	write := !strings.HasSuffix(target, ".GetItem")
+	// Only a put or an update can make an item; a get or a delete of a
+	// partition never written is the catalog's (nothing there).
+	write := strings.HasSuffix(target, ".PutItem") || strings.HasSuffix(target, ".UpdateItem")
 	return forward(r.partition(in.TableName, r.partitionOf(in.TableName, it), write), target, body)
 }
 
