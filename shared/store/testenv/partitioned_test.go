@@ -112,6 +112,13 @@ func TestPartitionedItemOperations(t *testing.T) {
 			_, err := c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(ptable), Key: key("a", "1")})
 			return err
 		}, map[string]map[string]types.AttributeValue{"a": nil, "b": item("b", "1", "b"), "c": item("c", "1", "c")}},
+		{"a delete of a partition never written makes no server", func(ctx context.Context, c *dynamodb.Client) error {
+			out, err := c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(ptable), Key: key("z", "1"), ReturnValues: types.ReturnValueAllOld})
+			if err == nil && out.Attributes != nil {
+				return fmt.Errorf("deleted %v from a partition never written", out.Attributes)
+			}
+			return err
+		}, map[string]map[string]types.AttributeValue{"a": item("a", "1", "a"), "z": nil}},
 		{"a condition is checked in the item's partition", func(ctx context.Context, c *dynamodb.Client) error {
 			_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(ptable), Item: item("b", "1", "lost"),
 				ConditionExpression: aws.String("attribute_not_exists(pk)")})

@@ -3,6 +3,8 @@ package testenv
 import (
 	"errors"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -181,4 +183,44 @@ func TestPartitionedCatalog(t *testing.T) {
 	assert.Nil(t, r.table(ptable), "a deleted table's partitions go with it")
 	_, err = c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(ptable), Key: key("a", "1")})
 	assert.Equal(t, "ResourceNotFoundException", apiCode(t, err))
+}
+
+// TestPartitionedRefusals: a request that does not decode is refused
+// before any server sees it, and a split request's part refused by its
+// server ends the call with that server's error.
+func TestPartitionedRefusals(t *testing.T) {
+	t.Parallel()
+	c, r := partitioned(t)
+	put(t, c, item("a", "1", "a"), item("b", "1", "b"))
+	noSK := `{"pk":{"S":"b"}}`
+	tests := []struct {
+		name, op, body string
+		wantType       string
+	}{
+		{"an item operation", "PutItem", `{`, "ValidationException"},
+		{"a query", "Query", `{`, "ValidationException"},
+		{"a batch write", "BatchWriteItem", `{"RequestItems":[]}`, "ValidationException"},
+		{"a batch get", "BatchGetItem", `{"RequestItems":[]}`, "ValidationException"},
+		{"a batch get's keys", "BatchGetItem", `{"RequestItems":{"t":{"Keys":{}}}}`, "ValidationException"},
+		{"a transaction", "TransactWriteItems", `{"TransactItems":{}}`, "ValidationException"},
+		{"a scan", "Scan", `{`, "ValidationException"},
+		{"a split batch write's part", "BatchWriteItem",
+			`{"RequestItems":{"t":[{"PutRequest":{"Item":{"pk":{"S":"a"},"sk":{"S":"2"}}}},{"PutRequest":{"Item":` + noSK + `}}]}}`, "ValidationException"},
+		{"a split batch get's part", "BatchGetItem",
+			`{"RequestItems":{"t":{"Keys":[{"pk":{"S":"a"},"sk":{"S":"1"}},` + noSK + `]}}}`, "ValidationException"},
+		{"a split transaction's part", "TransactWriteItems",
+			`{"TransactItems":[{"Put":{"TableName":"t","Item":{"pk":{"S":"a"},"sk":{"S":"3"}}}},{"Put":{"TableName":"t","Item":` + noSK + `}}]}`, "ValidationException"},
+		{"a scan's part", "Scan", `{"TableName":"t","FilterExpression":"v = :v","ExpressionAttributeValues":{":v":{"S":"x"},":unused":{"S":"y"}}}`, "ValidationException"},
+	}
+	h := shim{r}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body))
+			req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+tc.op)
+			h.ServeHTTP(rec, req)
+			assert.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
+			assert.Equal(t, tc.wantType, errorType(rec.Body.Bytes()), rec.Body.String())
+		})
+	}
 }
