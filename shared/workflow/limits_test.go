@@ -127,14 +127,17 @@ func (m *firstCallModel) Complete(_ context.Context, req globalsearch.ModelReque
 // simulate runs, inside a synctest bubble, prepare and then the map task of
 // batch 0 as the functions do (workflow.Handlers over the store), against
 // minidyn behind the limits double at AWS's rates, with the index ingested
-// beforehand without limits. It returns the simulated time from prepare's
-// start to the map task's model call, and checks that the plan saved reads
-// back whole.
+// beforehand without limits. minidyn serves each partition from its own
+// server (testenv.PartitionedMinidynHandler): one server's cost grows with
+// the square of its table's items, which at 100,000 summaries takes hours,
+// and the limits double sees the same requests either way. It returns the
+// simulated time from prepare's start to the map task's model call, and
+// checks that the plan saved reads back whole.
 func simulate(t *testing.T, n int, f indexfile.File, payloads bool) firstMapCall {
 	var got firstMapCall
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		dynamo, _ := testenv.MinidynHandler()
+		dynamo := testenv.PartitionedMinidynHandler(limits.QueryPartition)
 		h := limits.Services(dynamo, limits.NewMemoryS3())
 		tables := store.Tables{Index: "index", Runs: "runs"}
 		free := limits.New(h, limits.Limits{}).DynamoDB()

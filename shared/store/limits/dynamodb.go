@@ -268,7 +268,16 @@ var keyEquals = regexp.MustCompile(`(#?[A-Za-z0-9_]+)\s*=\s*(:[A-Za-z0-9_]+)`)
 
 // queryPartition is the partition key value a Query's key condition names.
 func (d *Double) queryPartition(table, cond string, names map[string]string, values rawItem) string {
-	pk := d.partitionKey(table)
+	return QueryPartition(d.partitionKey(table), cond, names, values)
+}
+
+// QueryPartition is the value, as its wire JSON, that a Query's key
+// condition cond sets the partition key attribute pk to, through the
+// request's ExpressionAttributeNames and ExpressionAttributeValues; "" when
+// cond names none. It is exported for the emulator that serves each
+// partition from its own instance (shared/store/testenv), so that the
+// double and that emulator agree on which partition a Query reads.
+func QueryPartition(pk, cond string, names map[string]string, values map[string]json.RawMessage) string {
 	for _, m := range keyEquals.FindAllStringSubmatch(cond, -1) {
 		name := m[1]
 		if n, ok := names[name]; ok {
