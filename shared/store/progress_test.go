@@ -22,10 +22,19 @@ import (
 // expired and other runs' left out; the read is the plan item and two
 // Select COUNT queries, whatever the batch count, on both emulators.
 func TestMapProgressCountsRecordedFailures(t *testing.T) {
-	for name, open := range emulators(t) {
-		t.Run(name, func(t *testing.T) {
+	backends := []struct {
+		name   string
+		client func(t *testing.T) *dynamodb.Client
+	}{
+		{"minidyn", func(t *testing.T) *dynamodb.Client { return testenv.Minidyn(t) }},
+		{"moto", func(t *testing.T) *dynamodb.Client {
+			return testenv.DynamoDBClient(t, testenv.Moto(t, testenv.MotoOptions{}))
+		}},
+	}
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
 			ctx := context.Background()
-			real := open(t)
+			real := be.client(t)
 			tables := newTables(t, real)
 			fake := &fakeClient{next: real}
 			// First with a page limit below the item count: the counts

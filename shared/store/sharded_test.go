@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/store"
+	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
 
 // TestShardedVersions: a version larger than one shard is spread over
@@ -19,10 +20,19 @@ import (
 // same records in one partition do, record for record and in the same
 // order, and leaves no shard behind when it is replaced or deleted.
 func TestShardedVersions(t *testing.T) {
-	for name, open := range emulators(t) {
-		t.Run(name, func(t *testing.T) {
+	backends := []struct {
+		name   string
+		client func(t *testing.T) *dynamodb.Client
+	}{
+		{"minidyn", func(t *testing.T) *dynamodb.Client { return testenv.Minidyn(t) }},
+		{"moto", func(t *testing.T) *dynamodb.Client {
+			return testenv.DynamoDBClient(t, testenv.Moto(t, testenv.MotoOptions{}))
+		}},
+	}
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
 			ctx := context.Background()
-			client := open(t)
+			client := b.client(t)
 			r := generate(40)
 			for i := range r.Chunks {
 				r.Chunks[i].Text = strings.Repeat("x", 3000) // 80 chunks, 240 KB
