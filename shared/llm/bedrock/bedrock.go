@@ -133,6 +133,7 @@ func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
 		for _, fn := range o.clientOpts {
 			fn(co)
 		}
+		withReadOnlyBodies(co)
 	})
 	if err := checkTiers(o.tiers); err != nil {
 		return nil, err
