@@ -83,7 +83,7 @@ type Engine struct {
 // DefaultMaxMapTextBytes is the map-text ceiling when none is configured:
 // 256 MiB is about 9,000 full batches at the default map budget, and
 // prepare's peak (map texts, then batch contents) stays well inside the
-// prepare function's 1,024 MB.
+// prepare function's 1,769 MB.
 const DefaultMaxMapTextBytes int64 = 256 << 20
 
 // MapAttempts and ReduceAttempts are the attempts per call (docs/contract.md#map-calls, docs/contract.md#reduce).

@@ -3,6 +3,8 @@ package workflow_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"syscall"
 	"testing"
@@ -22,9 +24,21 @@ import (
 // function of m MB computes at m/1769 of a core below that.
 const (
 	lambdaMBPerVCPU  = 1769
-	prepareMemoryMB  = 1024 // template.yaml's PrepareFunction MemorySize
 	envOwnCPUSummary = "GLOBALSEARCH_OWNCPU_SUMMARIES"
 )
+
+// templateMemoryMB is the MemorySize template.yaml gives function, so the
+// figures follow the deployment instead of a copy of its number.
+func templateMemoryMB(t testing.TB, function string) int {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "template.yaml"))
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?s)\n  ` + function + `:\n.*?\n      MemorySize: (\d+)\n`).FindSubmatch(raw)
+	require.NotNil(t, m, "template.yaml gives %s a MemorySize", function)
+	mb, err := strconv.Atoi(string(m[1]))
+	require.NoError(t, err)
+	return mb
+}
 
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
@@ -56,7 +70,7 @@ const (
 // prepareMemory is the prepare function's memory the figures are scaled
 // to: template.yaml's, or $GLOBALSEARCH_PREPARE_MEMORY_MB.
 func prepareMemory(t testing.TB) int {
-	mb := prepareMemoryMB
+	mb := templateMemoryMB(t, "PrepareFunction")
 	if v := os.Getenv(envPrepareMB); v != "" {
 		var err error
 		mb, err = strconv.Atoi(v)
@@ -110,24 +124,35 @@ func ownCPU(t testing.TB, f indexfile.File) (first, second time.Duration, batche
 	return took[0], took[1], batches
 }
 
-// TestPrepareOwnCPU times the project's own prepare (docs/scale.md#first-map-call-components)
-// and reports what that CPU takes on prepare's Lambda at its configured
-// memory, or $GLOBALSEARCH_PREPARE_MEMORY_MB: one component of the time
-// to the first map call. It plans 1,000 summaries, or
-// $GLOBALSEARCH_OWNCPU_SUMMARIES, at the leaves or $GLOBALSEARCH_OWNCPU_LEVEL.
-func TestPrepareOwnCPU(t *testing.T) {
+// TestPrepareCPU times prepare (docs/scale.md#first-map-call-components):
+// the project's own functions over the in-memory store, and the whole of
+// what the deployed function computes, the AWS SDK's share included, over
+// the emulators in a process of their own; and reports what that CPU takes
+// on prepare's Lambda at its configured memory, or
+// $GLOBALSEARCH_PREPARE_MEMORY_MB: one component of the time to the first
+// map call. It plans 1,000 summaries, or $GLOBALSEARCH_OWNCPU_SUMMARIES, at
+// the leaves or $GLOBALSEARCH_OWNCPU_LEVEL.
+func TestPrepareCPU(t *testing.T) {
 	n := 1000
 	if v := os.Getenv(envOwnCPUSummary); v != "" {
 		var err error
 		n, err = strconv.Atoi(v)
 		require.NoError(t, err, envOwnCPUSummary)
 	}
-	first, second, batches := ownCPU(t, generated(t, n))
-	require.Positive(t, batches)
+	path := generatedFile(t, n)
+	deployedFirst, deployedSecond, mapTask, deployedBatches := deployedCPU(t, path)
+	f, err := indexfile.Load(path)
+	require.NoError(t, err)
+	first, second, batches := ownCPU(t, f)
+	assert.Equal(t, batches, deployedBatches, "the in-memory store and DynamoDB plan alike")
 	mb := prepareMemory(t)
 	share := vCPUShare(mb)
-	t.Logf("summaries %d, batches %d: prepare's own CPU %.3f s first, %.3f s second; on %d MB (%.2f vCPU) %.2f s first, %.2f s second",
-		n, batches, first.Seconds(), second.Seconds(), mb, share, first.Seconds()/share, second.Seconds()/share)
-	assert.Positive(t, first)
-	assert.Positive(t, second)
+	t.Logf("summaries %d, batches %d, prepare on %d MB (%.2f vCPU)", n, batches, mb, share)
+	t.Logf("  own functions: %.3f s CPU first, %.3f s second: %.2f s and %.2f s on the Lambda", first.Seconds(), second.Seconds(), first.Seconds()/share, second.Seconds()/share)
+	t.Logf("  with the AWS SDK: %.3f s CPU first, %.3f s second: %.2f s and %.2f s on the Lambda", deployedFirst.Seconds(), deployedSecond.Seconds(), deployedFirst.Seconds()/share, deployedSecond.Seconds()/share)
+	mapMB := templateMemoryMB(t, "MapFunction")
+	t.Logf("  the first map task: %.3f s CPU: %.3f s on %d MB", mapTask.Seconds(), mapTask.Seconds()/vCPUShare(mapMB), mapMB)
+	// The SDK's work is on top of the project's, never instead of it.
+	assert.Greater(t, deployedFirst, first, "the deployed prepare computes more than its own functions")
+	assert.Positive(t, mapTask)
 }

@@ -1,0 +1,132 @@
+package workflow_test
+
+import (
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/require"
+
+	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/indexfile"
+	"github.com/graphrag-global/graphrag-global/shared/store"
+	"github.com/graphrag-global/graphrag-global/shared/store/limits"
+	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
+	"github.com/graphrag-global/graphrag-global/shared/workflow"
+)
+
+// envEmulatorAddr makes this test binary the emulators' process instead
+// of a test run (TestMain): DynamoDB (minidyn, a server per partition) and
+// the payload bucket over HTTP on that address, until it is stopped.
+const envEmulatorAddr = "GLOBALSEARCH_EMULATOR_ADDR"
+
+func TestMain(m *testing.M) {
+	if addr := os.Getenv(envEmulatorAddr); addr != "" {
+		h := limits.Services(testenv.PartitionedMinidynHandler(limits.QueryPartition), limits.NewMemoryS3())
+		err := http.ListenAndServe(addr, h)
+		_, _ = os.Stderr.WriteString(err.Error() + "\n")
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// emulatorProcess starts this test binary as the emulators' process on a
+// free loopback port and returns its endpoint; the test stops it by its
+// PID.
+func emulatorProcess(t testing.TB) string {
+	t.Helper()
+	addr := testenv.FreeAddr(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envEmulatorAddr+"="+addr)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out := &testenv.OutputBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	require.NoError(t, cmd.Start())
+	exited := testenv.StopByPID(t, cmd)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			return "http://" + addr
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the emulators' process exited before listening: %v\n%s", err, out)
+		case <-time.After(20 * time.Millisecond):
+		}
+		require.True(t, time.Now().Before(deadline), "the emulators' process did not listen on %s within 30 s\n%s", addr, out)
+	}
+}
+
+// deployedCPU is what prepare and the first map task compute on AWS,
+// the AWS SDK's share included: building, signing and sending every
+// request and decoding every answer, which ownCPU's in-memory store
+// leaves out. The emulators run in a process of their own, so the
+// process CPU measured here is the client's alone; what it still leaves
+// out is TLS (the emulators speak plain HTTP). Like ownCPU, prepare
+// runs twice (the first pays for the heap's growth, as a cold start
+// does) and then the map task answers batch 0 of the first plan.
+// The index is read from path and dropped after the ingest, so no test
+// data stays in the heap the measured runs collect, and prepare has
+// clients of its own.
+func deployedCPU(t testing.TB, path string) (prepareFirst, prepareSecond, mapTask time.Duration, batches int) {
+	t.Helper()
+	endpoint := emulatorProcess(t)
+	ctx := t.Context()
+	tables := store.Tables{Index: "index", Runs: "runs"}
+	namespace := ingestOver(t, testenv.DynamoDBClient(t, endpoint), tables, path)
+	runtime.GC()
+
+	// Clients of their own, as a cold start has: no connection, no
+	// resolved endpoint or credentials left over from the ingest.
+	c := store.NewClient(testenv.DynamoDBClient(t, endpoint))
+	idx, err := store.NewIndex(c, tables.Index)
+	require.NoError(t, err)
+	runs, err := store.NewRuns(c, tables.Runs)
+	require.NoError(t, err)
+	bucket, err := store.NewPayloads(testenv.S3Client(t, endpoint), "payloads")
+	require.NoError(t, err)
+	runs = runs.WithPayloads(bucket)
+	defaults := globalsearch.SpecDefaults
+	defaults.Namespace = namespace
+	defaults.MaxModelCalls = globalsearch.MostModelCalls(workflow.DefaultMaxBatches)
+	prepare := &workflow.Handlers{Engine: &globalsearch.Engine{Index: idx, Runs: runs, MaxBatches: workflow.DefaultMaxBatches}, Defaults: defaults, Items: bucket}
+	mapper := &workflow.Handlers{Engine: &globalsearch.Engine{Model: &firstCallModel{}, Runs: runs}}
+
+	var took [2]time.Duration
+	var first workflow.PrepareOutput
+	for i := range took {
+		id := "deployed-cpu-" + string(rune('1'+i))
+		req := `{"query":"What are the main themes?","queryId":"` + id + `"` + levelField() + `}`
+		before := cpuTime()
+		out, err := prepare.Prepare(ctx, workflow.PrepareInput{Request: []byte(req), ExecutionName: id})
+		took[i] = cpuTime() - before
+		require.NoError(t, err)
+		if i == 0 {
+			first = out
+		}
+	}
+	before := cpuTime()
+	_, err = mapper.Map(ctx, workflow.MapInput{QueryID: first.QueryID, RunID: first.RunID, BatchIndex: 0, Attempt: 1})
+	mapTask = cpuTime() - before
+	require.NoError(t, err)
+	return took[0], took[1], mapTask, first.BatchCount
+}
+
+// ingestOver creates tables on db and ingests the index at path into
+// them, returning its namespace; nothing of the index stays referenced.
+func ingestOver(t testing.TB, db *dynamodb.Client, tables store.Tables, path string) string {
+	t.Helper()
+	require.NoError(t, store.CreateTables(t.Context(), db, tables))
+	idx, err := store.NewIndex(store.NewClient(db), tables.Index)
+	require.NoError(t, err)
+	f, err := indexfile.Load(path)
+	require.NoError(t, err)
+	require.NoError(t, idx.ReplaceNamespace(t.Context(), f.Namespace, f.Records))
+	return f.Namespace
+}
