@@ -26,9 +26,9 @@ func TestBatchingFlag(t *testing.T) {
 		{name: "greedy", args: []string{"--batching", "greedy", "--seed", "4"}, wantOut: ", seed 4)"},
 		{name: "the environment's default", env: map[string]string{"GRAPHRAG_BATCHING": "stable"}, wantOut: "stable batching, seed 0)"},
 		{name: "the flag wins over the environment", args: []string{"--batching", "greedy", "--no-shuffle"}, env: map[string]string{"GRAPHRAG_BATCHING": "stable"}, wantOut: "no shuffle)"},
-		{name: "an unknown word", args: []string{"--batching", "fast"}, wantCode: 2, wantErr: `batching must be "greedy" or "stable"`},
+		{name: "an unknown word", args: []string{"--batching", "fast"}, wantCode: 2, wantErr: `batching must be one of greedy, stable`},
 		{name: "stable refuses --no-shuffle", args: []string{"--batching", "stable", "--no-shuffle"}, wantCode: 2, wantErr: `which batching "stable" does not`},
-		{name: "a bad environment", env: map[string]string{"GRAPHRAG_BATCHING": "yes"}, wantCode: 2, wantErr: `GRAPHRAG_BATCHING: batching must be "greedy" or "stable"`},
+		{name: "a bad environment", env: map[string]string{"GRAPHRAG_BATCHING": "yes"}, wantCode: 2, wantErr: `GRAPHRAG_BATCHING: batching must be one of greedy, stable`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

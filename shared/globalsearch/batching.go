@@ -1,7 +1,6 @@
 package globalsearch
 
 import (
-	"encoding/json"
 	"errors"
 
 	"github.com/graphrag-global/graphrag-global/shared/batch"
@@ -15,16 +14,8 @@ const (
 	BatchingStable = "stable"
 )
 
-const batchingRule = `batching must be "greedy" or "stable"`
-
-// parseBatching reads the batching field: "greedy" or "stable".
-func parseBatching(raw json.RawMessage) (string, error) {
-	var s string
-	if string(raw) == "null" || json.Unmarshal(raw, &s) != nil || (s != BatchingGreedy && s != BatchingStable) {
-		return "", errors.New(batchingRule)
-	}
-	return s, nil
-}
+// Batchings are batching's values.
+var Batchings = []string{BatchingGreedy, BatchingStable}
 
 // batchingOf is p's batching, a request stored before the field existed
 // read as greedy.

@@ -13,7 +13,7 @@ import (
 	gs "github.com/graphrag-global/graphrag-global/shared/globalsearch"
 )
 
-const batchingMsg = `batching must be "greedy" or "stable"`
+const batchingMsg = `batching must be one of greedy, stable`
 
 func TestParseBatching(t *testing.T) {
 	tests := []struct {

@@ -272,8 +272,8 @@ func TestReduceModeField(t *testing.T) {
 		{name: "tree", json: `{"query":"q","reduceMode":"tree"}`, want: gs.ReduceModeTree},
 		{name: "env default", json: `{"query":"q"}`, env: "tree", want: gs.ReduceModeTree},
 		{name: "request wins", json: `{"query":"q","reduceMode":"single"}`, env: "tree", want: gs.ReduceModeSingle},
-		{name: "unknown", json: `{"query":"q","reduceMode":"forest"}`, wantErr: `reduceMode must be "single" or "tree"`},
-		{name: "null", json: `{"query":"q","reduceMode":null}`, wantErr: `reduceMode must be "single" or "tree"`},
+		{name: "unknown", json: `{"query":"q","reduceMode":"forest"}`, wantErr: `reduceMode must be one of single, tree`},
+		{name: "null", json: `{"query":"q","reduceMode":null}`, wantErr: `reduceMode must be one of single, tree`},
 		{name: "bad env", json: `{"query":"q"}`, env: "both", wantErr: "GRAPHRAG_REDUCE_MODE"},
 	}
 	for _, tc := range tests {

@@ -81,9 +81,9 @@ var requestFields = append([]requestField{
 		return err
 	}},
 	boolean("shuffle", func(p *Params) *bool { return &p.Shuffle }),
-	defaulted("batching", "GRAPHRAG_BATCHING", parseBatching,
+	defaulted("batching", "GRAPHRAG_BATCHING", oneOf("batching", Batchings),
 		func(p *Params) *string { return &p.Batching }, func(d *Defaults) *string { return &d.Batching }),
-	defaulted("reduceMode", "GRAPHRAG_REDUCE_MODE", parseReduceMode,
+	defaulted("reduceMode", "GRAPHRAG_REDUCE_MODE", oneOf("reduceMode", ReduceModes),
 		func(p *Params) *string { return &p.ReduceMode }, func(d *Defaults) *string { return &d.ReduceMode }),
 	{name: "queryId", parse: func(raw json.RawMessage, p *Params) (err error) {
 		p.QueryID, err = parseString(raw, queryIDPattern, "queryId must be 1-80 characters of A-Z a-z 0-9 - _")

@@ -116,15 +116,7 @@ func itemCount(r globalsearch.Records) int { return len(r.Summaries) + len(r.Cla
 // the new records; and the next good ingest leaves one version and no item
 // of the failed one (docs/contract.md#namespace-versions).
 func TestIngestFailsAtEveryWrite(t *testing.T) {
-	backends := []struct {
-		name   string
-		client func(t *testing.T) *dynamodb.Client
-	}{
-		{"minidyn", func(t *testing.T) *dynamodb.Client { return testenv.Minidyn(t) }},
-		{"moto", func(t *testing.T) *dynamodb.Client {
-			return testenv.DynamoDBClient(t, testenv.Moto(t, testenv.MotoOptions{}))
-		}},
-	}
+	backends := freshBackends()
 	ctx := context.Background()
 	old := sampleIndex(t)
 	ns := old.Namespace

@@ -22,15 +22,7 @@ import (
 // expired and other runs' left out; the read is the plan item and two
 // Select COUNT queries, whatever the batch count, on both emulators.
 func TestMapProgressCountsRecordedFailures(t *testing.T) {
-	backends := []struct {
-		name   string
-		client func(t *testing.T) *dynamodb.Client
-	}{
-		{"minidyn", func(t *testing.T) *dynamodb.Client { return testenv.Minidyn(t) }},
-		{"moto", func(t *testing.T) *dynamodb.Client {
-			return testenv.DynamoDBClient(t, testenv.Moto(t, testenv.MotoOptions{}))
-		}},
-	}
+	backends := freshBackends()
 	for _, be := range backends {
 		t.Run(be.name, func(t *testing.T) {
 			ctx := context.Background()

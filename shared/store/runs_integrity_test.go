@@ -29,6 +29,24 @@ func emulators(t *testing.T) map[string]func(t *testing.T) *dynamodb.Client {
 	}
 }
 
+// backend is a DynamoDB emulator a test runs on, by name.
+type backend struct {
+	name   string
+	client func(t *testing.T) *dynamodb.Client
+}
+
+// freshBackends are minidyn and moto, each call of client starting a
+// server of its own: for tests whose subtests must not see each other's
+// tables or items, which one shared moto_server would keep.
+func freshBackends() []backend {
+	return []backend{
+		{"minidyn", func(t *testing.T) *dynamodb.Client { return testenv.Minidyn(t) }},
+		{"moto", func(t *testing.T) *dynamodb.Client {
+			return testenv.DynamoDBClient(t, testenv.Moto(t, testenv.MotoOptions{}))
+		}},
+	}
+}
+
 type clock struct{ now time.Time }
 
 func (c *clock) Now() time.Time { return c.now }

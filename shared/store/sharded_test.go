@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/store"
-	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
 )
 
 // TestShardedVersions: a version larger than one shard is spread over
@@ -20,15 +19,7 @@ import (
 // same records in one partition do, record for record and in the same
 // order, and leaves no shard behind when it is replaced or deleted.
 func TestShardedVersions(t *testing.T) {
-	backends := []struct {
-		name   string
-		client func(t *testing.T) *dynamodb.Client
-	}{
-		{"minidyn", func(t *testing.T) *dynamodb.Client { return testenv.Minidyn(t) }},
-		{"moto", func(t *testing.T) *dynamodb.Client {
-			return testenv.DynamoDBClient(t, testenv.Moto(t, testenv.MotoOptions{}))
-		}},
-	}
+	backends := freshBackends()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			ctx := context.Background()
