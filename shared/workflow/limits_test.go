@@ -86,7 +86,7 @@ func prepareWithRetry(ctx context.Context, t *testing.T, h *workflow.Handlers) (
 		}
 	}
 	require.Positive(t, r.MaxAttempts, "the Prepare state retries ThrottledError")
-	in := workflow.PrepareInput{Request: json.RawMessage(`{"query":"What are the main themes?"` + levelField() + `}`), ExecutionName: "exec"}
+	in := workflow.PrepareInput{Request: measuredRequest("exec"), ExecutionName: "exec"}
 	for attempt := 1; ; attempt++ {
 		out, err := h.Prepare(ctx, in)
 		if err == nil || workflow.ErrorType(err) != "ThrottledError" || attempt > r.MaxAttempts {

@@ -96,6 +96,12 @@ func levelField() string {
 	return ""
 }
 
+// measuredRequest is the search every figure of prepare times, under
+// queryID: one seed, so that every store plans the same batches.
+func measuredRequest(queryID string) []byte {
+	return []byte(`{"query":"What are the main themes?","shuffleSeed":1,"queryId":"` + queryID + `"` + levelField() + `}`)
+}
+
 // ownCPU is the project's own prepare of f's namespace: the prepare
 // handler over the in-memory store, so no emulator's share is in it, as
 // process CPU (the machine's load stretches wall time, not this). It runs
@@ -110,13 +116,12 @@ func ownCPU(t testing.TB, f indexfile.File) (first, second time.Duration, batche
 	defaults.MaxModelCalls = globalsearch.MostModelCalls(workflow.DefaultMaxBatches)
 	h := &workflow.Handlers{Engine: &globalsearch.Engine{Index: s, Runs: s, MaxBatches: workflow.DefaultMaxBatches},
 		Defaults: defaults, Items: &mapItems{}}
-	level := levelField()
 	var took [2]time.Duration
 	for i := range took {
 		id := fmt.Sprintf("own-cpu-%d", i+1)
 		before := cpuTime()
-		req := `{"query":"What are the main themes?","queryId":"` + id + `"` + level + `}`
-		out, err := h.Prepare(t.Context(), workflow.PrepareInput{Request: []byte(req), ExecutionName: id})
+		req := measuredRequest(id)
+		out, err := h.Prepare(t.Context(), workflow.PrepareInput{Request: req, ExecutionName: id})
 		require.NoError(t, err)
 		took[i] = cpuTime() - before
 		batches = out.BatchCount

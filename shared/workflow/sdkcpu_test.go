@@ -82,29 +82,24 @@ func deployedCPU(t testing.TB, path string) (prepareFirst, prepareSecond, mapTas
 	namespace := ingestOver(t, testenv.DynamoDBClient(t, endpoint), tables, path)
 	runtime.GC()
 
-	// Clients of their own, as a cold start has: no connection, no
-	// resolved endpoint or credentials left over from the ingest.
-	c := store.NewClient(testenv.DynamoDBClient(t, endpoint))
-	idx, err := store.NewIndex(c, tables.Index)
-	require.NoError(t, err)
-	runs, err := store.NewRuns(c, tables.Runs)
-	require.NoError(t, err)
-	bucket, err := store.NewPayloads(testenv.S3Client(t, endpoint), "payloads")
-	require.NoError(t, err)
-	runs = runs.WithPayloads(bucket)
+	// Each function gets clients of its own, as a cold start has: no
+	// connection, no resolved endpoint or credentials left over from the
+	// ingest or from the other function.
+	idx, runs, bucket := coldStores(t, endpoint, tables)
+	_, mapRuns, _ := coldStores(t, endpoint, tables)
 	defaults := globalsearch.SpecDefaults
 	defaults.Namespace = namespace
 	defaults.MaxModelCalls = globalsearch.MostModelCalls(workflow.DefaultMaxBatches)
 	prepare := &workflow.Handlers{Engine: &globalsearch.Engine{Index: idx, Runs: runs, MaxBatches: workflow.DefaultMaxBatches}, Defaults: defaults, Items: bucket}
-	mapper := &workflow.Handlers{Engine: &globalsearch.Engine{Model: &firstCallModel{}, Runs: runs}}
+	mapper := &workflow.Handlers{Engine: &globalsearch.Engine{Model: &firstCallModel{}, Runs: mapRuns}}
 
 	var took [2]time.Duration
 	var first workflow.PrepareOutput
 	for i := range took {
 		id := "deployed-cpu-" + string(rune('1'+i))
-		req := `{"query":"What are the main themes?","queryId":"` + id + `"` + levelField() + `}`
+		req := measuredRequest(id)
 		before := cpuTime()
-		out, err := prepare.Prepare(ctx, workflow.PrepareInput{Request: []byte(req), ExecutionName: id})
+		out, err := prepare.Prepare(ctx, workflow.PrepareInput{Request: req, ExecutionName: id})
 		took[i] = cpuTime() - before
 		require.NoError(t, err)
 		if i == 0 {
@@ -112,7 +107,7 @@ func deployedCPU(t testing.TB, path string) (prepareFirst, prepareSecond, mapTas
 		}
 	}
 	before := cpuTime()
-	_, err = mapper.Map(ctx, workflow.MapInput{QueryID: first.QueryID, RunID: first.RunID, BatchIndex: 0, Attempt: 1})
+	_, err := mapper.Map(ctx, workflow.MapInput{QueryID: first.QueryID, RunID: first.RunID, BatchIndex: 0, Attempt: 1})
 	mapTask = cpuTime() - before
 	require.NoError(t, err)
 	return took[0], took[1], mapTask, first.BatchCount
@@ -129,4 +124,18 @@ func ingestOver(t testing.TB, db *dynamodb.Client, tables store.Tables, path str
 	require.NoError(t, err)
 	require.NoError(t, idx.ReplaceNamespace(t.Context(), f.Namespace, f.Records))
 	return f.Namespace
+}
+
+// coldStores are the stores a function opens at its init, over new SDK
+// clients of the emulators at endpoint, the runs' texts in the bucket.
+func coldStores(t testing.TB, endpoint string, tables store.Tables) (*store.Index, *store.Runs, *store.Payloads) {
+	t.Helper()
+	c := store.NewClient(testenv.DynamoDBClient(t, endpoint))
+	idx, err := store.NewIndex(c, tables.Index)
+	require.NoError(t, err)
+	runs, err := store.NewRuns(c, tables.Runs)
+	require.NoError(t, err)
+	bucket, err := store.NewPayloads(testenv.S3Client(t, endpoint), "payloads")
+	require.NoError(t, err)
+	return idx, runs.WithPayloads(bucket), bucket
 }
