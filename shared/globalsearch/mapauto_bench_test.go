@@ -152,6 +152,27 @@ func TestConcurrencyAutoMakespan(t *testing.T) {
 	}
 }
 
+// TestDeployedMapFailsNoBatch: the deployed map, one call per invocation
+// at the Map's fixed concurrency with the SDK's quota-waiting retries and
+// the state machine's Retry, fails no batch against the Bedrock-strict
+// double's empty quota, at the default 4 and at what prepare sizes from the
+// quota (docs/limits.md#deployed-map). The SDK's default 4 attempts failed
+// 3 of the first 5 batches at 100k tokens a minute. Simulated seconds.
+func TestDeployedMapFailsNoBatch(t *testing.T) {
+	for _, perMinute := range []int{quotaPerMinute, 100_000} {
+		for _, n := range []int{5, 13, 50} {
+			t.Run(fmt.Sprintf("batches=%d/tpm=%d", n, perMinute), func(t *testing.T) {
+				got := simulateQuota(t, n, perMinute, true)
+				t.Logf("fixed 4 %.2fx the bound, sized (%d) %.2fx: %+v", got.Fixed4/got.Ideal, got.SizedConcurrency, got.Sized/got.Ideal, got)
+				assert.Zero(t, got.Fixed4Failed, "no batch failed at 4")
+				assert.Zero(t, got.SizedFailed, "no batch failed at the sized concurrency")
+				assert.GreaterOrEqual(t, got.Fixed4, got.Ideal, "no schedule beats the quota's bound")
+				assert.GreaterOrEqual(t, got.Sized, got.Ideal, "no schedule beats the quota's bound")
+			})
+		}
+	}
+}
+
 // TestQuotaFigures writes one case's figures, auto's and the deployed
 // map's, as JSON to $GLOBALSEARCH_QUOTA_FIGURES for the benchmark below:
 // $GLOBALSEARCH_QUOTA_BATCHES batches (10 unless set) at

@@ -13,9 +13,10 @@ import (
 // (docs/limits.md#bedrock-quota-double), as read from the code that makes
 // them:
 //   - shared/llm/bedrock installs the SDK's standard retryer (aws-sdk-go-v2
-//     v1.48.0 retry.NewStandard) with DefaultMaxAttempts 4 and
-//     DefaultMaxBackoff 8 s: a ThrottlingException is retried after
-//     rand[0,1) x min(1 s x 2^i, 8 s), i = 0, 1, 2, each retry taking
+//     v1.48.0 retry.NewStandard), in the deployed functions with
+//     WithQuotaWait's QuotaWaitMaxAttempts 12 and DefaultMaxBackoff 8 s
+//     (functions/internal/wiring): a ThrottlingException is retried after
+//     rand[0,1) x min(1 s x 2^i, 8 s), i = 0, ..., 10, each retry taking
 //     DefaultThrottlingRetryCost 5 from the client's retry quota (500,
 //     DefaultRetryRateTokens), a first attempt that succeeds giving 1 back
 //     (DefaultNoRetryIncrement) and a retry that succeeds its own 5; with
@@ -26,7 +27,7 @@ import (
 //     JitterStrategy FULL in statemachine/globalsearch.asl.json), the
 //     iteration holding its place in the Map's MaxConcurrency meanwhile.
 const (
-	sdkMaxAttempts   = 4               // shared/llm/bedrock DefaultMaxAttempts
+	sdkMaxAttempts   = 12              // shared/llm/bedrock QuotaWaitMaxAttempts
 	sdkMaxBackoff    = 8 * time.Second // shared/llm/bedrock DefaultMaxBackoff
 	sdkRetryQuota    = 500             // retry.DefaultRetryRateTokens, per client
 	sdkThrottleCost  = 5               // retry.DefaultThrottlingRetryCost

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
 	"github.com/graphrag-global/graphrag-global/shared/llm/modeltest"
 	"github.com/graphrag-global/graphrag-global/shared/store/memstore"
 	"github.com/graphrag-global/graphrag-global/shared/store/testenv"
@@ -33,6 +34,8 @@ func TestDeployedFunctionsHonourTheRequestsSettings(t *testing.T) {
 	cfg := aws.Config{Region: "us-east-1", Credentials: testenv.StaticCredentials(), BaseEndpoint: aws.String(fake.URL)}
 	model, err := newModel(cfg, "us.anthropic.claude-sonnet-4-5-20250929-v1:0")
 	require.NoError(t, err)
+	require.IsType(t, &bedrock.Model{}, model)
+	assert.Equal(t, bedrock.QuotaWaitMaxAttempts, model.(*bedrock.Model).MaxAttempts(), "the deployed functions wait out an empty quota")
 	s := memstore.New()
 	text := strings.Repeat("Trade and growth shaped the decade. ", 55)
 	require.NoError(t, s.ReplaceNamespace(context.Background(), "ns", globalsearch.Records{Summaries: []globalsearch.Summary{

@@ -73,11 +73,13 @@ func Load(need ...string) Function {
 
 // newModel is the model of a function that calls one: Bedrock at the
 // adapter's own defaults (prompt cache 5m where the model caches, no service
-// tier). A run's promptCache and service tiers come with each of its calls
-// (ModelRequest, docs/contract.md#prompt-cache, #service-tiers), so one
-// deployed map, rating or reduce function serves runs of any settings.
+// tier), with the retries that wait out an empty quota (WithQuotaWait): the
+// Map's fixed concurrency has no limiter that reads refusals. A run's
+// promptCache and service tiers come with each of its calls (ModelRequest,
+// docs/contract.md#prompt-cache, #service-tiers), so one deployed map,
+// rating or reduce function serves runs of any settings.
 func newModel(cfg aws.Config, modelID string) (globalsearch.Model, error) {
-	return bedrock.New(cfg, modelID)
+	return bedrock.New(cfg, modelID, bedrock.WithQuotaWait())
 }
 
 // tables builds the runs table and the tables need names, over one client.

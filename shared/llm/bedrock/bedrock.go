@@ -34,6 +34,15 @@ const (
 	DefaultMaxAttempts = 4
 	// DefaultMaxBackoff caps one backoff sleep.
 	DefaultMaxBackoff = 8 * time.Second
+
+	// QuotaWaitMaxAttempts is WithQuotaWait's attempts per call: 11
+	// retries after rand[0,1) x min(2^i s, DefaultMaxBackoff), at most 71 s
+	// of sleeping, which the map function's 180 s holds beside one answered
+	// call. The same 71 s as 8 attempts of up to 20 s, but a refusal is
+	// tried again sooner: in the simulated Map of 6 against an empty
+	// 400k-token quota, 5 batches took 1.41x the quota's bound instead of
+	// 1.89x (docs/limits.md#deployed-map).
+	QuotaWaitMaxAttempts = 12
 )
 
 // retryableCodes are the error codes the SDK does not retry by default but
@@ -105,6 +114,19 @@ func WithMaxBackoff(d time.Duration) Option {
 	}
 }
 
+// WithQuotaWait gives the retries of a caller with no limiter of its own
+// reading the refusals: a deployed function, one call per invocation at the
+// Map's fixed concurrency. An empty tokens-per-minute quota admits a call
+// every few seconds at first, and the default 7 s of backoff ran out before
+// it did: a Map of 4 against an empty 100k-token quota failed 3 of its
+// first 5 batches, where these retries fail none
+// (docs/limits.md#deployed-map). In one process the paced limiter of
+// --concurrency auto reads the refusals itself, and waiting longer here
+// would only hide them from it.
+func WithQuotaWait() Option {
+	return func(o *options) { o.maxAttempts = QuotaWaitMaxAttempts }
+}
+
 // WithClientOptions applies fn to the client's options after the retryer is
 // installed (for example an HTTP client or endpoint override). Replacing the
 // retryer here defeats the bounds above.
@@ -165,6 +187,9 @@ func NewRetryer(maxAttempts int, maxBackoff time.Duration) aws.Retryer {
 		so.Throttles = append(so.Throttles, retry.ThrottleErrorCode{Codes: codes})
 	})
 }
+
+// MaxAttempts is the SDK's attempts per call, the first included.
+func (m *Model) MaxAttempts() int { return m.client.Options().Retryer.MaxAttempts() }
 
 // ModelID is the model or inference profile the Model calls.
 func (m *Model) ModelID() string { return m.modelID }

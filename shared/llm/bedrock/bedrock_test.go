@@ -201,16 +201,45 @@ func assertBody(t *testing.T, body map[string]any, prompt string, maxTokens int)
 	assert.Equal(t, want, body)
 }
 
+// TestThrottlingBoundedByMaxAttempts: a refused call is retried up to the
+// attempts the Model was given and no further, and answers if the quota
+// admits it by the last (the backoffs cut to a millisecond).
 func TestThrottlingBoundedByMaxAttempts(t *testing.T) {
 	t.Setenv("AWS_BEARER_TOKEN_BEDROCK", "")
-	fake := modeltest.NewConverseServer(t, modeltest.InOrder(fail(429, "ThrottlingException")))
-	m, err := bedrock.New(testConfig(fake.URL), haiku, bedrock.WithMaxAttempts(2), bedrock.WithMaxBackoff(time.Millisecond))
-	require.NoError(t, err)
+	tests := []struct {
+		name      string
+		opts      []bedrock.Option
+		refusals  int // before the call is admitted
+		wantCalls int
+		refused   bool // the call fails as throttled
+	}{
+		{"two attempts, always refused", []bedrock.Option{bedrock.WithMaxAttempts(2)}, 100, 2, true},
+		{"the default, always refused", nil, 100, bedrock.DefaultMaxAttempts, true},
+		{"the default, admitted at the fourth", nil, 3, 4, false},
+		{"the quota wait, always refused", []bedrock.Option{bedrock.WithQuotaWait()}, 100, bedrock.QuotaWaitMaxAttempts, true},
+		{"the quota wait, admitted at the twelfth", []bedrock.Option{bedrock.WithQuotaWait()}, 11, 12, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			replies := make([]modeltest.ConverseReply, 0, tc.refusals+1)
+			for range tc.refusals {
+				replies = append(replies, fail(429, "ThrottlingException"))
+			}
+			fake := modeltest.NewConverseServer(t, modeltest.InOrder(append(replies, ok(`{"answer":"a","usefulness":5}`, "end_turn", 3, 4))...))
+			m, err := bedrock.New(testConfig(fake.URL), haiku, append(tc.opts, bedrock.WithMaxBackoff(time.Millisecond))...)
+			require.NoError(t, err)
 
-	_, err = m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageMap, Prompt: "p", MaxTokens: 8})
+			_, err = m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageMap, Prompt: "p", MaxTokens: 8})
 
-	assert.Equal(t, globalsearch.KindThrottled, globalsearch.KindOf(err))
-	assert.Equal(t, 2, fake.Count())
+			assert.Equal(t, tc.wantCalls, fake.Count())
+			if tc.refused {
+				assert.Equal(t, globalsearch.KindThrottled, globalsearch.KindOf(err), "%v", err)
+				assert.Equal(t, tc.wantCalls, m.MaxAttempts(), "MaxAttempts says what the retryer does")
+			} else {
+				assert.NoError(t, err)
+			}
+		})
+	}
 }
 
 // TestEndpointFromEnvironment goes through config.LoadDefaultConfig the way
