@@ -1,10 +1,10 @@
 package store
 
 import (
+	"container/heap"
 	"context"
 	"fmt"
 	"hash/crc32"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -117,9 +117,55 @@ func eachPartition(ctx context.Context, partitions []string, read func(ctx conte
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	all := slices.Concat(parts...)
-	slices.SortFunc(all, func(a, b item) int { return strings.Compare(sortKey(a), sortKey(b)) })
-	return all, nil
+	return mergeBySortKey(parts), nil
+}
+
+// mergeBySortKey merges parts, each in sort-key order as a partition's
+// Query returns it, into one list in that order. Each item's key is read
+// once: sorting the concatenation looked keys up in every comparison, 1.2 s
+// of a 100,000-summary prepare's CPU (docs/scale.md#first-map-call-components).
+func mergeBySortKey(parts [][]item) []item {
+	heads := make(mergeHeads, 0, len(parts))
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+		if len(p) > 0 {
+			heads = append(heads, mergeHead{key: sortKey(p[0]), rest: p})
+		}
+	}
+	heap.Init(&heads)
+	all := make([]item, 0, n)
+	for len(heads) > 0 {
+		h := &heads[0]
+		all = append(all, h.rest[0])
+		if h.rest = h.rest[1:]; len(h.rest) > 0 {
+			h.key = sortKey(h.rest[0])
+			heap.Fix(&heads, 0)
+		} else {
+			heap.Pop(&heads)
+		}
+	}
+	return all
+}
+
+// mergeHead is one part's next item's key and the part from that item on.
+type mergeHead struct {
+	key  string
+	rest []item
+}
+
+// mergeHeads is a min-heap of parts by their next item's key.
+type mergeHeads []mergeHead
+
+func (h mergeHeads) Len() int           { return len(h) }
+func (h mergeHeads) Less(i, j int) bool { return h[i].key < h[j].key }
+func (h mergeHeads) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *mergeHeads) Push(x any)        { *h = append(*h, x.(mergeHead)) }
+func (h *mergeHeads) Pop() any {
+	old := *h
+	last := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return last
 }
 
 func sortKey(it item) string {

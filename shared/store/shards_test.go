@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -64,5 +65,41 @@ func TestShardSpread(t *testing.T) {
 	for p, n := range counts {
 		assert.Less(t, n, 2000, "partition %s", p)
 		assert.Greater(t, n, 500, "partition %s", p)
+	}
+}
+
+// TestMergeBySortKey: parts each in sort-key order merge into one list in
+// that order, whatever their sizes, as a sort of them all would give.
+func TestMergeBySortKey(t *testing.T) {
+	key := func(sk string) item { return item{attrSK: &types.AttributeValueMemberS{Value: sk}} }
+	keys := func(items []item) []string {
+		out := make([]string, len(items))
+		for i, it := range items {
+			out[i] = sortKey(it)
+		}
+		return out
+	}
+	tests := []struct {
+		name  string
+		parts [][]string
+		want  []string
+	}{
+		{"none", nil, []string{}},
+		{"empty parts", [][]string{{}, {}}, []string{}},
+		{"one part", [][]string{{"a", "b"}}, []string{"a", "b"}},
+		{"interleaved", [][]string{{"a", "c", "e"}, {"b", "d"}, {}, {"f"}}, []string{"a", "b", "c", "d", "e", "f"}},
+		{"one part first", [][]string{{"x", "y"}, {"a", "b"}}, []string{"a", "b", "x", "y"}},
+		{"byte order, as DynamoDB sorts", [][]string{{"B", "b"}, {"a"}}, []string{"B", "a", "b"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			parts := make([][]item, len(tc.parts))
+			for i, p := range tc.parts {
+				for _, sk := range p {
+					parts[i] = append(parts[i], key(sk))
+				}
+			}
+			assert.Equal(t, tc.want, keys(mergeBySortKey(parts)))
+		})
 	}
 }

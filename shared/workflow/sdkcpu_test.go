@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"syscall"
 	"testing"
 	"time"
@@ -25,6 +26,22 @@ import (
 // of a test run (TestMain): DynamoDB (minidyn, a server per partition) and
 // the payload bucket over HTTP on that address, until it is stopped.
 const envEmulatorAddr = "GLOBALSEARCH_EMULATOR_ADDR"
+
+// envCPUProfile names a file for a CPU profile of deployedCPU's measured
+// runs (go tool pprof reads it): where the function's CPU goes, without
+// the ingest before them.
+const envCPUProfile = "GLOBALSEARCH_CPU_PROFILE"
+
+// cpuProfile profiles this process to path until the returned stop.
+func cpuProfile(t testing.TB, path string) (stop func()) {
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, pprof.StartCPUProfile(f))
+	return func() {
+		pprof.StopCPUProfile()
+		require.NoError(t, f.Close())
+	}
+}
 
 func TestMain(m *testing.M) {
 	if addr := os.Getenv(envEmulatorAddr); addr != "" {
@@ -93,6 +110,10 @@ func deployedCPU(t testing.TB, path string) (prepareFirst, prepareSecond, mapTas
 	prepare := &workflow.Handlers{Engine: &globalsearch.Engine{Index: idx, Runs: runs, MaxBatches: workflow.DefaultMaxBatches}, Defaults: defaults, Items: bucket}
 	mapper := &workflow.Handlers{Engine: &globalsearch.Engine{Model: &firstCallModel{}, Runs: mapRuns}}
 
+	if path := os.Getenv(envCPUProfile); path != "" {
+		stop := cpuProfile(t, path)
+		defer stop()
+	}
 	var took [2]time.Duration
 	var first workflow.PrepareOutput
 	for i := range took {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
@@ -84,6 +85,7 @@ type Model struct {
 
 type options struct {
 	maxAttempts int
+	quotaWait   bool // no client-side retry quota (newRetryer)
 	maxBackoff  time.Duration
 	structured  StructuredOutput
 	clientOpts  []func(*bedrockruntime.Options)
@@ -118,13 +120,14 @@ func WithMaxBackoff(d time.Duration) Option {
 // reading the refusals: a deployed function, one call per invocation at the
 // Map's fixed concurrency. An empty tokens-per-minute quota admits a call
 // every few seconds at first, and the default 7 s of backoff ran out before
-// it did: a Map of 4 against an empty 100k-token quota failed 3 of its
-// first 5 batches, where these retries fail none
-// (docs/limits.md#deployed-map). In one process the paced limiter of
+// it did, and a sandbox serving one refused call after another drained the
+// SDK's retry quota: a Map of 4 against an empty 100k-token quota failed 3
+// of its first 5 batches and 176 of 1,226, where these retries, with no
+// retry quota, fail none (docs/limits.md#deployed-map). In one process the paced limiter of
 // --concurrency auto reads the refusals itself, and waiting longer here
 // would only hide them from it.
 func WithQuotaWait() Option {
-	return func(o *options) { o.maxAttempts = QuotaWaitMaxAttempts }
+	return func(o *options) { o.maxAttempts, o.quotaWait = QuotaWaitMaxAttempts, true }
 }
 
 // WithClientOptions applies fn to the client's options after the retryer is
@@ -147,7 +150,7 @@ func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	retryer := NewRetryer(o.maxAttempts, o.maxBackoff)
+	retryer := newRetryer(o)
 	client := bedrockruntime.NewFromConfig(cfg, func(co *bedrockruntime.Options) {
 		co.Retryer = retryer
 		// Zero, or the client wraps our retryer with cfg's max attempts.
@@ -169,22 +172,30 @@ func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
 	return m, nil
 }
 
-// NewRetryer returns the SDK's standard retryer (exponential backoff with
-// jitter, retry quota, throttling and 5xx retried) that also retries
-// ModelNotReadyException, bounded to maxAttempts attempts and maxBackoff per
-// sleep. Every sleep ends early when the call's context does.
-func NewRetryer(maxAttempts int, maxBackoff time.Duration) aws.Retryer {
+// newRetryer returns the SDK's standard retryer (exponential backoff with
+// jitter, throttling and 5xx retried) that also retries
+// ModelNotReadyException, bounded to o's attempts and backoff per sleep.
+// Every sleep ends early when the call's context does. The client's retry
+// quota (500 tokens, 5 a throttled retry) stays on unless o waits out the
+// quota: a sandbox serving one refused call after another drains it, and
+// then its calls fail at their first refusal (a simulated Map of 4 against
+// an empty 100k-token quota failed 176 of 1,226 batches that way); the
+// attempts per call still bound the retries.
+func newRetryer(o options) aws.Retryer {
 	codes := make(map[string]struct{}, len(retryableCodes))
 	for c := range retryableCodes {
 		codes[c] = struct{}{}
 	}
 	return retry.NewStandard(func(so *retry.StandardOptions) {
-		so.MaxAttempts = maxAttempts
-		so.MaxBackoff = maxBackoff
+		so.MaxAttempts = o.maxAttempts
+		so.MaxBackoff = o.maxBackoff
 		so.Retryables = append(so.Retryables, retry.RetryableErrorCode{Codes: codes})
 		// Counted as throttling too, so it backs off like throttling (1s
 		// base) and costs the retry quota what throttling costs.
 		so.Throttles = append(so.Throttles, retry.ThrottleErrorCode{Codes: codes})
+		if o.quotaWait {
+			so.RateLimiter = ratelimit.None
+		}
 	})
 }
 

@@ -242,6 +242,35 @@ func TestThrottlingBoundedByMaxAttempts(t *testing.T) {
 	}
 }
 
+// TestQuotaWaitHasNoRetryQuota: a deployed function's model keeps making
+// every attempt of call after refused call, where the SDK's retry quota
+// (500 tokens, 5 a throttled retry) would stop retrying after 100 retries
+// and fail the next calls at their first refusal.
+func TestQuotaWaitHasNoRetryQuota(t *testing.T) {
+	t.Setenv("AWS_BEARER_TOKEN_BEDROCK", "")
+	tests := []struct {
+		name      string
+		opts      []bedrock.Option
+		wantCalls int // of the 10 calls' HTTP attempts
+	}{
+		// 100 retries in the quota: 9 calls get their 11, the 10th 1 of them.
+		{"the default retry quota, 12 attempts", []bedrock.Option{bedrock.WithMaxAttempts(bedrock.QuotaWaitMaxAttempts)}, 10 + 100},
+		{"the quota wait", []bedrock.Option{bedrock.WithQuotaWait()}, 10 * bedrock.QuotaWaitMaxAttempts},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := modeltest.NewConverseServer(t, modeltest.InOrder(fail(429, "ThrottlingException")))
+			m, err := bedrock.New(testConfig(fake.URL), haiku, append(tc.opts, bedrock.WithMaxBackoff(time.Microsecond))...)
+			require.NoError(t, err)
+			for range 10 {
+				_, err := m.Complete(context.Background(), globalsearch.ModelRequest{Stage: globalsearch.StageMap, Prompt: "p", MaxTokens: 8})
+				require.Equal(t, globalsearch.KindThrottled, globalsearch.KindOf(err), "%v", err)
+			}
+			assert.Equal(t, tc.wantCalls, fake.Count())
+		})
+	}
+}
+
 // TestEndpointFromEnvironment goes through config.LoadDefaultConfig the way
 // the CLI does, with the endpoint taken from the standard service-specific
 // variable.

@@ -43,7 +43,7 @@ func modelError() modeltest.ConverseReply {
 }
 
 // modelThrottle is a Bedrock throttle, which the SDK retries inside the
-// invocation (bedrock.NewRetryer).
+// invocation (shared/llm/bedrock's retryer).
 func modelThrottle() modeltest.ConverseReply {
 	return modeltest.ConverseError(http.StatusTooManyRequests, "ThrottlingException")
 }
