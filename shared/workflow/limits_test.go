@@ -58,6 +58,9 @@ type firstMapCall struct {
 	PrepareCPU, OwnCPU, Init, Transitions, MapInit float64
 	MapCPU                                         float64
 	Total                                          float64
+	// PreparePeakMB is the most memory prepare's runtime held, against
+	// MemoryMB.
+	PreparePeakMB float64
 }
 
 // retrier is one Retry of a Task state in the ASL.
@@ -210,23 +213,25 @@ func TestTimeToFirstMapCall(t *testing.T) {
 		require.NoError(t, err, envSummaries)
 	}
 	path := generatedFile(t, n)
-	prepareCPU, _, mapCPU, _ := deployedCPU(t, path)
+	d := deployedCPU(t, path)
 	f, err := indexfile.Load(path)
 	require.NoError(t, err)
 	own, _, _ := ownCPU(t, f)
 	got := simulate(t, n, f, os.Getenv(envPayloads) != "")
 	got.MemoryMB, got.MapMemoryMB = prepareMemory(t), templateMemoryMB(t, "MapFunction")
 	share := vCPUShare(got.MemoryMB)
-	got.PrepareCPU, got.OwnCPU = prepareCPU.Seconds()/share, own.Seconds()/share
-	got.MapCPU = mapCPU.Seconds() / vCPUShare(got.MapMemoryMB)
+	got.PrepareCPU, got.OwnCPU = d.PrepareFirst.Seconds()/share, own.Seconds()/share
+	got.MapCPU = d.MapTask.Seconds() / vCPUShare(got.MapMemoryMB)
+	got.PreparePeakMB = float64(d.PeakBytes) / (1 << 20)
 	got.Init, got.Transitions, got.MapInit = prepareInit.Seconds(), sfnTransitions.Seconds(), mapInit.Seconds()
 	got.Total = got.Seconds + got.PrepareCPU + got.Init + got.Transitions + got.MapInit + got.MapCPU
 	t.Logf("%+v", got)
-	t.Logf("to the first map call: %.2f s = %.2f s simulated stores + %.2f s prepare's CPU on %d MB (%.2f s of it the project's own functions) + %.3f s prepare's init + %.2f s transitions + %.3f s map's init + %.3f s map's CPU on %d MB",
-		got.Total, got.Seconds, got.PrepareCPU, got.MemoryMB, got.OwnCPU, got.Init, got.Transitions, got.MapInit, got.MapCPU, got.MapMemoryMB)
+	t.Logf("to the first map call: %.2f s = %.2f s simulated stores + %.2f s prepare's CPU on %d MB (%.2f s of it the project's own functions) + %.3f s prepare's init + %.2f s transitions + %.3f s map's init + %.3f s map's CPU on %d MB; prepare's memory peaked at %.0f MB",
+		got.Total, got.Seconds, got.PrepareCPU, got.MemoryMB, got.OwnCPU, got.Init, got.Transitions, got.MapInit, got.MapCPU, got.MapMemoryMB, got.PreparePeakMB)
 	burst := limits.AWS.WriteUnits * limits.AWS.Burst.Seconds()
 	assert.GreaterOrEqual(t, got.Seconds, (got.WriteUnits-burst)/limits.AWS.WriteUnits, "no faster than one partition's write rate")
 	assert.Positive(t, got.Batches)
+	assert.Less(t, got.PreparePeakMB, float64(got.MemoryMB), "prepare fits its memory")
 	if os.Getenv(envPayloads) != "" {
 		// docs/contract.md#payloads-bucket: no item per batch, and the
 		// namespace read eventually consistent.

@@ -145,19 +145,21 @@ func TestPrepareCPU(t *testing.T) {
 		require.NoError(t, err, envOwnCPUSummary)
 	}
 	path := generatedFile(t, n)
-	deployedFirst, deployedSecond, mapTask, deployedBatches := deployedCPU(t, path)
+	d := deployedCPU(t, path)
 	f, err := indexfile.Load(path)
 	require.NoError(t, err)
 	first, second, batches := ownCPU(t, f)
-	assert.Equal(t, batches, deployedBatches, "the in-memory store and DynamoDB plan alike")
+	assert.Equal(t, batches, d.Batches, "the in-memory store and DynamoDB plan alike")
 	mb := prepareMemory(t)
 	share := vCPUShare(mb)
 	t.Logf("summaries %d, batches %d, prepare on %d MB (%.2f vCPU)", n, batches, mb, share)
 	t.Logf("  own functions: %.3f s CPU first, %.3f s second: %.2f s and %.2f s on the Lambda", first.Seconds(), second.Seconds(), first.Seconds()/share, second.Seconds()/share)
-	t.Logf("  with the AWS SDK: %.3f s CPU first, %.3f s second: %.2f s and %.2f s on the Lambda", deployedFirst.Seconds(), deployedSecond.Seconds(), deployedFirst.Seconds()/share, deployedSecond.Seconds()/share)
+	t.Logf("  with the AWS SDK: %.3f s CPU first, %.3f s second: %.2f s and %.2f s on the Lambda; memory peaked at %.0f MB",
+		d.PrepareFirst.Seconds(), d.PrepareSecond.Seconds(), d.PrepareFirst.Seconds()/share, d.PrepareSecond.Seconds()/share, float64(d.PeakBytes)/(1<<20))
 	mapMB := templateMemoryMB(t, "MapFunction")
-	t.Logf("  the first map task: %.3f s CPU: %.3f s on %d MB", mapTask.Seconds(), mapTask.Seconds()/vCPUShare(mapMB), mapMB)
+	t.Logf("  the first map task: %.3f s CPU: %.3f s on %d MB", d.MapTask.Seconds(), d.MapTask.Seconds()/vCPUShare(mapMB), mapMB)
 	// The SDK's work is on top of the project's, never instead of it.
-	assert.Greater(t, deployedFirst, first, "the deployed prepare computes more than its own functions")
-	assert.Positive(t, mapTask)
+	assert.Greater(t, d.PrepareFirst, first, "the deployed prepare computes more than its own functions")
+	assert.Positive(t, d.MapTask)
+	assert.Less(t, float64(d.PeakBytes)/(1<<20), float64(mb), "prepare fits its memory")
 }

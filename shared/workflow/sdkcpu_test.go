@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 	"syscall"
 	"testing"
@@ -91,13 +93,14 @@ func emulatorProcess(t testing.TB) string {
 // The index is read from path and dropped after the ingest, so no test
 // data stays in the heap the measured runs collect, and prepare has
 // clients of its own.
-func deployedCPU(t testing.TB, path string) (prepareFirst, prepareSecond, mapTask time.Duration, batches int) {
+func deployedCPU(t testing.TB, path string) deployed {
 	t.Helper()
 	endpoint := emulatorProcess(t)
 	ctx := t.Context()
 	tables := store.Tables{Index: "index", Runs: "runs"}
 	namespace := ingestOver(t, testenv.DynamoDBClient(t, endpoint), tables, path)
 	runtime.GC()
+	debug.FreeOSMemory()
 
 	// Each function gets clients of its own, as a cold start has: no
 	// connection, no resolved endpoint or credentials left over from the
@@ -116,6 +119,7 @@ func deployedCPU(t testing.TB, path string) (prepareFirst, prepareSecond, mapTas
 	}
 	var took [2]time.Duration
 	var first workflow.PrepareOutput
+	peak := memoryPeak()
 	for i := range took {
 		id := "deployed-cpu-" + string(rune('1'+i))
 		req := measuredRequest(id)
@@ -127,11 +131,51 @@ func deployedCPU(t testing.TB, path string) (prepareFirst, prepareSecond, mapTas
 			first = out
 		}
 	}
+	peakBytes := peak()
 	before := cpuTime()
 	_, err := mapper.Map(ctx, workflow.MapInput{QueryID: first.QueryID, RunID: first.RunID, BatchIndex: 0, Attempt: 1})
-	mapTask = cpuTime() - before
+	mapTask := cpuTime() - before
 	require.NoError(t, err)
-	return took[0], took[1], mapTask, first.BatchCount
+	return deployed{PrepareFirst: took[0], PrepareSecond: took[1], MapTask: mapTask, Batches: first.BatchCount, PeakBytes: peakBytes}
+}
+
+// deployed is what deployedCPU measured: prepare's CPU in its first and
+// second run, the map task's, the plan's batches, and the most memory the
+// Go runtime held from the OS while prepare ran (the process holds nothing
+// else then), which prepare's MemorySize must hold.
+type deployed struct {
+	PrepareFirst, PrepareSecond, MapTask time.Duration
+	Batches                              int
+	PeakBytes                            uint64
+}
+
+// memoryPeak samples the memory the Go runtime has mapped from the OS
+// every 5 ms until the returned func, which reports the most it saw.
+func memoryPeak() func() uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	read := func() uint64 {
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
+	done, most := make(chan struct{}), make(chan uint64)
+	go func() {
+		peak := read()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				peak = max(peak, read())
+			case <-done:
+				most <- max(peak, read())
+				return
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		return <-most
+	}
 }
 
 // ingestOver creates tables on db and ingests the index at path into
