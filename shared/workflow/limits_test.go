@@ -116,14 +116,6 @@ func generatedFile(t testing.TB, n int) string {
 	return out
 }
 
-// generated is generatedFile's index, loaded.
-func generated(t testing.TB, n int) indexfile.File {
-	t.Helper()
-	f, err := indexfile.Load(generatedFile(t, n))
-	require.NoError(t, err)
-	return f
-}
-
 // firstCallModel answers every map batch and notes the simulated time of
 // its first call and the batch it was given.
 type firstCallModel struct {
