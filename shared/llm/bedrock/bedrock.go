@@ -118,14 +118,15 @@ func WithMaxBackoff(d time.Duration) Option {
 
 // WithQuotaWait gives the retries of a caller with no limiter of its own
 // reading the refusals: a deployed function, one call per invocation at the
-// Map's fixed concurrency. An empty tokens-per-minute quota admits a call
-// every few seconds at first, and the default 7 s of backoff ran out before
-// it did, and a sandbox serving one refused call after another drained the
-// SDK's retry quota: a Map of 4 against an empty 100k-token quota failed 3
-// of its first 5 batches and 176 of 1,226, where these retries, with no
-// retry quota, fail none (docs/limits.md#deployed-map). In one process the paced limiter of
-// --concurrency auto reads the refusals itself, and waiting longer here
-// would only hide them from it.
+// Map's fixed concurrency. QuotaWaitMaxAttempts attempts, and no retry
+// quota: an empty tokens-per-minute quota admits a call every few seconds
+// at first, so the default 7 s of backoff ran out before it did, and a
+// sandbox serving one refused call after another drained the SDK's retry
+// quota, after which its calls failed at their first refusal. A Map of 4
+// against an empty 100k-token quota failed 3 of 5 batches and 176 of 1,226
+// that way; with these retries none (docs/limits.md#deployed-map). In one
+// process --concurrency auto's limiter reads the refusals itself, and a
+// longer wait here would only hide them from it.
 func WithQuotaWait() Option {
 	return func(o *options) { o.maxAttempts, o.quotaWait = QuotaWaitMaxAttempts, true }
 }
@@ -177,10 +178,8 @@ func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
 // ModelNotReadyException, bounded to o's attempts and backoff per sleep.
 // Every sleep ends early when the call's context does. The client's retry
 // quota (500 tokens, 5 a throttled retry) stays on unless o waits out the
-// quota: a sandbox serving one refused call after another drains it, and
-// then its calls fail at their first refusal (a simulated Map of 4 against
-// an empty 100k-token quota failed 176 of 1,226 batches that way); the
-// attempts per call still bound the retries.
+// model's quota (WithQuotaWait says why); the attempts per call bound the
+// retries either way.
 func newRetryer(o options) aws.Retryer {
 	codes := make(map[string]struct{}, len(retryableCodes))
 	for c := range retryableCodes {
