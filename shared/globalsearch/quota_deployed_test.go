@@ -7,6 +7,7 @@ import (
 	"time"
 
 	gs "github.com/graphrag-global/graphrag-global/shared/globalsearch"
+	"github.com/graphrag-global/graphrag-global/shared/llm/bedrock"
 )
 
 // The deployed map's retries of a refused Bedrock call
@@ -21,11 +22,7 @@ import (
 //     second after rand[0,1) x 5 s (IntervalSeconds 5, MaxAttempts 1,
 //     JitterStrategy FULL in statemachine/globalsearch.asl.json), the
 //     iteration holding its place in the Map's MaxConcurrency meanwhile.
-const (
-	sdkMaxAttempts   = 12              // shared/llm/bedrock QuotaWaitMaxAttempts
-	sdkMaxBackoff    = 8 * time.Second // shared/llm/bedrock DefaultMaxBackoff
-	aslRetryInterval = 5 * time.Second // MapBatch's Retry on ThrottledError
-)
+const aslRetryInterval = 5 * time.Second // MapBatch's Retry on ThrottledError
 
 // deployedMap is a model that calls m as the deployed map does: through
 // the SDK's retries within an attempt, and, for a batch's second attempt,
@@ -65,10 +62,10 @@ func (d *deployedMap) Complete(ctx context.Context, req gs.ModelRequest) (gs.Mod
 	}
 	for try := 1; ; try++ {
 		resp, err := d.m.Complete(ctx, req)
-		if gs.KindOf(err) != gs.KindThrottled || try == sdkMaxAttempts {
+		if gs.KindOf(err) != gs.KindThrottled || try == bedrock.QuotaWaitMaxAttempts {
 			return resp, err
 		}
-		if err := sleepCtx(ctx, d.jitter(min(time.Second<<(try-1), sdkMaxBackoff))); err != nil {
+		if err := sleepCtx(ctx, d.jitter(min(time.Second<<(try-1), bedrock.DefaultMaxBackoff))); err != nil {
 			return gs.ModelResponse{}, err
 		}
 	}

@@ -33,7 +33,11 @@ func templateMemoryMB(t testing.TB, function string) int {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "..", "template.yaml"))
 	require.NoError(t, err)
-	m := regexp.MustCompile(`(?s)\n  ` + function + `:\n.*?\n      MemorySize: (\d+)\n`).FindSubmatch(raw)
+	// The resource's block runs from its name to the next line indented as
+	// little, so a resource without a MemorySize never reads the next one's.
+	block := regexp.MustCompile(`(?m)^  ` + function + `:\n((?:(?:    .*)?\n)*)`).FindSubmatch(raw)
+	require.NotNil(t, block, "template.yaml has a resource %s", function)
+	m := regexp.MustCompile(`(?m)^      MemorySize: (\d+)$`).FindSubmatch(block[1])
 	require.NotNil(t, m, "template.yaml gives %s a MemorySize", function)
 	mb, err := strconv.Atoi(string(m[1]))
 	require.NoError(t, err)
