@@ -24,11 +24,22 @@ const (
 type item = map[string]types.AttributeValue
 
 // queryAll builds b (a key condition, and a projection when set) and reads
-// every page of the Query it makes on table: the one way the store queries.
+// every page of the Query it makes on table.
 func (s *Client) queryAll(ctx context.Context, table string, b expression.Builder, consistent bool) ([]item, error) {
+	var out []item
+	err := s.queryPages(ctx, table, b, consistent, func(page []item) error {
+		out = append(out, page...)
+		return nil
+	})
+	return out, err
+}
+
+// queryPages is queryAll handing each page to each as it arrives, and
+// stopping at the first error each returns: the one way the store queries.
+func (s *Client) queryPages(ctx context.Context, table string, b expression.Builder, consistent bool, each func(page []item) error) error {
 	expr, err := b.Build()
 	if err != nil {
-		return nil, fmt.Errorf("build query: %w", err)
+		return fmt.Errorf("build query: %w", err)
 	}
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(table),
@@ -43,16 +54,17 @@ func (s *Client) queryAll(ctx context.Context, table string, b expression.Builde
 	if s.queryLimit > 0 {
 		in.Limit = aws.Int32(s.queryLimit)
 	}
-	var out []item
 	p := dynamodb.NewQueryPaginator(s.client, in)
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, page.Items...)
+		if err := each(page.Items); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // countAll counts the items of the Query b describes (a key condition and

@@ -20,11 +20,6 @@ type entityItem struct {
 	CommunityIDs []string `dynamodbav:"communityIds"`
 }
 
-func (it entityItem) record() globalsearch.Entity {
-	return globalsearch.Entity{ID: it.ID, Title: it.Title, Type: it.Type, Description: it.Description, Degree: it.Degree,
-		CommunityIDs: nonNilIDs(it.CommunityIDs)}
-}
-
 type relationshipItem struct {
 	indexKey
 	ID           string   `dynamodbav:"id"`
@@ -33,11 +28,6 @@ type relationshipItem struct {
 	Description  string   `dynamodbav:"description,omitempty"`
 	Weight       float64  `dynamodbav:"weight,omitempty"`
 	CommunityIDs []string `dynamodbav:"communityIds"`
-}
-
-func (it relationshipItem) record() globalsearch.Relationship {
-	return globalsearch.Relationship{ID: it.ID, Source: it.Source, Target: it.Target, Description: it.Description, Weight: it.Weight,
-		CommunityIDs: nonNilIDs(it.CommunityIDs)}
 }
 
 // nonNilIDs is ids, or an empty list where DynamoDB gave back none (an
@@ -68,10 +58,26 @@ func graphItems(r globalsearch.Records, key func(prefix, id string) indexKey, ad
 // Entities implements globalsearch.GraphSnapshot: one paginated Query of
 // the version's entities.
 func (v *snapshot) Entities(ctx context.Context) ([]globalsearch.Entity, error) {
-	return readKind[entityItem, globalsearch.Entity](ctx, v, prefixEntity, "entities", func(c recordCounts) int { return c.Entities })
+	return readKind(ctx, v, prefixEntity, "entities", func(c recordCounts) int { return c.Entities },
+		decodeEntity, func(e *globalsearch.Entity) string { return e.ID })
 }
 
 // Relationships implements globalsearch.GraphSnapshot.
 func (v *snapshot) Relationships(ctx context.Context) ([]globalsearch.Relationship, error) {
-	return readKind[relationshipItem, globalsearch.Relationship](ctx, v, prefixRelationship, "relationships", func(c recordCounts) int { return c.Relationships })
+	return readKind(ctx, v, prefixRelationship, "relationships", func(c recordCounts) int { return c.Relationships },
+		decodeRelationship, func(r *globalsearch.Relationship) string { return r.ID })
+}
+
+func decodeEntity(it item) (globalsearch.Entity, error) {
+	f := itemFields{it: it}
+	e := globalsearch.Entity{ID: f.str("id"), Title: f.str("title"), Type: f.str("type"), Description: f.str("description"),
+		Degree: f.int("degree"), CommunityIDs: nonNilIDs(f.strings("communityIds"))}
+	return e, f.err
+}
+
+func decodeRelationship(it item) (globalsearch.Relationship, error) {
+	f := itemFields{it: it}
+	r := globalsearch.Relationship{ID: f.str("id"), Source: f.str("source"), Target: f.str("target"),
+		Description: f.str("description"), Weight: f.float("weight"), CommunityIDs: nonNilIDs(f.strings("communityIds"))}
+	return r, f.err
 }

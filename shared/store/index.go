@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -12,8 +13,9 @@ import (
 )
 
 // indexKey is the key of an index-table item; the record's own fields sit
-// beside it in the item types below, which map the domain records to their
-// stored attribute names (the domain types know nothing of DynamoDB).
+// beside it in the item types below, which write the domain records under
+// their stored attribute names (the domain types know nothing of
+// DynamoDB); itemdecode.go reads them back.
 type indexKey struct {
 	Namespace string `dynamodbav:"namespace"`
 	SK        string `dynamodbav:"sk"`
@@ -31,11 +33,6 @@ type summaryItem struct {
 	ShortSummary      string  `dynamodbav:"shortSummary,omitempty"`
 }
 
-func (it summaryItem) record() globalsearch.Summary {
-	return globalsearch.Summary{ID: it.ID, Level: it.Level, ParentCommunityID: it.ParentCommunityID, Title: it.Title, Summary: it.Summary,
-		Rank: it.Rank, Size: it.Size, ShortSummary: it.ShortSummary}
-}
-
 type claimItem struct {
 	indexKey
 	ID             string   `dynamodbav:"id"`
@@ -44,10 +41,6 @@ type claimItem struct {
 	Object         string   `dynamodbav:"object,omitempty"`
 	Description    string   `dynamodbav:"description"`
 	SourceChunkIDs []string `dynamodbav:"sourceChunkIds"`
-}
-
-func (it claimItem) record() globalsearch.Claim {
-	return globalsearch.Claim{ID: it.ID, CommunityID: it.CommunityID, Subject: it.Subject, Object: it.Object, Description: it.Description, SourceChunkIDs: it.SourceChunkIDs}
 }
 
 type chunkItem struct {
@@ -61,24 +54,21 @@ type chunkItem struct {
 	DocumentTitle string `dynamodbav:"documentTitle,omitempty"`
 }
 
-func (it chunkItem) record() globalsearch.Chunk {
-	return globalsearch.Chunk{ID: it.ID, Text: it.Text, DocumentID: it.DocumentID, TextUnitID: it.TextUnitID, DocumentTitle: it.DocumentTitle}
-}
+// decodeError is an item a read found but could not decode: a corrupt
+// index, which the error says instead of calling it a failed read.
+type decodeError struct{ err error }
 
-// storedItem is an item type that turns back into its domain record.
-type storedItem[R any] interface {
-	record() R
-}
+func (e decodeError) Error() string { return e.err.Error() }
+func (e decodeError) Unwrap() error { return e.err }
 
-// records decodes items into their domain records.
-func records[I storedItem[R], R any](items []item) ([]R, error) {
-	var decoded []I
-	if err := attributevalue.UnmarshalListOfMaps(items, &decoded); err != nil {
-		return nil, err
-	}
-	out := make([]R, len(decoded))
-	for i, it := range decoded {
-		out[i] = it.record()
+// decodeAll decodes items into their domain records, as decode reads one.
+func decodeAll[R any](items []item, decode func(item) (R, error)) ([]R, error) {
+	out := make([]R, len(items))
+	for i, it := range items {
+		var err error
+		if out[i], err = decode(it); err != nil {
+			return nil, fmt.Errorf("item %s: %w", sortKey(it), err)
+		}
 	}
 	return out, nil
 }
@@ -178,12 +168,14 @@ func (v *snapshot) Version() string { return v.version }
 // Summaries implements globalsearch.Snapshot. They come back in id byte
 // order.
 func (v *snapshot) Summaries(ctx context.Context) ([]globalsearch.Summary, error) {
-	return readKind[summaryItem, globalsearch.Summary](ctx, v, prefixSummary, "summaries", func(c recordCounts) int { return c.Summaries })
+	return readKind(ctx, v, prefixSummary, "summaries", func(c recordCounts) int { return c.Summaries },
+		decodeSummary, func(s *globalsearch.Summary) string { return s.ID })
 }
 
 // Claims implements globalsearch.Snapshot. They come back in id byte order.
 func (v *snapshot) Claims(ctx context.Context) ([]globalsearch.Claim, error) {
-	return readKind[claimItem, globalsearch.Claim](ctx, v, prefixClaim, "claims", func(c recordCounts) int { return c.Claims })
+	return readKind(ctx, v, prefixClaim, "claims", func(c recordCounts) int { return c.Claims },
+		decodeClaim, func(c *globalsearch.Claim) string { return c.ID })
 }
 
 // Intact implements globalsearch.Snapshot: versions never repeat and a
@@ -207,27 +199,40 @@ func (v *snapshot) Intact(ctx context.Context) (bool, error) {
 // and one that comes back short is read again strongly consistent
 // (docs/contract.md#namespace-versions); otherwise it is strongly
 // consistent, as a search reads a version right after the switch to it.
-func readKind[I storedItem[R], R any](ctx context.Context, v *snapshot, prefix, what string, count func(recordCounts) int) ([]R, error) {
+// Each page is decoded as it arrives, so a version's items are never all
+// held at once beside its records: at 100,000 summaries they were most of
+// prepare's peak memory, and the heap they grew faulted in page by page.
+func readKind[R any](ctx context.Context, v *snapshot, prefix, what string, count func(recordCounts) int,
+	decode func(item) (R, error), id func(*R) string) ([]R, error) {
 	if v.namespace == "" {
 		return []R{}, nil
 	}
-	query := func(consistent bool) ([]item, error) {
-		return eachPartition(ctx, versionPartitions(v.namespace, v.version), func(ctx context.Context, partition string) ([]item, error) {
-			return v.s.queryAll(ctx, v.s.table, expression.NewBuilder().WithKeyCondition(
+	query := func(consistent bool) ([]R, error) {
+		return eachPartition(ctx, versionPartitions(v.namespace, v.version), func(ctx context.Context, partition string) ([]R, error) {
+			var out []R
+			err := v.s.queryPages(ctx, v.s.table, expression.NewBuilder().WithKeyCondition(
 				expression.Key(attrNamespace).Equal(expression.Value(partition)).
-					And(expression.Key(attrSK).BeginsWith(prefix))), consistent)
-		})
+					And(expression.Key(attrSK).BeginsWith(prefix))), consistent, func(page []item) error {
+				records, err := decodeAll(page, decode)
+				if err != nil {
+					return decodeError{err}
+				}
+				out = append(out, records...)
+				return nil
+			})
+			return out, err
+		}, id)
 	}
-	items, err := query(v.counts == nil)
-	if err == nil && v.counts != nil && len(items) != count(*v.counts) {
-		items, err = query(true)
+	out, err := query(v.counts == nil)
+	if err == nil && v.counts != nil && len(out) != count(*v.counts) {
+		out, err = query(true)
 	}
-	if err != nil {
+	var undecodable decodeError
+	switch {
+	case errors.As(err, &undecodable):
+		return nil, fmt.Errorf("decode %s of namespace %s: %w", what, v.namespace, undecodable.err)
+	case err != nil:
 		return nil, wrap(err, "read %s of namespace %s", what, v.namespace)
-	}
-	out, err := records[I](items)
-	if err != nil {
-		return nil, fmt.Errorf("decode %s of namespace %s: %w", what, v.namespace, err)
 	}
 	return out, nil
 }
@@ -266,7 +271,7 @@ func (v *snapshot) Chunks(ctx context.Context, ids []string) ([]globalsearch.Chu
 	if err != nil {
 		return nil, fmt.Errorf("read chunks of namespace %s: %w", v.namespace, err)
 	}
-	out, err := records[chunkItem](items)
+	out, err := decodeAll(items, decodeChunk)
 	if err != nil {
 		return nil, fmt.Errorf("decode chunks of namespace %s: %w", v.namespace, err)
 	}
@@ -288,7 +293,8 @@ const readUnitBytes = 4096
 // chunksByQuery reads every chunk of the version (readKind, checked
 // against the head's count) and keeps those of ids.
 func (v *snapshot) chunksByQuery(ctx context.Context, ids []string) ([]globalsearch.Chunk, error) {
-	all, err := readKind[chunkItem, globalsearch.Chunk](ctx, v, prefixChunk, "chunks", func(c recordCounts) int { return c.Chunks })
+	all, err := readKind(ctx, v, prefixChunk, "chunks", func(c recordCounts) int { return c.Chunks },
+		decodeChunk, func(c *globalsearch.Chunk) string { return c.ID })
 	if err != nil {
 		return nil, err
 	}

@@ -100,13 +100,15 @@ func recordPartition(namespace, version, sk string) string {
 }
 
 // eachPartition runs read on every partition of a version at once and
-// returns their items in sort-key order, the order one partition's Query
-// gives, so a sharded version reads exactly as an unsharded one.
-func eachPartition(ctx context.Context, partitions []string, read func(ctx context.Context, partition string) ([]item, error)) ([]item, error) {
+// returns their records in sort-key order, the order one partition's Query
+// gives, so a sharded version reads exactly as an unsharded one. A
+// partition holds one kind's records under one prefix, so their sort keys
+// are in the order of key, their ids.
+func eachPartition[R any](ctx context.Context, partitions []string, read func(ctx context.Context, partition string) ([]R, error), key func(*R) string) ([]R, error) {
 	if len(partitions) == 1 {
 		return read(ctx, partitions[0])
 	}
-	parts := make([][]item, len(partitions))
+	parts := make([][]R, len(partitions))
 	g, gctx := errgroup.WithContext(ctx)
 	for k, p := range partitions {
 		g.Go(func() (err error) {
@@ -117,29 +119,29 @@ func eachPartition(ctx context.Context, partitions []string, read func(ctx conte
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	return mergeBySortKey(parts), nil
+	return mergeSorted(parts, key), nil
 }
 
-// mergeBySortKey merges parts, each in sort-key order as a partition's
-// Query returns it, into one list in that order. Each item's key is read
+// mergeSorted merges parts, each in the order of key as a partition's
+// Query returns it, into one list in that order. Each record's key is read
 // once: sorting the concatenation looked keys up in every comparison, 1.2 s
 // of a 100,000-summary prepare's CPU (docs/scale.md#first-map-call-components).
-func mergeBySortKey(parts [][]item) []item {
-	heads := make(mergeHeads, 0, len(parts))
+func mergeSorted[R any](parts [][]R, key func(*R) string) []R {
+	heads := make(mergeHeads[R], 0, len(parts))
 	n := 0
 	for _, p := range parts {
 		n += len(p)
 		if len(p) > 0 {
-			heads = append(heads, mergeHead{key: sortKey(p[0]), rest: p})
+			heads = append(heads, mergeHead[R]{key: key(&p[0]), rest: p})
 		}
 	}
 	heap.Init(&heads)
-	all := make([]item, 0, n)
+	all := make([]R, 0, n)
 	for len(heads) > 0 {
 		h := &heads[0]
 		all = append(all, h.rest[0])
 		if h.rest = h.rest[1:]; len(h.rest) > 0 {
-			h.key = sortKey(h.rest[0])
+			h.key = key(&h.rest[0])
 			heap.Fix(&heads, 0)
 		} else {
 			heap.Pop(&heads)
@@ -148,20 +150,20 @@ func mergeBySortKey(parts [][]item) []item {
 	return all
 }
 
-// mergeHead is one part's next item's key and the part from that item on.
-type mergeHead struct {
+// mergeHead is one part's next record's key and the part from that record on.
+type mergeHead[R any] struct {
 	key  string
-	rest []item
+	rest []R
 }
 
-// mergeHeads is a min-heap of parts by their next item's key.
-type mergeHeads []mergeHead
+// mergeHeads is a min-heap of parts by their next record's key.
+type mergeHeads[R any] []mergeHead[R]
 
-func (h mergeHeads) Len() int           { return len(h) }
-func (h mergeHeads) Less(i, j int) bool { return h[i].key < h[j].key }
-func (h mergeHeads) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *mergeHeads) Push(x any)        { *h = append(*h, x.(mergeHead)) }
-func (h *mergeHeads) Pop() any {
+func (h mergeHeads[R]) Len() int           { return len(h) }
+func (h mergeHeads[R]) Less(i, j int) bool { return h[i].key < h[j].key }
+func (h mergeHeads[R]) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *mergeHeads[R]) Push(x any)        { *h = append(*h, x.(mergeHead[R])) }
+func (h *mergeHeads[R]) Pop() any {
 	old := *h
 	last := old[len(old)-1]
 	*h = old[:len(old)-1]

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -70,15 +69,7 @@ func TestShardSpread(t *testing.T) {
 
 // TestMergeBySortKey: parts each in sort-key order merge into one list in
 // that order, whatever their sizes, as a sort of them all would give.
-func TestMergeBySortKey(t *testing.T) {
-	key := func(sk string) item { return item{attrSK: &types.AttributeValueMemberS{Value: sk}} }
-	keys := func(items []item) []string {
-		out := make([]string, len(items))
-		for i, it := range items {
-			out[i] = sortKey(it)
-		}
-		return out
-	}
+func TestMergeSorted(t *testing.T) {
 	tests := []struct {
 		name  string
 		parts [][]string
@@ -93,13 +84,7 @@ func TestMergeBySortKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			parts := make([][]item, len(tc.parts))
-			for i, p := range tc.parts {
-				for _, sk := range p {
-					parts[i] = append(parts[i], key(sk))
-				}
-			}
-			assert.Equal(t, tc.want, keys(mergeBySortKey(parts)))
+			assert.Equal(t, tc.want, mergeSorted(tc.parts, func(s *string) string { return *s }))
 		})
 	}
 }
