@@ -6,7 +6,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -33,7 +32,7 @@ type storedBatch struct {
 // fraction of the texts' bytes. The key, under the run's prefix, is named by
 // the body's digest, as the texts object is. A batch out of its place is a
 // bug of the caller.
-func batchesObject(p globalsearch.Plan, refs []textRef) (string, []byte, error) {
+func batchesObject(p globalsearch.Plan, refs []textRef) (string, parts, error) {
 	id := p.Params.QueryID
 	n := len(p.Batches)
 	records := make([][]byte, n)
@@ -48,7 +47,7 @@ func batchesObject(p globalsearch.Plan, refs []textRef) (string, []byte, error) 
 		}
 		records[i] = raw
 	}
-	var body bytes.Buffer
+	var body strings.Builder
 	at := uint64(offsetSize * (n + 1))
 	for _, r := range records {
 		body.Write(binary.BigEndian.AppendUint64(nil, at))
@@ -58,7 +57,8 @@ func batchesObject(p globalsearch.Plan, refs []textRef) (string, []byte, error) 
 	for _, r := range records {
 		body.Write(r)
 	}
-	return runObjectKey(id, p.RunID, "batches", body.Bytes()), body.Bytes(), nil
+	whole := parts{body.String()}
+	return runObjectKey(id, p.RunID, "batches", whole), whole, nil
 }
 
 // checkBatchesKey refuses a plan item whose batches object lies outside its

@@ -4,13 +4,13 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -72,42 +72,96 @@ func runPrefix(queryID, runID string) string {
 // runObjectKey names an object of a run by its kind and the digest of its
 // body, so that a resave of the same run with another body writes a new
 // object instead of changing one a map task may be reading.
-func runObjectKey(queryID, runID, kind string, body []byte) string {
-	sum := sha256.Sum256(body)
+func runObjectKey(queryID, runID, kind string, body parts) string {
+	sum := body.digest()
 	return runPrefix(queryID, runID) + kind + "-" + hex.EncodeToString(sum[:16])
+}
+
+// parts is an object's body as the strings it is made of, in order, read
+// and hashed where they are instead of joined first: a 100,000-summary
+// plan's texts are 240 MB, and joining them was 0.5 s of prepare's CPU,
+// mostly faulting in the copy's fresh pages
+// (docs/scale.md#first-map-call-components).
+type parts []string
+
+func (b parts) size() int64 {
+	var n int64
+	for _, s := range b {
+		n += int64(len(s))
+	}
+	return n
+}
+
+func (b parts) digest() [sha256.Size]byte {
+	h := sha256.New()
+	for _, s := range b {
+		_, _ = io.WriteString(h, s)
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// reader reads the body from its start; it seeks, as the SDK needs to
+// sign the body and to send it again on a retry.
+func (b parts) reader() *io.SectionReader {
+	starts := make([]int64, len(b))
+	var at int64
+	for i, s := range b {
+		starts[i] = at
+		at += int64(len(s))
+	}
+	return io.NewSectionReader(partsAt{b, starts}, 0, at)
+}
+
+// partsAt reads parts at an offset: starts[i] is where part i begins.
+type partsAt struct {
+	parts  parts
+	starts []int64
+}
+
+func (p partsAt) ReadAt(buf []byte, off int64) (int, error) {
+	// The last part beginning at or before off holds it (empty parts
+	// begin where the next one does, and hold nothing).
+	i := sort.Search(len(p.starts), func(i int) bool { return p.starts[i] > off }) - 1
+	n := 0
+	for ; n < len(buf) && i >= 0 && i < len(p.parts); i++ {
+		k := copy(buf[n:], p.parts[i][off+int64(n)-p.starts[i]:])
+		n += k
+	}
+	if n < len(buf) {
+		return n, io.EOF
+	}
+	return n, nil
 }
 
 // textsObject lays out the batch texts of p as one object: its key, under
 // the run's prefix and named by its digest, so that a resave of the same
 // run with other texts writes a new object instead of changing one a map
-// task may be reading; its body; and each batch's place in it.
-func textsObject(p globalsearch.Plan) (string, []byte, []textRef) {
-	// Sized up front: grown by doubling, a plan of 10,000 summaries (35 MB
-	// of texts) spent 0.4 s of prepare's CPU zeroing and faulting in the
-	// buffers it outgrew (docs/scale.md#first-map-call-components).
-	size := 0
-	for _, b := range p.Batches {
-		size += len(b.Content)
-	}
-	body := bytes.NewBuffer(make([]byte, 0, size))
+// task may be reading; its body, the batches' texts themselves; and each
+// batch's place in it.
+func textsObject(p globalsearch.Plan) (string, parts, []textRef) {
+	body := make(parts, len(p.Batches))
 	refs := make([]textRef, len(p.Batches))
+	var at int64
 	for i, b := range p.Batches {
-		refs[i] = textRef{Offset: int64(body.Len()), Length: int64(len(b.Content))}
-		body.WriteString(b.Content)
+		body[i] = b.Content
+		refs[i] = textRef{Offset: at, Length: int64(len(b.Content))}
+		at += int64(len(b.Content))
 	}
-	key := runObjectKey(p.Params.QueryID, p.RunID, "texts", body.Bytes())
+	key := runObjectKey(p.Params.QueryID, p.RunID, "texts", body)
 	for i := range refs {
 		refs[i].Key = key
 	}
-	return key, body.Bytes(), refs
+	return key, body, refs
 }
 
 // put writes one object and returns its ETag, which reads of it then
 // require (docs/contract.md#payloads-bucket).
-func (p *Payloads) put(ctx context.Context, key, contentType string, body []byte) (string, error) {
+func (p *Payloads) put(ctx context.Context, key, contentType string, body parts) (string, error) {
 	out, err := p.client.PutObject(ctx, &s3.PutObjectInput{
-		Bucket: aws.String(p.bucket), Key: aws.String(key), Body: bytes.NewReader(body),
-		ContentLength: aws.Int64(int64(len(body))), ContentType: aws.String(contentType),
+		Bucket: aws.String(p.bucket), Key: aws.String(key), Body: body.reader(),
+		ContentLength: aws.Int64(body.size()), ContentType: aws.String(contentType),
 	})
 	if err != nil {
 		return "", wrapS3(err, "write s3://%s/%s", p.bucket, key)
@@ -302,7 +356,7 @@ func (p *Payloads) PutMapItems(ctx context.Context, queryID, runID string, batch
 	}
 	body = append(body, ']')
 	key := runPrefix(queryID, runID) + "map-items-" + strconv.Itoa(batches) + ".json"
-	if _, err := p.put(ctx, key, "application/json", body); err != nil {
+	if _, err := p.put(ctx, key, "application/json", parts{string(body)}); err != nil {
 		return "", fmt.Errorf("map items of query %s: %w", queryID, err)
 	}
 	return key, nil

@@ -57,7 +57,7 @@ type planItems struct {
 // object is the body of one object a save writes, and its content type.
 type object struct {
 	contentType string
-	body        []byte
+	body        parts
 }
 
 // SavePlan implements globalsearch.Plans. A new run is written beside the

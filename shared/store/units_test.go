@@ -53,7 +53,7 @@ func BenchmarkSavePlanUnits(b *testing.B) {
 				require.NoError(b, err)
 				units, textBytes, batchBytes, readUnits = 0, 0, 0, 0
 				for _, o := range items.objects {
-					textBytes += len(o.body)
+					textBytes += int(o.body.size())
 				}
 				for _, w := range items.batches {
 					n := itemSize(w.PutRequest.Item)
