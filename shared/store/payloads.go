@@ -92,11 +92,12 @@ func (b parts) size() int64 {
 	return n
 }
 
+// digest hashes the body through one small buffer: the hash takes bytes,
+// and converting each part whole would copy the body after all.
 func (b parts) digest() [sha256.Size]byte {
 	h := sha256.New()
-	for _, s := range b {
-		_, _ = io.WriteString(h, s)
-	}
+	var buf [32 << 10]byte
+	_, _ = io.CopyBuffer(h, b.reader(), buf[:]) // strings in memory read without fail
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])
 	return sum
