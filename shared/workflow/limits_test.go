@@ -48,13 +48,15 @@ type firstMapCall struct {
 	// The components the simulated clock does not see, in seconds
 	// (docs/scale.md#first-map-call-components), and Total, Seconds with
 	// them: prepare's CPU, the AWS SDK's share included (its first,
-	// heap-growing run), scaled to the vCPU share of MemoryMB, prepare's
+	// heap-growing run), scaled to the vCPU share of MemoryMB (beyond one
+	// vCPU, divided by the Speedup a playback on Cores got), prepare's
 	// bootstrap init, the Step Functions transitions to the first map
 	// invocation, the map bootstrap's init (the first iteration's cold
 	// start) and the map task's CPU up to its model call, scaled to
 	// MapMemoryMB. OwnCPU is the part of PrepareCPU in the project's own
 	// functions, for the breakdown only.
-	MemoryMB, MapMemoryMB                          int
+	MemoryMB, MapMemoryMB, Cores                   int
+	Speedup                                        float64
 	PrepareCPU, OwnCPU, Init, Transitions, MapInit float64
 	MapCPU                                         float64
 	Total                                          float64
@@ -205,21 +207,25 @@ func TestTimeToFirstMapCall(t *testing.T) {
 		require.NoError(t, err, envSummaries)
 	}
 	path := generatedFile(t, n)
-	d := deployedCPU(t, path)
+	mb := prepareMemory(t)
+	d := deployedCPU(t, path, prepareCores(mb))
 	f, err := indexfile.Load(path)
 	require.NoError(t, err)
 	own, _, _ := ownCPU(t, f)
 	got := simulate(t, n, f, os.Getenv(envPayloads) != "")
-	got.MemoryMB, got.MapMemoryMB = prepareMemory(t), templateMemoryMB(t, "MapFunction")
-	share := vCPUShare(got.MemoryMB)
-	got.PrepareCPU, got.OwnCPU = d.PrepareFirst.Seconds()/share, own.Seconds()/share
+	got.MemoryMB, got.MapMemoryMB = mb, templateMemoryMB(t, "MapFunction")
+	got.Cores, got.Speedup = d.Cores, d.speedup()
+	got.PrepareCPU, got.OwnCPU = prepareSeconds(d, mb), own.Seconds()/vCPUShare(mb)/d.speedup()
 	got.MapCPU = d.MapTask.Seconds() / vCPUShare(got.MapMemoryMB)
 	got.PreparePeakMB = float64(d.PeakBytes) / (1 << 20)
 	got.Init, got.Transitions, got.MapInit = prepareInit.Seconds(), sfnTransitions.Seconds(), mapInit.Seconds()
 	got.Total = got.Seconds + got.PrepareCPU + got.Init + got.Transitions + got.MapInit + got.MapCPU
 	t.Logf("%+v", got)
-	t.Logf("to the first map call: %.2f s = %.2f s simulated stores + %.2f s prepare's CPU on %d MB (%.2f s of it the project's own functions) + %.3f s prepare's init + %.2f s transitions + %.3f s map's init + %.3f s map's CPU on %d MB; prepare's memory peaked at %.0f MB",
-		got.Total, got.Seconds, got.PrepareCPU, got.MemoryMB, got.OwnCPU, got.Init, got.Transitions, got.MapInit, got.MapCPU, got.MapMemoryMB, got.PreparePeakMB)
+	t.Logf("to the first map call: %.2f s = %.2f s simulated stores + %.2f s prepare's CPU on %d MB, %d cores (%.2f s of it the project's own functions) + %.3f s prepare's init + %.2f s transitions + %.3f s map's init + %.3f s map's CPU on %d MB; prepare's memory peaked at %.0f MB",
+		got.Total, got.Seconds, got.PrepareCPU, got.MemoryMB, got.Cores, got.OwnCPU, got.Init, got.Transitions, got.MapInit, got.MapCPU, got.MapMemoryMB, got.PreparePeakMB)
+	if got.Cores > 1 {
+		t.Logf("  prepare played back: %v on one core, %v on %d: %.2fx", d.PlayedOne, d.PlayedMany, d.Cores, got.Speedup)
+	}
 	burst := limits.AWS.WriteUnits * limits.AWS.Burst.Seconds()
 	assert.GreaterOrEqual(t, got.Seconds, (got.WriteUnits-burst)/limits.AWS.WriteUnits, "no faster than one partition's write rate")
 	assert.Positive(t, got.Batches)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
@@ -85,8 +86,24 @@ func prepareMemory(t testing.TB) int {
 }
 
 // vCPUShare is the share of a core a Lambda of mb MB computes with, one
-// full vCPU at most (prepare is one goroutine's work in the main).
+// full vCPU at most.
 func vCPUShare(mb int) float64 { return min(1, float64(mb)/lambdaMBPerVCPU) }
+
+// prepareCores is how many whole cores prepare's Lambda of mb MB has, as
+// many as this machine can play a prepare back on (deployedCPU): one up
+// to 3,537 MB, two from 3,538.
+func prepareCores(mb int) int {
+	return max(1, min(mb/lambdaMBPerVCPU, runtime.NumCPU()))
+}
+
+// prepareSeconds is what prepare's CPU takes on its Lambda of mb MB: its
+// process CPU (d.PrepareFirst) at the vCPU share up to one vCPU; beyond,
+// divided by the speedup its played-back runs got from the extra cores
+// (the goroutines that read the partitions and the collector run beside
+// the rest; the planning itself is one goroutine's work).
+func prepareSeconds(d deployed, mb int) float64 {
+	return d.PrepareFirst.Seconds() / vCPUShare(mb) / d.speedup()
+}
 
 // levelField is the request's communityLevel field, from
 // $GLOBALSEARCH_OWNCPU_LEVEL (JSON: 0, "graphrag:1"), or none (the
@@ -149,17 +166,20 @@ func TestPrepareCPU(t *testing.T) {
 		require.NoError(t, err, envOwnCPUSummary)
 	}
 	path := generatedFile(t, n)
-	d := deployedCPU(t, path)
+	mb := prepareMemory(t)
+	d := deployedCPU(t, path, prepareCores(mb))
 	f, err := indexfile.Load(path)
 	require.NoError(t, err)
 	first, second, batches := ownCPU(t, f)
 	assert.Equal(t, batches, d.Batches, "the in-memory store and DynamoDB plan alike")
-	mb := prepareMemory(t)
-	share := vCPUShare(mb)
-	t.Logf("summaries %d, batches %d, prepare on %d MB (%.2f vCPU)", n, batches, mb, share)
+	share := vCPUShare(mb) * d.speedup()
+	t.Logf("summaries %d, batches %d, prepare on %d MB (%.2f vCPU)", n, batches, mb, float64(mb)/lambdaMBPerVCPU)
+	if d.Cores > 1 {
+		t.Logf("  played back: %v on one core, %v on %d: %.2fx", d.PlayedOne, d.PlayedMany, d.Cores, d.speedup())
+	}
 	t.Logf("  own functions: %.3f s CPU first, %.3f s second: %.2f s and %.2f s on the Lambda", first.Seconds(), second.Seconds(), first.Seconds()/share, second.Seconds()/share)
 	t.Logf("  with the AWS SDK: %.3f s CPU first, %.3f s second: %.2f s and %.2f s on the Lambda; memory peaked at %.0f MB",
-		d.PrepareFirst.Seconds(), d.PrepareSecond.Seconds(), d.PrepareFirst.Seconds()/share, d.PrepareSecond.Seconds()/share, float64(d.PeakBytes)/(1<<20))
+		d.PrepareFirst.Seconds(), d.PrepareSecond.Seconds(), prepareSeconds(d, mb), d.PrepareSecond.Seconds()/share, float64(d.PeakBytes)/(1<<20))
 	mapMB := templateMemoryMB(t, "MapFunction")
 	t.Logf("  the first map task: %.3f s CPU: %.3f s on %d MB", d.MapTask.Seconds(), d.MapTask.Seconds()/vCPUShare(mapMB), mapMB)
 	// The SDK's work is on top of the project's, never instead of it.

@@ -93,7 +93,10 @@ func emulatorProcess(t testing.TB) string {
 // The index is read from path and dropped after the ingest, so no test
 // data stays in the heap the measured runs collect, and prepare has
 // clients of its own.
-func deployedCPU(t testing.TB, path string) deployed {
+//
+// With cores above one, the prepare is also played back (playedBack) on
+// that many cores and on one, for the speedup the extra cores give.
+func deployedCPU(t testing.TB, path string, cores int) deployed {
 	t.Helper()
 	endpoint := emulatorProcess(t)
 	ctx := t.Context()
@@ -136,17 +139,42 @@ func deployedCPU(t testing.TB, path string) deployed {
 	_, err := mapper.Map(ctx, workflow.MapInput{QueryID: first.QueryID, RunID: first.RunID, BatchIndex: 0, Attempt: 1})
 	mapTask := cpuTime() - before
 	require.NoError(t, err)
-	return deployed{PrepareFirst: took[0], PrepareSecond: took[1], MapTask: mapTask, Batches: first.BatchCount, PeakBytes: peakBytes}
+	d := deployed{PrepareFirst: took[0], PrepareSecond: took[1], MapTask: mapTask, Batches: first.BatchCount, PeakBytes: peakBytes, Cores: 1}
+	if cores > 1 {
+		d.Cores = cores
+		d.PlayedOne, d.PlayedMany = playedBack(t, endpoint, tables, prepare, cores)
+	}
+	return d
 }
 
 // deployed is what deployedCPU measured: prepare's CPU in its first and
 // second run, the map task's, the plan's batches, and the most memory the
 // Go runtime held from the OS while prepare ran (the process holds nothing
 // else then), which prepare's MemorySize must hold.
+// With Cores above one, PlayedOne and PlayedMany are the wall times of
+// prepares played back on one core and on Cores.
 type deployed struct {
 	PrepareFirst, PrepareSecond, MapTask time.Duration
 	Batches                              int
 	PeakBytes                            uint64
+	Cores                                int
+	PlayedOne, PlayedMany                []time.Duration
+}
+
+// speedup is how much faster the played-back prepare ran on d.Cores than
+// on one: 1 when it was not played back.
+func (d deployed) speedup() float64 {
+	if d.Cores <= 1 {
+		return 1
+	}
+	var one, many time.Duration
+	for _, w := range d.PlayedOne {
+		one += w
+	}
+	for _, w := range d.PlayedMany {
+		many += w
+	}
+	return one.Seconds() / many.Seconds()
 }
 
 // memoryPeak samples the memory the Go runtime has mapped from the OS
