@@ -28,8 +28,9 @@ const (
 	envOwnCPUSummary = "GLOBALSEARCH_OWNCPU_SUMMARIES"
 )
 
-// templateMemoryMB is the MemorySize template.yaml gives function, so the
-// figures follow the deployment instead of a copy of its number.
+// templateMemoryMB is the MemorySize template.yaml gives function (a
+// parameter's default when it names one), so the figures follow the
+// deployment instead of a copy of its number.
 func templateMemoryMB(t testing.TB, function string) int {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "..", "template.yaml"))
@@ -39,6 +40,12 @@ func templateMemoryMB(t testing.TB, function string) int {
 	block := regexp.MustCompile(`(?m)^  ` + function + `:\n((?:(?:    .*)?\n)*)`).FindSubmatch(raw)
 	require.NotNil(t, block, "template.yaml has a resource %s", function)
 	m := regexp.MustCompile(`(?m)^      MemorySize: (\d+)$`).FindSubmatch(block[1])
+	if ref := regexp.MustCompile(`(?m)^      MemorySize: !Ref (\w+)$`).FindSubmatch(block[1]); ref != nil {
+		// A parameter's: its default, what a deployment without overrides gets.
+		param := regexp.MustCompile(`(?m)^  ` + string(ref[1]) + `:\n(?:    .*\n)*?    Default: (\d+)$`).FindSubmatch(raw)
+		require.NotNil(t, param, "template.yaml has a parameter %s with a default", ref[1])
+		m = param
+	}
 	require.NotNil(t, m, "template.yaml gives %s a MemorySize", function)
 	mb, err := strconv.Atoi(string(m[1]))
 	require.NoError(t, err)
@@ -172,14 +179,14 @@ func TestPrepareCPU(t *testing.T) {
 	require.NoError(t, err)
 	first, second, batches := ownCPU(t, f)
 	assert.Equal(t, batches, d.Batches, "the in-memory store and DynamoDB plan alike")
-	share := vCPUShare(mb) * d.speedup()
+	share := vCPUShare(mb) // the own functions are one goroutine's work: no speedup
 	t.Logf("summaries %d, batches %d, prepare on %d MB (%.2f vCPU)", n, batches, mb, float64(mb)/lambdaMBPerVCPU)
 	if d.Cores > 1 {
 		t.Logf("  played back: %v on one core, %v on %d: %.2fx", d.PlayedOne, d.PlayedMany, d.Cores, d.speedup())
 	}
 	t.Logf("  own functions: %.3f s CPU first, %.3f s second: %.2f s and %.2f s on the Lambda", first.Seconds(), second.Seconds(), first.Seconds()/share, second.Seconds()/share)
 	t.Logf("  with the AWS SDK: %.3f s CPU first, %.3f s second: %.2f s and %.2f s on the Lambda; memory peaked at %.0f MB",
-		d.PrepareFirst.Seconds(), d.PrepareSecond.Seconds(), prepareSeconds(d, mb), d.PrepareSecond.Seconds()/share, float64(d.PeakBytes)/(1<<20))
+		d.PrepareFirst.Seconds(), d.PrepareSecond.Seconds(), prepareSeconds(d, mb), d.PrepareSecond.Seconds()/share/d.speedup(), float64(d.PeakBytes)/(1<<20))
 	mapMB := templateMemoryMB(t, "MapFunction")
 	t.Logf("  the first map task: %.3f s CPU: %.3f s on %d MB", d.MapTask.Seconds(), d.MapTask.Seconds()/vCPUShare(mapMB), mapMB)
 	// The SDK's work is on top of the project's, never instead of it.

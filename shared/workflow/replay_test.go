@@ -7,15 +7,18 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/graphrag-global/graphrag-global/shared/store"
@@ -239,4 +242,73 @@ func playedBack(t testing.TB, endpoint string, tables store.Tables, h *workflow.
 		}
 	}
 	return one, many
+}
+
+// The tape answers a read by what it asks, whatever order the SDK wrote
+// its keys in, a write by its operation in the recorded order, and
+// refuses what the recording never asked.
+func TestTapePlaysBackWhatItRecorded(t *testing.T) {
+	var served atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := served.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		_, _ = fmt.Fprintf(w, `{"n":%d,"asked":%q}`, n, body)
+	}))
+	defer srv.Close()
+	request := func(target, body string) *http.Request {
+		r, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		require.NoError(t, err)
+		r.Header.Set("X-Amz-Target", "DynamoDB_20120810."+target)
+		return r
+	}
+	answer := func(c httpDoer, r *http.Request) (string, error) {
+		resp, err := c.Do(r)
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return string(b), err
+	}
+	rec := newTape()
+	recorded := map[string]string{}
+	for _, step := range []struct{ target, body string }{
+		{"Query", `{"TableName":"t","ExpressionAttributeValues":{":0":{"S":"a"},":1":{"S":"b"}}}`},
+		{"PutItem", `{"run":"r1"}`},
+		{"Query", `{"TableName":"t","ExpressionAttributeValues":{":0":{"S":"z"}}}`},
+		{"PutItem", `{"run":"r1","second":true}`},
+	} {
+		got, err := answer(recorder{tape: rec, next: srv.Client()}, request(step.target, step.body))
+		require.NoError(t, err)
+		recorded[step.target+step.body] = got
+	}
+	require.EqualValues(t, 4, served.Load())
+
+	play := player{tape: rec.copy()}
+	tests := []struct {
+		name, target, body, want, wantErr string
+	}{
+		{name: "a read, its keys in another order", target: "Query",
+			body: `{"ExpressionAttributeValues":{":1":{"S":"b"},":0":{"S":"a"}},"TableName":"t"}`,
+			want: recorded[`Query{"TableName":"t","ExpressionAttributeValues":{":0":{"S":"a"},":1":{"S":"b"}}}`]},
+		{name: "a write of another run gets the first write's answer", target: "PutItem", body: `{"run":"r2"}`, want: recorded[`PutItem{"run":"r1"}`]},
+		{name: "the next write the next answer", target: "PutItem", body: `{"run":"r2"}`, want: recorded[`PutItem{"run":"r1","second":true}`]},
+		{name: "no third write", target: "PutItem", body: `{}`, wantErr: "the tape has no answer left for POST"},
+		{name: "a read never recorded", target: "Query", body: `{"TableName":"other"}`, wantErr: "the tape has no answer left for POST"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := answer(play, request(tc.target, tc.body))
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+	assert.EqualValues(t, 4, served.Load(), "playing back sends nothing")
+	again, err := answer(player{tape: rec.copy()}, request("Query", `{"TableName":"t","ExpressionAttributeValues":{":0":{"S":"z"}}}`))
+	require.NoError(t, err)
+	assert.Equal(t, recorded[`Query{"TableName":"t","ExpressionAttributeValues":{":0":{"S":"z"}}}`], again, "each copy plays from the start")
 }
