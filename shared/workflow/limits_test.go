@@ -222,7 +222,7 @@ func TestTimeToFirstMapCall(t *testing.T) {
 	got.Init, got.Transitions, got.MapInit = prepareInit.Seconds(), sfnTransitions.Seconds(), mapInit.Seconds()
 	got.Total = got.Seconds + got.PrepareCPU + got.Init + got.Transitions + got.MapInit + got.MapCPU
 	t.Logf("%+v", got)
-	t.Logf("to the first map call: %.2f s = %.2f s simulated stores + %.2f s prepare's CPU on %d MB, %d cores (%.2f s of it the project's own functions) + %.3f s prepare's init + %.2f s transitions + %.3f s map's init + %.3f s map's CPU on %d MB; prepare's memory peaked at %.0f MB",
+	t.Logf("to the first map call: %.2f s = %.2f s simulated stores + %.2f s prepare's CPU on %d MB, cores: %d (%.2f s of it the project's own functions) + %.3f s prepare's init + %.2f s transitions + %.3f s map's init + %.3f s map's CPU on %d MB; prepare's memory peaked at %.0f MB",
 		got.Total, got.Seconds, got.PrepareCPU, got.MemoryMB, got.Cores, got.OwnCPU, got.Init, got.Transitions, got.MapInit, got.MapCPU, got.MapMemoryMB, got.PreparePeakMB)
 	if got.Cores > 1 {
 		t.Logf("  prepare played back: %v on one core, %v on %d: %.2fx", d.PlayedOne, d.PlayedMany, d.Cores, got.Speedup)
