@@ -61,14 +61,15 @@ type decodeError struct{ err error }
 func (e decodeError) Error() string { return e.err.Error() }
 func (e decodeError) Unwrap() error { return e.err }
 
-// decodeAll decodes items into their domain records, as decode reads one.
-func decodeAll[R any](items []item, decode func(item) (R, error)) ([]R, error) {
-	out := make([]R, len(items))
-	for i, it := range items {
-		var err error
-		if out[i], err = decode(it); err != nil {
+// appendDecoded appends to out the domain records of items, as decode
+// reads one.
+func appendDecoded[R any](out []R, items []item, decode func(item) (R, error)) ([]R, error) {
+	for _, it := range items {
+		r, err := decode(it)
+		if err != nil {
 			return nil, fmt.Errorf("item %s: %w", sortKey(it), err)
 		}
+		out = append(out, r)
 	}
 	return out, nil
 }
@@ -213,11 +214,10 @@ func readKind[R any](ctx context.Context, v *snapshot, prefix, what string, coun
 			err := v.s.queryPages(ctx, v.s.table, expression.NewBuilder().WithKeyCondition(
 				expression.Key(attrNamespace).Equal(expression.Value(partition)).
 					And(expression.Key(attrSK).BeginsWith(prefix))), consistent, func(page []item) error {
-				records, err := decodeAll(page, decode)
-				if err != nil {
+				var err error
+				if out, err = appendDecoded(out, page, decode); err != nil {
 					return decodeError{err}
 				}
-				out = append(out, records...)
 				return nil
 			})
 			return out, err
@@ -233,6 +233,8 @@ func readKind[R any](ctx context.Context, v *snapshot, prefix, what string, coun
 		return nil, fmt.Errorf("decode %s of namespace %s: %w", what, v.namespace, undecodable.err)
 	case err != nil:
 		return nil, wrap(err, "read %s of namespace %s", what, v.namespace)
+	case out == nil:
+		return []R{}, nil // none, as the memory store says it too
 	}
 	return out, nil
 }
@@ -271,7 +273,7 @@ func (v *snapshot) Chunks(ctx context.Context, ids []string) ([]globalsearch.Chu
 	if err != nil {
 		return nil, fmt.Errorf("read chunks of namespace %s: %w", v.namespace, err)
 	}
-	out, err := decodeAll(items, decodeChunk)
+	out, err := appendDecoded(make([]globalsearch.Chunk, 0, len(items)), items, decodeChunk)
 	if err != nil {
 		return nil, fmt.Errorf("decode chunks of namespace %s: %w", v.namespace, err)
 	}
