@@ -234,7 +234,7 @@ func readKind[R any](ctx context.Context, v *snapshot, prefix, what string, coun
 	case err != nil:
 		return nil, wrap(err, "read %s of namespace %s", what, v.namespace)
 	case out == nil:
-		return []R{}, nil // none, as the memory store says it too
+		return []R{}, nil // none is an empty list, as it always read
 	}
 	return out, nil
 }
