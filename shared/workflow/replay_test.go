@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -311,4 +312,17 @@ func TestTapePlaysBackWhatItRecorded(t *testing.T) {
 	again, err := answer(player{tape: rec.copy()}, request("Query", `{"TableName":"t","ExpressionAttributeValues":{":0":{"S":"z"}}}`))
 	require.NoError(t, err)
 	assert.Equal(t, recorded[`Query{"TableName":"t","ExpressionAttributeValues":{":0":{"S":"z"}}}`], again, "each copy plays from the start")
+}
+
+// A prepare plays back from its recording on one core and on two, each
+// playback whole (it fails on any request the recording lacks).
+func TestPreparePlaysBack(t *testing.T) {
+	d := deployedCPU(t, generatedFile(t, 200), 2)
+	assert.Equal(t, 2, d.Cores)
+	require.Len(t, d.PlayedOne, 2)
+	require.Len(t, d.PlayedMany, 2)
+	for _, w := range append(slices.Clone(d.PlayedOne), d.PlayedMany...) {
+		assert.Positive(t, w)
+	}
+	assert.Positive(t, d.speedup())
 }
