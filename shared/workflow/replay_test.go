@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/stretchr/testify/assert"
@@ -31,8 +32,7 @@ import (
 // against the emulators and then played back to a prepare of the same
 // request, with no emulator working beside it: the one way, on a machine
 // whose cores the emulators would share, to time what prepare's own
-// process computes when it has more than one core
-// (docs/scale.md#first-map-call-components).
+// process computes when it has more than one core (docs/scale.md#two-vcpus).
 //
 // A read is played back by what it asks (its operation and its body,
 // canonical JSON, since the SDK writes a map's keys in any order): the
@@ -184,14 +184,9 @@ func (p player) Do(r *http.Request) (*http.Response, error) {
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}, nil
 }
 
-// httpDoer is the SDK's HTTP client.
-type httpDoer interface {
-	Do(*http.Request) (*http.Response, error)
-}
-
 // tapedStores are coldStores whose clients send their requests through
 // via (a recorder or a player).
-func tapedStores(t testing.TB, endpoint string, tables store.Tables, via httpDoer) (*store.Index, *store.Runs, *store.Payloads) {
+func tapedStores(t testing.TB, endpoint string, tables store.Tables, via aws.HTTPClient) (*store.Index, *store.Runs, *store.Payloads) {
 	t.Helper()
 	db := dynamodb.New(testenv.DynamoDBClient(t, endpoint).Options(), func(o *dynamodb.Options) { o.HTTPClient = via })
 	c := store.NewClient(db)
@@ -262,7 +257,7 @@ func TestTapePlaysBackWhatItRecorded(t *testing.T) {
 		r.Header.Set("X-Amz-Target", "DynamoDB_20120810."+target)
 		return r
 	}
-	answer := func(c httpDoer, r *http.Request) (string, error) {
+	answer := func(c aws.HTTPClient, r *http.Request) (string, error) {
 		resp, err := c.Do(r)
 		if err != nil {
 			return "", err
