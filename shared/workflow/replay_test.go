@@ -200,10 +200,11 @@ func tapedStores(t testing.TB, endpoint string, tables store.Tables, via aws.HTT
 	return idx, runs.WithPayloads(bucket), bucket
 }
 
-// playedBack times prepares of req played back from a recording of one,
-// on cores cores and on one, alternately, twice each: the wall time of
-// each, with the process doing nothing else (the emulators are idle). A
-// cold heap and fresh clients for each, as deployedCPU's runs have.
+// playedBack records h's prepare of the measured request, then times it
+// played back from the recording on cores cores and on one, alternately,
+// twice each: the wall time of each, with the process doing nothing else
+// (the emulators are idle). A cold heap and fresh clients for each, as
+// deployedCPU's runs have.
 func playedBack(t testing.TB, endpoint string, tables store.Tables, h *workflow.Handlers, cores int) (one, many []time.Duration) {
 	t.Helper()
 	rec := newTape()
