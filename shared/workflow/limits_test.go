@@ -216,7 +216,7 @@ func TestTimeToFirstMapCall(t *testing.T) {
 	got.MemoryMB, got.MapMemoryMB = mb, templateMemoryMB(t, "MapFunction")
 	got.Cores, got.Speedup = d.Cores, d.speedup()
 	// The own functions are one goroutine's work: a second core does not speed them up.
-	got.PrepareCPU, got.OwnCPU = prepareSeconds(d, mb), own.Seconds()/vCPUShare(mb)
+	got.PrepareCPU, got.OwnCPU = prepareSeconds(d.PrepareFirst, d, mb), own.Seconds()/vCPUShare(mb)
 	got.MapCPU = d.MapTask.Seconds() / vCPUShare(got.MapMemoryMB)
 	got.PreparePeakMB = float64(d.PeakBytes) / (1 << 20)
 	got.Init, got.Transitions, got.MapInit = prepareInit.Seconds(), sfnTransitions.Seconds(), mapInit.Seconds()

@@ -103,13 +103,13 @@ func prepareCores(mb int) int {
 	return max(1, min(mb/lambdaMBPerVCPU, runtime.NumCPU()))
 }
 
-// prepareSeconds is what prepare's CPU takes on its Lambda of mb MB: its
-// process CPU (d.PrepareFirst) at the vCPU share up to one vCPU; beyond,
-// divided by the speedup its played-back runs got from the extra cores
-// (the goroutines that read the partitions and the collector run beside
-// the rest; the planning itself is one goroutine's work).
-func prepareSeconds(d deployed, mb int) float64 {
-	return d.PrepareFirst.Seconds() / vCPUShare(mb) / d.speedup()
+// prepareSeconds is what cpu, a run of d's prepare's process CPU, takes on
+// its Lambda of mb MB: at the vCPU share up to one vCPU; beyond, divided
+// by the speedup its played-back runs got from the extra cores (the
+// goroutines that read the partitions and the collector run beside the
+// rest; the planning itself is one goroutine's work).
+func prepareSeconds(cpu time.Duration, d deployed, mb int) float64 {
+	return cpu.Seconds() / vCPUShare(mb) / d.speedup()
 }
 
 // levelField is the request's communityLevel field, from
@@ -186,7 +186,7 @@ func TestPrepareCPU(t *testing.T) {
 	}
 	t.Logf("  own functions: %.3f s CPU first, %.3f s second: %.2f s and %.2f s on the Lambda", first.Seconds(), second.Seconds(), first.Seconds()/share, second.Seconds()/share)
 	t.Logf("  with the AWS SDK: %.3f s CPU first, %.3f s second: %.2f s and %.2f s on the Lambda; memory peaked at %.0f MB",
-		d.PrepareFirst.Seconds(), d.PrepareSecond.Seconds(), prepareSeconds(d, mb), d.PrepareSecond.Seconds()/share/d.speedup(), float64(d.PeakBytes)/(1<<20))
+		d.PrepareFirst.Seconds(), d.PrepareSecond.Seconds(), prepareSeconds(d.PrepareFirst, d, mb), prepareSeconds(d.PrepareSecond, d, mb), float64(d.PeakBytes)/(1<<20))
 	mapMB := templateMemoryMB(t, "MapFunction")
 	t.Logf("  the first map task: %.3f s CPU: %.3f s on %d MB", d.MapTask.Seconds(), d.MapTask.Seconds()/vCPUShare(mapMB), mapMB)
 	// The SDK's work is on top of the project's, never instead of it.
